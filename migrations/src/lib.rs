@@ -1,0 +1,19 @@
+//! Backend-neutral schema migrations (SeaQuery DDL), one file per migration.
+//! They run at server start-up and through `switchboard migrate`.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_accounts;
+mod m20261121_000002_secure_forms;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261121_000001_accounts::Migration),
+            Box::new(m20261121_000002_secure_forms::Migration),
+        ]
+    }
+}

@@ -1,0 +1,5 @@
+//! HTTP interfaces, one module per resource family.
+
+pub mod health;
+pub mod paging;
+pub mod secure_forms;

@@ -1,0 +1,280 @@
+//! Wire shapes of interface A. Inputs keep REQ fields as `Option` so that every
+//! missing field is reported in one answer; the schema still marks them required.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::db::entities::{secure_form, secure_form_field, secure_form_field_option};
+
+/// The type of a secure form field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FieldType {
+    Text,
+    TextArea,
+    RadioBox,
+    Checkbox,
+    DropdownList,
+    CheckboxList,
+    DatePicker,
+    CardNumber,
+    ExpirationDate,
+    #[serde(rename = "CSC/CVV")]
+    CscCvv,
+}
+
+impl FieldType {
+    const ALL: [FieldType; 10] = [
+        FieldType::Text,
+        FieldType::TextArea,
+        FieldType::RadioBox,
+        FieldType::Checkbox,
+        FieldType::DropdownList,
+        FieldType::CheckboxList,
+        FieldType::DatePicker,
+        FieldType::CardNumber,
+        FieldType::ExpirationDate,
+        FieldType::CscCvv,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldType::Text => "text",
+            FieldType::TextArea => "textArea",
+            FieldType::RadioBox => "radioBox",
+            FieldType::Checkbox => "checkbox",
+            FieldType::DropdownList => "dropdownList",
+            FieldType::CheckboxList => "checkboxList",
+            FieldType::DatePicker => "datePicker",
+            FieldType::CardNumber => "cardNumber",
+            FieldType::ExpirationDate => "expirationDate",
+            FieldType::CscCvv => "CSC/CVV",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<FieldType> {
+        Self::ALL.into_iter().find(|t| t.as_str() == stored)
+    }
+
+    /// Types whose value is chosen from options.
+    pub fn has_options(self) -> bool {
+        matches!(self, FieldType::RadioBox | FieldType::DropdownList | FieldType::CheckboxList)
+    }
+
+    /// Types that accept free text, and so input validation.
+    pub fn is_free_text(self) -> bool {
+        matches!(self, FieldType::Text | FieldType::TextArea)
+    }
+}
+
+/// Body of create and update. On update, fields and options that carry an id are
+/// updated, those without one are created, and stored ones left out are deleted.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "name": "Card payment",
+    "description": "Collects a card payment",
+    "greetingMessage": "<p>Please enter your card details.</p>",
+    "color": "#1a73e8",
+    "logo": "",
+    "submitButtonText": "Pay now",
+    "fields": [
+        {"name": "cardNumber", "displayName": "Card number", "type": "cardNumber", "order": 1, "isRequired": true, "isVisible": true},
+        {"name": "plan", "displayName": "Plan", "type": "dropdownList", "order": 2, "isRequired": true, "isVisible": true,
+         "options": [{"displayText": "Basic", "order": 1}, {"displayText": "Pro", "order": 2}]},
+        {"name": "reference", "displayName": "Reference", "type": "text", "order": 3, "isInputValidationEnabled": true,
+         "regularExpression": "^[A-Z]{3}-\\d{4}$", "customValidationErrorMessage": "Use the form ABC-1234"}
+    ]
+}))]
+pub struct SecureFormInput {
+    /// Ignored on create. On update it may be sent and must equal the path id.
+    #[schema(nullable = false)]
+    pub id: Option<Uuid>,
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    pub name: Option<String>,
+    #[schema(nullable = false, max_length = 2000)]
+    pub description: Option<String>,
+    /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 20000, pattern = r"\S")]
+    pub greeting_message: Option<String>,
+    /// Theme color: `#RGB` or `#RRGGBB`.
+    #[schema(required = true, nullable = false, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", example = "#1a73e8")]
+    pub color: Option<String>,
+    /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
+    #[schema(nullable = false, format = Byte)]
+    pub logo: Option<String>,
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"\S")]
+    pub submit_button_text: Option<String>,
+    #[schema(required = true, nullable = false, max_items = 100)]
+    pub fields: Option<Vec<SecureFormFieldInput>>,
+}
+
+/// A field in a create or update body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormFieldInput {
+    /// Send to update a stored field of this form; leave out to create one.
+    #[schema(nullable = false)]
+    pub id: Option<Uuid>,
+    /// Id of the owning form; when sent it must be the form being updated.
+    #[schema(nullable = false)]
+    pub secure_form_id: Option<Uuid>,
+    /// Unique within the form.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"\S")]
+    pub name: Option<String>,
+    #[schema(nullable = false, max_length = 200)]
+    pub display_name: Option<String>,
+    #[serde(rename = "type")]
+    #[schema(required = true, nullable = false)]
+    pub field_type: Option<FieldType>,
+    /// Position of the field; defaults to its index in `fields`.
+    #[schema(nullable = false)]
+    pub order: Option<i32>,
+    /// Default false.
+    #[schema(nullable = false)]
+    pub is_required: Option<bool>,
+    /// Default true.
+    #[schema(nullable = false)]
+    pub is_visible: Option<bool>,
+    /// Default false.
+    #[schema(nullable = false)]
+    pub is_system: Option<bool>,
+    /// Only for `text` and `textArea`; needs `customValidationErrorMessage`.
+    #[schema(nullable = false)]
+    pub is_input_validation_enabled: Option<bool>,
+    /// A regular expression that submitted data must match; must compile.
+    #[schema(nullable = false, max_length = 1000)]
+    pub regular_expression: Option<String>,
+    /// Required when `isInputValidationEnabled` is true.
+    #[schema(nullable = false, max_length = 500)]
+    pub custom_validation_error_message: Option<String>,
+    /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
+    /// not allowed for other types.
+    #[schema(nullable = false, max_items = 100)]
+    pub options: Option<Vec<SecureFormFieldOptionInput>>,
+}
+
+/// An option in a create or update body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormFieldOptionInput {
+    /// Send to update a stored option of this field; leave out to create one.
+    #[schema(nullable = false)]
+    pub id: Option<Uuid>,
+    /// Id of the owning field; when sent it must be that field's id.
+    #[schema(nullable = false)]
+    pub field_id: Option<Uuid>,
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    pub display_text: Option<String>,
+    /// Position of the option; defaults to its index in `options`.
+    #[schema(nullable = false)]
+    pub order: Option<i32>,
+}
+
+/// A secure form as stored.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureForm {
+    #[schema(read_only)]
+    pub id: Uuid,
+    pub name: String,
+    pub description: String,
+    /// Sanitized HTML.
+    pub greeting_message: String,
+    pub color: String,
+    /// Base64 image; empty string when absent.
+    #[schema(format = Byte)]
+    pub logo: String,
+    pub submit_button_text: String,
+    /// Sorted by `order`.
+    pub fields: Vec<SecureFormField>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormField {
+    #[schema(read_only)]
+    pub id: Uuid,
+    #[schema(read_only)]
+    pub secure_form_id: Uuid,
+    pub name: String,
+    pub display_name: String,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    pub order: i32,
+    pub is_required: bool,
+    pub is_visible: bool,
+    pub is_system: bool,
+    pub is_input_validation_enabled: bool,
+    pub regular_expression: String,
+    pub custom_validation_error_message: String,
+    /// Sorted by `order`.
+    pub options: Vec<SecureFormFieldOption>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormFieldOption {
+    #[schema(read_only)]
+    pub id: Uuid,
+    #[schema(read_only)]
+    pub field_id: Uuid,
+    pub display_text: String,
+    pub order: i32,
+}
+
+/// One page of secure forms.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormPage {
+    pub secure_forms: Vec<SecureForm>,
+    /// Absolute URL of the next page; null on the last page.
+    pub next_page: Option<String>,
+    /// Absolute URL of the previous page; null on the first page.
+    pub previous_page: Option<String>,
+    /// Number of forms across all pages.
+    pub total: u64,
+}
+
+impl From<secure_form_field_option::Model> for SecureFormFieldOption {
+    fn from(row: secure_form_field_option::Model) -> Self {
+        Self { id: row.id, field_id: row.field_id, display_text: row.display_text, order: row.sort_order }
+    }
+}
+
+impl SecureFormField {
+    pub fn from_row(row: secure_form_field::Model, options: Vec<SecureFormFieldOption>) -> Self {
+        Self {
+            id: row.id,
+            secure_form_id: row.secure_form_id,
+            name: row.name,
+            display_name: row.display_name,
+            // Only the API writes this column, always from a FieldType.
+            field_type: FieldType::parse(&row.field_type).unwrap_or(FieldType::Text),
+            order: row.sort_order,
+            is_required: row.is_required,
+            is_visible: row.is_visible,
+            is_system: row.is_system,
+            is_input_validation_enabled: row.is_input_validation_enabled,
+            regular_expression: row.regular_expression,
+            custom_validation_error_message: row.custom_validation_error_message,
+            options,
+        }
+    }
+}
+
+impl SecureForm {
+    pub fn from_row(row: secure_form::Model, fields: Vec<SecureFormField>) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            description: row.description,
+            greeting_message: row.greeting_message,
+            color: row.color,
+            logo: row.logo,
+            submit_button_text: row.submit_button_text,
+            fields,
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Interface A: secure forms, under permission ManageSecureForm and site tenancy.
+
+pub mod dto;
+mod rules;
+mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use sea_orm::Order;
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
+use self::rules::Target;
+use self::store::SortBy;
+use crate::AppState;
+use crate::api::paging::{PageRequest, RequestUrl};
+use crate::auth::{SiteCaller, perm::ManageSecureForm};
+use crate::error::{ApiResult, Violations};
+use crate::extract::{JsonBody, Path, QueryParams};
+
+const TAG: &str = "Secure forms";
+
+/// Stores a form from a data set, through the same rules as the API.
+pub async fn seed(
+    db: &sea_orm::DatabaseTransaction,
+    site_id: i32,
+    id: Option<Uuid>,
+    input: SecureFormInput,
+) -> ApiResult<SecureForm> {
+    let draft = rules::validate(input, Target::Create)?;
+    store::create(db, site_id, id.unwrap_or_else(Uuid::now_v7), draft).await
+}
+const BASE: &str = "/v4/secureform/secureForms";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_secure_forms, create_secure_form))
+        .routes(routes!(get_secure_form, update_secure_form, delete_secure_form))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+enum SecureFormSortBy {
+    Name,
+    CreatedTime,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum SortOrder {
+    Asc,
+    Desc,
+}
+
+/// Query parameters of the list (documentation; parsed by `list_secure_forms`).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct ListSecureFormsParams {
+    /// 1-based page number.
+    #[param(minimum = 1, maximum = 1000000, default = 1)]
+    page_index: Option<i32>,
+    /// Forms per page.
+    #[param(minimum = 1, maximum = 100, default = 50)]
+    page_size: Option<i32>,
+    /// Must be the token's site when sent.
+    site_id: Option<i32>,
+    #[param(inline, default = "name")]
+    sort_by: Option<SecureFormSortBy>,
+    #[param(inline, default = "asc")]
+    sort_order: Option<SortOrder>,
+}
+
+/// List secure forms
+///
+/// One page of the site's secure forms, with their fields and options.
+#[utoipa::path(
+    get,
+    path = "/v4/secureform/secureForms",
+    operation_id = "listSecureForms",
+    tag = TAG,
+    params(ListSecureFormsParams),
+    responses((status = 200, description = "A page of secure forms", body = SecureFormPage)),
+)]
+async fn list_secure_forms(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageSecureForm>,
+    url: RequestUrl,
+    query: QueryParams,
+) -> ApiResult<Json<SecureFormPage>> {
+    let mut v = Violations::new();
+    let page = PageRequest::from_query(&query, 50, &mut v);
+    let site_id = query.get("siteId").map(|raw| raw.trim().parse::<i64>());
+    let site_id = match site_id {
+        Some(Ok(id)) => Some(id),
+        Some(Err(_)) => {
+            v.parameter("siteId", crate::error::ErrorCode::FieldWrongType, "must be an integer");
+            None
+        }
+        None => None,
+    };
+    let sort_by = match query.one_of("sortBy", &["name", "createdTime"], &mut v) {
+        Some("createdTime") => SortBy::CreatedTime,
+        _ => SortBy::Name,
+    };
+    let order = match query.one_of("sortOrder", &["asc", "desc"], &mut v) {
+        Some("desc") => Order::Desc,
+        _ => Order::Asc,
+    };
+    v.finish(())?;
+    caller.check_site(site_id)?;
+    let (secure_forms, total) = store::list(&state.db, caller.site_id, page, sort_by, order).await?;
+    let (next_page, previous_page) = page.links(&url, total);
+    Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
+}
+
+/// Get a secure form
+#[utoipa::path(
+    get,
+    path = "/v4/secureform/secureForms/{id}",
+    operation_id = "getSecureForm",
+    tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the secure form")),
+    responses((status = 200, description = "The secure form", body = SecureForm)),
+)]
+async fn get_secure_form(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageSecureForm>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<SecureForm>> {
+    Ok(Json(store::find(&state.db, caller.site_id, id).await?))
+}
+
+/// Create a secure form
+///
+/// Fields and options are sent without ids; the answer carries the generated ones.
+#[utoipa::path(
+    post,
+    path = "/v4/secureform/secureForms",
+    operation_id = "createSecureForm",
+    tag = TAG,
+    request_body = SecureFormInput,
+    responses(
+        (status = 201, description = "The stored secure form", body = SecureForm,
+            headers(("Location" = String, description = "Path of the new secure form")),
+            links(
+                ("GetSecureForm" = (operation_id = "getSecureForm", parameters(("id" = "$response.body#/id")))),
+                ("UpdateSecureForm" = (operation_id = "updateSecureForm", parameters(("id" = "$response.body#/id")))),
+                ("DeleteSecureForm" = (operation_id = "deleteSecureForm", parameters(("id" = "$response.body#/id")))),
+            )),
+    ),
+)]
+async fn create_secure_form(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageSecureForm>,
+    JsonBody(input): JsonBody<SecureFormInput>,
+) -> ApiResult<impl IntoResponse> {
+    let draft = rules::validate(input, Target::Create)?;
+    let form = store::create(&state.db, caller.site_id, Uuid::now_v7(), draft).await?;
+    let location = format!("{BASE}/{}", form.id);
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(form)))
+}
+
+/// Replace a secure form
+///
+/// The body is the whole form. Fields and options with an id are updated, those
+/// without one are created, and stored ones missing from the body are deleted.
+#[utoipa::path(
+    put,
+    path = "/v4/secureform/secureForms/{id}",
+    operation_id = "updateSecureForm",
+    tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the secure form")),
+    request_body = SecureFormInput,
+    responses((status = 200, description = "The stored secure form", body = SecureForm)),
+)]
+async fn update_secure_form(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageSecureForm>,
+    Path(id): Path<Uuid>,
+    JsonBody(input): JsonBody<SecureFormInput>,
+) -> ApiResult<Json<SecureForm>> {
+    let draft = rules::validate(input, Target::Update(id))?;
+    Ok(Json(store::replace(&state.db, caller.site_id, id, draft).await?))
+}
+
+/// Delete a secure form
+///
+/// Deletes the form with its fields and options.
+#[utoipa::path(
+    delete,
+    path = "/v4/secureform/secureForms/{id}",
+    operation_id = "deleteSecureForm",
+    tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the secure form")),
+    responses((status = 204, description = "Deleted")),
+)]
+async fn delete_secure_form(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageSecureForm>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<StatusCode> {
+    store::delete(&state.db, caller.site_id, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,304 @@
+//! The rules of a secure form body, checked in one pass so that every problem is
+//! reported at once. Pure: no I/O; the ownership of sent ids is checked by the store.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use base64::Engine;
+use regex::Regex;
+use uuid::Uuid;
+
+use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
+use crate::error::{ApiError, ErrorCode, Violations};
+
+pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
+
+/// A validated form, ready to store.
+#[derive(Debug)]
+pub struct FormDraft {
+    pub name: String,
+    pub description: String,
+    pub greeting_message: String,
+    pub color: String,
+    pub logo: String,
+    pub submit_button_text: String,
+    pub fields: Vec<FieldDraft>,
+}
+
+#[derive(Debug)]
+pub struct FieldDraft {
+    /// Set when the body names a stored field to update.
+    pub id: Option<Uuid>,
+    pub name: String,
+    pub display_name: String,
+    pub field_type: FieldType,
+    pub order: i32,
+    pub is_required: bool,
+    pub is_visible: bool,
+    pub is_system: bool,
+    pub is_input_validation_enabled: bool,
+    pub regular_expression: String,
+    pub custom_validation_error_message: String,
+    pub options: Vec<OptionDraft>,
+}
+
+#[derive(Debug)]
+pub struct OptionDraft {
+    pub id: Option<Uuid>,
+    pub display_text: String,
+    pub order: i32,
+}
+
+/// What the body is for: a new form (ids are read-only and ignored) or the update
+/// of the form with this id (ids name what to keep).
+#[derive(Clone, Copy)]
+pub enum Target {
+    Create,
+    Update(Uuid),
+}
+
+static HEX_COLOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$").expect("valid pattern"));
+static ACTIVE_SVG_CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)<script|<foreignobject|\bon[a-z]+\s*=|javascript:").expect("valid pattern")
+});
+
+pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, ApiError> {
+    let mut v = Violations::new();
+    if let (Target::Update(path_id), Some(body_id)) = (target, input.id) {
+        if body_id != path_id {
+            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
+        }
+    }
+    let name = text(&mut v, "/name", input.name, Some(200), true);
+    let description = text(&mut v, "/description", input.description, Some(2000), false);
+    let greeting = text(&mut v, "/greetingMessage", input.greeting_message, Some(20_000), true);
+    let color = text(&mut v, "/color", input.color, None, true);
+    if !color.is_empty() && !HEX_COLOR.is_match(&color) {
+        v.field("/color", ErrorCode::FieldInvalidFormat, "must be a hex color such as #1a73e8 or #fff");
+    }
+    let logo = input.logo.unwrap_or_default();
+    check_logo(&mut v, &logo);
+    let submit_button_text = text(&mut v, "/submitButtonText", input.submit_button_text, Some(100), true);
+    let fields = match input.fields {
+        None => {
+            v.field("/fields", ErrorCode::FieldRequired, "is required");
+            Vec::new()
+        }
+        Some(fields) if fields.len() > 100 => {
+            v.field("/fields", ErrorCode::FieldOutOfRange, "must hold at most 100 fields");
+            Vec::new()
+        }
+        Some(fields) => validate_fields(&mut v, fields, target),
+    };
+    v.finish(FormDraft {
+        name,
+        description,
+        greeting_message: ammonia::clean(&greeting),
+        color,
+        logo,
+        submit_button_text,
+        fields,
+    })
+}
+
+fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target: Target) -> Vec<FieldDraft> {
+    let mut names = HashSet::new();
+    let mut field_ids = HashSet::new();
+    let mut option_ids = HashSet::new();
+    let mut drafts = Vec::with_capacity(fields.len());
+    for (index, field) in fields.into_iter().enumerate() {
+        let at = |key: &str| format!("/fields/{index}/{key}");
+        let id = match target {
+            Target::Create => None,
+            Target::Update(form_id) => {
+                if field.secure_form_id.is_some_and(|owner| owner != form_id) {
+                    v.field(at("secureFormId"), ErrorCode::FieldMismatch, "must be the id of the form being updated");
+                }
+                if let Some(id) = field.id.filter(|id| !field_ids.insert(*id)) {
+                    v.field(at("id"), ErrorCode::FieldNotUnique, format!("field {id} is listed twice"));
+                }
+                field.id
+            }
+        };
+        let name = text(v, &at("name"), field.name, Some(100), true);
+        if !name.is_empty() && !names.insert(name.clone()) {
+            v.field(at("name"), ErrorCode::FieldNotUnique, format!("another field of this form is named `{name}`"));
+        }
+        let display_name = text(v, &at("displayName"), field.display_name, Some(200), false);
+        let field_type = field.field_type;
+        if field_type.is_none() {
+            v.field(at("type"), ErrorCode::FieldRequired, "is required");
+        }
+        let validation_enabled = field.is_input_validation_enabled.unwrap_or(false);
+        if validation_enabled && field_type.is_some_and(|t| !t.is_free_text()) {
+            v.field(
+                at("isInputValidationEnabled"),
+                ErrorCode::FieldNotAllowed,
+                "input validation applies to text and textArea fields only",
+            );
+        }
+        let regular_expression = text(v, &at("regularExpression"), field.regular_expression, Some(1000), false);
+        if !regular_expression.is_empty() {
+            if let Err(err) = fancy_regex::Regex::new(&regular_expression) {
+                v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
+            }
+        }
+        let message = text(v, &at("customValidationErrorMessage"), field.custom_validation_error_message, Some(500), false);
+        if validation_enabled && message.trim().is_empty() {
+            v.field(
+                at("customValidationErrorMessage"),
+                ErrorCode::FieldRequired,
+                "is required when isInputValidationEnabled is true",
+            );
+        }
+        let options = field.options.unwrap_or_default();
+        match field_type {
+            Some(t) if t.has_options() && options.is_empty() => {
+                v.field(at("options"), ErrorCode::FieldRequired, format!("a {} field needs at least one option", t.as_str()));
+            }
+            Some(t) if !t.has_options() && !options.is_empty() => v.field(
+                at("options"),
+                ErrorCode::FieldNotAllowed,
+                format!("a {} field has no options; options apply to radioBox, dropdownList and checkboxList", t.as_str()),
+            ),
+            _ => {}
+        }
+        if options.len() > 100 {
+            v.field(at("options"), ErrorCode::FieldOutOfRange, "must hold at most 100 options");
+        }
+        let options = validate_options(v, &at("options"), options, id, target, &mut option_ids);
+        drafts.push(FieldDraft {
+            id,
+            name,
+            display_name,
+            field_type: field_type.unwrap_or(FieldType::Text),
+            order: field.order.unwrap_or(index as i32),
+            is_required: field.is_required.unwrap_or(false),
+            is_visible: field.is_visible.unwrap_or(true),
+            is_system: field.is_system.unwrap_or(false),
+            is_input_validation_enabled: validation_enabled,
+            regular_expression,
+            custom_validation_error_message: message,
+            options,
+        });
+    }
+    drafts
+}
+
+fn validate_options(
+    v: &mut Violations,
+    base: &str,
+    options: Vec<SecureFormFieldOptionInput>,
+    field_id: Option<Uuid>,
+    target: Target,
+    seen_ids: &mut HashSet<Uuid>,
+) -> Vec<OptionDraft> {
+    options
+        .into_iter()
+        .enumerate()
+        .map(|(index, option)| {
+            let at = |key: &str| format!("{base}/{index}/{key}");
+            let id = match target {
+                Target::Create => None,
+                Target::Update(_) => {
+                    if option.field_id.is_some_and(|owner| Some(owner) != field_id) {
+                        v.field(at("fieldId"), ErrorCode::FieldMismatch, "must be the id of the field that lists the option");
+                    }
+                    if let Some(id) = option.id.filter(|id| !seen_ids.insert(*id)) {
+                        v.field(at("id"), ErrorCode::FieldNotUnique, format!("option {id} is listed twice"));
+                    }
+                    option.id
+                }
+            };
+            OptionDraft {
+                id,
+                display_text: text(v, &at("displayText"), option.display_text, Some(200), true),
+                order: option.order.unwrap_or(index as i32),
+            }
+        })
+        .collect()
+}
+
+/// A string value: present and not blank when `required`, at most `max` characters.
+fn text(v: &mut Violations, pointer: &str, value: Option<String>, max: Option<usize>, required: bool) -> String {
+    let value = value.unwrap_or_default();
+    if required && value.trim().is_empty() {
+        v.field(pointer, ErrorCode::FieldRequired, "is required and must not be blank");
+    }
+    if let Some(max) = max.filter(|max| value.chars().count() > *max) {
+        v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be at most {max} characters long"));
+    }
+    value
+}
+
+fn check_logo(v: &mut Violations, logo: &str) {
+    if logo.is_empty() {
+        return;
+    }
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(logo) else {
+        v.field("/logo", ErrorCode::FieldInvalidFormat, "must be Base64 (RFC 4648) of an image");
+        return;
+    };
+    if bytes.len() > MAX_LOGO_BYTES {
+        v.field("/logo", ErrorCode::FieldOutOfRange, "the decoded image must be at most 1 MiB");
+        return;
+    }
+    match image_kind(&bytes) {
+        Some(ImageKind::Svg) if ACTIVE_SVG_CONTENT.is_match(&String::from_utf8_lossy(&bytes)) => v.field(
+            "/logo",
+            ErrorCode::FieldNotAllowed,
+            "SVG logos must not contain scripts, event handlers or javascript: URLs",
+        ),
+        Some(_) => {}
+        None => v.field("/logo", ErrorCode::FieldInvalidFormat, "must be a PNG, JPEG, GIF or SVG image"),
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum ImageKind {
+    Png,
+    Jpeg,
+    Gif,
+    Svg,
+}
+
+fn image_kind(bytes: &[u8]) -> Option<ImageKind> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Some(ImageKind::Png);
+    }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Some(ImageKind::Jpeg);
+    }
+    if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        return Some(ImageKind::Gif);
+    }
+    let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}').trim_start();
+    let looks_like_xml = text.starts_with("<?xml") || text.starts_with("<svg") || text.starts_with("<!--");
+    (looks_like_xml && text.contains("<svg")).then_some(ImageKind::Svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_image_signatures() {
+        assert_eq!(image_kind(b"\x89PNG\r\n\x1a\n...."), Some(ImageKind::Png));
+        assert_eq!(image_kind(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageKind::Jpeg));
+        assert_eq!(image_kind(b"GIF89a...."), Some(ImageKind::Gif));
+        assert_eq!(image_kind(b"<?xml version=\"1.0\"?><svg></svg>"), Some(ImageKind::Svg));
+        assert_eq!(image_kind(b"hello"), None);
+        assert_eq!(image_kind(b"<html><svg></svg></html>"), None);
+    }
+
+    #[test]
+    fn hex_colors() {
+        for ok in ["#fff", "#FFFFFF", "#1a73e8"] {
+            assert!(HEX_COLOR.is_match(ok), "{ok}");
+        }
+        for bad in ["fff", "#ffff", "#ggg", "#1a73e8 ", "red"] {
+            assert!(!HEX_COLOR.is_match(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The authenticated caller of each interface, taken from `Authorization: Bearer`.
+
+use std::marker::PhantomData;
+
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+use uuid::Uuid;
+
+use super::{Audience, Permission, TokenKind};
+use crate::AppState;
+use crate::error::{ApiError, ErrorCode};
+
+/// A site agent calling the platform interface (A and B), holding the permission
+/// `P`. Taken before the body is read, so a caller without the permission gets a
+/// 403 whatever it sent.
+#[derive(Clone, Debug)]
+pub struct SiteCaller<P> {
+    pub site_id: i32,
+    pub agent_id: Uuid,
+    permission: PhantomData<P>,
+}
+
+/// A permission named at the type level, so each handler states what it needs.
+pub trait RequiredPermission {
+    const PERMISSION: Permission;
+}
+
+/// Type-level names of the permissions, for `SiteCaller<perm::ManageSecureForm>`.
+pub mod perm {
+    use super::{Permission, RequiredPermission};
+
+    macro_rules! markers {
+        ($($name:ident),*) => {$(
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+            impl RequiredPermission for $name {
+                const PERMISSION: Permission = Permission::$name;
+            }
+        )*};
+    }
+
+    markers!(ManageSecureForm);
+}
+
+fn require(permissions: &[Permission], needed: Permission) -> Result<(), ApiError> {
+    if permissions.contains(&needed) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::MissingPermission,
+            format!("this operation needs the {} permission", needed.name()),
+        ))
+    }
+}
+
+impl<P> SiteCaller<P> {
+    /// A `siteId` parameter may only name the caller's own site.
+    pub fn check_site(&self, site_id: Option<i64>) -> Result<(), ApiError> {
+        match site_id {
+            Some(id) if id != i64::from(self.site_id) => Err(ApiError::new(
+                ErrorCode::ForeignSite,
+                format!("siteId {id} is not the site of this token"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn bearer_token(parts: &Parts) -> Result<&str, ApiError> {
+    let value = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| ApiError::new(ErrorCode::MissingToken, "the Authorization header is missing"))?;
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not valid text"))?;
+    match value.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+            Ok(token.trim())
+        }
+        _ => Err(ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not `Bearer <token>`")),
+    }
+}
+
+impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCaller<P> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let claims = state.tokens.verify(bearer_token(parts)?, Audience::Platform, TokenKind::Access)?;
+        let (Some(site_id), Some(agent_id)) = (claims.site_id, claims.agent_id) else {
+            return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no site agent"));
+        };
+        require(&claims.permissions(), P::PERMISSION)?;
+        Ok(SiteCaller { site_id, agent_id, permission: PhantomData })
+    }
+}

@@ -1,0 +1,62 @@
+//! Authentication and authorization: password hashes, signed JWTs, the two
+//! token endpoints, and the extractors that turn a bearer token into a caller.
+
+mod extract;
+pub mod password;
+mod routes;
+mod tokens;
+
+pub use extract::{RequiredPermission, SiteCaller, perm};
+pub use routes::{partner_router, platform_router};
+pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A permission carried by a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum Permission {
+    ManageSecureForm,
+    ManageVoicebot,
+    ManageSite,
+    ManageFeature,
+    ManageProduct,
+    ManageInvoice,
+}
+
+impl Permission {
+    pub const SITE: &'static [Permission] = &[Permission::ManageSecureForm, Permission::ManageVoicebot];
+    pub const PARTNER: &'static [Permission] = &[
+        Permission::ManageSite,
+        Permission::ManageFeature,
+        Permission::ManageProduct,
+        Permission::ManageInvoice,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Permission::ManageSecureForm => "ManageSecureForm",
+            Permission::ManageVoicebot => "ManageVoicebot",
+            Permission::ManageSite => "ManageSite",
+            Permission::ManageFeature => "ManageFeature",
+            Permission::ManageProduct => "ManageProduct",
+            Permission::ManageInvoice => "ManageInvoice",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Permission> {
+        [Self::SITE, Self::PARTNER]
+            .concat()
+            .into_iter()
+            .find(|permission| permission.name() == name)
+    }
+
+    /// Parses a stored comma-separated list, skipping names it does not know.
+    pub fn parse_list(list: &str) -> Vec<Permission> {
+        list.split(',').filter_map(|name| Permission::parse(name.trim())).collect()
+    }
+
+    pub fn join(permissions: &[Permission]) -> String {
+        permissions.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")
+    }
+}

@@ -1,0 +1,229 @@
+//! `POST /oauth/token` (site agents) and `POST /api/oauth/token` (partner users):
+//! the password and refresh_token grants.
+
+use axum::Json;
+use axum::extract::State;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind, password};
+use crate::AppState;
+use crate::db::entities::{agent, partner_user};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::FormBody;
+
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantType {
+    Password,
+    RefreshToken,
+}
+
+/// Form fields of a token request (`application/x-www-form-urlencoded`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}))]
+pub struct TokenRequest {
+    #[schema(value_type = GrantType)]
+    grant_type: Option<String>,
+    /// Required with the password grant.
+    #[schema(nullable = false)]
+    email: Option<String>,
+    /// Required with the password grant.
+    #[schema(nullable = false, format = Password)]
+    password: Option<String>,
+    /// Required with the refresh_token grant.
+    #[schema(nullable = false)]
+    refresh_token: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"access_token": "eyJhbGciOiJIUzI1NiJ9...", "token_type": "Bearer", "expires_in": 43200, "refresh_token": "eyJhbGciOiJIUzI1NiJ9..."}))]
+pub struct TokenResponse {
+    /// A signed JWT for `Authorization: Bearer`.
+    access_token: String,
+    /// Always `Bearer`.
+    token_type: String,
+    /// Lifetime of the access token in seconds.
+    expires_in: i64,
+    /// Exchange for a new pair with the refresh_token grant.
+    refresh_token: String,
+}
+
+/// A signed-in account, whichever interface it belongs to.
+struct Account {
+    id: Uuid,
+    audience: Audience,
+    password_hash: String,
+    /// The site of an agent, the partner of a partner user.
+    tenant: i32,
+    permissions: Vec<Permission>,
+}
+
+impl Account {
+    fn from_agent(row: agent::Model) -> Self {
+        Account {
+            id: row.id,
+            password_hash: row.password_hash,
+            tenant: row.site_id,
+            permissions: Permission::parse_list(&row.permissions),
+            audience: Audience::Platform,
+        }
+    }
+
+    fn from_partner_user(row: partner_user::Model) -> Self {
+        Account {
+            id: row.id,
+            password_hash: row.password_hash,
+            tenant: row.partner_id,
+            permissions: Permission::parse_list(&row.permissions),
+            audience: Audience::Partner,
+        }
+    }
+
+    fn claims(&self, kind: TokenKind) -> Claims {
+        match self.audience {
+            Audience::Platform => Claims::for_agent(self.id, self.tenant, &self.permissions, kind),
+            Audience::Partner => Claims::for_partner_user(self.id, self.tenant, &self.permissions, kind),
+        }
+    }
+
+    fn issue(&self, state: &AppState) -> TokenResponse {
+        TokenResponse {
+            access_token: state.tokens.sign(&self.claims(TokenKind::Access)),
+            token_type: "Bearer".to_owned(),
+            expires_in: ACCESS_TOKEN_SECONDS,
+            refresh_token: state.tokens.sign(&self.claims(TokenKind::Refresh)),
+        }
+    }
+}
+
+async fn find_account(state: &AppState, audience: Audience, by: AccountKey<'_>) -> ApiResult<Option<Account>> {
+    Ok(match audience {
+        Audience::Platform => {
+            let query = agent::Entity::find();
+            let query = match by {
+                AccountKey::Email(email) => query.filter(agent::Column::Email.eq(email)),
+                AccountKey::Id(id) => query.filter(agent::Column::Id.eq(id)),
+            };
+            query.one(&state.db).await?.filter(|a| a.is_active).map(Account::from_agent)
+        }
+        Audience::Partner => {
+            let query = partner_user::Entity::find();
+            let query = match by {
+                AccountKey::Email(email) => query.filter(partner_user::Column::Email.eq(email)),
+                AccountKey::Id(id) => query.filter(partner_user::Column::Id.eq(id)),
+            };
+            query.one(&state.db).await?.map(Account::from_partner_user)
+        }
+    })
+}
+
+enum AccountKey<'a> {
+    Email(&'a str),
+    Id(Uuid),
+}
+
+fn invalid_credentials() -> ApiError {
+    ApiError::new(ErrorCode::InvalidCredentials, "the email or password is not correct")
+}
+
+async fn grant(state: &AppState, audience: Audience, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
+    let mut violations = Violations::new();
+    match request.grant_type.as_deref() {
+        Some("password") => {
+            let email = required(&mut violations, "/email", request.email);
+            let password = required(&mut violations, "/password", request.password);
+            violations.finish(())?;
+            let email = email.trim().to_ascii_lowercase();
+            let account = find_account(state, audience, AccountKey::Email(&email)).await?;
+            let hash = account.as_ref().map(|a| a.password_hash.clone());
+            if !password::verify(password, hash).await {
+                return Err(invalid_credentials());
+            }
+            let account = account.ok_or_else(invalid_credentials)?;
+            Ok(Json(account.issue(state)))
+        }
+        Some("refresh_token") => {
+            let token = required(&mut violations, "/refresh_token", request.refresh_token);
+            violations.finish(())?;
+            let claims = state
+                .tokens
+                .verify(&token, audience, TokenKind::Refresh)
+                .map_err(|_| ApiError::new(ErrorCode::InvalidCredentials, "the refresh token is not valid"))?;
+            // Re-read the account so a removed account or changed permissions take effect.
+            let account = find_account(state, audience, AccountKey::Id(claims.sub))
+                .await?
+                .ok_or_else(|| ApiError::new(ErrorCode::InvalidCredentials, "the account no longer exists"))?;
+            Ok(Json(account.issue(state)))
+        }
+        Some(other) => Err(ApiError::new(
+            ErrorCode::UnsupportedGrantType,
+            format!("grant_type `{other}` is not supported; use password or refresh_token"),
+        )),
+        None => {
+            violations.field("/grant_type", ErrorCode::FieldRequired, "is required");
+            Err(violations.into_error())
+        }
+    }
+}
+
+fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -> String {
+    match value.filter(|v| !v.is_empty()) {
+        Some(value) => value,
+        None => {
+            violations.field(pointer, ErrorCode::FieldRequired, "is required");
+            String::new()
+        }
+    }
+}
+
+/// Obtain a platform access token
+///
+/// Signs in a site agent (password grant) or renews a token pair (refresh_token
+/// grant). The access token carries `siteId`, `agentId` and `permissions`.
+#[utoipa::path(
+    post,
+    path = "/oauth/token",
+    operation_id = "createPlatformToken",
+    tag = "Authentication",
+    request_body(content = TokenRequest, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, description = "A new token pair", body = TokenResponse),
+        (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(())
+)]
+async fn platform_token(State(state): State<AppState>, FormBody(request): FormBody<TokenRequest>) -> ApiResult<Json<TokenResponse>> {
+    grant(&state, Audience::Platform, request).await
+}
+
+/// Obtain a partner access token
+///
+/// Signs in a partner user (password grant) or renews a token pair (refresh_token
+/// grant). The access token carries `partnerId` and `permissions`.
+#[utoipa::path(
+    post,
+    path = "/api/oauth/token",
+    operation_id = "createPartnerToken",
+    tag = "Authentication",
+    request_body(content = TokenRequest, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, description = "A new token pair", body = TokenResponse),
+        (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(())
+)]
+async fn partner_token(State(state): State<AppState>, FormBody(request): FormBody<TokenRequest>) -> ApiResult<Json<TokenResponse>> {
+    grant(&state, Audience::Partner, request).await
+}
+
+pub fn platform_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(platform_token))
+}
+
+pub fn partner_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(partner_token))
+}

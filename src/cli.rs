@@ -1,0 +1,211 @@
+//! The `switchboard` command line: serve (default), migrate, seed, openapi, token.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+
+use crate::auth::{Claims, Permission, TokenKind, TokenService};
+use crate::db::entities::{agent, partner_user};
+use crate::openapi::{BILLING_FILE, PLATFORM_FILE};
+use crate::secret::ServerSecret;
+use crate::{AppState, db, seed};
+
+#[derive(Parser)]
+#[command(name = "switchboard", version = crate::VERSION, about = "Support platform administration and partner-billing API server")]
+pub struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    serve: ServeArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Args, Clone)]
+struct CommonArgs {
+    /// Database URL: `sqlite://FILE?mode=rwc` (embedded) or `postgres://...`.
+    #[arg(long, global = true, env = "SWITCHBOARD_DATABASE_URL", default_value = "sqlite://data/switchboard.db?mode=rwc")]
+    database_url: String,
+    /// File holding the server secret (token signing and field encryption);
+    /// created on first start. `SWITCHBOARD_SECRET` overrides it with a value.
+    #[arg(long, global = true, env = "SWITCHBOARD_SECRET_FILE", default_value = "data/secret.key")]
+    secret_file: PathBuf,
+}
+
+#[derive(Args, Clone)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SWITCHBOARD_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Public base URL for absolute links (paging); default: the request's Host.
+    #[arg(long, env = "SWITCHBOARD_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Do not load the demo data set into an empty database.
+    #[arg(long, env = "SWITCHBOARD_NO_DEMO")]
+    no_demo: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server (the default).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Load a data set: the demo one or a JSON file of the same format.
+    Seed {
+        #[arg(long, conflicts_with = "file", required_unless_present = "file")]
+        demo: bool,
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Write the OpenAPI documents, or with --check fail when they differ.
+    Openapi {
+        #[arg(long)]
+        check: bool,
+        #[arg(long, default_value = "openapi")]
+        dir: PathBuf,
+    },
+    /// Mint an access token offline for an agent (--site) or partner user (--partner).
+    Token {
+        #[arg(long, conflicts_with = "partner", required_unless_present = "partner")]
+        site: Option<i32>,
+        #[arg(long)]
+        partner: Option<i32>,
+        #[arg(long)]
+        email: String,
+    },
+}
+
+pub async fn run() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let common = cli.common;
+    match cli.command {
+        None => serve(&common, cli.serve).await,
+        Some(Command::Serve(args)) => serve(&common, args).await,
+        Some(Command::Migrate) => {
+            let db = db::connect(&common.database_url).await?;
+            db::migrate(&db).await?;
+            println!("migrations applied to {}", db::redact(&common.database_url));
+            Ok(())
+        }
+        Some(Command::Seed { demo, file }) => {
+            let db = db::connect(&common.database_url).await?;
+            db::migrate(&db).await?;
+            let data = match (demo, file) {
+                (true, _) => seed::demo(),
+                (false, Some(path)) => {
+                    let json = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+                    seed::parse(&json).with_context(|| format!("parsing {}", path.display()))?
+                }
+                (false, None) => unreachable!("clap requires --demo or --file"),
+            };
+            seed::load(&db, data).await?;
+            println!("data set loaded");
+            Ok(())
+        }
+        Some(Command::Openapi { check, dir }) => openapi(check, &dir),
+        Some(Command::Token { site, partner, email }) => {
+            let db = db::connect(&common.database_url).await?;
+            let tokens = TokenService::new(&load_secret(&common)?);
+            let claims = match (site, partner) {
+                (Some(site), _) => agent_claims(&db, site, &email).await?,
+                (None, Some(partner)) => partner_claims(&db, partner, &email).await?,
+                (None, None) => unreachable!("clap requires --site or --partner"),
+            };
+            println!("{}", tokens.sign(&claims));
+            Ok(())
+        }
+    }
+}
+
+fn load_secret(common: &CommonArgs) -> anyhow::Result<ServerSecret> {
+    let explicit = std::env::var("SWITCHBOARD_SECRET").ok();
+    ServerSecret::load(explicit.as_deref(), &common.secret_file)
+}
+
+async fn agent_claims(db: &DatabaseConnection, site: i32, email: &str) -> anyhow::Result<Claims> {
+    let agent = agent::Entity::find()
+        .filter(agent::Column::SiteId.eq(site))
+        .filter(agent::Column::Email.eq(email.to_ascii_lowercase()))
+        .one(db)
+        .await?
+        .with_context(|| format!("no agent {email} on site {site}"))?;
+    Ok(Claims::for_agent(agent.id, site, &Permission::parse_list(&agent.permissions), TokenKind::Access))
+}
+
+async fn partner_claims(db: &DatabaseConnection, partner: i32, email: &str) -> anyhow::Result<Claims> {
+    let user = partner_user::Entity::find()
+        .filter(partner_user::Column::PartnerId.eq(partner))
+        .filter(partner_user::Column::Email.eq(email.to_ascii_lowercase()))
+        .one(db)
+        .await?
+        .with_context(|| format!("no partner user {email} of partner {partner}"))?;
+    Ok(Claims::for_partner_user(user.id, partner, &Permission::parse_list(&user.permissions), TokenKind::Access))
+}
+
+/// The documents as committed: pretty JSON with a trailing newline.
+pub fn rendered_documents() -> [(&'static str, String); 2] {
+    let docs = crate::documents();
+    let render = |doc: &utoipa::openapi::OpenApi| {
+        let mut json = doc.to_pretty_json().expect("OpenAPI documents serialize");
+        json.push('\n');
+        json
+    };
+    [(PLATFORM_FILE, render(&docs.platform)), (BILLING_FILE, render(&docs.billing))]
+}
+
+fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
+    let mut stale = Vec::new();
+    for (name, json) in rendered_documents() {
+        let path = dir.join(name);
+        if check {
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
+                stale.push(path.display().to_string());
+            }
+        } else {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
+    anyhow::ensure!(stale.is_empty(), "out of date: {} (run `switchboard openapi`)", stale.join(", "));
+    Ok(())
+}
+
+async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
+    let db = db::connect(&common.database_url).await?;
+    db::migrate(&db).await?;
+    let fresh = seed::is_empty(&db).await?;
+    if fresh && !args.no_demo {
+        seed::load(&db, seed::demo()).await.context("loading the demo data set")?;
+        tracing::info!("loaded the demo data set into the empty database");
+    }
+    let tokens = Arc::new(TokenService::new(&load_secret(common)?));
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let address = listener.local_addr()?;
+    let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
+    print_banner(&db, &tokens, &base).await;
+    let state = AppState { db, tokens, public_url: args.public_url.map(Arc::from) };
+    crate::serve(listener, crate::app(state)).await?;
+    Ok(())
+}
+
+async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str) {
+    println!("switchboard {} listening on {base}", crate::VERSION);
+    println!("  Swagger UI:        {base}/docs");
+    println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
+    let demo_agent = agent_claims(db, 10000, "admin@site10000.example").await;
+    let demo_partner = partner_claims(db, 1, "admin@partner1.example").await;
+    if let (Ok(agent), Ok(partner)) = (demo_agent, demo_partner) {
+        println!("  Demo accounts (password `demo-password`): admin@site10000.example, viewer@site10000.example,");
+        println!("    admin@site10001.example (platform); admin@partner1.example, admin@partner2.example (partner)");
+        println!("  Platform bearer token (admin@site10000.example, 12 h):\n    {}", tokens.sign(&agent));
+        println!("  Partner bearer token (admin@partner1.example, 12 h):\n    {}", tokens.sign(&partner));
+    }
+}

@@ -1,0 +1,70 @@
+//! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
+
+pub mod entities;
+
+use std::time::Duration;
+
+use anyhow::Context;
+use migration::{Migrator, MigratorTrait};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+
+/// Opens the database. SQLite runs in WAL mode with foreign keys on and a busy
+/// timeout, through a single pooled connection: SQLite allows one writer at a
+/// time, and one connection turns would-be "database is locked" errors into a
+/// short wait in the pool queue. PostgreSQL gets a regular pool.
+pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
+    let mut options = ConnectOptions::new(url.to_owned());
+    options
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .sqlx_logging(false);
+    if is_sqlite(url) {
+        prepare_sqlite_directory(url)?;
+        options
+            .max_connections(1)
+            .min_connections(1)
+            .map_sqlx_sqlite_opts(|opts| {
+                opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                    .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+            });
+    } else {
+        options.max_connections(16).min_connections(1);
+    }
+    Database::connect(options)
+        .await
+        .with_context(|| format!("connecting to the database at {}", redact(url)))
+}
+
+pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
+    Migrator::up(db, None).await.context("running migrations")
+}
+
+pub fn is_sqlite(url: &str) -> bool {
+    url.starts_with("sqlite:")
+}
+
+/// Creates the directory of a file-backed SQLite URL so a fresh checkout starts.
+fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
+    let path = url.trim_start_matches("sqlite:").trim_start_matches("//");
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.starts_with(':') {
+        return Ok(());
+    }
+    if let Some(parent) = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    Ok(())
+}
+
+/// The URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}

@@ -1,0 +1,296 @@
+//! One error type for the whole service. Every failure leaves as an RFC 9457
+//! `application/problem+json` body with a stable numeric `code` (status x 1000 +
+//! reason) from the table below; `docs/errors.md` lists the same table and a test
+//! keeps the two in step.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sea_orm::{DbErr, SqlErr};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $status:ident, $slug:literal, $title:literal; )*) => {
+        /// Stable machine-readable error codes: HTTP status x 1000 + reason.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ErrorCode { $( $(#[$doc])* $variant, )* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            pub fn code(self) -> u32 { match self { $(ErrorCode::$variant => $code,)* } }
+            pub fn status(self) -> StatusCode { match self { $(ErrorCode::$variant => StatusCode::$status,)* } }
+            /// Short kebab-case name, also the last segment of the problem `type`.
+            pub fn slug(self) -> &'static str { match self { $(ErrorCode::$variant => $slug,)* } }
+            pub fn title(self) -> &'static str { match self { $(ErrorCode::$variant => $title,)* } }
+        }
+    };
+}
+
+error_codes! {
+    ValidationFailed = 400001, BAD_REQUEST, "validation-failed", "The request body has invalid fields";
+    MalformedBody = 400002, BAD_REQUEST, "malformed-body", "The request body is not well-formed";
+    InvalidParameter = 400003, BAD_REQUEST, "invalid-parameter", "A path or query parameter is invalid";
+    UnsupportedGrantType = 400004, BAD_REQUEST, "unsupported-grant-type", "The grant type is not supported";
+    // Reasons used inside `errors[]`, one per field problem.
+    FieldRequired = 400010, BAD_REQUEST, "field-required", "A required value is missing";
+    FieldWrongType = 400011, BAD_REQUEST, "field-wrong-type", "A value has the wrong type or is not one of the allowed values";
+    FieldInvalidFormat = 400012, BAD_REQUEST, "field-invalid-format", "A value does not have the expected format";
+    FieldOutOfRange = 400013, BAD_REQUEST, "field-out-of-range", "A value or its length is outside the allowed range";
+    FieldNotUnique = 400014, BAD_REQUEST, "field-not-unique", "A value must be unique but is repeated";
+    FieldNotAllowed = 400015, BAD_REQUEST, "field-not-allowed", "A value is not allowed in this combination";
+    FieldMismatch = 400016, BAD_REQUEST, "field-mismatch", "An id does not match the resource it is sent for";
+    MissingToken = 401001, UNAUTHORIZED, "missing-token", "No bearer token was sent";
+    InvalidToken = 401002, UNAUTHORIZED, "invalid-token", "The bearer token is malformed, wrongly signed or for another interface";
+    ExpiredToken = 401003, UNAUTHORIZED, "expired-token", "The bearer token has expired";
+    InvalidCredentials = 401004, UNAUTHORIZED, "invalid-credentials", "The email, password or refresh token is not valid";
+    MissingPermission = 403001, FORBIDDEN, "missing-permission", "The token lacks the permission this operation needs";
+    ForeignSite = 403002, FORBIDDEN, "foreign-site", "The siteId names a site other than the token's";
+    NotFound = 404001, NOT_FOUND, "not-found", "The resource does not exist";
+    NoRoute = 404002, NOT_FOUND, "no-route", "No operation is served at this path";
+    MethodNotAllowed = 405001, METHOD_NOT_ALLOWED, "method-not-allowed", "The path does not support this method";
+    Conflict = 409001, CONFLICT, "conflict", "The request conflicts with the stored state";
+    StillReferenced = 409002, CONFLICT, "still-referenced", "The resource is still referenced by another resource";
+    BodyTooLarge = 413001, PAYLOAD_TOO_LARGE, "body-too-large", "The request body is larger than the server accepts";
+    UnsupportedMediaType = 415001, UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "The request body has an unsupported content type";
+    Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
+    DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
+}
+
+impl ErrorCode {
+    pub fn type_uri(self) -> String {
+        format!("urn:switchboard:problem:{}", self.slug())
+    }
+}
+
+/// An RFC 9457 problem details body.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "type": "urn:switchboard:problem:validation-failed",
+    "title": "The request body has invalid fields",
+    "status": 400,
+    "detail": "2 fields are invalid",
+    "code": 400001,
+    "errors": [
+        {"pointer": "/color", "detail": "must be a hex color such as #1a2b3c", "code": 400012},
+        {"pointer": "/fields/2/type", "detail": "is required", "code": 400010}
+    ]
+}))]
+pub struct Problem {
+    /// URI naming the problem type (`urn:switchboard:problem:<slug>`).
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What went wrong, for a person.
+    pub detail: String,
+    /// Stable machine-readable code: status x 1000 + reason (see docs/errors.md).
+    pub code: u32,
+    /// One entry per field or parameter problem, all found in one pass.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldProblem>,
+    /// Present on 5xx answers: the id of the request, as written to the server log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub request_id: Option<String>,
+}
+
+/// One problem with one field of the body (`pointer`) or one parameter (`parameter`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FieldProblem {
+    /// JSON pointer (RFC 6901) into the request body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, example = "/fields/2/type")]
+    pub pointer: Option<String>,
+    /// Name of the query or path parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, example = "pageSize")]
+    pub parameter: Option<String>,
+    pub detail: String,
+    /// Stable reason code (4000xx).
+    pub code: u32,
+}
+
+/// The error every handler returns.
+#[derive(Debug)]
+pub struct ApiError {
+    code: ErrorCode,
+    detail: String,
+    errors: Vec<FieldProblem>,
+    /// Internal cause, logged for 5xx and never sent.
+    source: Option<anyhow::Error>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self { code, detail: detail.into(), errors: Vec::new(), source: None }
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(ErrorCode::NotFound, format!("{what} not found"))
+    }
+
+    pub fn internal(source: impl Into<anyhow::Error>) -> Self {
+        Self {
+            source: Some(source.into()),
+            ..Self::new(ErrorCode::Internal, "the server could not complete the request")
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    fn with_errors(code: ErrorCode, errors: Vec<FieldProblem>) -> Self {
+        let detail = match errors.len() {
+            1 => format!("{}: {}", errors[0].location(), errors[0].detail),
+            n => format!("{n} problems were found"),
+        };
+        Self { errors, ..Self::new(code, detail) }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code.title(), self.code.code(), self.detail)?;
+        for problem in &self.errors {
+            write!(f, "; {}: {}", problem.location(), problem.detail)?;
+        }
+        Ok(())
+    }
+}
+
+impl FieldProblem {
+    fn location(&self) -> &str {
+        self.pointer.as_deref().or(self.parameter.as_deref()).unwrap_or("")
+    }
+}
+
+/// Collects every field problem of a request in one pass.
+#[derive(Debug, Default)]
+pub struct Violations(Vec<FieldProblem>);
+
+impl Violations {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A problem with the body value at `pointer`.
+    pub fn field(&mut self, pointer: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
+        self.0.push(FieldProblem {
+            pointer: Some(pointer.into()),
+            parameter: None,
+            detail: detail.into(),
+            code: code.code(),
+        });
+    }
+
+    /// A problem with a query or path parameter.
+    pub fn parameter(&mut self, name: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
+        self.0.push(FieldProblem {
+            pointer: None,
+            parameter: Some(name.into()),
+            detail: detail.into(),
+            code: code.code(),
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok(value)` when nothing was found, else the 400 listing every problem.
+    pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
+        if self.0.is_empty() { Ok(value) } else { Err(self.into_error()) }
+    }
+
+    /// The 400 listing every problem found.
+    pub fn into_error(self) -> ApiError {
+        let code = if self.0.iter().all(|p| p.parameter.is_some()) {
+            ErrorCode::InvalidParameter
+        } else {
+            ErrorCode::ValidationFailed
+        };
+        ApiError::with_errors(code, self.0)
+    }
+}
+
+tokio::task_local! {
+    /// The id of the request being served, so 5xx bodies can name it.
+    pub static REQUEST_ID: String;
+}
+
+fn current_request_id() -> String {
+    REQUEST_ID.try_with(Clone::clone).unwrap_or_else(|_| "unknown".to_owned())
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.code.status();
+        let request_id = status.is_server_error().then(current_request_id);
+        if let Some(id) = &request_id {
+            match &self.source {
+                Some(source) => tracing::error!(request_id = %id, error = ?source, "request failed"),
+                None => tracing::error!(request_id = %id, detail = %self.detail, "request failed"),
+            }
+        }
+        let problem = Problem {
+            problem_type: self.code.type_uri(),
+            title: self.code.title().to_owned(),
+            status: status.as_u16(),
+            detail: self.detail,
+            code: self.code.code(),
+            errors: self.errors,
+            request_id,
+        };
+        let mut response = (status, axum::Json(problem)).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        match self.code {
+            ErrorCode::MissingToken => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ErrorCode::InvalidToken | ErrorCode::ExpiredToken => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer error=\"invalid_token\""),
+                );
+            }
+            ErrorCode::DatabaseUnavailable => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+impl From<DbErr> for ApiError {
+    fn from(err: DbErr) -> Self {
+        match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(_)) => {
+                return ApiError::new(ErrorCode::Conflict, "a resource with these values already exists");
+            }
+            Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
+                return ApiError::new(
+                    ErrorCode::StillReferenced,
+                    "the resource is referenced by, or refers to, another resource",
+                );
+            }
+            _ => {}
+        }
+        match err {
+            DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => ApiError {
+                source: Some(err.into()),
+                ..ApiError::new(ErrorCode::DatabaseUnavailable, "the database is unavailable; retry later")
+            },
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

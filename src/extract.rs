@@ -1,0 +1,204 @@
+//! Request extractors whose every rejection is one of our problems, never a
+//! plain-text axum rejection.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::path::ErrorKind;
+use axum::http::{HeaderMap, StatusCode, header, request::Parts};
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, ErrorCode, Violations};
+
+/// A JSON request body. Wrong content type: 415; too large: 413; not JSON: 400002;
+/// JSON of the wrong shape: 400001 with a pointer to the offending value.
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        require_content_type(req.headers(), is_json)?;
+        let bytes = read_body(req, state).await?;
+        if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}")));
+        }
+        let deserializer = &mut serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(deserializer)
+            .map(JsonBody)
+            .map_err(|err| {
+                let pointer = json_pointer(err.path());
+                let mut violations = Violations::new();
+                let message = err.into_inner().to_string();
+                // serde_json appends " at line L column C"; the pointer says where.
+                let message = message.split(" at line ").next().unwrap_or_default().to_owned();
+                let code = if message.starts_with("missing field") {
+                    ErrorCode::FieldRequired
+                } else {
+                    ErrorCode::FieldWrongType
+                };
+                violations.field(pointer, code, message);
+                violations.into_error()
+            })
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body (the OAuth token endpoints).
+pub struct FormBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        require_content_type(req.headers(), |mime| mime == "application/x-www-form-urlencoded")?;
+        let bytes = read_body(req, state).await?;
+        serde_urlencoded::from_bytes(&bytes)
+            .map(FormBody)
+            .map_err(|err| ApiError::new(ErrorCode::MalformedBody, format!("the form body is not valid: {err}")))
+    }
+}
+
+fn is_json(mime: &str) -> bool {
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool) -> Result<(), ApiError> {
+    let mime = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+    match mime {
+        Some(mime) if accepts(&mime) => Ok(()),
+        Some(mime) => Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!("content type `{mime}` is not accepted here"),
+        )),
+        None => Err(ApiError::new(ErrorCode::UnsupportedMediaType, "the Content-Type header is missing")),
+    }
+}
+
+async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|err: BytesRejection| {
+        if err.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
+        } else {
+            ApiError::new(ErrorCode::MalformedBody, err.body_text())
+        }
+    })
+}
+
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        pointer.push('/');
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&index.to_string()),
+            Segment::Map { key } => pointer.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Enum { variant } => pointer.push_str(variant),
+            Segment::Unknown => pointer.push('?'),
+        }
+    }
+    pointer
+}
+
+/// Path parameters; a value that does not parse (an id that is not a GUID) is a
+/// 400003 naming the parameter.
+pub struct Path<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(Path(value)),
+            Err(PathRejection::FailedToDeserializePathParams(err)) => {
+                let mut violations = Violations::new();
+                let (name, detail) = match err.kind() {
+                    ErrorKind::ParseErrorAtKey { key, expected_type, .. } => {
+                        (key.clone(), format!("must be a valid {}", friendly_type(expected_type)))
+                    }
+                    ErrorKind::ParseError { expected_type, .. } => {
+                        ("id".to_owned(), format!("must be a valid {}", friendly_type(expected_type)))
+                    }
+                    other => ("path".to_owned(), other.to_string()),
+                };
+                violations.parameter(name, ErrorCode::FieldWrongType, detail);
+                Err(violations.into_error())
+            }
+            Err(other) => Err(ApiError::internal(anyhow::anyhow!(other.body_text()))),
+        }
+    }
+}
+
+fn friendly_type(rust_type: &str) -> &'static str {
+    if rust_type.contains("Uuid") {
+        "GUID"
+    } else if rust_type.starts_with('i') || rust_type.starts_with('u') {
+        "integer"
+    } else {
+        "value"
+    }
+}
+
+/// Raw query parameters, parsed by each operation so that every bad parameter is
+/// reported by name in one answer.
+pub struct QueryParams(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let raw = parts.uri.query().unwrap_or_default();
+        serde_urlencoded::from_str(raw)
+            .map(QueryParams)
+            .map_err(|err| ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {err}")))
+    }
+}
+
+impl QueryParams {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+
+    /// An optional integer parameter within `range`, else `default`.
+    pub fn int(
+        &self,
+        name: &str,
+        default: i64,
+        range: std::ops::RangeInclusive<i64>,
+        violations: &mut Violations,
+    ) -> i64 {
+        let Some(raw) = self.get(name) else { return default };
+        match raw.trim().parse::<i64>() {
+            Ok(value) if range.contains(&value) => value,
+            Ok(_) => {
+                violations.parameter(
+                    name,
+                    ErrorCode::FieldOutOfRange,
+                    format!("must be between {} and {}", range.start(), range.end()),
+                );
+                default
+            }
+            Err(_) => {
+                violations.parameter(name, ErrorCode::FieldWrongType, "must be an integer");
+                default
+            }
+        }
+    }
+
+    /// An optional parameter that must be one of `allowed`.
+    pub fn one_of<'a>(
+        &self,
+        name: &str,
+        allowed: &[&'a str],
+        violations: &mut Violations,
+    ) -> Option<&'a str> {
+        let raw = self.get(name)?;
+        let found = allowed.iter().find(|candidate| **candidate == raw).copied();
+        if found.is_none() {
+            violations.parameter(name, ErrorCode::FieldWrongType, format!("must be one of: {}", allowed.join(", ")));
+        }
+        found
+    }
+}

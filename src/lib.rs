@@ -1,0 +1,18 @@
+//! switchboard: a persistent, spec-faithful implementation of the support
+//! platform's administration (v4) and partner-billing (v1) HTTP interfaces.
+
+pub mod api;
+pub mod auth;
+pub mod cli;
+pub mod db;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod secret;
+pub mod seed;
+mod server;
+
+pub use server::{AppState, Documents, app, documents, serve};
+
+/// `<package version> (<git commit>)`, stamped by build.rs.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");

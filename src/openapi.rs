@@ -1,0 +1,219 @@
+//! The two OpenAPI documents: platform v4 (interfaces A and B) and partner
+//! billing v1 (interface C). Routes and their docs are registered together in
+//! each module's `router()`; this module names the documents and adds what every
+//! operation shares: the bearer scheme and the standard problem responses.
+
+use serde_json::json;
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{Object, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{OpenApi as OpenApiDoc, Ref, RefOr};
+use utoipa::OpenApi;
+
+use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
+
+pub const PLATFORM_FILE: &str = "platform-v4.json";
+pub const BILLING_FILE: &str = "partner-billing-v1.json";
+pub const PLATFORM_URL: &str = "/openapi/platform-v4.json";
+pub const BILLING_URL: &str = "/openapi/partner-billing-v1.json";
+const BEARER: &str = "bearerAuth";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "switchboard platform API",
+        version = "4",
+        description = "Secure forms (interface A) and voicebots (interface B) of the support platform. \
+            Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>`. \
+            Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+    ),
+    components(schemas(Problem, FieldProblem)),
+    tags(
+        (name = "Authentication", description = "Tokens for site agents"),
+        (name = "Secure forms", description = "Payment-style form definitions (permission ManageSecureForm)"),
+        (name = "Health", description = "Liveness and readiness probes"),
+    )
+)]
+pub struct PlatformDoc;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "switchboard partner billing API",
+        version = "1",
+        description = "Partner billing (interface C): sites, billing configuration and profiles, subscriptions, \
+            products, feature points and invoices. Sign in with `POST /api/oauth/token` and send the access \
+            token as `Authorization: Bearer <token>`. Every error is an RFC 9457 problem with a stable `code`; \
+            see docs/errors.md."
+    ),
+    components(schemas(Problem, FieldProblem)),
+    tags((name = "Authentication", description = "Tokens for partner users")),
+)]
+pub struct BillingDoc;
+
+/// Adds the security scheme and the standard responses to a document that the
+/// routers have filled with operations.
+pub fn finish(doc: &mut OpenApiDoc) {
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        BEARER,
+        SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+    );
+    for standard in StandardResponse::ALL {
+        components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
+    }
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let has_path_params = path.contains('{');
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
+            .into_iter()
+            .flatten()
+        {
+            add_standard_responses(operation, has_path_params);
+        }
+    }
+}
+
+/// Operations state no security to mean "bearer token required" and `security(())`
+/// to mean "no token"; every operation gets the problem responses it can produce.
+fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
+    let is_public = match &operation.security {
+        None => false,
+        Some(requirements) => requirements.iter().all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
+    };
+    operation.security = Some(if is_public {
+        Vec::new()
+    } else {
+        vec![SecurityRequirement::new(BEARER, Vec::<String>::new())]
+    });
+    let has_params = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
+    let has_body = operation.request_body.is_some();
+    let mut wanted = vec![StandardResponse::InternalError, StandardResponse::ServiceUnavailable];
+    if has_params || has_body {
+        wanted.push(StandardResponse::BadRequest);
+    }
+    if has_body {
+        wanted.extend([StandardResponse::PayloadTooLarge, StandardResponse::UnsupportedMediaType]);
+    }
+    if !is_public {
+        wanted.extend([StandardResponse::Unauthorized, StandardResponse::Forbidden]);
+    }
+    if has_path_params {
+        wanted.push(StandardResponse::NotFound);
+    }
+    for standard in wanted {
+        operation
+            .responses
+            .responses
+            .entry(standard.status().to_owned())
+            .or_insert_with(|| RefOr::Ref(Ref::from_response_name(standard.name())));
+    }
+}
+
+#[derive(Clone, Copy)]
+enum StandardResponse {
+    BadRequest,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    InternalError,
+    ServiceUnavailable,
+}
+
+impl StandardResponse {
+    const ALL: [StandardResponse; 8] = [
+        StandardResponse::BadRequest,
+        StandardResponse::Unauthorized,
+        StandardResponse::Forbidden,
+        StandardResponse::NotFound,
+        StandardResponse::PayloadTooLarge,
+        StandardResponse::UnsupportedMediaType,
+        StandardResponse::InternalError,
+        StandardResponse::ServiceUnavailable,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            StandardResponse::BadRequest => "BadRequest",
+            StandardResponse::Unauthorized => "Unauthorized",
+            StandardResponse::Forbidden => "Forbidden",
+            StandardResponse::NotFound => "NotFound",
+            StandardResponse::PayloadTooLarge => "PayloadTooLarge",
+            StandardResponse::UnsupportedMediaType => "UnsupportedMediaType",
+            StandardResponse::InternalError => "InternalError",
+            StandardResponse::ServiceUnavailable => "ServiceUnavailable",
+        }
+    }
+
+    fn status(self) -> &'static str {
+        match self {
+            StandardResponse::BadRequest => "400",
+            StandardResponse::Unauthorized => "401",
+            StandardResponse::Forbidden => "403",
+            StandardResponse::NotFound => "404",
+            StandardResponse::PayloadTooLarge => "413",
+            StandardResponse::UnsupportedMediaType => "415",
+            StandardResponse::InternalError => "500",
+            StandardResponse::ServiceUnavailable => "503",
+        }
+    }
+
+    /// The codes this response carries, the first one used for the example.
+    fn codes(self) -> &'static [ErrorCode] {
+        use ErrorCode::*;
+        match self {
+            StandardResponse::BadRequest => &[ValidationFailed, MalformedBody, InvalidParameter, UnsupportedGrantType],
+            StandardResponse::Unauthorized => &[MissingToken, InvalidToken, ExpiredToken, InvalidCredentials],
+            StandardResponse::Forbidden => &[MissingPermission, ForeignSite],
+            StandardResponse::NotFound => &[NotFound],
+            StandardResponse::PayloadTooLarge => &[BodyTooLarge],
+            StandardResponse::UnsupportedMediaType => &[UnsupportedMediaType],
+            StandardResponse::InternalError => &[Internal],
+            StandardResponse::ServiceUnavailable => &[DatabaseUnavailable],
+        }
+    }
+
+    fn response(self) -> Response {
+        let codes = self.codes();
+        let listed: Vec<String> = codes.iter().map(|c| format!("`{}` {}", c.code(), c.title())).collect();
+        let first = codes[0];
+        let mut example = json!({
+            "type": first.type_uri(),
+            "title": first.title(),
+            "status": first.status().as_u16(),
+            "detail": first.title(),
+            "code": first.code(),
+        });
+        if first == ErrorCode::ValidationFailed {
+            example["detail"] = json!("/color: must be a hex color such as #1a73e8 or #fff");
+            example["errors"] = json!([{"pointer": "/color", "detail": "must be a hex color such as #1a73e8 or #fff", "code": 400012}]);
+        }
+        if first.status().is_server_error() {
+            example["requestId"] = json!("0192f0c4-5b1e-7c3a-9d2e-4f6a8b0c1d2e");
+        }
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("Problem")))
+            .example(Some(example))
+            .build();
+        let mut builder = ResponseBuilder::new()
+            .description(format!("Problem details. Codes: {}.", listed.join("; ")))
+            .content(PROBLEM_JSON, content);
+        let string_header = |description: &str| {
+            HeaderBuilder::new().schema(Some(Object::with_type(Type::String))).description(Some(description)).build()
+        };
+        match self {
+            StandardResponse::Unauthorized => {
+                builder = builder.header("WWW-Authenticate", string_header("The bearer challenge"));
+            }
+            StandardResponse::ServiceUnavailable => {
+                builder = builder.header("Retry-After", string_header("Seconds to wait before retrying"));
+            }
+            _ => {}
+        }
+        builder.build()
+    }
+}

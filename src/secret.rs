@@ -1,0 +1,63 @@
+//! The server secret: one random value from which every key (token signing, field
+//! encryption) is derived with HKDF, so rotating it is one file or one variable.
+
+use std::path::Path;
+
+use anyhow::Context;
+use hkdf::Hkdf;
+use rand::RngCore;
+use sha2::Sha256;
+
+pub struct ServerSecret(Vec<u8>);
+
+impl ServerSecret {
+    /// `explicit` (from `SWITCHBOARD_SECRET`) wins; else the file, created with 32
+    /// random bytes on first start.
+    pub fn load(explicit: Option<&str>, file: &Path) -> anyhow::Result<Self> {
+        if let Some(value) = explicit.filter(|v| !v.is_empty()) {
+            return Ok(Self(value.as_bytes().to_vec()));
+        }
+        if file.exists() {
+            let content = std::fs::read_to_string(file)
+                .with_context(|| format!("reading secret file {}", file.display()))?;
+            let trimmed = content.trim();
+            anyhow::ensure!(trimmed.len() >= 32, "secret file {} holds fewer than 32 characters", file.display());
+            return Ok(Self(trimmed.as_bytes().to_vec()));
+        }
+        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let mut bytes = [0u8; 32];
+        rand::thread_rng().fill_bytes(&mut bytes);
+        let encoded = hex::encode(bytes);
+        write_private(file, &encoded).with_context(|| format!("writing secret file {}", file.display()))?;
+        tracing::info!(path = %file.display(), "created a new server secret");
+        Ok(Self(encoded.into_bytes()))
+    }
+
+    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Self {
+        Self(bytes.into())
+    }
+
+    /// A 32-byte key for one purpose; different purposes give unrelated keys.
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        let mut key = [0u8; 32];
+        Hkdf::<Sha256>::new(Some(b"switchboard"), &self.0)
+            .expand(purpose.as_bytes(), &mut key)
+            .expect("32 bytes is a valid HKDF-SHA256 output length");
+        key
+    }
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(content.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    std::fs::write(path, content)
+}

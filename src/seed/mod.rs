@@ -1,0 +1,151 @@
+//! Data sets: the demo data a fresh server starts with, and `seed --file`, which
+//! loads more in the same JSON format. A data set loads in one transaction.
+
+use chrono::Utc;
+use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::api::secure_forms::{self, dto::SecureFormInput};
+use crate::auth::{Permission, password};
+use crate::db::entities::{agent, partner, partner_user, site};
+
+const DEMO: &str = include_str!("demo.json");
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DataSet {
+    #[serde(default)]
+    pub partners: Vec<PartnerSeed>,
+    #[serde(default)]
+    pub sites: Vec<SiteSeed>,
+    #[serde(default)]
+    pub agents: Vec<AccountSeed>,
+    #[serde(default)]
+    pub partner_users: Vec<AccountSeed>,
+    #[serde(default)]
+    pub secure_forms: Vec<SecureFormSeed>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartnerSeed {
+    pub id: i32,
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteSeed {
+    pub id: i32,
+    pub partner_id: i32,
+    #[serde(default)]
+    pub company: String,
+}
+
+/// An agent (with `siteId`) or a partner user (with `partnerId`). Either a clear
+/// `password`, hashed on load, or a ready argon2 `passwordHash`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountSeed {
+    pub id: Option<Uuid>,
+    pub site_id: Option<i32>,
+    pub partner_id: Option<i32>,
+    pub email: String,
+    pub password: Option<String>,
+    pub password_hash: Option<String>,
+    #[serde(default)]
+    pub display_name: String,
+    #[serde(default)]
+    pub first_name: String,
+    #[serde(default)]
+    pub last_name: String,
+    #[serde(default)]
+    pub is_admin: bool,
+    #[serde(default)]
+    pub permissions: Vec<Permission>,
+}
+
+/// A secure form: the API's create body plus its site and, optionally, its id.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecureFormSeed {
+    pub site_id: i32,
+    #[serde(flatten)]
+    pub form: SecureFormInput,
+}
+
+pub fn demo() -> DataSet {
+    serde_json::from_str(DEMO).expect("the embedded demo data set is valid")
+}
+
+pub fn parse(json: &str) -> anyhow::Result<DataSet> {
+    Ok(serde_json::from_str(json)?)
+}
+
+/// Whether the database holds no tenant yet (a fresh start).
+pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
+    Ok(partner::Entity::find().count(db).await? == 0)
+}
+
+pub async fn load(db: &DatabaseConnection, data: DataSet) -> anyhow::Result<()> {
+    let txn = db.begin().await?;
+    for p in data.partners {
+        partner::Entity::insert(partner::ActiveModel { id: Set(p.id), name: Set(p.name) })
+            .exec_without_returning(&txn)
+            .await?;
+    }
+    for s in data.sites {
+        site::Entity::insert(site::ActiveModel { id: Set(s.id), partner_id: Set(s.partner_id), company: Set(s.company) })
+            .exec_without_returning(&txn)
+            .await?;
+    }
+    for a in data.agents {
+        let site_id = a.site_id.ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
+        let password_hash = password_hash(&a)?;
+        agent::Entity::insert(agent::ActiveModel {
+            id: Set(a.id.unwrap_or_else(Uuid::now_v7)),
+            site_id: Set(site_id),
+            email: Set(a.email.to_ascii_lowercase()),
+            password_hash: Set(password_hash),
+            display_name: Set(a.display_name),
+            first_name: Set(a.first_name),
+            last_name: Set(a.last_name),
+            is_admin: Set(a.is_admin),
+            is_active: Set(true),
+            permissions: Set(Permission::join(&a.permissions)),
+            created_time: Set(Utc::now()),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+    }
+    for u in data.partner_users {
+        let partner_id = u.partner_id.ok_or_else(|| anyhow::anyhow!("partner user {} has no partnerId", u.email))?;
+        let password_hash = password_hash(&u)?;
+        partner_user::Entity::insert(partner_user::ActiveModel {
+            id: Set(u.id.unwrap_or_else(Uuid::now_v7)),
+            partner_id: Set(partner_id),
+            email: Set(u.email.to_ascii_lowercase()),
+            password_hash: Set(password_hash),
+            permissions: Set(Permission::join(&u.permissions)),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+    }
+    for f in data.secure_forms {
+        let id = f.form.id;
+        secure_forms::seed(&txn, f.site_id, id, f.form)
+            .await
+            .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+fn password_hash(account: &AccountSeed) -> anyhow::Result<String> {
+    match (&account.password_hash, &account.password) {
+        (Some(hash), _) => Ok(hash.clone()),
+        (None, Some(clear)) => password::hash(clear),
+        (None, None) => anyhow::bail!("account {} has neither password nor passwordHash", account.email),
+    }
+}

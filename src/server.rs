@@ -1,0 +1,139 @@
+//! The application: routes of both interfaces, their documents, Swagger UI and
+//! the middleware every request passes through.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderName, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use sea_orm::DatabaseConnection;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_swagger_ui::{SwaggerUi, Url};
+
+use crate::api::{health, secure_forms};
+use crate::auth::{self, TokenService};
+use crate::error::{ApiError, ErrorCode, REQUEST_ID};
+use crate::openapi::{self, BillingDoc, PlatformDoc};
+
+/// Largest accepted request body: a 1 MiB logo is about 1.4 MB of Base64.
+pub const BODY_LIMIT_BYTES: usize = 4 * 1024 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub db: DatabaseConnection,
+    pub tokens: Arc<TokenService>,
+    /// Base for absolute links (`--public-url`); else the request's Host.
+    pub public_url: Option<Arc<str>>,
+}
+
+pub struct Documents {
+    pub platform: utoipa::openapi::OpenApi,
+    pub billing: utoipa::openapi::OpenApi,
+}
+
+fn routers() -> (Router<AppState>, Documents) {
+    let (platform_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
+        .merge(auth::platform_router())
+        .merge(secure_forms::router())
+        .merge(health::router())
+        .split_for_parts();
+    let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
+        .merge(auth::partner_router())
+        .split_for_parts();
+    openapi::finish(&mut platform);
+    openapi::finish(&mut billing);
+    (platform_routes.merge(billing_routes), Documents { platform, billing })
+}
+
+/// Both OpenAPI documents, as served and as committed under `openapi/`.
+pub fn documents() -> Documents {
+    routers().1
+}
+
+pub fn app(state: AppState) -> Router {
+    let (routes, docs) = routers();
+    let request_id = HeaderName::from_static("x-request-id");
+    routes
+        .merge(SwaggerUi::new("/docs").urls(vec![
+            (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
+            (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
+        ]))
+        .fallback(no_route)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(middleware::from_fn(problem_for_bare_errors))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::internal(anyhow::anyhow!("a handler panicked")).into_response()
+        }))
+        .layer(middleware::from_fn(scope_request_id))
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
+            let id = request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
+            tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
+        }))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .with_state(state)
+}
+
+async fn no_route() -> ApiError {
+    ApiError::new(ErrorCode::NoRoute, "no operation is served at this path")
+}
+
+/// Makes the request id visible to error responses (5xx bodies name it).
+async fn scope_request_id(request: Request, next: Next) -> Response {
+    let id = request
+        .extensions()
+        .get::<RequestId>()
+        .and_then(|id| id.header_value().to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    REQUEST_ID.scope(id, next.run(request)).await
+}
+
+/// axum answers a wrong method with a bare 405; give it a problem body too,
+/// keeping its `Allow` header.
+async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let (parts, _) = response.into_parts();
+    let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+    if let Some(allow) = parts.headers.get(axum::http::header::ALLOW) {
+        problem.headers_mut().insert(axum::http::header::ALLOW, allow.clone());
+    }
+    problem
+}
+
+/// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
