@@ -3,7 +3,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::extract::path::ErrorKind;
 use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
@@ -113,16 +113,19 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(value)) => Ok(Path(value)),
             Err(PathRejection::FailedToDeserializePathParams(err)) => {
-                let mut violations = Violations::new();
-                let (name, detail) = match err.kind() {
-                    ErrorKind::ParseErrorAtKey { key, expected_type, .. } => {
-                        (key.clone(), format!("must be a valid {}", friendly_type(expected_type)))
-                    }
-                    ErrorKind::ParseError { expected_type, .. } => {
-                        ("id".to_owned(), format!("must be a valid {}", friendly_type(expected_type)))
-                    }
-                    other => ("path".to_owned(), other.to_string()),
+                let name = match err.kind() {
+                    ErrorKind::ParseErrorAtKey { key, .. }
+                    | ErrorKind::DeserializeError { key, .. }
+                    | ErrorKind::InvalidUtf8InPathParam { key } => key.clone(),
+                    // A lone parameter is reported without its key: name it from the route.
+                    _ => RawPathParams::from_request_parts(parts, state)
+                        .await
+                        .ok()
+                        .and_then(|params| params.iter().next().map(|(key, _)| key.to_owned()))
+                        .unwrap_or_else(|| "path".to_owned()),
                 };
+                let mut violations = Violations::new();
+                let detail = format!("must be a valid {}", friendly_type(std::any::type_name::<T>()));
                 violations.parameter(name, ErrorCode::FieldWrongType, detail);
                 Err(violations.into_error())
             }
@@ -134,7 +137,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
 fn friendly_type(rust_type: &str) -> &'static str {
     if rust_type.contains("Uuid") {
         "GUID"
-    } else if rust_type.starts_with('i') || rust_type.starts_with('u') {
+    } else if rust_type.contains("i32") || rust_type.contains("i64") {
         "integer"
     } else {
         "value"

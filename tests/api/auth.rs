@@ -1,0 +1,120 @@
+//! Token endpoints and bearer-token checks.
+
+use reqwest::Method;
+use serde_json::Value;
+use switchboard::auth::{Audience, Claims, Permission, TokenKind, TokenService};
+use switchboard::secret::ServerSecret;
+
+use crate::helpers::*;
+
+const FORMS: &str = "/v4/secureform/secureForms";
+
+async fn token_request(app: &TestApp, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+    app.client.post(app.url(path)).form(form).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn password_grant_gives_a_working_token_pair() {
+    let app = spawn_app().await;
+    let response = token_request(
+        &app,
+        "/oauth/token",
+        &[("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")],
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["expires_in"], 43200);
+    let access = body["access_token"].as_str().unwrap();
+    let claims = app.tokens.verify(access, Audience::Platform, TokenKind::Access).unwrap();
+    assert_eq!(claims.site_id, Some(SITE_A));
+    assert_eq!(claims.agent_id.unwrap().to_string(), ADMIN_A);
+    assert!(claims.permissions.contains(&"ManageSecureForm".to_owned()));
+    assert_eq!(app.get(FORMS, access).await.status(), 200);
+
+    // The refresh token renews the pair; it is not an access token itself.
+    let refresh = body["refresh_token"].as_str().unwrap();
+    assert_problem(app.get(FORMS, refresh).await, 401, 401002).await;
+    let renewed = token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", refresh)]).await;
+    assert_eq!(renewed.status(), 200);
+    let renewed: Value = renewed.json().await.unwrap();
+    assert_eq!(app.get(FORMS, renewed["access_token"].as_str().unwrap()).await.status(), 200);
+    let misuse = token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", access)]).await;
+    assert_problem(misuse, 401, 401004).await;
+}
+
+#[tokio::test]
+async fn viewer_signs_in_but_lacks_the_permission() {
+    let app = spawn_app().await;
+    let response = token_request(
+        &app,
+        "/oauth/token",
+        &[("grant_type", "password"), ("email", "viewer@site10000.example"), ("password", "demo-password")],
+    )
+    .await;
+    let body: Value = response.json().await.unwrap();
+    let token = body["access_token"].as_str().unwrap();
+    assert_problem(app.get(FORMS, token).await, 403, 403001).await;
+}
+
+#[tokio::test]
+async fn wrong_credentials_and_bad_requests() {
+    let app = spawn_app().await;
+    let wrong = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "nope")];
+    assert_problem(token_request(&app, "/oauth/token", &wrong).await, 401, 401004).await;
+    let unknown = [("grant_type", "password"), ("email", "nobody@x.example"), ("password", "demo-password")];
+    assert_problem(token_request(&app, "/oauth/token", &unknown).await, 401, 401004).await;
+    // A partner user is not a site agent.
+    let partner = [("grant_type", "password"), ("email", "admin@partner1.example"), ("password", "demo-password")];
+    assert_problem(token_request(&app, "/oauth/token", &partner).await, 401, 401004).await;
+    let grant = [("grant_type", "client_credentials")];
+    assert_problem(token_request(&app, "/oauth/token", &grant).await, 400, 400004).await;
+    let problem = assert_problem(token_request(&app, "/oauth/token", &[("grant_type", "password")]).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/email", "/password"]);
+    let json = app.send(Method::POST, "/oauth/token", None, Some(&serde_json::json!({"grant_type": "password"}))).await;
+    assert_problem(json, 415, 415001).await;
+}
+
+#[tokio::test]
+async fn partner_tokens_are_for_the_partner_interface_only() {
+    let app = spawn_app().await;
+    let response = token_request(
+        &app,
+        "/api/oauth/token",
+        &[("grant_type", "password"), ("email", "admin@partner1.example"), ("password", "demo-password")],
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    let claims = app.tokens.verify(body["access_token"].as_str().unwrap(), Audience::Partner, TokenKind::Access).unwrap();
+    assert_eq!(claims.partner_id, Some(1));
+    assert_eq!(claims.permissions.len(), 4);
+    let problem = assert_problem(app.get(FORMS, body["access_token"].as_str().unwrap()).await, 401, 401002).await;
+    assert!(problem["detail"].as_str().unwrap().contains("platform"));
+    let agent = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")];
+    assert_problem(token_request(&app, "/api/oauth/token", &agent).await, 401, 401004).await;
+}
+
+#[tokio::test]
+async fn missing_malformed_expired_and_wrongly_signed_tokens_are_401() {
+    let app = spawn_app().await;
+    let response = app.send(Method::GET, FORMS, None, None).await;
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    assert_problem(response, 401, 401001).await;
+
+    let basic = app.client.get(app.url(FORMS)).header("Authorization", "Basic YTpi").send().await.unwrap();
+    assert_problem(basic, 401, 401002).await;
+    let response = app.get(FORMS, "not.a.jwt").await;
+    assert!(response.headers()["www-authenticate"].to_str().unwrap().contains("invalid_token"));
+    assert_problem(response, 401, 401002).await;
+
+    let mut expired = Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access);
+    expired.iat -= 50_000;
+    expired.exp -= 50_000;
+    assert_problem(app.get(FORMS, &app.tokens.sign(&expired)).await, 401, 401003).await;
+
+    let other_key = TokenService::new(&ServerSecret::from_bytes("another-secret-entirely-another-secret"));
+    let forged = other_key.sign(&Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access));
+    assert_problem(app.get(FORMS, &forged).await, 401, 401002).await;
+}

@@ -1,0 +1,161 @@
+//! `spawn_app()`: the real server on 127.0.0.1:0 with a database of its own,
+//! loaded with the demo data set. SQLite by default; PostgreSQL when
+//! `TEST_DATABASE_URL` names a server (each test gets a fresh database there).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use reqwest::{Method, Response};
+use sea_orm::{ConnectionTrait, DatabaseConnection};
+use serde_json::Value;
+use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
+use switchboard::secret::ServerSecret;
+use switchboard::{AppState, db, seed};
+use uuid::Uuid;
+
+pub const SITE_A: i32 = 10000;
+pub const SITE_B: i32 = 10001;
+pub const ADMIN_A: &str = "0192f0c4-0000-7000-8000-000000010000";
+pub const ADMIN_B: &str = "0192f0c4-0000-7000-8000-000000010001";
+pub const DEMO_FORM_A: &str = "0192f0c4-0000-7000-8000-00000000f001";
+pub const TEST_SECRET: &str = "test-secret-that-is-long-enough-for-hkdf";
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub db: DatabaseConnection,
+    pub tokens: Arc<TokenService>,
+    queries: Arc<AtomicUsize>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
+        Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
+        _ => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+            (url, Some(dir))
+        }
+    };
+    let mut connection = db::connect(&url).await.expect("connect");
+    db::migrate(&connection).await.expect("migrate");
+    seed::load(&connection, seed::demo()).await.expect("demo data");
+    let queries = Arc::new(AtomicUsize::new(0));
+    let counter = queries.clone();
+    connection.set_metric_callback(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let tokens = Arc::new(TokenService::new(&ServerSecret::from_bytes(TEST_SECRET)));
+    let state = AppState { db: connection.clone(), tokens: tokens.clone(), public_url: None };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(switchboard::serve(listener, switchboard::app(state)));
+    TestApp { address, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
+}
+
+async fn fresh_postgres_database(server: &str) -> String {
+    let admin = sea_orm::Database::connect(server).await.expect("connect to TEST_DATABASE_URL");
+    let name = format!("switchboard_test_{}", Uuid::new_v4().simple());
+    admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
+    admin.close().await.ok();
+    let mut url = url::Url::parse(server).expect("TEST_DATABASE_URL is a URL");
+    url.set_path(&name);
+    url.to_string()
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// A platform access token for `agent` of `site` with `permissions`.
+    pub fn token_with(&self, site: i32, agent: &str, permissions: &[Permission]) -> String {
+        let claims = Claims::for_agent(agent.parse().unwrap(), site, permissions, TokenKind::Access);
+        self.tokens.sign(&claims)
+    }
+
+    /// The demo admin of site 10000.
+    pub fn admin_a(&self) -> String {
+        self.token_with(SITE_A, ADMIN_A, &[Permission::ManageSecureForm, Permission::ManageVoicebot])
+    }
+
+    /// The demo admin of site 10001.
+    pub fn admin_b(&self) -> String {
+        self.token_with(SITE_B, ADMIN_B, &[Permission::ManageSecureForm, Permission::ManageVoicebot])
+    }
+
+    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> Response {
+        self.send(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.send(Method::POST, path, Some(token), Some(body)).await
+    }
+
+    pub async fn put(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.send(Method::PUT, path, Some(token), Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str, token: &str) -> Response {
+        self.send(Method::DELETE, path, Some(token), None).await
+    }
+
+    pub fn reset_query_count(&self) {
+        self.queries.store(0, Ordering::SeqCst);
+    }
+
+    pub fn query_count(&self) -> usize {
+        self.queries.load(Ordering::SeqCst)
+    }
+
+    /// Rows in `table`, read straight from the database.
+    pub async fn count_rows(&self, table: &str) -> i64 {
+        let row = self
+            .db
+            .query_one_raw(sea_orm::Statement::from_string(
+                self.db.get_database_backend(),
+                format!("SELECT COUNT(*) AS n FROM {table}"),
+            ))
+            .await
+            .expect("count")
+            .expect("a row");
+        row.try_get::<i64>("", "n").expect("n")
+    }
+}
+
+/// Asserts a problem+json answer with `status` and `code`; returns the body.
+pub async fn assert_problem(response: Response, status: u16, code: u64) -> Value {
+    assert_eq!(response.status().as_u16(), status, "status");
+    let content_type = response.headers().get("content-type").unwrap().to_str().unwrap().to_owned();
+    assert_eq!(content_type, "application/problem+json");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], code, "code in {body}");
+    assert_eq!(body["status"], status, "status in {body}");
+    assert!(body["type"].as_str().unwrap().starts_with("urn:switchboard:problem:"));
+    body
+}
+
+/// The `pointer`s (or `parameter`s) of a problem's `errors`, in order.
+pub fn error_locations(problem: &Value) -> Vec<String> {
+    problem["errors"]
+        .as_array()
+        .map(|errors| {
+            errors
+                .iter()
+                .map(|e| e["pointer"].as_str().or(e["parameter"].as_str()).unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,7 @@
+//! Black-box tests over HTTP. One binary, so the crate links once.
+
+mod auth;
+mod helpers;
+mod platform;
+mod secure_forms;
+mod secure_form_rules;

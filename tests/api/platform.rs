@@ -1,0 +1,118 @@
+//! What every request shares: routing errors, body handling, health, documents.
+
+use std::path::Path;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use switchboard::error::ErrorCode;
+
+use crate::helpers::*;
+
+const FORMS: &str = "/v4/secureform/secureForms";
+
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_problems() {
+    let app = spawn_app().await;
+    assert_problem(app.get("/v4/nothing/here", &app.admin_a()).await, 404, 404002).await;
+    let response = app.send(Method::PATCH, FORMS, Some(&app.admin_a()), None).await;
+    let allow = response.headers()["allow"].to_str().unwrap().to_owned();
+    assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
+    assert_problem(response, 405, 405001).await;
+}
+
+#[tokio::test]
+async fn bodies_are_checked_for_type_size_and_syntax() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let text = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
+    assert_problem(text, 415, 415001).await;
+    let none = app.client.post(app.url(FORMS)).bearer_auth(&token).body("{}").send().await.unwrap();
+    assert_problem(none, 415, 415001).await;
+    let broken = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "application/json").body("{\"name\": ").send().await.unwrap();
+    assert_problem(broken, 400, 400002).await;
+    let huge = json!({"name": "x".repeat(5 * 1024 * 1024)});
+    assert_problem(app.post(FORMS, &token, &huge).await, 413, 413001).await;
+    // Unknown properties are ignored.
+    let mut body = crate::secure_forms::form_body("extra");
+    body["unknownProperty"] = json!(true);
+    assert_eq!(app.post(FORMS, &token, &body).await.status(), 201);
+}
+
+#[tokio::test]
+async fn health_probes_and_database_outage() {
+    let app = spawn_app().await;
+    let live = app.client.get(app.url("/health/live")).send().await.unwrap();
+    assert_eq!(live.status(), 200);
+    assert_eq!(live.json::<Value>().await.unwrap()["status"], "ok");
+    assert_eq!(app.client.get(app.url("/health/ready")).send().await.unwrap().status(), 200);
+
+    app.db.close_by_ref().await.unwrap();
+    let ready = app.client.get(app.url("/health/ready")).send().await.unwrap();
+    assert_eq!(ready.headers()["retry-after"], "5");
+    assert_problem(ready, 503, 503001).await;
+    let list = app.get(FORMS, &app.admin_a()).await;
+    assert!(list.headers().contains_key("retry-after"));
+    let problem = assert_problem(list, 503, 503001).await;
+    assert!(problem["requestId"].is_string(), "5xx answers name the request id");
+    assert!(!problem["detail"].as_str().unwrap().to_lowercase().contains("pool"), "no internals leak");
+}
+
+#[tokio::test]
+async fn documents_and_swagger_ui_are_served() {
+    let app = spawn_app().await;
+    let docs = app.client.get(app.url("/docs/")).send().await.unwrap();
+    assert_eq!(docs.status(), 200);
+    assert!(docs.text().await.unwrap().contains("swagger"));
+    for (name, committed) in switchboard::cli::rendered_documents() {
+        let served: Value = app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
+        assert_eq!(served, serde_json::from_str::<Value>(&committed).unwrap(), "{name}");
+    }
+}
+
+/// The committed documents match the code; `UPDATE_OPENAPI=1` rewrites them.
+#[test]
+fn committed_openapi_documents_are_current() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
+    for (name, rendered) in switchboard::cli::rendered_documents() {
+        let path = dir.join(name);
+        if std::env::var_os("UPDATE_OPENAPI").is_some() {
+            std::fs::write(&path, &rendered).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(committed == rendered, "{} is out of date: run `UPDATE_OPENAPI=1 cargo test`", path.display());
+    }
+}
+
+#[test]
+fn every_operation_is_documented_with_id_tag_summary_and_problems() {
+    for (name, rendered) in switchboard::cli::rendered_documents() {
+        let doc: Value = serde_json::from_str(&rendered).unwrap();
+        let mut ids = std::collections::HashSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
+                assert!(ids.insert(id.to_owned()), "{name}: operationId {id} twice");
+                assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{id}: tag");
+                assert!(op["summary"].is_string(), "{id}: summary");
+                assert!(op["responses"]["500"].is_object(), "{id}: 500");
+                if op["security"] != json!([]) {
+                    assert!(op["responses"]["401"].is_object() && op["responses"]["403"].is_object(), "{id}: 401/403");
+                }
+                if path.contains('{') {
+                    assert!(op["responses"]["404"].is_object(), "{id}: 404");
+                }
+            }
+        }
+    }
+}
+
+/// docs/errors.md lists every code the service can answer with.
+#[test]
+fn error_codes_are_all_documented() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md")).unwrap();
+    for code in ErrorCode::ALL {
+        assert!(doc.contains(&format!("| {} |", code.code())), "docs/errors.md lacks {}", code.code());
+        assert!(doc.contains(code.slug()), "docs/errors.md lacks {}", code.slug());
+    }
+}
