@@ -43,6 +43,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     }
 }
 
+/// For `Option` fields of request bodies: absent is `None`, but an explicit
+/// `null` is refused like any other value of the wrong type, because no input
+/// property of this API is nullable. Use with `#[serde(default, deserialize_with = "non_null")]`.
+pub fn non_null<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
 /// An `application/x-www-form-urlencoded` body (the OAuth token endpoints).
 pub struct FormBody<T>(pub T);
 

@@ -15,27 +15,34 @@ use crate::db::entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::FormBody;
 
-#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum GrantType {
-    Password,
-    RefreshToken,
+/// Form fields of a token request (`application/x-www-form-urlencoded`), one
+/// shape per grant. Documentation only: the handler reads [`TokenRequest`] so
+/// that it can name every missing field and answer 400004 for other grants.
+#[derive(Deserialize, ToSchema)]
+#[serde(tag = "grant_type", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum TokenRequestForm {
+    /// Sign in with email and password.
+    #[schema(example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}))]
+    Password {
+        #[schema(min_length = 1)]
+        email: String,
+        #[schema(format = Password, min_length = 1)]
+        password: String,
+    },
+    /// Exchange a refresh token for a new token pair.
+    RefreshToken {
+        #[schema(min_length = 1)]
+        refresh_token: String,
+    },
 }
 
-/// Form fields of a token request (`application/x-www-form-urlencoded`).
-#[derive(Debug, Deserialize, ToSchema)]
-#[schema(example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}))]
-pub struct TokenRequest {
-    #[schema(value_type = GrantType)]
+/// What the handler reads of a token request form.
+#[derive(Debug, Deserialize)]
+struct TokenRequest {
     grant_type: Option<String>,
-    /// Required with the password grant.
-    #[schema(nullable = false)]
     email: Option<String>,
-    /// Required with the password grant.
-    #[schema(nullable = false, format = Password)]
     password: Option<String>,
-    /// Required with the refresh_token grant.
-    #[schema(nullable = false)]
     refresh_token: Option<String>,
 }
 
@@ -189,7 +196,7 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
     path = "/oauth/token",
     operation_id = "createPlatformToken",
     tag = "Authentication",
-    request_body(content = TokenRequest, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -209,7 +216,7 @@ async fn platform_token(State(state): State<AppState>, FormBody(request): FormBo
     path = "/api/oauth/token",
     operation_id = "createPartnerToken",
     tag = "Authentication",
-    request_body(content = TokenRequest, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::db::entities::{secure_form, secure_form_field, secure_form_field_option};
+use crate::extract::non_null;
 
 /// The type of a secure form field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -89,24 +90,32 @@ impl FieldType {
 }))]
 pub struct SecureFormInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
-    #[schema(nullable = false)]
+    #[schema(nullable = false, read_only)]
+    #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    #[serde(default, deserialize_with = "non_null")]
     pub name: Option<String>,
     #[schema(nullable = false, max_length = 2000)]
+    #[serde(default, deserialize_with = "non_null")]
     pub description: Option<String>,
     /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
     #[schema(required = true, nullable = false, min_length = 1, max_length = 20000, pattern = r"\S")]
+    #[serde(default, deserialize_with = "non_null")]
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
     #[schema(required = true, nullable = false, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", example = "#1a73e8")]
+    #[serde(default, deserialize_with = "non_null")]
     pub color: Option<String>,
     /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
     #[schema(nullable = false, format = Byte)]
+    #[serde(default, deserialize_with = "non_null")]
     pub logo: Option<String>,
     #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"\S")]
+    #[serde(default, deserialize_with = "non_null")]
     pub submit_button_text: Option<String>,
     #[schema(required = true, nullable = false, max_items = 100)]
+    #[serde(default, deserialize_with = "non_null")]
     pub fields: Option<Vec<SecureFormFieldInput>>,
 }
 
@@ -116,42 +125,55 @@ pub struct SecureFormInput {
 pub struct SecureFormFieldInput {
     /// Send to update a stored field of this form; leave out to create one.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
     /// Id of the owning form; when sent it must be the form being updated.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub secure_form_id: Option<Uuid>,
     /// Unique within the form.
     #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"\S")]
+    #[serde(default, deserialize_with = "non_null")]
     pub name: Option<String>,
     #[schema(nullable = false, max_length = 200)]
+    #[serde(default, deserialize_with = "non_null")]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
     #[schema(required = true, nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub field_type: Option<FieldType>,
     /// Position of the field; defaults to its index in `fields`.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub order: Option<i32>,
     /// Default false.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub is_required: Option<bool>,
     /// Default true.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub is_visible: Option<bool>,
     /// Default false.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub is_system: Option<bool>,
     /// Only for `text` and `textArea`; needs `customValidationErrorMessage`.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub is_input_validation_enabled: Option<bool>,
     /// A regular expression that submitted data must match; must compile.
     #[schema(nullable = false, max_length = 1000)]
+    #[serde(default, deserialize_with = "non_null")]
     pub regular_expression: Option<String>,
     /// Required when `isInputValidationEnabled` is true.
     #[schema(nullable = false, max_length = 500)]
+    #[serde(default, deserialize_with = "non_null")]
     pub custom_validation_error_message: Option<String>,
     /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
     /// not allowed for other types.
     #[schema(nullable = false, max_items = 100)]
+    #[serde(default, deserialize_with = "non_null")]
     pub options: Option<Vec<SecureFormFieldOptionInput>>,
 }
 
@@ -161,14 +183,18 @@ pub struct SecureFormFieldInput {
 pub struct SecureFormFieldOptionInput {
     /// Send to update a stored option of this field; leave out to create one.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
     /// Id of the owning field; when sent it must be that field's id.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub field_id: Option<Uuid>,
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    #[serde(default, deserialize_with = "non_null")]
     pub display_text: Option<String>,
     /// Position of the option; defaults to its index in `options`.
     #[schema(nullable = false)]
+    #[serde(default, deserialize_with = "non_null")]
     pub order: Option<i32>,
 }
 

@@ -64,16 +64,19 @@ enum SortOrder {
 #[allow(dead_code)]
 struct ListSecureFormsParams {
     /// 1-based page number.
-    #[param(minimum = 1, maximum = 1000000, default = 1)]
+    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
     page_index: Option<i32>,
     /// Forms per page.
-    #[param(minimum = 1, maximum = 100, default = 50)]
+    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
     page_size: Option<i32>,
     /// Must be the token's site when sent.
+    #[param(nullable = false)]
     site_id: Option<i32>,
-    #[param(inline, default = "name")]
+    /// Sort key; default `name`.
+    #[param(inline, nullable = false)]
     sort_by: Option<SecureFormSortBy>,
-    #[param(inline, default = "asc")]
+    /// Sort direction; default `asc`.
+    #[param(inline, nullable = false)]
     sort_order: Option<SortOrder>,
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust suite on SQLite, the HTTP suite again on a throwaway
+# PostgreSQL cluster, then schemathesis against a live server. Installs what it
+# needs (PostgreSQL from the machine's packages, schemathesis from PyPI in a venv).
+#
+#   scripts/test.sh            everything
+#   SKIP_POSTGRES=1 ...        skip the PostgreSQL pass
+#   SKIP_SCHEMATHESIS=1 ...    skip the contract tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+WORK=$(mktemp -d /tmp/switchboard-test.XXXXXX)
+chmod 755 "$WORK"
+PIDS=()
+PG_DIR=""
+
+log() { printf '\n==> %s\n' "$*"; }
+
+cleanup() {
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+  if [ -n "$PG_DIR" ] && [ -f "$PG_DIR/data/postmaster.pid" ]; then as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# PostgreSQL refuses to run as root: run its tools as the postgres user then.
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- env PATH="$PG_BIN:$PATH" "$@"; else env PATH="$PG_BIN:$PATH" "$@"; fi
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_for() { # url
+  for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "timed out waiting for $1" >&2; return 1
+}
+
+find_pg_bin() {
+  local dir
+  for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }; done
+  command -v initdb >/dev/null 2>&1 && { dirname "$(command -v initdb)"; return 0; }
+  return 1
+}
+
+log "cargo test (SQLite)"
+cargo test --locked
+
+if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
+  log "PostgreSQL: throwaway cluster"
+  if ! PG_BIN=$(find_pg_bin); then
+    echo "installing PostgreSQL from the machine's packages"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    PG_BIN=$(find_pg_bin)
+  fi
+  PG_DIR="$WORK/pg"
+  mkdir -p "$PG_DIR"
+  [ "$(id -u)" = 0 ] && chown postgres "$PG_DIR"
+  PG_PORT=$(free_port)
+  as_pg initdb -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  log "cargo test --test api (PostgreSQL)"
+  TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres" cargo test --locked --test api
+fi
+
+if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
+  log "schemathesis against a live server"
+  VENV="$ROOT/target/venv"
+  [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
+  BIN="$ROOT/target/debug/switchboard"
+  export SWITCHBOARD_SECRET="schemathesis-run-secret-0123456789abcdef"
+  export SWITCHBOARD_DATABASE_URL="sqlite://$WORK/contract.db?mode=rwc"
+  PORT=$(free_port)
+  "$BIN" serve --listen "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
+  PIDS+=($!)
+  wait_for "http://127.0.0.1:$PORT/health/ready"
+  PLATFORM_TOKEN=$("$BIN" token --site 10000 --email admin@site10000.example)
+  PARTNER_TOKEN=$("$BIN" token --partner 1 --email admin@partner1.example)
+  for pair in "platform-v4.json:$PLATFORM_TOKEN" "partner-billing-v1.json:$PARTNER_TOKEN"; do
+    doc=${pair%%:*}
+    token=${pair#*:}
+    log "schemathesis: $doc"
+    "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi/$doc" \
+      --url "http://127.0.0.1:$PORT" \
+      --checks all \
+      --phases examples,coverage,fuzzing,stateful \
+      --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-40}" \
+      --header "Authorization: Bearer $token" \
+      --seed 1 \
+      --no-color || { echo "--- server log (tail)"; tail -n 50 "$WORK/server.log"; exit 1; }
+  done
+fi
+
+log "all tests passed"
