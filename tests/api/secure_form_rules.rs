@@ -175,3 +175,14 @@ async fn lengths_are_bounded() {
     body["submitButtonText"] = json!("s".repeat(101));
     assert_eq!(rejected(&app, &body).await, ["/name", "/submitButtonText"]);
 }
+
+#[tokio::test]
+async fn explicit_nulls_are_refused_while_absent_optionals_take_defaults() {
+    let app = spawn_app().await;
+    let mut body = form_body("nulls");
+    body["logo"] = Value::Null;
+    assert_eq!(rejected(&app, &body).await, ["/logo"]);
+    let mut body = form_body("nulls");
+    body["fields"][1]["isRequired"] = Value::Null;
+    assert_eq!(rejected(&app, &body).await, ["/fields/1/isRequired"]);
+}

@@ -273,3 +273,17 @@ async fn agent_without_the_permission_gets_403_before_the_body_is_read() {
     assert_problem(app.delete(&format!("{FORMS}/{DEMO_FORM_A}"), &viewer).await, 403, 403001).await;
     assert_problem(app.send(Method::GET, FORMS, None, None).await, 401, 401001).await;
 }
+
+#[tokio::test]
+async fn concurrent_writers_all_succeed() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let writes = (0..20).map(|i| {
+        let (app, token) = (&app, &token);
+        async move { app.post(FORMS, token, &form_body(&format!("parallel {i:02}"))).await.status().as_u16() }
+    });
+    let statuses = futures_util::future::join_all(writes).await;
+    assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
+    let page: Value = app.get(FORMS, &token).await.json().await.unwrap();
+    assert_eq!(page["total"], 21);
+}
