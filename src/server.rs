@@ -12,7 +12,8 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::DatabaseConnection;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
@@ -73,10 +74,15 @@ pub fn app(state: AppState) -> Router {
         }))
         .layer(middleware::from_fn(scope_request_id))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
-        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
-            let id = request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-            tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request<Body>| {
+                    let id = request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
+                    // The path only: query strings and headers may carry secrets.
+                    tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
+                })
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .with_state(state)
 }

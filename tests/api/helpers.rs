@@ -30,6 +30,11 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with_public_url(None).await
+}
+
+/// As `spawn_app`, with `--public-url` set.
+pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -47,7 +52,7 @@ pub async fn spawn_app() -> TestApp {
         counter.fetch_add(1, Ordering::SeqCst);
     });
     let tokens = Arc::new(TokenService::new(&ServerSecret::from_bytes(TEST_SECRET)));
-    let state = AppState { db: connection.clone(), tokens: tokens.clone(), public_url: None };
+    let state = AppState { db: connection.clone(), tokens: tokens.clone(), public_url: public_url.map(Into::into) };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve(listener, switchboard::app(state)));

@@ -287,3 +287,12 @@ async fn concurrent_writers_all_succeed() {
     let page: Value = app.get(FORMS, &token).await.json().await.unwrap();
     assert_eq!(page["total"], 21);
 }
+
+#[tokio::test]
+async fn paging_links_use_the_public_url_when_one_is_set() {
+    let app = spawn_app_with_public_url(Some("https://forms.example.com/")).await;
+    let token = app.admin_a();
+    create(&app, &token, &form_body("second")).await;
+    let page: Value = app.get(&format!("{FORMS}?pageSize=1&sortBy=name"), &token).await.json().await.unwrap();
+    assert_eq!(page["nextPage"], format!("https://forms.example.com{FORMS}?pageSize=1&sortBy=name&pageIndex=2"));
+}

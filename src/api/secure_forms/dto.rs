@@ -201,6 +201,23 @@ pub struct SecureFormFieldOptionInput {
 /// A secure form as stored.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "id": "0192f0c4-0000-7000-8000-00000000f001",
+    "name": "Card payment",
+    "description": "Collects a card payment",
+    "greetingMessage": "<p>Please enter your card details.</p>",
+    "color": "#1a73e8",
+    "logo": "",
+    "submitButtonText": "Pay now",
+    "fields": [
+        {"id": "0192f0c4-0000-7000-8000-0000000f0001", "secureFormId": "0192f0c4-0000-7000-8000-00000000f001",
+         "name": "plan", "displayName": "Plan", "type": "dropdownList", "order": 1, "isRequired": true,
+         "isVisible": true, "isSystem": false, "isInputValidationEnabled": false, "regularExpression": "",
+         "customValidationErrorMessage": "",
+         "options": [{"id": "0192f0c4-0000-7000-8000-0000000f0101", "fieldId": "0192f0c4-0000-7000-8000-0000000f0001",
+                      "displayText": "Basic", "order": 1}]}
+    ]
+}))]
 pub struct SecureForm {
     #[schema(read_only)]
     pub id: Uuid,
