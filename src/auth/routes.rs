@@ -23,7 +23,6 @@ use crate::extract::FormBody;
 #[allow(dead_code)]
 enum TokenRequestForm {
     /// Sign in with email and password.
-    #[schema(example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}))]
     Password {
         #[schema(min_length = 1)]
         email: String,
@@ -196,7 +195,8 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
     path = "/oauth/token",
     operation_id = "createPlatformToken",
     tag = "Authentication",
-    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded",
+        example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"})),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -216,7 +216,8 @@ async fn platform_token(State(state): State<AppState>, FormBody(request): FormBo
     path = "/api/oauth/token",
     operation_id = "createPartnerToken",
     tag = "Authentication",
-    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = TokenRequestForm, content_type = "application/x-www-form-urlencoded",
+        example = json!({"grant_type": "password", "email": "admin@partner1.example", "password": "demo-password"})),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
