@@ -31,7 +31,10 @@ as_pg() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 wait_for() { # url
-  for _ in $(seq 1 100); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  for _ in $(seq 1 100); do
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1" 2>/dev/null && return 0
+    sleep 0.2
+  done
   echo "timed out waiting for $1" >&2; return 1
 }
 
