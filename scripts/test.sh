@@ -66,32 +66,40 @@ if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
   TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres" cargo test --locked --test api
 fi
 
-if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
-  log "schemathesis against a live server"
-  VENV="$ROOT/target/venv"
-  [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
-  BIN="$ROOT/target/debug/switchboard"
+# Contract tests against a live server on the given database.
+contract_tests() { # database-url label
+  local port bin="$ROOT/target/debug/switchboard" platform_token partner_token pair doc token
   export SWITCHBOARD_SECRET="schemathesis-run-secret-0123456789abcdef"
-  export SWITCHBOARD_DATABASE_URL="sqlite://$WORK/contract.db?mode=rwc"
-  PORT=$(free_port)
-  "$BIN" serve --listen "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
+  export SWITCHBOARD_DATABASE_URL="$1"
+  port=$(free_port)
+  "$bin" serve --listen "127.0.0.1:$port" > "$WORK/server-$2.log" 2>&1 &
   PIDS+=($!)
-  wait_for "http://127.0.0.1:$PORT/health/ready"
-  PLATFORM_TOKEN=$("$BIN" token --site 10000 --email admin@site10000.example)
-  PARTNER_TOKEN=$("$BIN" token --partner 1 --email admin@partner1.example)
-  for pair in "platform-v4.json:$PLATFORM_TOKEN" "partner-billing-v1.json:$PARTNER_TOKEN"; do
+  wait_for "http://127.0.0.1:$port/health/ready"
+  platform_token=$("$bin" token --site 10000 --email admin@site10000.example)
+  partner_token=$("$bin" token --partner 1 --email admin@partner1.example)
+  for pair in "platform-v4.json:$platform_token" "partner-billing-v1.json:$partner_token"; do
     doc=${pair%%:*}
     token=${pair#*:}
-    log "schemathesis: $doc"
-    "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi/$doc" \
-      --url "http://127.0.0.1:$PORT" \
+    log "schemathesis: $doc on $2"
+    "$VENV/bin/st" run "http://127.0.0.1:$port/openapi/$doc" \
+      --url "http://127.0.0.1:$port" \
       --checks all \
       --phases examples,coverage,fuzzing,stateful \
       --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-40}" \
       --header "Authorization: Bearer $token" \
       --seed 1 \
-      --no-color || { echo "--- server log (tail)"; tail -n 50 "$WORK/server.log"; exit 1; }
+      --no-color || { echo "--- server log (tail)"; tail -n 50 "$WORK/server-$2.log"; exit 1; }
   done
+}
+
+if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
+  VENV="$ROOT/target/venv"
+  [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
+  contract_tests "sqlite://$WORK/contract.db?mode=rwc" SQLite
+  if [ -n "${PG_PORT:-}" ]; then
+    as_pg psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE DATABASE contract" >/dev/null
+    contract_tests "postgres://postgres@127.0.0.1:$PG_PORT/contract" PostgreSQL
+  fi
 fi
 
 log "all tests passed"

@@ -174,6 +174,9 @@ async fn lengths_are_bounded() {
     body["name"] = json!("n".repeat(201));
     body["submitButtonText"] = json!("s".repeat(101));
     assert_eq!(rejected(&app, &body).await, ["/name", "/submitButtonText"]);
+    let mut body = form_body("nul");
+    body["description"] = json!("a\u{0}b");
+    assert_eq!(rejected(&app, &body).await, ["/description"]);
 }
 
 #[tokio::test]

@@ -229,6 +229,10 @@ fn text(v: &mut Violations, pointer: &str, value: Option<String>, max: Option<us
     if let Some(max) = max.filter(|max| value.chars().count() > *max) {
         v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be at most {max} characters long"));
     }
+    // PostgreSQL text cannot hold NUL, and no form text needs it.
+    if value.contains('\0') {
+        v.field(pointer, ErrorCode::FieldInvalidFormat, "must not contain NUL characters");
+    }
     value
 }
 
