@@ -141,10 +141,6 @@ impl ApiError {
         }
     }
 
-    pub fn code(&self) -> ErrorCode {
-        self.code
-    }
-
     fn with_errors(code: ErrorCode, errors: Vec<FieldProblem>) -> Self {
         let detail = match errors.len() {
             1 => format!("{}: {}", errors[0].location(), errors[0].detail),
