@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
+use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, partner_user};
 use crate::openapi::{BILLING_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
@@ -103,7 +104,7 @@ pub async fn run() -> anyhow::Result<()> {
                 }
                 (false, None) => unreachable!("clap requires --demo or --file"),
             };
-            seed::load(&db, data).await?;
+            seed::load(&db, &FieldCipher::new(&load_secret(&common)?), data).await?;
             println!("data set loaded");
             Ok(())
         }
@@ -179,19 +180,20 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let db = db::connect(&common.database_url).await?;
     db::migrate(&db).await?;
-    let fresh = seed::is_empty(&db).await?;
-    if fresh && !args.no_demo {
-        seed::load(&db, seed::demo()).await.context("loading the demo data set")?;
+    let secret = load_secret(common)?;
+    let tokens = Arc::new(TokenService::new(&secret));
+    let cipher = Arc::new(FieldCipher::new(&secret));
+    if seed::is_empty(&db).await? && !args.no_demo {
+        seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
         tracing::info!("loaded the demo data set into the empty database");
     }
-    let tokens = Arc::new(TokenService::new(&load_secret(common)?));
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     print_banner(&db, &tokens, &base).await;
-    let state = AppState { db, tokens, public_url: args.public_url.map(Arc::from) };
+    let state = AppState { db, tokens, cipher, public_url: args.public_url.map(Arc::from) };
     crate::serve(listener, crate::app(state)).await?;
     Ok(())
 }

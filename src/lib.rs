@@ -4,6 +4,7 @@
 pub mod api;
 pub mod auth;
 pub mod cli;
+pub mod crypto;
 pub mod db;
 pub mod error;
 pub mod extract;

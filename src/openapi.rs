@@ -34,6 +34,10 @@ const BEARER: &str = "bearerAuth";
     tags(
         (name = "Authentication", description = "Tokens for site agents"),
         (name = "Secure forms", description = "Payment-style form definitions (permission ManageSecureForm)"),
+        (name = "Voicebots", description = "Voicebots that answer phone calls (permission ManageVoicebot)"),
+        (name = "Voicebot channel instances", description = "A voice channel linked to a telephony or SIP configuration (permission ManageVoicebot)"),
+        (name = "Telephony configurations", description = "Telephony-provider phone numbers (permission ManageVoicebot)"),
+        (name = "SIP configurations", description = "SIP trunks; passwords are encrypted at rest (permission ManageVoicebot)"),
         (name = "Health", description = "Liveness and readiness probes"),
     )
 )]
@@ -65,6 +69,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     for standard in StandardResponse::ALL {
         components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
     }
+    add_schema_conditions(components);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
@@ -72,6 +77,29 @@ pub fn finish(doc: &mut OpenApiDoc) {
             .flatten()
         {
             add_standard_responses(operation, has_path_params);
+        }
+    }
+}
+
+/// Rules that tie one property of a body to another, stated with JSON Schema's
+/// `if`/`then` (OpenAPI 3.1) so that clients and contract tests see them. utoipa
+/// has no attribute for these keywords, so they are added to the named schemas here.
+fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
+    let when_true = |flag: &str, then: serde_json::Value| {
+        json!({"if": {"properties": {flag: {"const": true}}, "required": [flag]}, "then": then})
+    };
+    let conditions = [
+        (
+            "SipConfigurationInput",
+            json!([
+                when_true("isAuthUsernameRequired", json!({"required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})),
+                when_true("isOutboundProxyRequired", json!({"required": ["outboundProxy"], "properties": {"outboundProxy": {"minLength": 1}}})),
+            ]),
+        ),
+    ];
+    for (name, all_of) in conditions {
+        if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {
+            object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), all_of);
         }
     }
 }

@@ -18,8 +18,9 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{health, secure_forms};
+use crate::api::{health, secure_forms, voicebots};
 use crate::auth::{self, TokenService};
+use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::openapi::{self, BillingDoc, PlatformDoc};
 
@@ -30,6 +31,8 @@ pub const BODY_LIMIT_BYTES: usize = 4 * 1024 * 1024;
 pub struct AppState {
     pub db: DatabaseConnection,
     pub tokens: Arc<TokenService>,
+    /// Encrypts secrets at rest (SIP passwords).
+    pub cipher: Arc<FieldCipher>,
     /// Base for absolute links (`--public-url`); else the request's Host.
     pub public_url: Option<Arc<str>>,
 }
@@ -43,6 +46,7 @@ fn routers() -> (Router<AppState>, Documents) {
     let (platform_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(auth::platform_router())
         .merge(secure_forms::router())
+        .merge(voicebots::router())
         .merge(health::router())
         .split_for_parts();
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())

@@ -5,6 +5,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261121_000001_accounts;
 mod m20261121_000002_secure_forms;
+mod m20261121_000003_voicebots;
 
 pub struct Migrator;
 
@@ -14,6 +15,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261121_000001_accounts::Migration),
             Box::new(m20261121_000002_secure_forms::Migration),
+            Box::new(m20261121_000003_voicebots::Migration),
         ]
     }
 }

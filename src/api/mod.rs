@@ -3,3 +3,4 @@
 pub mod health;
 pub mod paging;
 pub mod secure_forms;
+pub mod voicebots;

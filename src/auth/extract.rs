@@ -39,7 +39,7 @@ pub mod perm {
         )*};
     }
 
-    markers!(ManageSecureForm);
+    markers!(ManageSecureForm, ManageVoicebot);
 }
 
 fn require(permissions: &[Permission], needed: Permission) -> Result<(), ApiError> {

@@ -7,8 +7,13 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::api::secure_forms::{self, dto::SecureFormInput};
+use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
+use crate::api::voicebots::sip::{self, SipConfigurationInput};
+use crate::api::voicebots::telephony::{self, TelephonyConfigurationInput};
+use crate::api::voicebots::bots::{self, VoicebotInput};
 use crate::auth::{Permission, password};
-use crate::db::entities::{agent, partner, partner_user, site};
+use crate::crypto::FieldCipher;
+use crate::db::entities::{agent, chatbot_engine, language, partner, partner_user, site, voice, voice_channel};
 
 const DEMO: &str = include_str!("demo.json");
 
@@ -25,6 +30,43 @@ pub struct DataSet {
     pub partner_users: Vec<AccountSeed>,
     #[serde(default)]
     pub secure_forms: Vec<SecureFormSeed>,
+    #[serde(default)]
+    pub chatbot_engines: Vec<ChatbotEngine>,
+    #[serde(default)]
+    pub languages: Vec<Language>,
+    #[serde(default)]
+    pub voices: Vec<VoiceSeed>,
+    #[serde(default)]
+    pub voice_channels: Vec<VoiceChannel>,
+    #[serde(default)]
+    pub telephony_configurations: Vec<SiteSeeded<TelephonyConfigurationInput>>,
+    #[serde(default)]
+    pub sip_configurations: Vec<SiteSeeded<SipConfigurationInput>>,
+    #[serde(default)]
+    pub voicebots: Vec<SiteSeeded<VoicebotInput>>,
+}
+
+/// A catalog voice and the language (catalog id) it speaks.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceSeed {
+    pub id: String,
+    pub language_id: String,
+    pub language: String,
+    pub language_code: String,
+    pub voice_type: String,
+    pub gender_type: String,
+    pub sample: String,
+}
+
+/// A resource of a site: the API's create body, its `siteId` and an optional `id`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteSeeded<T> {
+    pub site_id: i32,
+    pub id: Option<Uuid>,
+    #[serde(flatten)]
+    pub body: T,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,7 +130,7 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
     Ok(partner::Entity::find().count(db).await? == 0)
 }
 
-pub async fn load(db: &DatabaseConnection, data: DataSet) -> anyhow::Result<()> {
+pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
     let txn = db.begin().await?;
     for p in data.partners {
         partner::Entity::insert(partner::ActiveModel { id: Set(p.id), name: Set(p.name) })
@@ -138,7 +180,73 @@ pub async fn load(db: &DatabaseConnection, data: DataSet) -> anyhow::Result<()> 
             .await
             .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
     }
+    load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
+    for t in data.telephony_configurations {
+        let id = t.id.unwrap_or_else(Uuid::now_v7);
+        telephony::seed(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
+    }
+    for c in data.sip_configurations {
+        let id = c.id.unwrap_or_else(Uuid::now_v7);
+        sip::seed(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+    }
+    for b in data.voicebots {
+        let id = b.id.unwrap_or_else(Uuid::now_v7);
+        bots::seed(&txn, b.site_id, id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+    }
     txn.commit().await?;
+    Ok(())
+}
+
+async fn load_catalogs(
+    txn: &sea_orm::DatabaseTransaction,
+    engines: &[ChatbotEngine],
+    languages: &[Language],
+    voices: &[VoiceSeed],
+    voice_channels: &[VoiceChannel],
+) -> anyhow::Result<()> {
+    for e in engines {
+        chatbot_engine::Entity::insert(chatbot_engine::ActiveModel { id: Set(e.id), name: Set(e.name.clone()) })
+            .exec_without_returning(txn)
+            .await?;
+    }
+    for l in languages {
+        language::Entity::insert(language::ActiveModel {
+            id: Set(l.id.clone()),
+            name: Set(l.name.clone()),
+            can_be_used_in_agent_console_ui: Set(l.can_be_used_in_agent_console_ui),
+            can_be_used_in_control_panel_ui: Set(l.can_be_used_in_control_panel_ui),
+            can_be_used_in_campaign: Set(l.can_be_used_in_campaign),
+            can_be_used_in_chatbot: Set(l.can_be_used_in_chatbot),
+            can_be_used_in_agent_assist: Set(l.can_be_used_in_agent_assist),
+            can_be_used_in_voicebot: Set(l.can_be_used_in_voicebot),
+        })
+        .exec_without_returning(txn)
+        .await?;
+    }
+    for v in voices {
+        voice::Entity::insert(voice::ActiveModel {
+            id: Set(v.id.clone()),
+            language_id: Set(v.language_id.clone()),
+            language: Set(v.language.clone()),
+            language_code: Set(v.language_code.clone()),
+            voice_type: Set(v.voice_type.clone()),
+            gender_type: Set(v.gender_type.clone()),
+            sample: Set(v.sample.clone()),
+        })
+        .exec_without_returning(txn)
+        .await?;
+    }
+    for c in voice_channels {
+        voice_channel::Entity::insert(voice_channel::ActiveModel {
+            id: Set(c.id),
+            name: Set(c.name.clone()),
+            callback_url: Set(c.callback_url.clone()),
+            plug_in_id: Set(c.plug_in_id.clone()),
+            payload_type: Set(c.payload_type.clone()),
+        })
+        .exec_without_returning(txn)
+        .await?;
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
 use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
+use switchboard::crypto::FieldCipher;
 use switchboard::secret::ServerSecret;
 use switchboard::{AppState, db, seed};
 use uuid::Uuid;
@@ -22,6 +23,8 @@ pub const TEST_SECRET: &str = "test-secret-that-is-long-enough-for-hkdf";
 
 pub struct TestApp {
     pub address: String,
+    /// The SQLite file, when the test runs on SQLite.
+    pub sqlite_path: Option<std::path::PathBuf>,
     pub client: reqwest::Client,
     pub db: DatabaseConnection,
     pub tokens: Arc<TokenService>,
@@ -45,18 +48,21 @@ pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
     };
     let mut connection = db::connect(&url).await.expect("connect");
     db::migrate(&connection).await.expect("migrate");
-    seed::load(&connection, seed::demo()).await.expect("demo data");
+    let secret = ServerSecret::from_bytes(TEST_SECRET);
+    let cipher = Arc::new(FieldCipher::new(&secret));
+    seed::load(&connection, &cipher, seed::demo()).await.expect("demo data");
     let queries = Arc::new(AtomicUsize::new(0));
     let counter = queries.clone();
     connection.set_metric_callback(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
     });
-    let tokens = Arc::new(TokenService::new(&ServerSecret::from_bytes(TEST_SECRET)));
-    let state = AppState { db: connection.clone(), tokens: tokens.clone(), public_url: public_url.map(Into::into) };
+    let tokens = Arc::new(TokenService::new(&secret));
+    let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into) };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve(listener, switchboard::app(state)));
-    TestApp { address, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
+    let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
+    TestApp { address, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {

@@ -1,0 +1,106 @@
+//! Interface B: voicebots, their channel instances, telephony-provider and SIP
+//! configurations, under permission ManageVoicebot and site tenancy.
+
+pub mod bots;
+pub mod catalog;
+pub mod channels;
+pub mod sip;
+pub mod telephony;
+
+use chrono::Utc;
+use sea_orm::sea_query::{Expr, Query};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::db::entities::{voicebot, voicebot_channel_instance as channel};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::QueryParams;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(bots::router())
+        .merge(channels::router())
+        .merge(telephony::router())
+        .merge(sip::router())
+}
+
+/// What a channel instance's `infoId` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelType {
+    /// A telephony-provider configuration.
+    Telephony,
+    /// A SIP configuration.
+    Sip,
+}
+
+impl ChannelType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelType::Telephony => "telephony",
+            ChannelType::Sip => "sip",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        [ChannelType::Telephony, ChannelType::Sip].into_iter().find(|t| t.as_str() == stored)
+    }
+}
+
+/// Reads the `include` parameter, whose only allowed value is `allowed`.
+pub fn parse_include(query: &QueryParams, allowed: &str) -> ApiResult<bool> {
+    let Some(raw) = query.get("include") else { return Ok(false) };
+    let values: Vec<&str> = raw.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    if values.iter().any(|v| *v != allowed) || values.len() > 1 {
+        let mut v = Violations::new();
+        v.parameter("include", ErrorCode::FieldWrongType, format!("the only allowed value is `{allowed}`"));
+        return Err(v.into_error());
+    }
+    Ok(!values.is_empty())
+}
+
+/// Moves `lastUpdatedTime` of the voicebots whose channel is `channel_id`.
+pub async fn touch_bots_using_channel(db: &impl ConnectionTrait, channel_id: Uuid) -> ApiResult<()> {
+    voicebot::Entity::update_many()
+        .col_expr(voicebot::Column::LastUpdatedTime, Expr::value(Utc::now()))
+        .filter(voicebot::Column::ChannelId.eq(channel_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Moves `lastUpdatedTime` of the voicebots whose channel uses configuration `info_id`.
+pub async fn touch_bots_using_info(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
+    let channels = Query::select()
+        .column(channel::Column::Id)
+        .from(channel::Entity)
+        .and_where(channel::Column::ChannelType.eq(kind.as_str()))
+        .and_where(channel::Column::InfoId.eq(info_id))
+        .to_owned();
+    voicebot::Entity::update_many()
+        .col_expr(voicebot::Column::LastUpdatedTime, Expr::value(Utc::now()))
+        .filter(voicebot::Column::ChannelId.in_subquery(channels))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// A configuration may not be deleted while a channel instance names it.
+pub async fn refuse_if_info_in_use(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
+    let users = channel::Entity::find()
+        .filter(channel::Column::ChannelType.eq(kind.as_str()))
+        .filter(channel::Column::InfoId.eq(info_id))
+        .count(db)
+        .await?;
+    if users > 0 {
+        return Err(ApiError::new(
+            ErrorCode::StillReferenced,
+            format!("{users} channel instance(s) use this {} configuration", kind.as_str()),
+        ));
+    }
+    Ok(())
+}
