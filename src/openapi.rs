@@ -83,25 +83,21 @@ pub fn finish(doc: &mut OpenApiDoc) {
 
 /// Rules that tie one property of a body to another, stated with JSON Schema's
 /// `if`/`then` (OpenAPI 3.1) so that clients and contract tests see them. utoipa
-/// has no attribute for these keywords, so they are added to the named schemas here.
+/// has no attribute for these keywords, so each module supplies them by schema name.
 fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
-    let when_true = |flag: &str, then: serde_json::Value| {
-        json!({"if": {"properties": {flag: {"const": true}}, "required": [flag]}, "then": then})
-    };
     let conditions = [
-        (
-            "SipConfigurationInput",
-            json!([
-                when_true("isAuthUsernameRequired", json!({"required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})),
-                when_true("isOutboundProxyRequired", json!({"required": ["outboundProxy"], "properties": {"outboundProxy": {"minLength": 1}}})),
-            ]),
-        ),
+        ("SipConfigurationInput", crate::api::voicebots::sip::schema_conditions()),
     ];
     for (name, all_of) in conditions {
         if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {
             object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), all_of);
         }
     }
+}
+
+/// `{"if": <property equals value>, "then": then}`, for `add_schema_conditions`.
+pub fn when_equals(property: &str, value: serde_json::Value, then: serde_json::Value) -> serde_json::Value {
+    json!({"if": {"properties": {property: {"const": value}}, "required": [property]}, "then": then})
 }
 
 /// Operations state no security to mean "bearer token required" and `security(())`

@@ -3,4 +3,5 @@
 pub mod health;
 pub mod paging;
 pub mod secure_forms;
+pub mod text;
 pub mod voicebots;

@@ -6,3 +6,5 @@ mod helpers;
 mod platform;
 mod secure_forms;
 mod secure_form_rules;
+mod voicebot_configs;
+mod voicebots;

@@ -9,6 +9,7 @@ use regex::Regex;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
+use crate::api::text::text;
 use crate::error::{ApiError, ErrorCode, Violations};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
@@ -70,16 +71,16 @@ pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, Api
             v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
         }
     }
-    let name = text(&mut v, "/name", input.name, Some(200), true);
-    let description = text(&mut v, "/description", input.description, Some(2000), false);
-    let greeting = text(&mut v, "/greetingMessage", input.greeting_message, Some(20_000), true);
-    let color = text(&mut v, "/color", input.color, None, true);
+    let name = text(&mut v, "/name", input.name, 200, true);
+    let description = text(&mut v, "/description", input.description, 2000, false);
+    let greeting = text(&mut v, "/greetingMessage", input.greeting_message, 20_000, true);
+    let color = text(&mut v, "/color", input.color, 100, true);
     if !color.is_empty() && !HEX_COLOR.is_match(&color) {
         v.field("/color", ErrorCode::FieldInvalidFormat, "must be a hex color such as #1a73e8 or #fff");
     }
     let logo = input.logo.unwrap_or_default();
     check_logo(&mut v, &logo);
-    let submit_button_text = text(&mut v, "/submitButtonText", input.submit_button_text, Some(100), true);
+    let submit_button_text = text(&mut v, "/submitButtonText", input.submit_button_text, 100, true);
     let fields = match input.fields {
         None => {
             v.field("/fields", ErrorCode::FieldRequired, "is required");
@@ -121,11 +122,11 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
                 field.id
             }
         };
-        let name = text(v, &at("name"), field.name, Some(100), true);
+        let name = text(v, &at("name"), field.name, 100, true);
         if !name.is_empty() && !names.insert(name.clone()) {
             v.field(at("name"), ErrorCode::FieldNotUnique, format!("another field of this form is named `{name}`"));
         }
-        let display_name = text(v, &at("displayName"), field.display_name, Some(200), false);
+        let display_name = text(v, &at("displayName"), field.display_name, 200, false);
         let field_type = field.field_type;
         if field_type.is_none() {
             v.field(at("type"), ErrorCode::FieldRequired, "is required");
@@ -138,14 +139,14 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
                 "input validation applies to text and textArea fields only",
             );
         }
-        let regular_expression = text(v, &at("regularExpression"), field.regular_expression, Some(1000), false);
+        let regular_expression = text(v, &at("regularExpression"), field.regular_expression, 1000, false);
         if !regular_expression.is_empty() {
             if let Err(err) = fancy_regex::Regex::new(&regular_expression) {
                 v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
             }
         }
-        let message = text(v, &at("customValidationErrorMessage"), field.custom_validation_error_message, Some(500), false);
-        if validation_enabled && message.trim().is_empty() {
+        let message = text(v, &at("customValidationErrorMessage"), field.custom_validation_error_message, 500, false);
+        if validation_enabled && crate::api::text::is_blank(&message) {
             v.field(
                 at("customValidationErrorMessage"),
                 ErrorCode::FieldRequired,
@@ -213,27 +214,11 @@ fn validate_options(
             };
             OptionDraft {
                 id,
-                display_text: text(v, &at("displayText"), option.display_text, Some(200), true),
+                display_text: text(v, &at("displayText"), option.display_text, 200, true),
                 order: option.order.unwrap_or(index as i32),
             }
         })
         .collect()
-}
-
-/// A string value: present and not blank when `required`, at most `max` characters.
-fn text(v: &mut Violations, pointer: &str, value: Option<String>, max: Option<usize>, required: bool) -> String {
-    let value = value.unwrap_or_default();
-    if required && value.trim().is_empty() {
-        v.field(pointer, ErrorCode::FieldRequired, "is required and must not be blank");
-    }
-    if let Some(max) = max.filter(|max| value.chars().count() > *max) {
-        v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be at most {max} characters long"));
-    }
-    // PostgreSQL text cannot hold NUL, and no form text needs it.
-    if value.contains('\0') {
-        v.field(pointer, ErrorCode::FieldInvalidFormat, "must not contain NUL characters");
-    }
-    value
 }
 
 fn check_logo(v: &mut Violations, logo: &str) {

@@ -20,6 +20,7 @@ use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{voicebot as row, voicebot_channel_instance as channel_row};
+use crate::api::text::text;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
@@ -100,10 +101,10 @@ pub struct VoicebotInput {
     #[schema(read_only, nullable = false)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 2000)]
+    #[schema(nullable = false, max_length = 2000, pattern = r"^[^\u0000]*$")]
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
     #[serde(default, deserialize_with = "non_null")]
@@ -114,7 +115,7 @@ pub struct VoicebotInput {
     pub language_id: Option<LanguageId>,
     /// A voice of the catalog that speaks `languageId` (required with it).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 100)]
+    #[schema(nullable = false, max_length = 100, pattern = r"^[^\u0000]*$")]
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
     #[serde(default, deserialize_with = "non_null")]
@@ -125,7 +126,7 @@ pub struct VoicebotInput {
     #[schema(nullable = false, minimum = 1, maximum = 600)]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000)]
+    #[schema(nullable = false, max_length = 1000, pattern = r"^[^\u0000]*$")]
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
     #[serde(default, deserialize_with = "non_null")]
@@ -136,7 +137,7 @@ pub struct VoicebotInput {
     #[schema(nullable = false, max_items = 50, inline)]
     pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000)]
+    #[schema(nullable = false, max_length = 1000, pattern = r"^[^\u0000]*$")]
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
@@ -150,7 +151,7 @@ pub struct VoicebotInput {
 
 /// A word or phrase that makes the bot wait.
 #[derive(Debug, Deserialize, ToSchema)]
-#[schema(min_length = 1, max_length = 100, pattern = r"\S")]
+#[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
 pub struct WaitWord(pub String);
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -216,20 +217,6 @@ struct Draft {
     message_when_waiting: String,
     waiting_seconds: i32,
     channel: ChannelDraft,
-}
-
-fn text(v: &mut Violations, pointer: &str, value: Option<String>, max: usize, required: bool) -> String {
-    let value = value.unwrap_or_default();
-    if required && value.trim().is_empty() {
-        v.field(pointer, ErrorCode::FieldRequired, "is required and must not be blank");
-    }
-    if value.chars().count() > max {
-        v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be at most {max} characters long"));
-    }
-    if value.contains('\0') {
-        v.field(pointer, ErrorCode::FieldInvalidFormat, "must not contain NUL characters");
-    }
-    value
 }
 
 fn seconds(v: &mut Violations, pointer: &str, value: Option<i32>, range: std::ops::RangeInclusive<i32>, default: i32) -> i32 {

@@ -20,6 +20,7 @@ use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::crypto::FieldCipher;
 use crate::db::entities::sip_configuration as row;
+use crate::api::text::text;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, non_null};
 
@@ -40,6 +41,17 @@ fn check_host_port(v: &mut Violations, pointer: &str, value: &str) {
             "must be a host name or IPv4 address with an optional port 1-65535 (5060 when none is given)",
         );
     }
+}
+
+/// The conditional requirements of the input schema, for the OpenAPI document.
+pub fn schema_conditions() -> serde_json::Value {
+    use crate::openapi::when_equals;
+    serde_json::json!([
+        when_equals("isAuthUsernameRequired", true.into(), serde_json::json!({
+            "required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})),
+        when_equals("isOutboundProxyRequired", true.into(), serde_json::json!({
+            "required": ["outboundProxy"], "properties": {"outboundProxy": {"minLength": 1}}})),
+    ])
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -66,7 +78,7 @@ pub struct SipConfigurationInput {
     #[schema(nullable = false, max_length = 259, pattern = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$", example = "sip.example.com")]
     pub sip_server: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 255, pattern = r"\S")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 255, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
     pub username: Option<String>,
     /// Stored encrypted; returned in responses.
     #[serde(default, deserialize_with = "non_null")]
@@ -78,7 +90,7 @@ pub struct SipConfigurationInput {
     pub is_auth_username_required: Option<bool>,
     /// Required when `isAuthUsernameRequired` is true.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 255)]
+    #[schema(nullable = false, max_length = 255, pattern = r"^[^\u0000]*$")]
     pub auth_username: Option<String>,
     /// Default false. When true, `outboundProxy` is required.
     #[serde(default, deserialize_with = "non_null")]
@@ -131,20 +143,6 @@ struct Draft {
     outbound_proxy: String,
 }
 
-fn text(v: &mut Violations, pointer: &str, value: Option<String>, required: bool) -> String {
-    let value = value.unwrap_or_default();
-    if required && value.trim().is_empty() {
-        v.field(pointer, ErrorCode::FieldRequired, "is required and must not be blank");
-    }
-    if value.chars().count() > 255 {
-        v.field(pointer, ErrorCode::FieldOutOfRange, "must be at most 255 characters long");
-    }
-    if value.contains('\0') {
-        v.field(pointer, ErrorCode::FieldInvalidFormat, "must not contain NUL characters");
-    }
-    value
-}
-
 fn validate(input: SipConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::new();
     if let (Some(path), Some(body)) = (path_id, input.id) {
@@ -156,10 +154,16 @@ fn validate(input: SipConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Dr
     if !sip_server.is_empty() {
         check_host_port(&mut v, "/sIPServer", &sip_server);
     }
-    let username = text(&mut v, "/username", input.username, true);
-    let password = text(&mut v, "/password", input.password, true);
+    let username = text(&mut v, "/username", input.username, 255, true);
+    // Stored encrypted, so any character may stand in a password.
+    let password = input.password.unwrap_or_default();
+    if password.is_empty() {
+        v.field("/password", ErrorCode::FieldRequired, "is required");
+    } else if password.chars().count() > 255 {
+        v.field("/password", ErrorCode::FieldOutOfRange, "must be at most 255 characters long");
+    }
     let is_auth_username_required = input.is_auth_username_required.unwrap_or(false);
-    let auth_username = text(&mut v, "/authUsername", input.auth_username, is_auth_username_required);
+    let auth_username = text(&mut v, "/authUsername", input.auth_username, 255, is_auth_username_required);
     let is_outbound_proxy_required = input.is_outbound_proxy_required.unwrap_or(false);
     let outbound_proxy = input.outbound_proxy.unwrap_or_default();
     if is_outbound_proxy_required && outbound_proxy.is_empty() {

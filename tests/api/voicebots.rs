@@ -1,0 +1,248 @@
+//! Voicebots: their own channel, catalogs, include, lastUpdatedTime, tenancy.
+
+use serde_json::{Value, json};
+use switchboard::auth::Permission;
+
+use crate::helpers::*;
+use crate::voicebot_configs::{CHANNELS, DEMO_SIP, DEMO_TELEPHONY, SITE_B_TELEPHONY, TELEPHONY, VOICE_CHANNEL};
+
+const BOTS: &str = "/v4/voicebot/voicebots";
+const DEMO_BOT: &str = "0192f0c4-0000-7000-8000-0000000b0b01";
+const ENGINE: &str = "0192f0c4-0000-7000-8000-0000000a1001";
+
+fn bot_body(name: &str) -> Value {
+    json!({
+        "name": name,
+        "engineId": ENGINE,
+        "languageId": "zh-CN",
+        "voiceNameId": "zh-CN-male-1",
+        "channel": {"voiceChannelId": VOICE_CHANNEL, "infoId": DEMO_SIP, "channelType": "sip"}
+    })
+}
+
+fn time(bot: &Value) -> chrono::DateTime<chrono::Utc> {
+    bot["lastUpdatedTime"].as_str().unwrap().parse().unwrap()
+}
+
+async fn create(app: &TestApp, body: &Value) -> Value {
+    let response = app.post(BOTS, &app.admin_a(), body).await;
+    assert_eq!(response.status(), 201);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let bot: Value = response.json().await.unwrap();
+    assert_eq!(location, format!("{BOTS}/{}", bot["id"].as_str().unwrap()));
+    bot
+}
+
+async fn rejected(app: &TestApp, body: &Value) -> Vec<String> {
+    error_locations(&assert_problem(app.post(BOTS, &app.admin_a(), body).await, 400, 400001).await)
+}
+
+#[tokio::test]
+async fn create_applies_defaults_sets_statuses_and_embeds_everything() {
+    let app = spawn_app().await;
+    let channels_before = app.count_rows("voicebot_channel_instances").await;
+    let bot = create(&app, &bot_body("Support line")).await;
+    assert_eq!(bot["trainingStatus"], "succeeded");
+    assert_eq!(bot["importingStatus"], "none");
+    assert_eq!(bot["timeIntervalToRepeatLastMessageWhenNoInput"], 20);
+    assert_eq!(bot["timeToHangUpCallWhenNoInput"], 90);
+    assert_eq!(bot["botWaitingTime"], 90);
+    assert_eq!(bot["intentHighConfidenceScore"], 50);
+    assert_eq!(bot["wordsThatTriggerBotToWait"], json!([]));
+    assert_eq!(bot["engine"]["id"], ENGINE);
+    assert_eq!(bot["language"]["id"], "zh-CN");
+    assert_eq!(bot["language"]["canBeUsedInVoicebot"], true);
+    assert_eq!(bot["voiceName"]["genderType"], "male");
+    assert_eq!(bot["channel"]["id"], bot["channelId"]);
+    assert_eq!(bot["channel"]["infoId"], DEMO_SIP);
+    assert_eq!(bot["channel"]["voiceChannel"]["id"], VOICE_CHANNEL);
+    assert!(bot["lastUpdatedTime"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(app.count_rows("voicebot_channel_instances").await, channels_before + 1);
+}
+
+#[tokio::test]
+async fn read_only_statuses_in_a_body_are_ignored() {
+    let app = spawn_app().await;
+    let mut body = bot_body("statuses");
+    body["trainingStatus"] = json!("failed");
+    body["importingStatus"] = json!("processing");
+    let bot = create(&app, &body).await;
+    assert_eq!(bot["trainingStatus"], "succeeded");
+    assert_eq!(bot["importingStatus"], "none");
+}
+
+#[tokio::test]
+async fn include_decides_whether_the_channel_is_embedded() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let list: Value = app.get(BOTS, &token).await.json().await.unwrap();
+    let demo = &list[0];
+    assert!(demo.get("channel").is_none());
+    assert!(demo["channelId"].is_string());
+    let list: Value = app.get(&format!("{BOTS}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
+    assert_eq!(list[0]["channel"]["id"], list[0]["channelId"]);
+    assert_eq!(list[0]["channel"]["infoId"], DEMO_TELEPHONY);
+    let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
+    assert_eq!(one["channel"]["channelType"], "telephony");
+    let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
+    assert!(one.get("channel").is_none());
+    assert_problem(app.get(&format!("{BOTS}?include=info"), &token).await, 400, 400003).await;
+}
+
+#[tokio::test]
+async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let bot = create(&app, &bot_body("Before")).await;
+    let path = format!("{BOTS}/{}", bot["id"].as_str().unwrap());
+    let body = json!({
+        "id": bot["id"],
+        "name": "After",
+        "languageId": "en",
+        "voiceNameId": "en-US-male-1",
+        "timeToHangUpCallWhenNoInput": 600,
+        "wordsThatTriggerBotToWait": ["wait"],
+        "channel": {"voiceChannelId": VOICE_CHANNEL, "infoId": DEMO_TELEPHONY, "channelType": "telephony"}
+    });
+    let response = app.put(&path, &token, &body).await;
+    assert_eq!(response.status(), 200);
+    let updated: Value = response.json().await.unwrap();
+    assert_eq!(updated["name"], "After");
+    assert!(updated.get("engineId").is_none(), "PUT replaces: the engine left out is cleared");
+    assert_eq!(updated["timeToHangUpCallWhenNoInput"], 600);
+    assert_eq!(updated["channelId"], bot["channelId"], "the bot keeps its channel instance");
+    assert_eq!(updated["channel"]["infoId"], DEMO_TELEPHONY);
+    assert!(time(&updated) > time(&bot));
+    assert_eq!(updated["trainingStatus"], "succeeded");
+
+    // Editing the channel through its own endpoint moves the bot's time too.
+    let before = time(&updated);
+    let channel_path = format!("{CHANNELS}/{}", bot["channelId"].as_str().unwrap());
+    let response = app.put(&channel_path, &token, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP})).await;
+    assert_eq!(response.status(), 200);
+    let reread: Value = app.get(&path, &token).await.json().await.unwrap();
+    assert!(time(&reread) > before);
+
+    // And so does editing the configuration the channel uses.
+    let before = time(&reread);
+    let sip = crate::voicebot_configs::sip_body();
+    assert_eq!(app.put(&format!("/v4/voicebot/voicebotChannelSIPConfigurations/{DEMO_SIP}"), &token, &sip).await.status(), 200);
+    let reread: Value = app.get(&path, &token).await.json().await.unwrap();
+    assert!(time(&reread) > before);
+
+    let mismatch = json!({"id": DEMO_BOT, "name": "x", "channel": body["channel"]});
+    let problem = assert_problem(app.put(&path, &token, &mismatch).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/id"]);
+}
+
+#[tokio::test]
+async fn every_rule_is_reported_in_one_answer() {
+    let app = spawn_app().await;
+    assert_eq!(rejected(&app, &json!({})).await, ["/name", "/channel"]);
+    let body = json!({
+        "name": "timers",
+        "timeIntervalToRepeatLastMessageWhenNoInput": 61,
+        "timeToHangUpCallWhenNoInput": 0,
+        "intentHighConfidenceScore": 101,
+        "botWaitingTime": 601,
+        "wordsThatTriggerBotToWait": ["ok", " "],
+        "channel": {}
+    });
+    assert_eq!(
+        rejected(&app, &body).await,
+        [
+            "/timeIntervalToRepeatLastMessageWhenNoInput",
+            "/timeToHangUpCallWhenNoInput",
+            "/intentHighConfidenceScore",
+            "/botWaitingTime",
+            "/wordsThatTriggerBotToWait/1",
+            "/channel/voiceChannelId",
+            "/channel/infoId",
+            "/channel/channelType"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn catalog_and_channel_references_are_checked() {
+    let app = spawn_app().await;
+    let mut wrong_language = bot_body("voices");
+    wrong_language["voiceNameId"] = json!("en-US-female-1");
+    assert_eq!(rejected(&app, &wrong_language).await, ["/voiceNameId"]);
+    let mut no_language = bot_body("voices");
+    no_language.as_object_mut().unwrap().remove("languageId");
+    assert_eq!(rejected(&app, &no_language).await, ["/languageId"]);
+    let mut unknown = bot_body("refs");
+    unknown["engineId"] = json!("00000000-0000-0000-0000-0000000000ee");
+    unknown["voiceNameId"] = json!("robot");
+    unknown["channel"]["infoId"] = json!(SITE_B_TELEPHONY);
+    unknown["channel"]["channelType"] = json!("telephony");
+    assert_eq!(rejected(&app, &unknown).await, ["/engineId", "/voiceNameId", "/channel/infoId"]);
+    let mut bad_language = bot_body("lang");
+    bad_language["languageId"] = json!("fr");
+    assert_eq!(rejected(&app, &bad_language).await, ["/languageId"]);
+    let mut minimal = bot_body("minimal");
+    for key in ["engineId", "languageId", "voiceNameId"] {
+        minimal.as_object_mut().unwrap().remove(key);
+    }
+    let bot = create(&app, &minimal).await;
+    assert!(bot.get("engine").is_none() && bot.get("language").is_none());
+}
+
+#[tokio::test]
+async fn delete_removes_the_bot_and_its_channel_and_frees_the_configuration() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let channels_before = app.count_rows("voicebot_channel_instances").await;
+    let demo: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
+    assert_problem(app.delete(&format!("{CHANNELS}/{}", demo["channelId"].as_str().unwrap()), &token).await, 409, 409002).await;
+    assert_eq!(app.delete(&format!("{BOTS}/{DEMO_BOT}"), &token).await.status(), 204);
+    assert_problem(app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await, 404, 404001).await;
+    assert_eq!(app.count_rows("voicebot_channel_instances").await, channels_before - 1);
+    assert_eq!(app.delete(&format!("{TELEPHONY}/{DEMO_TELEPHONY}"), &token).await.status(), 204);
+}
+
+#[tokio::test]
+async fn another_sites_voicebot_is_404_and_permission_is_required() {
+    let app = spawn_app().await;
+    let other = app.admin_b();
+    let path = format!("{BOTS}/{DEMO_BOT}");
+    assert_problem(app.get(&path, &other).await, 404, 404001).await;
+    let mut body = bot_body("hijack");
+    body["channel"] = json!({"voiceChannelId": VOICE_CHANNEL, "infoId": SITE_B_TELEPHONY, "channelType": "telephony"});
+    assert_problem(app.put(&path, &other, &body).await, 404, 404001).await;
+    assert_problem(app.delete(&path, &other).await, 404, 404001).await;
+    let list: Value = app.get(BOTS, &other).await.json().await.unwrap();
+    assert_eq!(list, json!([]));
+    let forms_only = app.token_with(SITE_A, ADMIN_A, &[Permission::ManageSecureForm]);
+    assert_problem(app.get(BOTS, &forms_only).await, 403, 403001).await;
+    assert_problem(app.get(TELEPHONY, &forms_only).await, 403, 403001).await;
+    assert_problem(app.post(CHANNELS, &forms_only, &json!({})).await, 403, 403001).await;
+}
+
+#[tokio::test]
+async fn lists_with_include_take_a_fixed_number_of_queries() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let url = format!("{BOTS}?include=voicebotChannelInstance");
+    app.reset_query_count();
+    app.get(&url, &token).await;
+    let with_one = app.query_count();
+    for i in 0..8 {
+        let mut body = bot_body(&format!("bot {i}"));
+        if i % 2 == 0 {
+            body["channel"] = json!({"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0002", "infoId": DEMO_TELEPHONY, "channelType": "telephony"});
+            body["languageId"] = json!("zh-TW");
+            body["voiceNameId"] = json!("zh-TW-female-1");
+        }
+        create(&app, &body).await;
+    }
+    app.reset_query_count();
+    let list: Value = app.get(&url, &token).await.json().await.unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 9);
+    assert_eq!(app.query_count(), with_one);
+    app.reset_query_count();
+    app.get(&format!("{CHANNELS}?include=info"), &token).await;
+    let channel_queries = app.query_count();
+    assert!(channel_queries <= 4, "channels with info: {channel_queries} queries");
+}
