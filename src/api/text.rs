@@ -1,11 +1,13 @@
-//! The one rule for free-text body values, shared by every resource, and the
-//! schema patterns that state it (kept literally in the DTO attributes):
+//! The one rule for free-text body values, shared by every resource:
 //!
-//! - `^[^\u0000]*$`: no NUL character (PostgreSQL text cannot store one);
-//! - `^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$`: that, and not blank.
+//! - no NUL character (PostgreSQL text cannot store one);
+//! - required values must not be blank, and "blank" means only spaces, tabs and
+//!   line breaks: a fixed set, so that the server, JSON Schema validators and
+//!   contract-test generators agree. Schemas state it as the pattern `[^\t\n\r ]`.
 //!
-//! "Blank" means only spaces, tabs and line breaks: a fixed set, so that the
-//! server, JSON Schema validators and contract-test generators all agree.
+//! The NUL rule is stated in schemas only where the operation has no other rule the
+//! schema cannot state (SIP configurations): generators find "contains NUL" hard to
+//! produce, and the patterns made nested bodies very slow to generate.
 
 use crate::error::{ErrorCode, Violations};
 

@@ -93,14 +93,14 @@ pub struct SecureFormInput {
     #[schema(nullable = false, read_only)]
     #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
     #[serde(default, deserialize_with = "non_null")]
     pub name: Option<String>,
-    #[schema(nullable = false, max_length = 2000, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 2000)]
     #[serde(default, deserialize_with = "non_null")]
     pub description: Option<String>,
     /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 20000, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 20000, pattern = r"[^\t\n\r ]")]
     #[serde(default, deserialize_with = "non_null")]
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
@@ -111,7 +111,7 @@ pub struct SecureFormInput {
     #[schema(nullable = false, format = Byte)]
     #[serde(default, deserialize_with = "non_null")]
     pub logo: Option<String>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
     #[serde(default, deserialize_with = "non_null")]
     pub submit_button_text: Option<String>,
     #[schema(required = true, nullable = false, max_items = 100)]
@@ -132,10 +132,10 @@ pub struct SecureFormFieldInput {
     #[serde(default, deserialize_with = "non_null")]
     pub secure_form_id: Option<Uuid>,
     /// Unique within the form.
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
     #[serde(default, deserialize_with = "non_null")]
     pub name: Option<String>,
-    #[schema(nullable = false, max_length = 200, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 200)]
     #[serde(default, deserialize_with = "non_null")]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
@@ -163,11 +163,11 @@ pub struct SecureFormFieldInput {
     #[serde(default, deserialize_with = "non_null")]
     pub is_input_validation_enabled: Option<bool>,
     /// A regular expression that submitted data must match; must compile.
-    #[schema(nullable = false, max_length = 1000, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 1000)]
     #[serde(default, deserialize_with = "non_null")]
     pub regular_expression: Option<String>,
     /// Required when `isInputValidationEnabled` is true.
-    #[schema(nullable = false, max_length = 500, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 500)]
     #[serde(default, deserialize_with = "non_null")]
     pub custom_validation_error_message: Option<String>,
     /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
@@ -189,7 +189,7 @@ pub struct SecureFormFieldOptionInput {
     #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub field_id: Option<Uuid>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
     #[serde(default, deserialize_with = "non_null")]
     pub display_text: Option<String>,
     /// Position of the option; defaults to its index in `options`.

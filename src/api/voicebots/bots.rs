@@ -101,10 +101,10 @@ pub struct VoicebotInput {
     #[schema(read_only, nullable = false)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 2000, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 2000)]
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
     #[serde(default, deserialize_with = "non_null")]
@@ -115,7 +115,7 @@ pub struct VoicebotInput {
     pub language_id: Option<LanguageId>,
     /// A voice of the catalog that speaks `languageId` (required with it).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 100, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 100)]
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
     #[serde(default, deserialize_with = "non_null")]
@@ -126,7 +126,7 @@ pub struct VoicebotInput {
     #[schema(nullable = false, minimum = 1, maximum = 600)]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 1000)]
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
     #[serde(default, deserialize_with = "non_null")]
@@ -137,7 +137,7 @@ pub struct VoicebotInput {
     #[schema(nullable = false, max_items = 50, inline)]
     pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false, max_length = 1000)]
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
@@ -151,7 +151,7 @@ pub struct VoicebotInput {
 
 /// A word or phrase that makes the bot wait.
 #[derive(Debug, Deserialize, ToSchema)]
-#[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+#[schema(min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
 pub struct WaitWord(pub String);
 
 #[derive(Debug, Serialize, ToSchema)]
