@@ -23,6 +23,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
             return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}")));
         }
+        // serde reads a struct from an array too; every body of this API is an object.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            let mut violations = Violations::new();
+            violations.field("", ErrorCode::FieldWrongType, "the body must be a JSON object");
+            return Err(violations.into_error());
+        }
         let deserializer = &mut serde_json::Deserializer::from_slice(&bytes);
         serde_path_to_error::deserialize(deserializer)
             .map(JsonBody)

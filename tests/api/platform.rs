@@ -32,6 +32,10 @@ async fn bodies_are_checked_for_type_size_and_syntax() {
     assert_problem(broken, 400, 400002).await;
     let huge = json!({"name": "x".repeat(5 * 1024 * 1024)});
     assert_problem(app.post(FORMS, &token, &huge).await, 413, 413001).await;
+    let array = app.client.post(app.url("/v4/voicebot/voicebotChannelInstances")).bearer_auth(&token)
+        .header("content-type", "application/json").body("[]").send().await.unwrap();
+    let problem = assert_problem(array, 400, 400001).await;
+    assert_eq!(problem["errors"][0]["pointer"], "");
     // Unknown properties are ignored.
     let mut body = crate::secure_forms::form_body("extra");
     body["unknownProperty"] = json!(true);
