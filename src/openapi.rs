@@ -54,7 +54,11 @@ pub struct PlatformDoc;
             see docs/errors.md."
     ),
     components(schemas(Problem, FieldProblem)),
-    tags((name = "Authentication", description = "Tokens for partner users")),
+    tags(
+        (name = "Authentication", description = "Tokens for partner users"),
+        (name = "Products", description = "The product catalog (permission ManageProduct)"),
+        (name = "Feature points", description = "Products' feature point items (permission ManageFeature)"),
+    ),
 )]
 pub struct BillingDoc;
 

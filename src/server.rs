@@ -18,7 +18,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{health, secure_forms, voicebots};
+use crate::api::{billing, health, secure_forms, voicebots};
 use crate::auth::{self, TokenService};
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
@@ -51,6 +51,7 @@ fn routers() -> (Router<AppState>, Documents) {
         .split_for_parts();
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
         .merge(auth::partner_router())
+        .merge(billing::router())
         .split_for_parts();
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);

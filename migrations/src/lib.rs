@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261121_000001_accounts;
 mod m20261121_000002_secure_forms;
 mod m20261121_000003_voicebots;
+mod m20261121_000004_product_catalog;
 
 pub struct Migrator;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000001_accounts::Migration),
             Box::new(m20261121_000002_secure_forms::Migration),
             Box::new(m20261121_000003_voicebots::Migration),
+            Box::new(m20261121_000004_product_catalog::Migration),
         ]
     }
 }

@@ -1,5 +1,6 @@
 //! HTTP interfaces, one module per resource family.
 
+pub mod billing;
 pub mod health;
 pub mod paging;
 pub mod secure_forms;

@@ -20,6 +20,15 @@ pub struct SiteCaller<P> {
     permission: PhantomData<P>,
 }
 
+/// A partner user calling the partner-billing interface (C), holding the
+/// permission `P`. A partner sees only its own sites and what is under them.
+#[derive(Clone, Debug)]
+pub struct PartnerCaller<P> {
+    pub partner_id: i32,
+    pub user_id: Uuid,
+    permission: PhantomData<P>,
+}
+
 /// A permission named at the type level, so each handler states what it needs.
 pub trait RequiredPermission {
     const PERMISSION: Permission;
@@ -39,7 +48,7 @@ pub mod perm {
         )*};
     }
 
-    markers!(ManageSecureForm, ManageVoicebot);
+    markers!(ManageSecureForm, ManageVoicebot, ManageSite, ManageFeature, ManageProduct, ManageInvoice);
 }
 
 fn require(permissions: &[Permission], needed: Permission) -> Result<(), ApiError> {
@@ -92,5 +101,18 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCal
         };
         require(&claims.permissions(), P::PERMISSION)?;
         Ok(SiteCaller { site_id, agent_id, permission: PhantomData })
+    }
+}
+
+impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for PartnerCaller<P> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let claims = state.tokens.verify(bearer_token(parts)?, Audience::Partner, TokenKind::Access)?;
+        let Some(partner_id) = claims.partner_id else {
+            return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no partner"));
+        };
+        require(&claims.permissions(), P::PERMISSION)?;
+        Ok(PartnerCaller { partner_id, user_id: claims.sub, permission: PhantomData })
     }
 }

@@ -6,6 +6,7 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::{self, SipConfigurationInput};
@@ -44,6 +45,10 @@ pub struct DataSet {
     pub sip_configurations: Vec<SiteSeeded<SipConfigurationInput>>,
     #[serde(default)]
     pub voicebots: Vec<SiteSeeded<VoicebotInput>>,
+    #[serde(default)]
+    pub products: Vec<Product>,
+    #[serde(default)]
+    pub feature_point_items: Vec<FeaturePointItem>,
 }
 
 /// A catalog voice and the language (catalog id) it speaks.
@@ -181,6 +186,9 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
     }
     load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
+    products::seed(&txn, &data.products, &data.feature_point_items)
+        .await
+        .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
         telephony::seed(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;

@@ -4,6 +4,7 @@ mod auth;
 mod cli;
 mod helpers;
 mod platform;
+mod products;
 mod secure_forms;
 mod secure_form_rules;
 mod voicebot_configs;

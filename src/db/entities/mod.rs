@@ -2,9 +2,11 @@
 
 pub mod agent;
 pub mod chatbot_engine;
+pub mod feature_point_item;
 pub mod language;
 pub mod partner;
 pub mod partner_user;
+pub mod product;
 pub mod secure_form;
 pub mod secure_form_field;
 pub mod secure_form_field_option;
