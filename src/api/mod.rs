@@ -4,5 +4,6 @@ pub mod billing;
 pub mod health;
 pub mod paging;
 pub mod secure_forms;
+pub mod site_scoped;
 pub mod text;
 pub mod voicebots;

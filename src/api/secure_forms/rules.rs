@@ -66,11 +66,11 @@ static ACTIVE_SVG_CONTENT: LazyLock<Regex> = LazyLock::new(|| {
 
 pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, ApiError> {
     let mut v = Violations::new();
-    if let (Target::Update(path_id), Some(body_id)) = (target, input.id) {
-        if body_id != path_id {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
-    }
+    let path_id = match target {
+        Target::Create => None,
+        Target::Update(id) => Some(id),
+    };
+    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let name = text(&mut v, "/name", input.name, 200, true);
     let description = text(&mut v, "/description", input.description, 2000, false);
     let greeting = text(&mut v, "/greetingMessage", input.greeting_message, 20_000, true);

@@ -53,11 +53,7 @@ pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 
 /// Another site's form is answered exactly like a missing one.
 async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<form::Model> {
-    form::Entity::find_by_id(id)
-        .filter(form::Column::SiteId.eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("secure form"))
+    crate::api::site_scoped::find_in_site::<form::Entity>(db, site_id, id).await
 }
 
 pub async fn create(

@@ -21,11 +21,10 @@ use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{voicebot as row, voicebot_channel_instance as channel_row};
 use crate::api::text::text;
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
 const TAG: &str = "Voicebots";
-const WHAT: &str = "voicebot";
 pub const DEFAULT_REPEAT_SECONDS: i32 = 20;
 pub const DEFAULT_HANG_UP_SECONDS: i32 = 90;
 pub const DEFAULT_WAITING_SECONDS: i32 = 90;
@@ -230,11 +229,7 @@ fn seconds(v: &mut Violations, pointer: &str, value: Option<i32>, range: std::op
 /// Every rule of a voicebot body, the catalog and channel references included.
 async fn validate(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::new();
-    if let (Some(path), Some(body)) = (path_id, input.id) {
-        if path != body {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
-    }
+    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let name = text(&mut v, "/name", input.name, 200, true);
     let description = text(&mut v, "/description", input.description, 2000, false);
     let repeat_seconds = seconds(&mut v, "/timeIntervalToRepeatLastMessageWhenNoInput",
@@ -337,11 +332,7 @@ fn values(draft: &Draft, now: DateTime<Utc>) -> row::ActiveModel {
 }
 
 async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    row::Entity::find_by_id(id)
-        .filter(row::Column::SiteId.eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(WHAT))
+    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// Builds responses with a fixed number of queries: the catalogs by id and, with

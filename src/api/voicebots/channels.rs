@@ -29,7 +29,6 @@ use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
 const TAG: &str = "Voicebot channel instances";
-const WHAT: &str = "voicebot channel instance";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -194,11 +193,7 @@ fn values(draft: ChannelDraft) -> row::ActiveModel {
 }
 
 pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    row::Entity::find_by_id(id)
-        .filter(row::Column::SiteId.eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(WHAT))
+    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// Builds responses for `rows`: one query for their voice channels and, with
@@ -314,11 +309,7 @@ async fn checked_draft(
     path_id: Option<Uuid>,
 ) -> ApiResult<ChannelDraft> {
     let mut v = Violations::new();
-    if let (Some(path), Some(body)) = (path_id, input.id) {
-        if path != body {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
-    }
+    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let draft = read_input(input, "", false, &mut v);
     check_references(db, site_id, &draft, "", &mut v).await?;
     v.finish(draft)

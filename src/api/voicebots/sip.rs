@@ -25,7 +25,6 @@ use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, non_null};
 
 const TAG: &str = "SIP configurations";
-const WHAT: &str = "SIP configuration";
 
 /// A host name or IPv4 address with an optional port 1-65535; the same pattern is
 /// published in the schema.
@@ -145,11 +144,7 @@ struct Draft {
 
 fn validate(input: SipConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::new();
-    if let (Some(path), Some(body)) = (path_id, input.id) {
-        if path != body {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
-    }
+    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let sip_server = input.sip_server.unwrap_or_default();
     if !sip_server.is_empty() {
         check_host_port(&mut v, "/sIPServer", &sip_server);
@@ -196,11 +191,7 @@ fn values(draft: Draft, cipher: &FieldCipher) -> row::ActiveModel {
 }
 
 pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    row::Entity::find_by_id(id)
-        .filter(row::Column::SiteId.eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(WHAT))
+    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// Stores a configuration from a data set, through the same rules as the API.

@@ -20,7 +20,6 @@ use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, non_null};
 
 const TAG: &str = "Telephony configurations";
-const WHAT: &str = "telephony configuration";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -154,11 +153,7 @@ struct Draft {
 
 fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::new();
-    if let (Some(path), Some(body)) = (path_id, input.id) {
-        if path != body {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
-    }
+    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     if input.phone_number.is_none() {
         v.field("/phoneNumber", ErrorCode::FieldRequired, "is required");
     }
@@ -175,11 +170,7 @@ fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> ApiRes
 }
 
 pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    row::Entity::find_by_id(id)
-        .filter(row::Column::SiteId.eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(WHAT))
+    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// Stores a configuration from a data set, through the same rules as the API.
