@@ -58,6 +58,7 @@ pub struct PlatformDoc;
         (name = "Authentication", description = "Tokens for partner users"),
         (name = "Products", description = "The product catalog (permission ManageProduct)"),
         (name = "Feature points", description = "Products' feature point items (permission ManageFeature)"),
+        (name = "Site billing profiles", description = "Who is billed for a site and how; card numbers encrypted and masked (permission ManageSite)"),
     ),
 )]
 pub struct BillingDoc;

@@ -7,6 +7,7 @@ mod m20261121_000001_accounts;
 mod m20261121_000002_secure_forms;
 mod m20261121_000003_voicebots;
 mod m20261121_000004_product_catalog;
+mod m20261121_000005_site_billing_profiles;
 
 pub struct Migrator;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000002_secure_forms::Migration),
             Box::new(m20261121_000003_voicebots::Migration),
             Box::new(m20261121_000004_product_catalog::Migration),
+            Box::new(m20261121_000005_site_billing_profiles::Migration),
         ]
     }
 }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::api::billing::products::{self, FeaturePointItem, Product};
+use crate::api::billing::profiles::{self, SiteBillingProfileInput};
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::{self, SipConfigurationInput};
@@ -49,6 +50,8 @@ pub struct DataSet {
     pub products: Vec<Product>,
     #[serde(default)]
     pub feature_point_items: Vec<FeaturePointItem>,
+    #[serde(default)]
+    pub site_billing_profiles: Vec<SiteBillingProfileInput>,
 }
 
 /// A catalog voice and the language (catalog id) it speaks.
@@ -189,6 +192,10 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     products::seed(&txn, &data.products, &data.feature_point_items)
         .await
         .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
+    for p in data.site_billing_profiles {
+        let site = p.site_id;
+        profiles::seed(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+    }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
         telephony::seed(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;

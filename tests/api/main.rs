@@ -1,6 +1,7 @@
 //! Black-box tests over HTTP. One binary, so the crate links once.
 
 mod auth;
+mod billing_profiles;
 mod cli;
 mod helpers;
 mod platform;

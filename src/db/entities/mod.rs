@@ -12,6 +12,7 @@ pub mod secure_form_field;
 pub mod secure_form_field_option;
 pub mod sip_configuration;
 pub mod site;
+pub mod site_billing_profile;
 pub mod telephony_configuration;
 pub mod voice;
 pub mod voice_channel;

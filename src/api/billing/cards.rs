@@ -1,0 +1,66 @@
+//! Payment card rules: Luhn-checked numbers, masking to the last four digits,
+//! security codes that are accepted and never kept (PCI DSS 3.3.1).
+
+/// The digits of a card number as typed (spaces and hyphens allowed), when they
+/// form a valid number: 12 to 19 digits with a correct Luhn check digit.
+pub fn normalize(number: &str) -> Option<String> {
+    let digits: String = number.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+    let valid = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && luhn(&digits);
+    valid.then_some(digits)
+}
+
+fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 { doubled - 9 } else { doubled }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// `************4242`: one `*` per hidden digit, then the last four.
+pub fn mask(digits: &str) -> String {
+    let keep = digits.len().saturating_sub(4);
+    format!("{}{}", "*".repeat(keep), &digits[keep..])
+}
+
+/// Whether `value` is a masked number as `mask` writes it (sent back unchanged).
+pub fn is_masked(value: &str) -> bool {
+    value.len() > 4 && value.starts_with('*') && value.trim_start_matches('*').len() == 4
+}
+
+/// A card security code: three or four digits.
+pub fn valid_security_code(code: &str) -> bool {
+    (3..=4).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luhn_numbers() {
+        assert_eq!(normalize("4242 4242 4242 4242").as_deref(), Some("4242424242424242"));
+        assert_eq!(normalize("4000-0000-0000-0002").as_deref(), Some("4000000000000002"));
+        assert!(normalize("4242424242424241").is_none());
+        assert!(normalize("42424242").is_none());
+        assert!(normalize("4242x24242424242").is_none());
+    }
+
+    #[test]
+    fn masks_all_but_the_last_four() {
+        assert_eq!(mask("4242424242424242"), "************4242");
+        assert!(is_masked("************4242"));
+        assert!(!is_masked("4242424242424242"));
+        assert!(valid_security_code("123") && valid_security_code("1234") && !valid_security_code("12a"));
+    }
+}
