@@ -95,9 +95,9 @@ impl LanguageId {
     "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": "0192f0c4-0000-7000-8000-0000000e0001", "channelType": "telephony"}
 }))]
 pub struct VoicebotInput {
-    /// Read-only; on update it may be sent and must equal the path id.
+    /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(read_only, nullable = false)]
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]

@@ -45,9 +45,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     "channelType": "telephony"
 }))]
 pub struct VoicebotChannelInstanceInput {
-    /// Read-only; on update it may be sent and must equal the path id.
+    /// Ignored on create (and inside a voicebot's `channel`). On update it may be
+    /// sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(read_only, nullable = false)]
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     /// A voice channel of the catalog.
     #[serde(default, deserialize_with = "non_null")]

@@ -68,9 +68,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     "isOutboundProxyRequired": false
 }))]
 pub struct SipConfigurationInput {
-    /// Read-only; on update it may be sent and must equal the path id.
+    /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(read_only, nullable = false)]
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
     #[serde(rename = "sIPServer", default, deserialize_with = "non_null")]

@@ -112,9 +112,9 @@ fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Result<(
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"}))]
 pub struct TelephonyConfigurationInput {
-    /// Read-only; on update it may be sent and must equal the path id.
+    /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(read_only, nullable = false)]
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[serde(default, deserialize_with = "non_null")]
