@@ -190,7 +190,7 @@ impl QueryParams {
         violations: &mut Violations,
     ) -> i64 {
         let Some(raw) = self.get(name) else { return default };
-        match raw.trim().parse::<i64>() {
+        match raw.parse::<i64>() {
             Ok(value) if range.contains(&value) => value,
             Ok(_) => {
                 violations.parameter(

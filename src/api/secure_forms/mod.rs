@@ -99,7 +99,7 @@ async fn list_secure_forms(
 ) -> ApiResult<Json<SecureFormPage>> {
     let mut v = Violations::new();
     let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.get("siteId").map(|raw| raw.trim().parse::<i64>());
+    let site_id = query.get("siteId").map(|raw| raw.parse::<i64>());
     let site_id = match site_id {
         Some(Ok(id)) => Some(id),
         Some(Err(_)) => {

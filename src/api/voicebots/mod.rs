@@ -51,16 +51,18 @@ impl ChannelType {
     }
 }
 
-/// Reads the `include` parameter, whose only allowed value is `allowed`.
+/// Reads the `include` parameter, whose only allowed value is `allowed`: exactly
+/// that, or empty (as the schema's pattern says).
 pub fn parse_include(query: &QueryParams, allowed: &str) -> ApiResult<bool> {
-    let Some(raw) = query.get("include") else { return Ok(false) };
-    let values: Vec<&str> = raw.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
-    if values.iter().any(|v| *v != allowed) || values.len() > 1 {
-        let mut v = Violations::new();
-        v.parameter("include", ErrorCode::FieldWrongType, format!("the only allowed value is `{allowed}`"));
-        return Err(v.into_error());
+    match query.get("include") {
+        None | Some("") => Ok(false),
+        Some(value) if value == allowed => Ok(true),
+        Some(_) => {
+            let mut v = Violations::new();
+            v.parameter("include", ErrorCode::FieldWrongType, format!("the only allowed value is `{allowed}`"));
+            Err(v.into_error())
+        }
     }
-    Ok(!values.is_empty())
 }
 
 /// Moves `lastUpdatedTime` of the voicebots whose channel is `channel_id`.
