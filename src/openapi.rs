@@ -75,6 +75,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
         components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
     }
     add_schema_conditions(components);
+    link_created_resources(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
@@ -96,6 +97,44 @@ fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
     for (name, all_of) in conditions {
         if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {
             object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), all_of);
+        }
+    }
+}
+
+/// Every `createX` operation answering 201 gets a `Location` header and links to
+/// `getX`, `updateX` and `deleteX` (those that exist) with the new `id`, so clients
+/// and stateful contract tests can follow them; one rule instead of a block per create.
+fn link_created_resources(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::link::LinkBuilder;
+    let operations = |item: &utoipa::openapi::PathItem| -> Vec<String> {
+        [&item.get, &item.put, &item.post, &item.delete, &item.patch]
+            .into_iter()
+            .flatten()
+            .filter_map(|op| op.operation_id.clone())
+            .collect()
+    };
+    let known: std::collections::HashSet<String> = doc.paths.paths.values().flat_map(operations).collect();
+    for item in doc.paths.paths.values_mut() {
+        let Some(create) = item.post.as_mut() else { continue };
+        let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned) else {
+            continue;
+        };
+        let Some(RefOr::T(created)) = create.responses.responses.get_mut("201") else { continue };
+        created.headers.entry("Location".to_owned()).or_insert_with(|| {
+            RefOr::T(
+                HeaderBuilder::new()
+                    .schema(Some(Object::with_type(Type::String)))
+                    .description(Some("Path of the new resource"))
+                    .build(),
+            )
+        });
+        for verb in ["get", "update", "delete"] {
+            let target = format!("{verb}{resource}");
+            if known.contains(&target) {
+                let name = format!("{}{target_rest}", verb[..1].to_uppercase(), target_rest = &target[1..]);
+                let link = LinkBuilder::new().operation_id(target).parameter("id", "$response.body#/id").build();
+                created.links.insert(name, RefOr::T(link));
+            }
         }
     }
 }

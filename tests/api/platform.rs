@@ -106,6 +106,11 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                 if path.contains('{') {
                     assert!(op["responses"]["404"].is_object(), "{id}: 404");
                 }
+                if let Some(created) = op["responses"].get("201") {
+                    assert!(created["headers"]["Location"].is_object(), "{id}: Location");
+                    let links = created["links"].as_object().map(|l| l.len()).unwrap_or(0);
+                    assert_eq!(links, 3, "{id}: links to read, update and delete");
+                }
             }
         }
     }

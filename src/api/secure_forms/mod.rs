@@ -6,7 +6,7 @@ mod store;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use sea_orm::Order;
 use serde::Deserialize;
@@ -150,13 +150,7 @@ async fn get_secure_form(
     tag = TAG,
     request_body = SecureFormInput,
     responses(
-        (status = 201, description = "The stored secure form", body = SecureForm,
-            headers(("Location" = String, description = "Path of the new secure form")),
-            links(
-                ("GetSecureForm" = (operation_id = "getSecureForm", parameters(("id" = "$response.body#/id")))),
-                ("UpdateSecureForm" = (operation_id = "updateSecureForm", parameters(("id" = "$response.body#/id")))),
-                ("DeleteSecureForm" = (operation_id = "deleteSecureForm", parameters(("id" = "$response.body#/id")))),
-            )),
+        (status = 201, description = "The stored secure form", body = SecureForm),
     ),
 )]
 async fn create_secure_form(
@@ -167,7 +161,7 @@ async fn create_secure_form(
     let draft = rules::validate(input, Target::Create)?;
     let form = store::create(&state.db, caller.site_id, Uuid::now_v7(), draft).await?;
     let location = format!("{BASE}/{}", form.id);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(form)))
+    Ok(crate::api::created(location, form))
 }
 
 /// Replace a secure form

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
@@ -470,13 +470,7 @@ async fn get_voicebot(
 #[utoipa::path(post, path = "/v4/voicebot/voicebots", operation_id = "createVoicebot", tag = TAG,
     request_body = VoicebotInput,
     responses(
-        (status = 201, description = "The stored voicebot with its channel", body = Voicebot,
-            headers(("Location" = String, description = "Path of the new voicebot")),
-            links(
-                ("GetVoicebot" = (operation_id = "getVoicebot", parameters(("id" = "$response.body#/id")))),
-                ("UpdateVoicebot" = (operation_id = "updateVoicebot", parameters(("id" = "$response.body#/id")))),
-                ("DeleteVoicebot" = (operation_id = "deleteVoicebot", parameters(("id" = "$response.body#/id")))),
-            )),
+        (status = 201, description = "The stored voicebot with its channel", body = Voicebot),
     ))]
 async fn create_voicebot(
     State(state): State<AppState>,
@@ -491,7 +485,7 @@ async fn create_voicebot(
     let stored = load(&txn, &state.cipher, vec![row], true).await?.remove(0);
     txn.commit().await?;
     let location = format!("/v4/voicebot/voicebots/{id}");
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(stored)))
+    Ok(crate::api::created(location, stored))
 }
 
 /// Replace a voicebot

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
 use sea_orm::{
@@ -321,13 +321,7 @@ async fn checked_draft(
     operation_id = "createVoicebotChannelInstance", tag = TAG,
     request_body = VoicebotChannelInstanceInput,
     responses(
-        (status = 201, description = "The stored channel instance", body = VoicebotChannelInstance,
-            headers(("Location" = String, description = "Path of the new channel instance")),
-            links(
-                ("GetVoicebotChannelInstance" = (operation_id = "getVoicebotChannelInstance", parameters(("id" = "$response.body#/id")))),
-                ("UpdateVoicebotChannelInstance" = (operation_id = "updateVoicebotChannelInstance", parameters(("id" = "$response.body#/id")))),
-                ("DeleteVoicebotChannelInstance" = (operation_id = "deleteVoicebotChannelInstance", parameters(("id" = "$response.body#/id")))),
-            )),
+        (status = 201, description = "The stored channel instance", body = VoicebotChannelInstance),
     ))]
 async fn create_channel_instance(
     State(state): State<AppState>,
@@ -340,7 +334,7 @@ async fn create_channel_instance(
     let row = find_row(&state.db, caller.site_id, id).await?;
     let stored = load(&state.db, &state.cipher, vec![row], false).await?.remove(0);
     let location = format!("/v4/voicebot/voicebotChannelInstances/{id}");
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(stored)))
+    Ok(crate::api::created(location, stored))
 }
 
 /// Replace a voicebot channel instance

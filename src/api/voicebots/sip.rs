@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
 use regex::Regex;
@@ -253,13 +253,7 @@ async fn get_sip_configuration(
     operation_id = "createSipConfiguration", tag = TAG,
     request_body = SipConfigurationInput,
     responses(
-        (status = 201, description = "The stored configuration", body = SipConfiguration,
-            headers(("Location" = String, description = "Path of the new configuration")),
-            links(
-                ("GetSipConfiguration" = (operation_id = "getSipConfiguration", parameters(("id" = "$response.body#/id")))),
-                ("UpdateSipConfiguration" = (operation_id = "updateSipConfiguration", parameters(("id" = "$response.body#/id")))),
-                ("DeleteSipConfiguration" = (operation_id = "deleteSipConfiguration", parameters(("id" = "$response.body#/id")))),
-            )),
+        (status = 201, description = "The stored configuration", body = SipConfiguration),
     ))]
 async fn create_sip_configuration(
     State(state): State<AppState>,
@@ -271,7 +265,7 @@ async fn create_sip_configuration(
     insert(&state.db, &state.cipher, caller.site_id, id, draft).await?;
     let stored = SipConfiguration::from_row(find_row(&state.db, caller.site_id, id).await?, &state.cipher)?;
     let location = format!("/v4/voicebot/voicebotChannelSIPConfigurations/{id}");
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(stored)))
+    Ok(crate::api::created(location, stored))
 }
 
 /// Replace a SIP configuration

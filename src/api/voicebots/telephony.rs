@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -234,13 +234,7 @@ async fn get_telephony_configuration(
     operation_id = "createTelephonyConfiguration", tag = TAG,
     request_body = TelephonyConfigurationInput,
     responses(
-        (status = 201, description = "The stored configuration", body = TelephonyConfiguration,
-            headers(("Location" = String, description = "Path of the new configuration")),
-            links(
-                ("GetTelephonyConfiguration" = (operation_id = "getTelephonyConfiguration", parameters(("id" = "$response.body#/id")))),
-                ("UpdateTelephonyConfiguration" = (operation_id = "updateTelephonyConfiguration", parameters(("id" = "$response.body#/id")))),
-                ("DeleteTelephonyConfiguration" = (operation_id = "deleteTelephonyConfiguration", parameters(("id" = "$response.body#/id")))),
-            )),
+        (status = 201, description = "The stored configuration", body = TelephonyConfiguration),
         (status = 409, description = "The site already has a configuration for this number", body = crate::error::Problem, content_type = "application/problem+json"),
     ))]
 async fn create_telephony_configuration(
@@ -253,7 +247,7 @@ async fn create_telephony_configuration(
     insert(&state.db, caller.site_id, id, draft).await?;
     let stored: TelephonyConfiguration = find_row(&state.db, caller.site_id, id).await?.into();
     let location = format!("/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}");
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(stored)))
+    Ok(crate::api::created(location, stored))
 }
 
 /// Update a telephony configuration
