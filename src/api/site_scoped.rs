@@ -1,7 +1,7 @@
 //! Rows that belong to a site, and the one way to look one up: by id within the
 //! caller's site, so another site's row answers exactly like a missing one.
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use crate::db::entities::{
@@ -9,10 +9,12 @@ use crate::db::entities::{
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
-/// An entity with a `site_id` column and a GUID primary key.
+/// An entity with `site_id` and `created_time` columns and a GUID primary key `id`.
 pub trait SiteScoped: EntityTrait {
     const WHAT: &'static str;
     fn site_column() -> Self::Column;
+    fn created_column() -> Self::Column;
+    fn id_column() -> Self::Column;
 }
 
 macro_rules! site_scoped {
@@ -21,6 +23,12 @@ macro_rules! site_scoped {
             const WHAT: &'static str = $what;
             fn site_column() -> Self::Column {
                 $entity::Column::SiteId
+            }
+            fn created_column() -> Self::Column {
+                $entity::Column::CreatedTime
+            }
+            fn id_column() -> Self::Column {
+                $entity::Column::Id
             }
         }
     )*};
@@ -45,6 +53,16 @@ where
         .one(db)
         .await?
         .ok_or_else(|| ApiError::not_found(E::WHAT))
+}
+
+/// Every row of `site_id`, oldest first (ties by id, so the order is stable).
+pub async fn list_in_site<E: SiteScoped>(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<Vec<E::Model>> {
+    Ok(E::find()
+        .filter(E::site_column().eq(site_id))
+        .order_by_asc(E::created_column())
+        .order_by_asc(E::id_column())
+        .all(db)
+        .await?)
 }
 
 /// A body `id` on update may be sent, but must be the path's.

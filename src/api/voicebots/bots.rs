@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -439,12 +439,7 @@ async fn list_voicebots(
     query: QueryParams,
 ) -> ApiResult<Json<Vec<Voicebot>>> {
     let include = super::parse_include(&query, "voicebotChannelInstance")?;
-    let rows = row::Entity::find()
-        .filter(row::Column::SiteId.eq(caller.site_id))
-        .order_by_asc(row::Column::CreatedTime)
-        .order_by_asc(row::Column::Id)
-        .all(&state.db)
-        .await?;
+    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(&state.db, caller.site_id).await?;
     Ok(Json(load(&state.db, &state.cipher, rows, include).await?))
 }
 

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -278,12 +278,7 @@ async fn list_channel_instances(
     query: QueryParams,
 ) -> ApiResult<Json<Vec<VoicebotChannelInstance>>> {
     let include_info = super::parse_include(&query, "info")?;
-    let rows = row::Entity::find()
-        .filter(row::Column::SiteId.eq(caller.site_id))
-        .order_by_asc(row::Column::CreatedTime)
-        .order_by_asc(row::Column::Id)
-        .all(&state.db)
-        .await?;
+    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(&state.db, caller.site_id).await?;
     Ok(Json(load(&state.db, &state.cipher, rows, include_info).await?))
 }
 

@@ -91,8 +91,21 @@ pub async fn touch_bots_using_info(db: &impl ConnectionTrait, kind: ChannelType,
     Ok(())
 }
 
+/// Deletes a telephony or SIP configuration of `site_id`: 404 when there is none,
+/// 409 while a channel instance names it.
+pub async fn delete_configuration<E>(db: &impl ConnectionTrait, site_id: i32, kind: ChannelType, id: Uuid) -> ApiResult<()>
+where
+    E: crate::api::site_scoped::SiteScoped,
+    <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,
+{
+    crate::api::site_scoped::find_in_site::<E>(db, site_id, id).await?;
+    refuse_if_info_in_use(db, kind, id).await?;
+    E::delete_by_id(id).exec(db).await?;
+    Ok(())
+}
+
 /// A configuration may not be deleted while a channel instance names it.
-pub async fn refuse_if_info_in_use(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
+async fn refuse_if_info_in_use(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
     let users = channel::Entity::find()
         .filter(channel::Column::ChannelType.eq(kind.as_str()))
         .filter(channel::Column::InfoId.eq(info_id))

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
 use regex::Regex;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -225,12 +225,7 @@ async fn list_sip_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
 ) -> ApiResult<Json<Vec<SipConfiguration>>> {
-    let rows = row::Entity::find()
-        .filter(row::Column::SiteId.eq(caller.site_id))
-        .order_by_asc(row::Column::CreatedTime)
-        .order_by_asc(row::Column::Id)
-        .all(&state.db)
-        .await?;
+    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(&state.db, caller.site_id).await?;
     let list = rows.into_iter().map(|r| SipConfiguration::from_row(r, &state.cipher)).collect::<ApiResult<_>>()?;
     Ok(Json(list))
 }
@@ -305,9 +300,7 @@ async fn delete_sip_configuration(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<StatusCode> {
-    find_row(&state.db, caller.site_id, id).await?;
-    super::refuse_if_info_in_use(&state.db, ChannelType::Sip, id).await?;
-    row::Entity::delete_by_id(id).exec(&state.db).await?;
+    super::delete_configuration::<row::Entity>(&state.db, caller.site_id, ChannelType::Sip, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use chrono::Utc;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -207,12 +207,7 @@ async fn list_telephony_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
 ) -> ApiResult<Json<Vec<TelephonyConfiguration>>> {
-    let rows = row::Entity::find()
-        .filter(row::Column::SiteId.eq(caller.site_id))
-        .order_by_asc(row::Column::CreatedTime)
-        .order_by_asc(row::Column::Id)
-        .all(&state.db)
-        .await?;
+    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(&state.db, caller.site_id).await?;
     Ok(Json(rows.into_iter().map(Into::into).collect()))
 }
 
@@ -301,9 +296,7 @@ async fn delete_telephony_configuration(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<StatusCode> {
-    find_row(&state.db, caller.site_id, id).await?;
-    super::refuse_if_info_in_use(&state.db, ChannelType::Telephony, id).await?;
-    row::Entity::delete_by_id(id).exec(&state.db).await?;
+    super::delete_configuration::<row::Entity>(&state.db, caller.site_id, ChannelType::Telephony, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
