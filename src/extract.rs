@@ -189,20 +189,31 @@ impl QueryParams {
         range: std::ops::RangeInclusive<i64>,
         violations: &mut Violations,
     ) -> i64 {
-        let Some(raw) = self.get(name) else { return default };
+        self.optional_int(name, range, violations).unwrap_or(default)
+    }
+
+    /// An optional integer parameter within `range`; `None` when absent or invalid
+    /// (the problem is recorded in `violations`).
+    pub fn optional_int(
+        &self,
+        name: &str,
+        range: std::ops::RangeInclusive<i64>,
+        violations: &mut Violations,
+    ) -> Option<i64> {
+        let raw = self.get(name)?;
         match raw.parse::<i64>() {
-            Ok(value) if range.contains(&value) => value,
+            Ok(value) if range.contains(&value) => Some(value),
             Ok(_) => {
                 violations.parameter(
                     name,
                     ErrorCode::FieldOutOfRange,
                     format!("must be between {} and {}", range.start(), range.end()),
                 );
-                default
+                None
             }
             Err(_) => {
                 violations.parameter(name, ErrorCode::FieldWrongType, "must be an integer");
-                default
+                None
             }
         }
     }

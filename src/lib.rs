@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod billing;
 pub mod cli;
 pub mod crypto;
 pub mod db;

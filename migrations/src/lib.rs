@@ -8,6 +8,7 @@ mod m20261121_000002_secure_forms;
 mod m20261121_000003_voicebots;
 mod m20261121_000004_product_catalog;
 mod m20261121_000005_site_billing_profiles;
+mod m20261121_000006_partner_billing;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000003_voicebots::Migration),
             Box::new(m20261121_000004_product_catalog::Migration),
             Box::new(m20261121_000005_site_billing_profiles::Migration),
+            Box::new(m20261121_000006_partner_billing::Migration),
         ]
     }
 }

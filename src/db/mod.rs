@@ -1,6 +1,7 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
 pub mod entities;
+pub mod money;
 
 use std::time::Duration;
 

@@ -6,8 +6,14 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::api::billing::configs::{self, CurrencySeed, SiteBillingConfigSeed};
+use crate::api::billing::features::{self, ProductRelationSeed, SubscriptionFeatureLimitationConfig};
+use crate::api::billing::invoices::{self, InvoiceSeed};
+use crate::api::billing::money::Money;
 use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
+use crate::api::billing::sites::{self, SiteSeed, Tag};
+use crate::api::billing::subscriptions::{self, PlanSeed, SubscriptionSeed};
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::{self, SipConfigurationInput};
@@ -15,7 +21,7 @@ use crate::api::voicebots::telephony::{self, TelephonyConfigurationInput};
 use crate::api::voicebots::bots::{self, VoicebotInput};
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{agent, chatbot_engine, language, partner, partner_user, site, voice, voice_channel};
+use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
 const DEMO: &str = include_str!("demo.json");
 
@@ -52,6 +58,49 @@ pub struct DataSet {
     pub feature_point_items: Vec<FeaturePointItem>,
     #[serde(default)]
     pub site_billing_profiles: Vec<SiteBillingProfileInput>,
+    #[serde(default)]
+    pub platforms: Vec<NamedSeed<i32>>,
+    #[serde(default)]
+    pub profit_centers: Vec<NamedSeed<Uuid>>,
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+    #[serde(default)]
+    pub currencies: Vec<CurrencySeed>,
+    #[serde(default)]
+    pub tax_rates: Vec<TaxRateSeed>,
+    #[serde(default)]
+    pub plans: Vec<PlanSeed>,
+    #[serde(default)]
+    pub site_billing_configs: Vec<SiteBillingConfigSeed>,
+    #[serde(default)]
+    pub subscriptions: Vec<SubscriptionSeed>,
+    #[serde(default)]
+    pub invoices: Vec<InvoiceSeed>,
+    #[serde(default)]
+    pub subscription_product_relations: Vec<ProductRelationSeed>,
+    #[serde(default)]
+    pub subscription_feature_limitation_configs: Vec<SubscriptionFeatureLimitationConfig>,
+}
+
+/// A catalog entry that is just an id and a name (platforms, profit centers).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedSeed<Id> {
+    pub id: Id,
+    pub name: String,
+}
+
+/// A tax rate: the state's rate applies where the billing address has one,
+/// else the country's (`state` empty). `rate` is a fraction (`0.0825`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaxRateSeed {
+    pub id: String,
+    pub country: String,
+    #[serde(default)]
+    pub state: String,
+    pub name: String,
+    pub rate: Money,
 }
 
 /// A catalog voice and the language (catalog id) it speaks.
@@ -84,15 +133,6 @@ pub struct PartnerSeed {
     pub name: String,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SiteSeed {
-    pub id: i32,
-    pub partner_id: i32,
-    #[serde(default)]
-    pub company: String,
-}
-
 /// An agent (with `siteId`) or a partner user (with `partnerId`). Either a clear
 /// `password`, hashed on load, or a ready argon2 `passwordHash`.
 #[derive(Debug, Deserialize)]
@@ -114,6 +154,9 @@ pub struct AccountSeed {
     pub is_admin: bool,
     #[serde(default)]
     pub permissions: Vec<Permission>,
+    /// Agents: their last activity, as the site search shows it.
+    #[serde(default)]
+    pub last_activity_time: Option<chrono::DateTime<Utc>>,
 }
 
 /// A secure form: the API's create body plus its site and, optionally, its id.
@@ -145,10 +188,21 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             .exec_without_returning(&txn)
             .await?;
     }
-    for s in data.sites {
-        site::Entity::insert(site::ActiveModel { id: Set(s.id), partner_id: Set(s.partner_id), company: Set(s.company) })
+    for p in data.platforms {
+        platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) }).exec_without_returning(&txn).await?;
+    }
+    for p in data.profit_centers {
+        profit_center::Entity::insert(profit_center::ActiveModel { id: Set(p.id), name: Set(p.name) })
             .exec_without_returning(&txn)
             .await?;
+    }
+    for t in data.tags {
+        let id = t.id;
+        sites::seed_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
+    }
+    for s in data.sites {
+        let id = s.id;
+        sites::seed(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
     }
     for a in data.agents {
         let site_id = a.site_id.ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
@@ -165,6 +219,7 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             is_active: Set(true),
             permissions: Set(Permission::join(&a.permissions)),
             created_time: Set(Utc::now()),
+            last_activity_time: Set(a.last_activity_time),
         })
         .exec_without_returning(&txn)
         .await?;
@@ -178,6 +233,7 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             email: Set(u.email.to_ascii_lowercase()),
             password_hash: Set(password_hash),
             permissions: Set(Permission::join(&u.permissions)),
+            display_name: Set(u.display_name),
         })
         .exec_without_returning(&txn)
         .await?;
@@ -192,9 +248,54 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     products::seed(&txn, &data.products, &data.feature_point_items)
         .await
         .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
+    for c in data.currencies {
+        currency::Entity::insert(currency::ActiveModel {
+            id: Set(c.id),
+            symbol: Set(c.symbol),
+            description: Set(c.description),
+            minor_units: Set(c.minor_units),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+    }
+    for t in data.tax_rates {
+        tax_rate::Entity::insert(tax_rate::ActiveModel {
+            id: Set(t.id),
+            country: Set(t.country),
+            state: Set(t.state),
+            name: Set(t.name),
+            rate: Set(t.rate.into()),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+    }
+    for p in data.plans {
+        let id = p.id;
+        subscriptions::seed_plan(&txn, p).await.map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
+    }
+    for c in data.site_billing_configs {
+        let site = c.body.site_id;
+        configs::seed(&txn, c).await.map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
+    }
     for p in data.site_billing_profiles {
         let site = p.site_id;
         profiles::seed(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+    }
+    for s in data.subscriptions {
+        let id = s.id;
+        subscriptions::seed_subscription(&txn, s).await.map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
+    }
+    for i in data.invoices {
+        let id = i.id;
+        invoices::seed(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+    }
+    for r in data.subscription_product_relations {
+        let id = r.id;
+        features::seed_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
+    }
+    for l in data.subscription_feature_limitation_configs {
+        let id = l.subscription_id;
+        features::seed_limits(&txn, l).await.map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
     }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);

@@ -1,14 +1,28 @@
 //! Interface C: partner billing, under the partner token and the permissions
-//! the spec names. Reads of the global product catalog live in `products`.
+//! the spec names, scoped to the token's partner (`scope`). Reads of the
+//! global product catalog live in `products`.
 
 pub mod cards;
+pub mod configs;
+pub mod features;
+pub mod invoices;
+pub mod money;
 pub mod products;
 pub mod profiles;
+pub mod scope;
+pub mod sites;
+pub mod subscriptions;
 
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(products::router()).merge(profiles::router())
+    OpenApiRouter::new()
+        .merge(sites::router())
+        .merge(configs::router())
+        .merge(profiles::router())
+        .merge(products::router())
+        .merge(features::router())
+        .merge(invoices::router())
 }

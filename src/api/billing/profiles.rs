@@ -5,17 +5,18 @@
 use axum::Json;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::cards;
+use super::scope::{SiteSet, partner_site};
 use crate::AppState;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{site, site_billing_profile as row};
+use crate::db::entities::site_billing_profile as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, non_null};
 
@@ -292,18 +293,8 @@ fn build(input: SiteBillingProfileInput, site_id: i32, stored: Option<&row::Mode
     v.finish(model)
 }
 
-/// Another partner's site answers like a missing one.
-async fn require_partner_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<()> {
-    site::Entity::find_by_id(site_id)
-        .filter(site::Column::PartnerId.eq(partner_id))
-        .one(db)
-        .await?
-        .map(|_| ())
-        .ok_or_else(|| ApiError::not_found("site"))
-}
-
 async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<row::Model> {
-    require_partner_site(db, partner_id, site_id).await?;
+    partner_site(db, partner_id, site_id).await?;
     row::Entity::find_by_id(site_id)
         .one(db)
         .await?
@@ -326,13 +317,8 @@ async fn list_site_billing_profiles(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingProfile>>> {
-    let own_sites = sea_orm::sea_query::Query::select()
-        .column(site::Column::Id)
-        .from(site::Entity)
-        .and_where(site::Column::PartnerId.eq(caller.partner_id))
-        .to_owned();
     let rows = row::Entity::find()
-        .filter(row::Column::SiteId.in_subquery(own_sites))
+        .filter(SiteSet::Partner(caller.partner_id).contains(row::Column::SiteId))
         .order_by_asc(row::Column::SiteId)
         .all(&state.db)
         .await?;
@@ -379,7 +365,7 @@ async fn create_site_billing_profile(
         return Err(v.into_error());
     };
     let model = build(input, site_id, None, &state.cipher)?;
-    require_partner_site(&state.db, caller.partner_id, site_id).await?;
+    partner_site(&state.db, caller.partner_id, site_id).await?;
     if row::Entity::find_by_id(site_id).one(&state.db).await?.is_some() {
         return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing profile; update it with PUT")));
     }

@@ -99,15 +99,7 @@ async fn list_secure_forms(
 ) -> ApiResult<Json<SecureFormPage>> {
     let mut v = Violations::new();
     let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.get("siteId").map(|raw| raw.parse::<i64>());
-    let site_id = match site_id {
-        Some(Ok(id)) => Some(id),
-        Some(Err(_)) => {
-            v.parameter("siteId", crate::error::ErrorCode::FieldWrongType, "must be an integer");
-            None
-        }
-        None => None,
-    };
+    let site_id = query.optional_int("siteId", i64::from(i32::MIN)..=i64::from(i32::MAX), &mut v);
     let sort_by = match query.one_of("sortBy", &["name", "createdTime"], &mut v) {
         Some("createdTime") => SortBy::CreatedTime,
         _ => SortBy::Name,

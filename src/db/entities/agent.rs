@@ -16,6 +16,7 @@ pub struct Model {
     /// Comma-separated permission names.
     pub permissions: String,
     pub created_time: DateTimeUtc,
+    pub last_activity_time: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -10,6 +10,7 @@ pub struct Model {
     pub password_hash: String,
     /// Comma-separated permission names.
     pub permissions: String,
+    pub display_name: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,5 +1,8 @@
 use sea_orm::entity::prelude::*;
 
+
+/// A customer site and its own details; the spec's SiteExtraInfo, SiteActivity,
+/// SiteBillingActivity and SiteRegistration are 1:1 facets kept as columns here.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "sites")]
 pub struct Model {
@@ -7,6 +10,39 @@ pub struct Model {
     pub id: i32,
     pub partner_id: i32,
     pub company: String,
+    pub platform_id: i32,
+    pub company_size: String,
+    pub website: String,
+    pub phone: String,
+    pub fax: String,
+    pub country_or_region: String,
+    pub state_or_province: String,
+    pub city: String,
+    pub mailing_address: String,
+    pub postal_or_zip_code: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub date_time_format: String,
+    pub language_id: String,
+    pub time_zone: String,
+    pub status: String,
+    pub subdomain: String,
+    pub custom_domain: String,
+    pub industry: String,
+    pub other_industry_description: String,
+    pub deployment_type: String,
+    pub livechat_last_web_page_url: String,
+    pub buying_stage: String,
+    pub register_email: String,
+    pub profit_center_id: Option<Uuid>,
+    pub account_executive_id: Option<Uuid>,
+    pub account_manager_id: Option<Uuid>,
+    pub is_sandbox_site: bool,
+    pub is_spam: bool,
+    pub last_login_time: Option<DateTimeUtc>,
+    pub is_active: bool,
+    pub livechat_last_web_page_visit_time: Option<DateTimeUtc>,
+    pub register_time: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,0 +1,45 @@
+//! Partner tenancy: a partner sees its own sites and everything under them;
+//! another partner's site answers exactly like a missing one.
+
+use sea_orm::sea_query::{Query, SelectStatement, SimpleExpr};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use crate::db::entities::site;
+use crate::error::{ApiError, ApiResult};
+
+/// The sites a read covers.
+#[derive(Clone, Debug)]
+pub enum SiteSet {
+    /// Every site of the partner.
+    Partner(i32),
+    /// These sites (already checked to be the partner's).
+    Ids(Vec<i32>),
+}
+
+impl SiteSet {
+    /// "`column` names a site of this set".
+    pub fn contains(&self, column: impl ColumnTrait) -> SimpleExpr {
+        match self {
+            Self::Partner(partner_id) => column.in_subquery(partner_site_ids(*partner_id)),
+            Self::Ids(ids) => column.is_in(ids.iter().copied()),
+        }
+    }
+}
+
+/// `SELECT id FROM sites WHERE partner_id = ?`
+pub fn partner_site_ids(partner_id: i32) -> SelectStatement {
+    Query::select()
+        .column(site::Column::Id)
+        .from(site::Entity)
+        .and_where(site::Column::PartnerId.eq(partner_id))
+        .to_owned()
+}
+
+/// The partner's site, or 404 (also for another partner's site).
+pub async fn partner_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<site::Model> {
+    site::Entity::find_by_id(site_id)
+        .filter(site::Column::PartnerId.eq(partner_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site"))
+}

@@ -1,0 +1,24 @@
+use sea_orm::entity::prelude::*;
+
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "subscriptions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub site_id: i32,
+    pub plan_id: i32,
+    pub name: String,
+    pub is_service_plan: bool,
+    pub can_be_cancelled_by_customer: bool,
+    pub is_show_upgrade: bool,
+    pub is_one_time_fee_plan: bool,
+    pub is_show_cancel: bool,
+    pub status: String,
+    pub created_time: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
