@@ -1,28 +1,20 @@
 //! Site billing profiles: partner scoping, card data handling.
 
 use serde_json::{Value, json};
-use switchboard::auth::{Claims, Permission, TokenKind};
+use switchboard::auth::Permission;
 
 use crate::helpers::*;
 
 const PROFILES: &str = "/api/billing/siteBillingProfiles";
 
-fn partner(app: &TestApp, partner: i32, permissions: &[Permission]) -> String {
-    let user = "0192f0c4-0000-7000-8000-0000000a0001".parse().unwrap();
-    app.tokens.sign(&Claims::for_partner_user(user, partner, permissions, TokenKind::Access))
-}
 
 fn manager(app: &TestApp, id: i32) -> String {
-    partner(app, id, &[Permission::ManageSite])
+    app.partner_token(id, &[Permission::ManageSite])
 }
 
 /// A site of partner 1 without a profile.
 async fn bare_site(app: &TestApp) -> i32 {
-    use sea_orm::{ConnectionTrait, Statement};
-    app.db
-        .execute_raw(Statement::from_string(app.db.get_database_backend(), "INSERT INTO sites (id, partner_id, company) VALUES (10002, 1, 'New')"))
-        .await
-        .unwrap();
+    app.load(json!({"sites": [{"id": 10002, "partnerId": 1, "company": "New"}]})).await;
     10002
 }
 
@@ -120,5 +112,5 @@ async fn card_rules() {
     let problem = assert_problem(app.post(PROFILES, &token, &json!({"firstName": "x"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/siteId"]);
     assert_problem(app.post(PROFILES, &manager(&app, 2), &card_body(site)).await, 404, 404001).await;
-    assert_problem(app.get(PROFILES, &partner(&app, 1, &[Permission::ManageInvoice])).await, 403, 403001).await;
+    assert_problem(app.get(PROFILES, &app.partner_token(1, &[Permission::ManageInvoice])).await, 403, 403001).await;
 }

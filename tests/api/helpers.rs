@@ -86,6 +86,20 @@ impl TestApp {
         self.tokens.sign(&claims)
     }
 
+    /// A partner access token for `partner` with `permissions`.
+    pub fn partner_token(&self, partner: i32, permissions: &[Permission]) -> String {
+        let user = "0192f0c4-0000-7000-8000-0000000a0001".parse().unwrap();
+        self.tokens.sign(&Claims::for_partner_user(user, partner, permissions, TokenKind::Access))
+    }
+
+    /// A partner access token with every partner permission.
+    pub fn partner_admin(&self, partner: i32) -> String {
+        self.partner_token(
+            partner,
+            &[Permission::ManageSite, Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice],
+        )
+    }
+
     /// The demo admin of site 10000.
     pub fn admin_a(&self) -> String {
         self.token_with(SITE_A, ADMIN_A, &[Permission::ManageSecureForm, Permission::ManageVoicebot])
@@ -129,6 +143,13 @@ impl TestApp {
 
     pub fn query_count(&self) -> usize {
         self.queries.load(Ordering::SeqCst)
+    }
+
+    /// Loads a data set (the `seed --file` format) into the app's database.
+    pub async fn load(&self, data: Value) {
+        let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
+        let data = seed::parse(&data.to_string()).expect("a valid data set");
+        seed::load(&self.db, &cipher, data).await.expect("data set loads");
     }
 
     /// Rows in `table`, read straight from the database.

@@ -1,12 +1,15 @@
 //! Black-box tests over HTTP. One binary, so the crate links once.
 
 mod auth;
+mod billing_configs;
 mod billing_profiles;
+mod billing_reads;
 mod cli;
 mod helpers;
 mod platform;
 mod products;
 mod secure_forms;
 mod secure_form_rules;
+mod sites;
 mod voicebot_configs;
 mod voicebots;

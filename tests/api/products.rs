@@ -1,23 +1,14 @@
 //! Partner billing: the product catalog and the partner token.
 
 use serde_json::Value;
-use switchboard::auth::{Claims, Permission, TokenKind};
+use switchboard::auth::Permission;
 
 use crate::helpers::*;
-
-fn partner_token(app: &TestApp, partner: i32, permissions: &[Permission]) -> String {
-    let user = "0192f0c4-0000-7000-8000-0000000a0001".parse().unwrap();
-    app.tokens.sign(&Claims::for_partner_user(user, partner, permissions, TokenKind::Access))
-}
-
-fn all_partner(app: &TestApp) -> String {
-    partner_token(app, 1, &[Permission::ManageSite, Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice])
-}
 
 #[tokio::test]
 async fn products_list_filter_and_read() {
     let app = spawn_app().await;
-    let token = all_partner(&app);
+    let token = app.partner_admin(1);
     let list: Value = app.get("/api/billing/products", &token).await.json().await.unwrap();
     let ids: Vec<&str> = list.as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["livechat", "ticketing", "voicebot"]);
@@ -34,7 +25,7 @@ async fn products_list_filter_and_read() {
 #[tokio::test]
 async fn feature_points_come_in_the_global_envelope_and_items_read_alone() {
     let app = spawn_app().await;
-    let token = all_partner(&app);
+    let token = app.partner_admin(1);
     let envelope: Value = app.get("/api/global/productFeaturePoint", &token).await.json().await.unwrap();
     assert_eq!(envelope["errorCode"], 0);
     assert_eq!(envelope["errorMessage"], "");
@@ -54,9 +45,9 @@ async fn feature_points_come_in_the_global_envelope_and_items_read_alone() {
 #[tokio::test]
 async fn each_read_needs_its_permission_and_a_partner_token() {
     let app = spawn_app().await;
-    let features_only = partner_token(&app, 1, &[Permission::ManageFeature]);
+    let features_only = app.partner_token(1, &[Permission::ManageFeature]);
     assert_problem(app.get("/api/billing/products", &features_only).await, 403, 403001).await;
-    let products_only = partner_token(&app, 1, &[Permission::ManageProduct]);
+    let products_only = app.partner_token(1, &[Permission::ManageProduct]);
     assert_problem(app.get("/api/global/featurePointItems", &products_only).await, 403, 403001).await;
     assert_problem(app.get("/api/global/productFeaturePoint", &products_only).await, 403, 403001).await;
     // A site agent's token is for the platform interface only.
@@ -69,7 +60,7 @@ async fn each_read_needs_its_permission_and_a_partner_token() {
 #[tokio::test]
 async fn partner_two_sees_the_same_global_catalog() {
     let app = spawn_app().await;
-    let token = partner_token(&app, 2, &[Permission::ManageProduct]);
+    let token = app.partner_token(2, &[Permission::ManageProduct]);
     let list: Value = app.get("/api/billing/products", &token).await.json().await.unwrap();
     assert_eq!(list.as_array().unwrap().len(), 3);
 }

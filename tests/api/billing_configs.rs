@@ -1,0 +1,149 @@
+//! Site billing configurations: partner scoping, create/update rules, the
+//! service-owned dates and balance.
+
+use chrono::{DateTime, Datelike, Months, Utc};
+use serde_json::{Value, json};
+use switchboard::auth::Permission;
+
+use crate::helpers::*;
+
+const CONFIGS: &str = "/api/billing/siteBillingConfigs";
+
+fn manager(app: &TestApp, partner: i32) -> String {
+    app.partner_token(partner, &[Permission::ManageSite])
+}
+
+async fn bare_site(app: &TestApp) -> i32 {
+    app.load(json!({"sites": [{"id": 10002, "partnerId": 1, "company": "New"}]})).await;
+    10002
+}
+
+fn body(site: i32) -> Value {
+    json!({"siteId": site, "billingPeriod": "quarterly", "currencyId": "EUR", "isPricingVisible": true,
+           "isBillingEmailSentAutomatically": true, "paymentTerm": "Net 45", "paymentTermValue": "45"})
+}
+
+fn date(value: &Value) -> DateTime<Utc> {
+    value.as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn partners_read_only_their_sites_configs() {
+    let app = spawn_app().await;
+    let list: Value = app.get(CONFIGS, &manager(&app, 1)).await.json().await.unwrap();
+    let sites: Vec<i64> = list.as_array().unwrap().iter().map(|c| c["siteId"].as_i64().unwrap()).collect();
+    assert_eq!(sites, [10000, 10001]);
+    let list: Value = app.get(CONFIGS, &manager(&app, 2)).await.json().await.unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let config: Value = app.get(&format!("{CONFIGS}/10001"), &manager(&app, 1)).await.json().await.unwrap();
+    assert_eq!(config["billingPeriod"], "quarterly");
+    assert_eq!(config["paymentTermValue"], 15);
+    assert_eq!(config["currency"], json!({"id": "USD", "symbol": "$", "description": "US dollar"}));
+    // Quarterly from 2026-01-31: Apr 30, Jul 31, Oct 31, Jan 31 (month ends clamped, no drift).
+    let next = date(&config["nextBillingDate"]);
+    assert_eq!(next.day(), if next.month() == 4 { 30 } else { 31 }, "{next}");
+    assert!(next > Utc::now());
+    assert_problem(app.get(&format!("{CONFIGS}/10000"), &manager(&app, 2)).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{CONFIGS}/99999"), &manager(&app, 1)).await, 404, 404001).await;
+    assert_problem(app.get(CONFIGS, &app.partner_token(1, &[Permission::ManageFeature])).await, 403, 403001).await;
+}
+
+#[tokio::test]
+async fn create_starts_billing_today_and_refuses_a_second_config() {
+    let app = spawn_app().await;
+    let site = bare_site(&app).await;
+    let token = manager(&app, 1);
+    assert_problem(app.get(&format!("{CONFIGS}/{site}"), &token).await, 404, 404001).await;
+    let mut create = body(site);
+    create["balance"] = json!(999.99); // read-only: ignored
+    create["purchasedAgents"] = json!(50);
+    let response = app.post(CONFIGS, &token, &create).await;
+    assert_eq!(response.status(), 200);
+    let config: Value = response.json().await.unwrap();
+    assert_eq!(config["siteId"], site);
+    assert_eq!(config["billingPeriod"], "quarterly");
+    assert_eq!(config["paymentTermValue"], 45);
+    assert_eq!(config["currency"]["symbol"], "€");
+    assert_eq!(config["balance"].as_f64(), Some(0.0));
+    assert_eq!(config["purchasedAgents"], 0);
+    assert_eq!(config["isBillingPopupAutomatically"], false);
+    let start = date(&config["billingStartDate"]);
+    assert_eq!(start, Utc::now().date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc());
+    assert_eq!(date(&config["nextBillingDate"]), start.checked_add_months(Months::new(3)).unwrap());
+    let stored: Value = app.get(&format!("{CONFIGS}/{site}"), &token).await.json().await.unwrap();
+    assert_eq!(stored, config);
+    let problem = assert_problem(app.post(CONFIGS, &token, &body(site)).await, 409, 409001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("PUT"));
+    assert_problem(app.post(CONFIGS, &manager(&app, 2), &body(10002)).await, 404, 404001).await;
+    assert_problem(app.post(CONFIGS, &token, &body(20000)).await, 404, 404001).await;
+}
+
+#[tokio::test]
+async fn create_reports_every_bad_field_at_once() {
+    let app = spawn_app().await;
+    let site = bare_site(&app).await;
+    let token = manager(&app, 1);
+    let problem = assert_problem(app.post(CONFIGS, &token, &json!({})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/siteId", "/billingPeriod", "/currencyId", "/paymentTermValue"]);
+    let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "currency": {"id": "EUR"},
+                     "paymentTermValue": 1000});
+    let problem = assert_problem(app.post(CONFIGS, &token, &bad).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/currency/id", "/paymentTermValue"]);
+    let problem = assert_problem(app.post(CONFIGS, &token, &json!({"siteId": site, "billingPeriod": "weekly"})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/billingPeriod"]);
+    let mut unknown = body(site);
+    unknown["currencyId"] = json!("XXX");
+    let problem = assert_problem(app.post(CONFIGS, &token, &unknown).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/currencyId"]);
+    let mut text_days = body(site);
+    text_days["paymentTermValue"] = json!("thirty");
+    let problem = assert_problem(app.post(CONFIGS, &token, &text_days).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
+    // `currency` alone names the currency too.
+    let mut nested = body(site);
+    nested.as_object_mut().unwrap().remove("currencyId");
+    nested["currency"] = json!({"id": "GBP", "symbol": "ignored"});
+    let config: Value = app.post(CONFIGS, &token, &nested).await.json().await.unwrap();
+    assert_eq!(config["currency"]["symbol"], "£");
+}
+
+#[tokio::test]
+async fn update_replaces_settings_and_keeps_what_the_service_owns() {
+    let app = spawn_app().await;
+    let token = manager(&app, 1);
+    let before: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
+    let update = json!({"billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10, "balance": 5,
+                        "billingStartDate": "2020-01-01T00:00:00Z", "purchasedAgents": 99});
+    let response = app.put(&format!("{CONFIGS}/10000"), &token, &update).await;
+    assert_eq!(response.status(), 200);
+    let after: Value = response.json().await.unwrap();
+    assert_eq!(after["billingPeriod"], "annual");
+    assert_eq!(after["billingStartDate"], before["billingStartDate"]);
+    assert_eq!(after["purchasedAgents"], before["purchasedAgents"]);
+    assert_eq!(after["balance"], before["balance"]);
+    assert_eq!(after["isPricingVisible"], false, "absent flags become false");
+    // Annual from 2026-01-01: the next boundary is 2027-01-01.
+    assert_eq!(date(&after["nextBillingDate"]), date(&before["billingStartDate"]).checked_add_months(Months::new(12)).unwrap());
+    let mismatch = json!({"siteId": 10001, "billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10});
+    let problem = assert_problem(app.put(&format!("{CONFIGS}/10000"), &token, &mismatch).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/siteId"]);
+    assert_problem(app.put(&format!("{CONFIGS}/20000"), &token, &update).await, 404, 404001).await;
+    assert_problem(app.put(&format!("{CONFIGS}/10000"), &manager(&app, 2), &update).await, 404, 404001).await;
+}
+
+#[tokio::test]
+async fn the_currency_only_changes_at_a_zero_balance() {
+    let app = spawn_app().await;
+    app.load(json!({
+        "sites": [{"id": 10002, "partnerId": 1}],
+        "siteBillingConfigs": [{"siteId": 10002, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 30, "balance": 12.50}]
+    }))
+    .await;
+    let token = manager(&app, 1);
+    let to_euro = json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
+    assert_problem(app.put(&format!("{CONFIGS}/10002"), &token, &to_euro).await, 409, 409001).await;
+    let config: Value = app.get(&format!("{CONFIGS}/10002"), &token).await.json().await.unwrap();
+    assert_eq!(config["currencyId"], "USD");
+    // Site 10000 has a zero balance: its currency may change.
+    assert_eq!(app.put(&format!("{CONFIGS}/10000"), &token, &to_euro).await.status(), 200);
+}
