@@ -201,3 +201,30 @@ async fn exact_money_survives_the_database() {
     let raw = app.get("/api/billing/siteBillingConfigs/10002", &app.partner_admin(1)).await.text().await.unwrap();
     assert!(raw.contains("\"balance\":123456789012.345678"), "{raw}");
 }
+
+/// The worked examples 1 to 4 of docs/billing.md, read back from the demo invoices.
+#[tokio::test]
+async fn demo_invoice_lines_match_the_worked_examples() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    let lines = |site: Value| -> Vec<(String, String, String, String)> {
+        site["subscriptions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["lineItems"].as_array().unwrap().clone())
+            .map(|l| {
+                let text = |k: &str| l[k].as_str().unwrap().to_owned();
+                (text("amountToRound"), text("taxToRound"), text("lineTotalToRound"), text("discountRate"))
+            })
+            .collect()
+    };
+    let acme: Value = app.get("/api/billing/sites/10000", &token).await.json().await.unwrap();
+    let owned = |a: &str, t: &str, l: &str, d: &str| (a.to_owned(), t.to_owned(), l.to_owned(), d.to_owned());
+    assert_eq!(
+        lines(acme),
+        [owned("100.00", "8.25", "108.25", ""), owned("49.00", "4.04", "53.04", ""), owned("25.00", "2.06", "27.06", "")]
+    );
+    let globex: Value = app.get("/api/billing/sites/10001", &token).await.json().await.unwrap();
+    assert_eq!(lines(globex), [owned("282.15", "0.00", "282.15", ""), owned("450.00", "0.00", "450.00", "10%")]);
+}
