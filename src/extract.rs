@@ -218,6 +218,11 @@ impl QueryParams {
         }
     }
 
+    /// An optional `int32` parameter (ids).
+    pub fn optional_i32(&self, name: &str, violations: &mut Violations) -> Option<i32> {
+        self.optional_int(name, i64::from(i32::MIN)..=i64::from(i32::MAX), violations).map(|n| n as i32)
+    }
+
     /// An optional parameter that must be one of `allowed`.
     pub fn one_of<'a>(
         &self,

@@ -10,6 +10,20 @@ use crate::extract::QueryParams;
 
 pub const MAX_PAGE_SIZE: i64 = 100;
 
+/// The paging parameters every paged list documents (read by `PageRequest`).
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct PageParams {
+    /// 1-based page number.
+    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
+    page_index: Option<i32>,
+    /// Items per page.
+    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
+    page_size: Option<i32>,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct PageRequest {
     pub index: u64,

@@ -183,6 +183,7 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     for path in paths {
         after.push(queries_for(&app, path, &token).await);
     }
+    println!("queries per request: {after:?}");
     assert_eq!(before, after, "queries per request for {paths:?}");
     assert!(after.iter().all(|&n| n <= 16), "{after:?}");
 }

@@ -175,7 +175,7 @@ async fn list_subscription_feature_limitation_configs(
     query: QueryParams,
 ) -> ApiResult<Json<Vec<SubscriptionFeatureLimitationConfig>>> {
     let mut v = Violations::new();
-    let site_id = query.optional_int("siteId", i64::from(i32::MIN)..=i64::from(i32::MAX), &mut v);
+    let site_id = query.optional_i32("siteId", &mut v);
     v.finish(())?;
     let mut select = limits::Entity::find().filter(SiteSet::Partner(caller.partner_id).contains(limits::Column::SiteId));
     if let Some(site_id) = site_id {

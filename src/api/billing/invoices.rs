@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::money::Money;
 use super::scope::SiteSet;
 use crate::AppState;
-use crate::api::paging::{PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::billing::{line_figures, round_money};
 use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
@@ -271,12 +271,6 @@ pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) 
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct ListInvoiceBillTosParams {
-    /// 1-based page number.
-    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
-    page_index: Option<i32>,
-    /// Records per page.
-    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
-    page_size: Option<i32>,
     /// Only the records of this site (a site id written as digits, as the spec
     /// types it as a string). A site that is not the partner's gives an empty page.
     #[param(nullable = false, pattern = "^[0-9]{1,9}$", example = "10000")]
@@ -287,7 +281,7 @@ struct ListInvoiceBillTosParams {
 ///
 /// One page of the bill-to records of the partner's invoices, by invoice id.
 #[utoipa::path(get, path = "/api/billing/invoiceBillTos", operation_id = "listInvoiceBillTos", tag = TAG,
-    params(ListInvoiceBillTosParams),
+    params(PageParams, ListInvoiceBillTosParams),
     responses((status = 200, description = "A page of bill-to records", body = InvoiceBillToPage)))]
 async fn list_invoice_bill_tos(
     State(state): State<AppState>,

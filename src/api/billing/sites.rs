@@ -20,7 +20,7 @@ use super::money::Money;
 use super::scope::{SiteSet, partner_site};
 use super::subscriptions::{self, Subscription};
 use crate::AppState;
-use crate::api::paging::{PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
@@ -560,9 +560,9 @@ async fn list_sites(
     query: QueryParams,
 ) -> ApiResult<Json<Vec<Site>>> {
     let mut v = Violations::new();
-    let id = query.optional_int("id", i64::from(i32::MIN)..=i64::from(i32::MAX), &mut v);
+    let id = query.optional_i32("id", &mut v);
     v.finish(())?;
-    Ok(Json(load_sites(&state.db, &SiteSet::Partner(caller.partner_id), id.map(|id| id as i32)).await?))
+    Ok(Json(load_sites(&state.db, &SiteSet::Partner(caller.partner_id), id).await?))
 }
 
 /// Get a site
@@ -591,12 +591,6 @@ struct SearchSitesParams {
     /// Only this site (an empty page when it is not one of the partner's).
     #[param(nullable = false)]
     site_id: Option<i32>,
-    /// 1-based page number.
-    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
-    page_index: Option<i32>,
-    /// Sites per page.
-    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
-    page_size: Option<i32>,
 }
 
 /// Search sites
@@ -604,7 +598,7 @@ struct SearchSitesParams {
 /// One page of the partner's sites by id, each summarised with its agents and
 /// subscription names.
 #[utoipa::path(get, path = "/api/billing/site/search", operation_id = "searchSites", tag = TAG,
-    params(SearchSitesParams),
+    params(PageParams, SearchSitesParams),
     responses((status = 200, description = "A page of sites", body = SitePage)))]
 async fn search_sites(
     State(state): State<AppState>,
@@ -614,7 +608,7 @@ async fn search_sites(
 ) -> ApiResult<Json<SitePage>> {
     let mut v = Violations::new();
     let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.optional_int("siteId", i64::from(i32::MIN)..=i64::from(i32::MAX), &mut v);
+    let site_id = query.optional_i32("siteId", &mut v);
     v.finish(())?;
     let db = &state.db;
     let mut select = site::Entity::find().filter(site::Column::PartnerId.eq(caller.partner_id));

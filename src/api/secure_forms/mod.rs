@@ -18,7 +18,7 @@ use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
 use crate::AppState;
-use crate::api::paging::{PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
 use crate::error::{ApiResult, Violations};
 use crate::extract::{JsonBody, Path, QueryParams};
@@ -63,12 +63,6 @@ enum SortOrder {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct ListSecureFormsParams {
-    /// 1-based page number.
-    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
-    page_index: Option<i32>,
-    /// Forms per page.
-    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
-    page_size: Option<i32>,
     /// Must be the token's site when sent.
     #[param(nullable = false)]
     site_id: Option<i32>,
@@ -88,7 +82,7 @@ struct ListSecureFormsParams {
     path = "/v4/secureform/secureForms",
     operation_id = "listSecureForms",
     tag = TAG,
-    params(ListSecureFormsParams),
+    params(PageParams, ListSecureFormsParams),
     responses((status = 200, description = "A page of secure forms", body = SecureFormPage)),
 )]
 async fn list_secure_forms(
@@ -99,7 +93,7 @@ async fn list_secure_forms(
 ) -> ApiResult<Json<SecureFormPage>> {
     let mut v = Violations::new();
     let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.optional_int("siteId", i64::from(i32::MIN)..=i64::from(i32::MAX), &mut v);
+    let site_id = query.optional_i32("siteId", &mut v);
     let sort_by = match query.one_of("sortBy", &["name", "createdTime"], &mut v) {
         Some("createdTime") => SortBy::CreatedTime,
         _ => SortBy::Name,
@@ -109,7 +103,7 @@ async fn list_secure_forms(
         _ => Order::Asc,
     };
     v.finish(())?;
-    caller.check_site(site_id)?;
+    caller.check_site(site_id.map(i64::from))?;
     let (secure_forms, total) = store::list(&state.db, caller.site_id, page, sort_by, order).await?;
     let (next_page, previous_page) = page.links(&url, total);
     Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
