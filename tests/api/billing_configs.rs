@@ -147,3 +147,20 @@ async fn the_currency_only_changes_at_a_zero_balance() {
     // Site 10000 has a zero balance: its currency may change.
     assert_eq!(app.put(&format!("{CONFIGS}/10000"), &token, &to_euro).await.status(), 200);
 }
+
+#[tokio::test]
+async fn bodies_of_the_partner_interface_are_checked_like_everywhere() {
+    let app = spawn_app().await;
+    let token = manager(&app, 1);
+    for (method, path) in [(reqwest::Method::POST, CONFIGS.to_owned()), (reqwest::Method::PUT, format!("{CONFIGS}/10000"))] {
+        let text = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
+        assert_problem(text, 415, 415001).await;
+        let broken = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "application/json").body("{\"siteId\": ").send().await.unwrap();
+        assert_problem(broken, 400, 400002).await;
+        let huge = json!({"paymentTerm": "x".repeat(5 * 1024 * 1024)});
+        assert_problem(app.send(method.clone(), &path, Some(&token), Some(&huge)).await, 413, 413001).await;
+        let null = json!({"siteId": 10000, "billingPeriod": null, "currencyId": "USD", "paymentTermValue": 3});
+        let problem = assert_problem(app.send(method, &path, Some(&token), Some(&null)).await, 400, 400001).await;
+        assert_eq!(error_locations(&problem), ["/billingPeriod"]);
+    }
+}
