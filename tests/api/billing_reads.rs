@@ -111,6 +111,8 @@ async fn each_read_needs_its_permission() {
         ("/api/billing/invoiceBillTos/0192f0c4-0000-7000-8000-000000160001", Permission::ManageInvoice),
         ("/api/billing/siteBillingConfigs", Permission::ManageSite),
         ("/api/billing/siteBillingConfigs/10000", Permission::ManageSite),
+        ("/api/billing/subscriptions", Permission::ManageSite),
+        ("/api/billing/subscriptions/0192f0c4-0000-7000-8000-000000140001", Permission::ManageSite),
     ];
     let all = [Permission::ManageSite, Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice];
     for (path, needed) in cases {
@@ -121,4 +123,27 @@ async fn each_read_needs_its_permission() {
     }
     // And a partner token is refused on the platform interface.
     assert_problem(app.get("/v4/secureform/secureForms", &app.partner_admin(1)).await, 401, 401002).await;
+}
+
+#[tokio::test]
+async fn subscriptions_read_with_their_models_and_lines() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    let path = "/api/billing/subscriptions";
+    let all: Value = app.get(path, &token).await.json().await.unwrap();
+    let names: Vec<&str> = all.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Team", "Bot Actions", "Platform", "Onboarding"]);
+    assert_eq!(sites_of(&app.get(&format!("{path}?siteId=10001"), &token).await.json().await.unwrap()), [10001, 10001]);
+    assert_eq!(sites_of(&app.get(&format!("{path}?siteId=20000"), &token).await.json().await.unwrap()), Vec::<i64>::new());
+    let problem = assert_problem(app.get(&format!("{path}?siteId=1.5"), &token).await, 400, 400003).await;
+    assert_eq!(error_locations(&problem), ["siteId"]);
+    let team: Value = app.get(&format!("{path}/{SUB_TEAM_A}"), &token).await.json().await.unwrap();
+    assert_eq!(team, all[0]);
+    assert_eq!(team["planId"], 1);
+    assert_eq!(team["subscriptionPricingModels"][0]["subscriptionPriceSegmentByAgents"].as_array().unwrap().len(), 2);
+    assert_eq!(team["lineItems"][0]["invoiceId"], INVOICE_A);
+    assert_problem(app.get(&format!("{path}/{SUB_TEAM_PARTNER_2}"), &token).await, 404, 404001).await;
+    assert_eq!(app.get(&format!("{path}/{SUB_TEAM_PARTNER_2}"), &app.partner_admin(2)).await.status(), 200);
+    assert_problem(app.get(&format!("{path}/0192f0c4-0000-7000-8000-00000014ffff"), &token).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{path}/x"), &token).await, 400, 400003).await;
 }

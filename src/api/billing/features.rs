@@ -13,7 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::scope::SiteSet;
-use super::subscriptions::{self, SubscriptionPricingModel};
+use super::subscriptions::{self, Selection, SubscriptionPricingModel};
 use crate::AppState;
 use crate::auth::{PartnerCaller, perm::ManageFeature};
 use crate::db::entities::{
@@ -150,7 +150,8 @@ async fn list_subscription_pricing_models(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
-    let subscriptions = subscriptions::load(&state.db, &SiteSet::Partner(caller.partner_id), false).await?;
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), id: None, with_line_items: false };
+    let subscriptions = subscriptions::load(&state.db, &selection).await?;
     Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }
 

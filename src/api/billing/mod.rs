@@ -23,6 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(configs::router())
         .merge(profiles::router())
         .merge(products::router())
+        .merge(subscriptions::router())
         .merge(features::router())
         .merge(invoices::router())
 }

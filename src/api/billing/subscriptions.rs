@@ -1,22 +1,29 @@
 //! Subscriptions as the partner interface shows them: each with its pricing
 //! models, their price segments and the invoice lines charged for them. Also
-//! the plan catalog subscriptions start from. The operations that change
-//! subscriptions are the billing engine's.
+//! the plan catalog subscriptions start from, and the two reads
+//! (`GET /subscriptions`, `GET /subscriptions/{id}`). The operations that
+//! change subscriptions are the billing engine's.
 
 use std::collections::HashMap;
 
+use axum::Json;
+use axum::extract::State;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::invoices::{InvoiceLineItem, line_items_where};
 use super::money::Money;
-use super::scope::SiteSet;
+use super::scope::{SiteSet, partner_site};
+use crate::AppState;
+use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Violations};
+use crate::extract::{Path, QueryParams};
 
 /// The price of every billing period and the discount taken off each.
 #[derive(Clone, Copy, Debug, Default)]
@@ -409,12 +416,38 @@ fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment
     Ok(out)
 }
 
-/// The subscriptions of `sites` (by site, then creation), each with its
-/// pricing models and segments, and with its invoice lines when asked. Three
-/// queries, six with the lines, whatever the number of rows.
-pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet, with_line_items: bool) -> ApiResult<Vec<Subscription>> {
+/// Which subscriptions a read covers: those of `sites`, or just one of them.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub sites: SiteSet,
+    pub id: Option<Uuid>,
+    pub with_line_items: bool,
+}
+
+impl Selection {
+    fn subscriptions(&self) -> Condition {
+        Condition::all()
+            .add(self.sites.contains(subscription::Column::SiteId))
+            .add_option(self.id.map(|id| subscription::Column::Id.eq(id)))
+    }
+
+    fn models(&self) -> Condition {
+        Condition::all()
+            .add(self.sites.contains(model::Column::SiteId))
+            .add_option(self.id.map(|id| model::Column::SubscriptionId.eq(id)))
+    }
+
+    fn model_ids(&self) -> sea_orm::sea_query::SelectStatement {
+        Query::select().column(model::Column::Id).from(model::Entity).cond_where(self.models()).to_owned()
+    }
+}
+
+/// The selected subscriptions (by site, then creation), each with its pricing
+/// models and segments, and with its invoice lines when asked. Three queries,
+/// six with the lines, whatever the number of rows.
+pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult<Vec<Subscription>> {
     let subscriptions = subscription::Entity::find()
-        .filter(sites.contains(subscription::Column::SiteId))
+        .filter(selection.subscriptions())
         .order_by_asc(subscription::Column::SiteId)
         .order_by_asc(subscription::Column::CreatedTime)
         .order_by_asc(subscription::Column::Id)
@@ -424,14 +457,15 @@ pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet, with_line_items: b
         return Ok(Vec::new());
     }
     let models = model::Entity::find()
-        .filter(sites.contains(model::Column::SiteId))
+        .filter(selection.models())
         .order_by_asc(model::Column::SortOrder)
         .order_by_asc(model::Column::Id)
         .all(db)
         .await?;
     let mut segments: HashMap<Uuid, Vec<segment::Model>> = HashMap::new();
     for s in segment::Entity::find()
-        .filter(sites.contains(segment::Column::SiteId))
+        .filter(selection.sites.contains(segment::Column::SiteId))
+        .filter(segment::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids()))
         .order_by_asc(segment::Column::SortOrder)
         .order_by_asc(segment::Column::Id)
         .all(db)
@@ -440,13 +474,8 @@ pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet, with_line_items: b
         segments.entry(s.subscription_pricing_model_id).or_default().push(s);
     }
     let mut lines: HashMap<Uuid, Vec<InvoiceLineItem>> = HashMap::new();
-    if with_line_items {
-        let site_models = Query::select()
-            .column(model::Column::Id)
-            .from(model::Entity)
-            .and_where(sites.contains(model::Column::SiteId))
-            .to_owned();
-        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(site_models);
+    if selection.with_line_items {
+        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
         for line in line_items_where(db, condition).await? {
             if let Some(owner) = line.subscription_pricing_model_id {
                 lines.entry(owner).or_default().push(line);
@@ -636,4 +665,56 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
         }
     }
     Ok(())
+}
+
+const TAG: &str = "Subscriptions";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list_subscriptions)).routes(routes!(get_subscription))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct ListSubscriptionsParams {
+    /// Only this site's subscriptions; a site that is not the partner's gives an empty list.
+    #[param(nullable = false)]
+    site_id: Option<i32>,
+}
+
+/// List subscriptions
+///
+/// The subscriptions of the partner's sites (by site, then creation), each with
+/// its pricing models, price segments and invoice lines.
+#[utoipa::path(get, path = "/api/billing/subscriptions", operation_id = "listSubscriptions", tag = TAG,
+    params(ListSubscriptionsParams),
+    responses((status = 200, description = "The partner's subscriptions", body = [Subscription])))]
+async fn list_subscriptions(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    query: QueryParams,
+) -> ApiResult<Json<Vec<Subscription>>> {
+    let mut v = Violations::new();
+    let site_id = query.optional_i32("siteId", &mut v);
+    v.finish(())?;
+    let sites = match site_id {
+        Some(site_id) if partner_site(&state.db, caller.partner_id, site_id).await.is_ok() => SiteSet::Ids(vec![site_id]),
+        Some(_) => return Ok(Json(Vec::new())),
+        None => SiteSet::Partner(caller.partner_id),
+    };
+    Ok(Json(load(&state.db, &Selection { sites, id: None, with_line_items: true }).await?))
+}
+
+/// Get a subscription
+#[utoipa::path(get, path = "/api/billing/subscriptions/{id}", operation_id = "getSubscription", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription")),
+    responses((status = 200, description = "The subscription", body = Subscription)))]
+async fn get_subscription(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<Subscription>> {
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), id: Some(id), with_line_items: true };
+    load(&state.db, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
 }
