@@ -4,6 +4,7 @@
 //! (docs/billing.md).
 
 pub mod periods;
+pub mod pricing;
 
 use rust_decimal::{Decimal, RoundingStrategy};
 

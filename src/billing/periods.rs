@@ -52,3 +52,67 @@ mod tests {
         assert_eq!(next_billing_date(start, 6, at("2025-12-01T00:00:00Z")), start);
     }
 }
+
+/// One billing period: `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Period {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+impl Period {
+    /// Whole days in the period.
+    pub fn days(&self) -> i64 {
+        (self.end - self.start).num_days()
+    }
+}
+
+/// The period of `months` months, counted from `billing_start`, that holds `now`
+/// (the first period when `now` lies before the start).
+pub fn current_period(billing_start: DateTime<Utc>, months: u32, now: DateTime<Utc>) -> Period {
+    let end = next_billing_date(billing_start, months, now);
+    let mut count = 1;
+    while period_boundary(billing_start, months, count) < end {
+        count += 1;
+    }
+    let start = if count == 1 { billing_start } else { period_boundary(billing_start, months, count - 1) };
+    Period { start, end }
+}
+
+/// The part of `period` still to run, in whole days counted from the start of
+/// `now`'s UTC day: `(remaining, total)`. A day that has begun counts as remaining.
+pub fn remaining_days(period: Period, now: DateTime<Utc>) -> (i64, i64) {
+    let today = now.date_naive().and_hms_opt(0, 0, 0).expect("midnight exists").and_utc();
+    let from = today.max(period.start);
+    ((period.end - from).num_days().max(0), period.days())
+}
+
+#[cfg(test)]
+mod period_tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_current_period_holds_now() {
+        let start = at("2026-01-31T00:00:00Z");
+        let period = current_period(start, 3, at("2026-11-21T15:00:00Z"));
+        assert_eq!(period, Period { start: at("2026-10-31T00:00:00Z"), end: at("2027-01-31T00:00:00Z") });
+        assert_eq!(period.days(), 92);
+        let first = current_period(start, 1, at("2026-02-10T00:00:00Z"));
+        assert_eq!(first, Period { start, end: at("2026-02-28T00:00:00Z") });
+    }
+
+    #[test]
+    fn remaining_days_count_from_the_start_of_today() {
+        // November 2026 has 30 days; on the 21st (any hour) 10 days remain: 21..30.
+        let period = Period { start: at("2026-11-01T00:00:00Z"), end: at("2026-12-01T00:00:00Z") };
+        assert_eq!(remaining_days(period, at("2026-11-21T23:59:00Z")), (10, 30));
+        assert_eq!(remaining_days(period, at("2026-11-01T00:00:00Z")), (30, 30));
+        // February of a leap year.
+        let leap = Period { start: at("2024-02-01T00:00:00Z"), end: at("2024-03-01T00:00:00Z") };
+        assert_eq!(remaining_days(leap, at("2024-02-15T08:00:00Z")), (15, 29));
+    }
+}
