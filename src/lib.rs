@@ -5,6 +5,7 @@ pub mod api;
 pub mod auth;
 pub mod billing;
 pub mod cli;
+pub mod clock;
 pub mod crypto;
 pub mod db;
 pub mod error;

@@ -35,6 +35,8 @@ pub struct AppState {
     pub cipher: Arc<FieldCipher>,
     /// Base for absolute links (`--public-url`); else the request's Host.
     pub public_url: Option<Arc<str>>,
+    /// "Now" for the billing rules.
+    pub clock: crate::clock::Clock,
 }
 
 pub struct Documents {

@@ -3,6 +3,7 @@
 //! line; tax is computed and rounded per line; totals are sums of rounded lines
 //! (docs/billing.md).
 
+pub mod gateway;
 pub mod invoice;
 pub mod periods;
 pub mod pricing;

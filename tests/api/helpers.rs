@@ -9,6 +9,7 @@ use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
 use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
+use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
 use switchboard::secret::ServerSecret;
 use switchboard::{AppState, db, seed};
@@ -33,11 +34,20 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with_public_url(None).await
+    spawn_app_with(None, Clock::System).await
 }
 
 /// As `spawn_app`, with `--public-url` set.
 pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
+    spawn_app_with(public_url, Clock::System).await
+}
+
+/// As `spawn_app`, with "now" fixed at `now` (an RFC 3339 instant).
+pub async fn spawn_app_at(now: &str) -> TestApp {
+    spawn_app_with(None, Clock::Fixed(now.parse().expect("an RFC 3339 instant"))).await
+}
+
+async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -57,7 +67,7 @@ pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
         counter.fetch_add(1, Ordering::SeqCst);
     });
     let tokens = Arc::new(TokenService::new(&secret));
-    let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into) };
+    let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into), clock };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve(listener, switchboard::app(state)));

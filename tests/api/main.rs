@@ -11,5 +11,6 @@ mod products;
 mod secure_forms;
 mod secure_form_rules;
 mod sites;
+mod subscription_operations;
 mod voicebot_configs;
 mod voicebots;

@@ -414,7 +414,7 @@ async fn create_site_billing_config(
     if row::Entity::find_by_id(site_id).one(&state.db).await?.is_some() {
         return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing configuration; update it with PUT")));
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let start = start_of_day(now);
     let mut model = row::ActiveModel {
         site_id: Set(site_id),
@@ -463,7 +463,7 @@ async fn update_site_billing_config(
             format!("the balance of site {site_id} is {} {}; the currency can only change at a zero balance", stored.balance, stored.currency_id),
         ));
     }
-    let next = next_billing_date(stored.billing_start_date, checked.period.months(), Utc::now());
+    let next = next_billing_date(stored.billing_start_date, checked.period.months(), state.clock.now());
     let mut model: row::ActiveModel = stored.into();
     model.next_billing_date = Set(next);
     settings(&mut model, checked);

@@ -372,7 +372,7 @@ pub struct LineItemSeed {
 
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
-async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<tax_rate::Model>> {
+pub(crate) async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<tax_rate::Model>> {
     let Some(profile) = profile else { return Ok(None) };
     let rates = tax_rate::Entity::find()
         .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))

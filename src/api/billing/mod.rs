@@ -7,6 +7,7 @@ pub mod configs;
 pub mod features;
 pub mod invoices;
 pub mod money;
+pub mod operations;
 pub mod products;
 pub mod profiles;
 pub mod scope;
@@ -24,6 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(profiles::router())
         .merge(products::router())
         .merge(subscriptions::router())
+        .merge(operations::router())
         .merge(features::router())
         .merge(invoices::router())
 }

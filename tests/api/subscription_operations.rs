@@ -1,0 +1,119 @@
+//! Subscription operations, checked against the worked examples of
+//! docs/billing.md with "now" fixed at 2026-11-21 15:00 UTC.
+
+use serde_json::{Value, json};
+use switchboard::auth::Permission;
+
+use crate::helpers::*;
+
+const NOW: &str = "2026-11-21T15:00:00Z";
+const AGENT_B: &str = "0192f0c4-0000-7000-8000-000000010001";
+
+fn calculate_new(site: i32, agent: &str) -> String {
+    format!("/api/billing/subscriptions:calculateNew?siteId={site}&agentId={agent}")
+}
+
+async fn figures(app: &TestApp, path: &str, body: Value) -> String {
+    let response = app.post(path, &app.partner_admin(1), &body).await;
+    assert_eq!(response.status(), 200, "{path} {body}");
+    response.text().await.unwrap()
+}
+
+/// The rows an applying operation would write.
+async fn billing_rows(app: &TestApp) -> Vec<i64> {
+    let mut counts = Vec::new();
+    for table in ["subscriptions", "subscription_pricing_models", "subscription_price_segments", "invoices", "invoice_line_items", "invoice_bill_tos"] {
+        counts.push(app.count_rows(table).await);
+    }
+    counts
+}
+
+#[tokio::test]
+async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
+    let app = spawn_app_at(NOW).await;
+    let before = billing_rows(&app).await;
+    let site_a = calculate_new(SITE_A, ADMIN_A);
+    // Example 17: Platform (flat 99.00 monthly), 10 of 30 days, 8.25 % tax.
+    assert_eq!(
+        figures(&app, &site_a, json!({"planId": 4, "name": "Platform"})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#
+    );
+    // Example 18: Team for the site's 5 agents: 5 x 20.00 x 10/30 = 33.33; tax 2.749725 -> 2.75.
+    assert_eq!(
+        figures(&app, &site_a, json!({"planId": 1, "name": "Team"})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.33,"newTax":2.75,"chargeResult":true}"#
+    );
+    // Example 19: Bot Actions with 300 overage units: 16.33 + 5.00; taxes 1.35 + 0.41.
+    assert_eq!(
+        figures(&app, &site_a, json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":21.33,"newTax":1.76,"chargeResult":true}"#
+    );
+    // Example 20: a one-time fee is never prorated; its tax 37.125 rounds half away from zero.
+    assert_eq!(
+        figures(&app, &site_a, json!({"planId": 3, "name": "Onboarding"})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":450.00,"newTax":37.13,"chargeResult":true}"#
+    );
+    // Example 21: site 10001 is billed quarterly (Oct 31 - Jan 31, 92 days, 71 left), no state tax.
+    assert_eq!(
+        figures(&app, &calculate_new(SITE_B, AGENT_B), json!({"planId": 4, "name": "Platform"})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":217.75,"newTax":0.00,"chargeResult":true}"#
+    );
+    // Example 22: an annual period asked for explicitly: 12 months from 2026-01-01, 41 of 365 days left.
+    // 1009.80 x 41/365 = 113.4290... -> 113.43; tax 9.357975 -> 9.36.
+    assert_eq!(
+        figures(&app, &site_a, json!({"planId": 4, "name": "Platform", "billingPeriod": 12})).await,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":113.43,"newTax":9.36,"chargeResult":true}"#
+    );
+    assert_eq!(billing_rows(&app).await, before, "a preview writes nothing");
+}
+
+#[tokio::test]
+async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
+    let app = spawn_app_at(NOW).await;
+    let token = app.partner_admin(1);
+    let profile = "/api/billing/siteBillingProfiles/10000";
+    let mut stored: Value = app.get(profile, &token).await.json().await.unwrap();
+    stored["primaryCardNumber"] = json!("4000000000000002");
+    assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
+    let declined: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
+    assert_eq!(declined["chargeResult"], false);
+    stored["primaryCardNumber"] = json!("4242424242424242");
+    stored["isChargedAutomatically"] = json!(false);
+    assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
+    let manual: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
+    assert_eq!(manual["chargeResult"], false);
+}
+
+#[tokio::test]
+async fn plan_requests_are_checked_and_scoped_to_the_partner() {
+    let app = spawn_app_at(NOW).await;
+    let token = app.partner_admin(1);
+    let problem = assert_problem(app.post("/api/billing/subscriptions:calculateNew", &token, &json!({"billingPeriod": 2})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["siteId", "agentId", "/planId", "/name", "/billingPeriod"]);
+    let path = calculate_new(SITE_A, ADMIN_A);
+    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 99, "name": "x"})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/planId"]);
+    let problem = assert_problem(
+        app.post(&path, &token, &json!({"planId": 2, "name": "x", "selectedVolumeId": "0192f0c4-0000-7000-8000-00000019ffff"})).await,
+        400,
+        400001,
+    )
+    .await;
+    assert_eq!(error_locations(&problem), ["/selectedVolumeId"]);
+    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/overageQuota", "/purchasedQuantityByUnit"]);
+    // The agent must be one of the site's.
+    let problem = assert_problem(app.post(&calculate_new(SITE_A, ADMIN_B), &token, &json!({"planId": 4, "name": "x"})).await, 400, 400003).await;
+    assert_eq!(error_locations(&problem), ["agentId"]);
+    // Another partner's site is a 404, like a missing one; a partner needs ManageSite.
+    assert_problem(app.post(&calculate_new(20000, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
+    assert_problem(app.post(&calculate_new(99999, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
+    let feature_only = app.partner_token(1, &[Permission::ManageFeature]);
+    assert_problem(app.post(&path, &feature_only, &json!({"planId": 4, "name": "x"})).await, 403, 403001).await;
+    // A site without a billing configuration cannot be billed yet.
+    app.load(json!({"sites": [{"id": 10002, "partnerId": 1}],
+                    "agents": [{"id": "0192f0c4-0000-7000-8000-000000010003", "siteId": 10002, "email": "a@site10002.example", "passwordHash": "x"}]}))
+        .await;
+    let bare = calculate_new(10002, "0192f0c4-0000-7000-8000-000000010003");
+    assert_problem(app.post(&bare, &token, &json!({"planId": 4, "name": "x"})).await, 409, 409001).await;
+}
