@@ -23,7 +23,7 @@ use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::invoice::{InvoiceDraft, draft};
 use crate::billing::periods::{current_period, remaining_days};
-use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, PricingError, VolumeSegment, period_charges};
+use crate::billing::pricing::{AgentSegment, Pricing, PricingError, VolumeSegment, period_charges};
 use crate::billing::{gateway, round_money};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, currency, plan, site_billing_config, site_billing_profile};
@@ -160,37 +160,6 @@ impl BillingContext {
     }
 }
 
-fn prices_of(p: &impl PriceSource) -> PeriodPrices {
-    p.period_prices()
-}
-
-/// Anything carrying the eight period prices and discounts.
-trait PriceSource {
-    fn period_prices(&self) -> PeriodPrices;
-}
-
-macro_rules! price_source {
-    ($($ty:ty),*) => {$(
-        impl PriceSource for $ty {
-            fn period_prices(&self) -> PeriodPrices {
-                let p = self.prices();
-                PeriodPrices {
-                    monthly: (p.monthly_price.0, p.monthly_price_discount.0),
-                    quarterly: (p.quarterly_price.0, p.quarterly_price_discount.0),
-                    semi_annual: (p.semi_annual_price.0, p.semi_annual_price_discount.0),
-                    annual: (p.annual_price.0, p.annual_price_discount.0),
-                }
-            }
-        }
-    )*};
-}
-
-price_source!(
-    super::subscriptions::SubscriptionPriceSegmentByAgent,
-    super::subscriptions::SubscriptionPriceSegmentByVolume,
-    super::subscriptions::SubscriptionPriceWithFlatFee
-);
-
 /// The plan's pricing models with what the request and the site buy: agents
 /// (the site's purchased agents, else the plan's default), the volume segment
 /// and overage, units. Problems are reported at the request's pointers.
@@ -213,7 +182,7 @@ fn plan_pricing(
                     segments: t
                         .subscription_price_segment_by_agents
                         .iter()
-                        .map(|s| AgentSegment { from: i64::from(s.from), to: i64::from(s.to), prices: prices_of(s) })
+                        .map(|s| AgentSegment { from: i64::from(s.from), to: i64::from(s.to), prices: s.period_prices() })
                         .collect(),
                 });
             }
@@ -239,7 +208,7 @@ fn plan_pricing(
                         quota_per_month: i64::from(s.quota_per_month),
                         overage_unit_price: s.overage_unit_price.0,
                         overage_unit_price_discount: s.overage_unit_price_discount.0,
-                        prices: prices_of(s),
+                        prices: s.period_prices(),
                     },
                     overage_units: i64::from(t.purchased_overage_quantity),
                 });
@@ -252,7 +221,7 @@ fn plan_pricing(
             }
             PricingModelKind::FlatFee => {
                 let flat = t.subscription_price_with_flat_fee.clone().unwrap_or_default();
-                models.push(Pricing::FlatFee { prices: prices_of(&flat) });
+                models.push(Pricing::FlatFee { prices: flat.period_prices() });
             }
         }
     }

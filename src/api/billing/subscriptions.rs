@@ -96,6 +96,16 @@ macro_rules! priced {
                 }
             }
 
+            /// The prices as the pricing rules take them: `(price, discount)` per period.
+            pub fn period_prices(&self) -> crate::billing::pricing::PeriodPrices {
+                crate::billing::pricing::PeriodPrices {
+                    monthly: (self.monthly_price.0, self.monthly_price_discount.0),
+                    quarterly: (self.quarterly_price.0, self.quarterly_price_discount.0),
+                    semi_annual: (self.semi_annual_price.0, self.semi_annual_price_discount.0),
+                    annual: (self.annual_price.0, self.annual_price_discount.0),
+                }
+            }
+
             fn with_prices(mut self, p: PriceGroups) -> Self {
                 self.monthly_price = p.monthly_price;
                 self.quarterly_price = p.quarterly_price;
