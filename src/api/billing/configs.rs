@@ -339,12 +339,25 @@ pub async fn seed(db: &impl ConnectionTrait, seed: SiteBillingConfigSeed) -> Api
     require_currency(db, &checked.currency_id).await?;
     let now = Utc::now();
     let start = seed.billing_start_date.unwrap_or_else(|| start_of_day(now));
+    insert(db, site_id, checked, start, now, seed.balance, seed.purchased_agents).await
+}
+
+/// Stores a new configuration billing from `start`.
+async fn insert(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    checked: Checked,
+    start: DateTime<Utc>,
+    now: DateTime<Utc>,
+    balance: Money,
+    purchased_agents: i32,
+) -> ApiResult<()> {
     let mut model = row::ActiveModel {
         site_id: Set(site_id),
         billing_start_date: Set(start),
         next_billing_date: Set(next_billing_date(start, checked.period.months(), now)),
-        balance: Set(seed.balance.into()),
-        purchased_agents: Set(seed.purchased_agents),
+        balance: Set(balance.into()),
+        purchased_agents: Set(purchased_agents),
         ..Default::default()
     };
     settings(&mut model, checked);
@@ -415,17 +428,7 @@ async fn create_site_billing_config(
         return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing configuration; update it with PUT")));
     }
     let now = state.clock.now();
-    let start = start_of_day(now);
-    let mut model = row::ActiveModel {
-        site_id: Set(site_id),
-        billing_start_date: Set(start),
-        next_billing_date: Set(next_billing_date(start, checked.period.months(), now)),
-        balance: Set(Default::default()),
-        purchased_agents: Set(0),
-        ..Default::default()
-    };
-    settings(&mut model, checked);
-    row::Entity::insert(model).exec_without_returning(&state.db).await?;
+    insert(&state.db, site_id, checked, start_of_day(now), now, Money::default(), 0).await?;
     Ok(Json(find(&state.db, caller.partner_id, site_id).await?))
 }
 

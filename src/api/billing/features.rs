@@ -150,7 +150,7 @@ async fn list_subscription_pricing_models(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
-    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), id: None, with_line_items: false };
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id: None, id: None, with_line_items: false };
     let subscriptions = subscriptions::load(&state.db, &selection).await?;
     Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }

@@ -370,6 +370,15 @@ pub struct LineItemSeed {
     pub line_type: String,
 }
 
+/// The decimals amounts in a catalog currency round to.
+pub(crate) async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiResult<u32> {
+    currency::Entity::find_by_id(currency_id.to_owned())
+        .one(db)
+        .await?
+        .map(|c| c.minor_units.max(0) as u32)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {currency_id} is missing")))
+}
+
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
 pub(crate) async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<tax_rate::Model>> {
@@ -386,11 +395,7 @@ pub async fn seed(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()
     let site = site::Entity::find_by_id(input.site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site"))?;
     let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
     let currency_id = config.map(|c| c.currency_id).unwrap_or_else(|| "USD".to_owned());
-    let minor_units = currency::Entity::find_by_id(currency_id.clone())
-        .one(db)
-        .await?
-        .map(|c| c.minor_units.max(0) as u32)
-        .unwrap_or(2);
+    let minor_units = minor_units(db, &currency_id).await?;
     let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
     let tax = tax_for(db, profile.as_ref()).await?;
     let rate = tax.as_ref().map(|t| t.rate.0).unwrap_or_default();

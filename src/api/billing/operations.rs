@@ -14,7 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::configs::BillingPeriod;
-use super::invoices::tax_for;
+use super::invoices::{minor_units, tax_for};
 use super::money::Money;
 use super::scope::partner_site;
 use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
@@ -26,7 +26,7 @@ use crate::billing::periods::{current_period, remaining_days};
 use crate::billing::pricing::{AgentSegment, Pricing, PricingError, VolumeSegment, period_charges};
 use crate::billing::{gateway, round_money};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{agent, currency, plan, site_billing_config, site_billing_profile};
+use crate::db::entities::{agent, plan, site_billing_config, site_billing_profile};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, QueryParams, non_null};
 
@@ -125,11 +125,7 @@ async fn billing_context(db: &impl ConnectionTrait, partner_id: i32, site_id: i3
     let config = site_billing_config::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| {
         ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first"))
     })?;
-    let minor_units = currency::Entity::find_by_id(config.currency_id.clone())
-        .one(db)
-        .await?
-        .map(|c| c.minor_units.max(0) as u32)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {} is missing", config.currency_id)))?;
+    let minor_units = minor_units(db, &config.currency_id).await?;
     let profile = site_billing_profile::Entity::find_by_id(site_id).one(db).await?;
     let tax_rate = tax_for(db, profile.as_ref()).await?.map(|t| t.rate.0).unwrap_or_default();
     Ok(BillingContext { config, profile, tax_rate, minor_units })

@@ -478,7 +478,7 @@ async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -
         .await?;
     let mut contracts = by_site(contracts, |c| c.site_id);
     let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
-    let mut subscriptions = by_site(subscriptions::load(db, &Selection { sites: set.clone(), id: None, with_line_items: true }).await?, |s| s.site_id);
+    let mut subscriptions = by_site(subscriptions::load(db, &Selection { sites: set.clone(), site_id: None, id: None, with_line_items: true }).await?, |s| s.site_id);
     Ok(sites
         .into_iter()
         .map(|s| {

@@ -18,25 +18,13 @@ use uuid::Uuid;
 
 use super::invoices::{InvoiceLineItem, line_items_where};
 use super::money::Money;
-use super::scope::{SiteSet, partner_site};
+use super::scope::SiteSet;
 use crate::AppState;
+use crate::billing::pricing::PeriodPrices;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{Path, QueryParams};
-
-/// The price of every billing period and the discount taken off each.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PriceGroups {
-    pub monthly_price: Money,
-    pub quarterly_price: Money,
-    pub semi_annual_price: Money,
-    pub annual_price: Money,
-    pub monthly_price_discount: Money,
-    pub quarterly_price_discount: Money,
-    pub semi_annual_price_discount: Money,
-    pub annual_price_discount: Money,
-}
 
 /// Declares a price object: its own fields followed by the eight price and
 /// discount fields, written out flat (serde's `flatten` would read numbers
@@ -83,22 +71,9 @@ macro_rules! priced {
         }
 
         impl $name {
-            pub fn prices(&self) -> PriceGroups {
-                PriceGroups {
-                    monthly_price: self.monthly_price,
-                    quarterly_price: self.quarterly_price,
-                    semi_annual_price: self.semi_annual_price,
-                    annual_price: self.annual_price,
-                    monthly_price_discount: self.monthly_price_discount,
-                    quarterly_price_discount: self.quarterly_price_discount,
-                    semi_annual_price_discount: self.semi_annual_price_discount,
-                    annual_price_discount: self.annual_price_discount,
-                }
-            }
-
             /// The prices as the pricing rules take them: `(price, discount)` per period.
-            pub fn period_prices(&self) -> crate::billing::pricing::PeriodPrices {
-                crate::billing::pricing::PeriodPrices {
+            pub fn period_prices(&self) -> PeriodPrices {
+                PeriodPrices {
                     monthly: (self.monthly_price.0, self.monthly_price_discount.0),
                     quarterly: (self.quarterly_price.0, self.quarterly_price_discount.0),
                     semi_annual: (self.semi_annual_price.0, self.semi_annual_price_discount.0),
@@ -106,15 +81,11 @@ macro_rules! priced {
                 }
             }
 
-            fn with_prices(mut self, p: PriceGroups) -> Self {
-                self.monthly_price = p.monthly_price;
-                self.quarterly_price = p.quarterly_price;
-                self.semi_annual_price = p.semi_annual_price;
-                self.annual_price = p.annual_price;
-                self.monthly_price_discount = p.monthly_price_discount;
-                self.quarterly_price_discount = p.quarterly_price_discount;
-                self.semi_annual_price_discount = p.semi_annual_price_discount;
-                self.annual_price_discount = p.annual_price_discount;
+            fn with_prices(mut self, p: PeriodPrices) -> Self {
+                (self.monthly_price, self.monthly_price_discount) = (Money(p.monthly.0), Money(p.monthly.1));
+                (self.quarterly_price, self.quarterly_price_discount) = (Money(p.quarterly.0), Money(p.quarterly.1));
+                (self.semi_annual_price, self.semi_annual_price_discount) = (Money(p.semi_annual.0), Money(p.semi_annual.1));
+                (self.annual_price, self.annual_price_discount) = (Money(p.annual.0), Money(p.annual.1));
                 self
             }
         }
@@ -344,16 +315,12 @@ pub struct Subscription {
     pub line_items: Vec<InvoiceLineItem>,
 }
 
-fn prices(r: &segment::Model) -> PriceGroups {
-    PriceGroups {
-        monthly_price: r.monthly_price.into(),
-        quarterly_price: r.quarterly_price.into(),
-        semi_annual_price: r.semi_annual_price.into(),
-        annual_price: r.annual_price.into(),
-        monthly_price_discount: r.monthly_price_discount.into(),
-        quarterly_price_discount: r.quarterly_price_discount.into(),
-        semi_annual_price_discount: r.semi_annual_price_discount.into(),
-        annual_price_discount: r.annual_price_discount.into(),
+fn prices(r: &segment::Model) -> PeriodPrices {
+    PeriodPrices {
+        monthly: (r.monthly_price.0, r.monthly_price_discount.0),
+        quarterly: (r.quarterly_price.0, r.quarterly_price_discount.0),
+        semi_annual: (r.semi_annual_price.0, r.semi_annual_price_discount.0),
+        annual: (r.annual_price.0, r.annual_price_discount.0),
     }
 }
 
@@ -430,6 +397,8 @@ fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment
 #[derive(Clone, Debug)]
 pub struct Selection {
     pub sites: SiteSet,
+    /// Only this site of `sites` (none when it is not one of them).
+    pub site_id: Option<i32>,
     pub id: Option<Uuid>,
     pub with_line_items: bool,
 }
@@ -438,12 +407,14 @@ impl Selection {
     fn subscriptions(&self) -> Condition {
         Condition::all()
             .add(self.sites.contains(subscription::Column::SiteId))
+            .add_option(self.site_id.map(|site_id| subscription::Column::SiteId.eq(site_id)))
             .add_option(self.id.map(|id| subscription::Column::Id.eq(id)))
     }
 
     fn models(&self) -> Condition {
         Condition::all()
             .add(self.sites.contains(model::Column::SiteId))
+            .add_option(self.site_id.map(|site_id| model::Column::SiteId.eq(site_id)))
             .add_option(self.id.map(|id| model::Column::SubscriptionId.eq(id)))
     }
 
@@ -577,7 +548,7 @@ pub struct SubscriptionSeed {
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
 }
 
-fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PriceGroups) -> segment::ActiveModel {
+fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PeriodPrices) -> segment::ActiveModel {
     segment::ActiveModel {
         id: Set(Uuid::now_v7()),
         site_id: Set(site_id),
@@ -594,14 +565,14 @@ fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usiz
         is_selected: Set(false),
         one_time_fee: Set(Default::default()),
         one_time_fee_discount: Set(Default::default()),
-        monthly_price: Set(p.monthly_price.into()),
-        quarterly_price: Set(p.quarterly_price.into()),
-        semi_annual_price: Set(p.semi_annual_price.into()),
-        annual_price: Set(p.annual_price.into()),
-        monthly_price_discount: Set(p.monthly_price_discount.into()),
-        quarterly_price_discount: Set(p.quarterly_price_discount.into()),
-        semi_annual_price_discount: Set(p.semi_annual_price_discount.into()),
-        annual_price_discount: Set(p.annual_price_discount.into()),
+        monthly_price: Set(p.monthly.0.into()),
+        quarterly_price: Set(p.quarterly.0.into()),
+        semi_annual_price: Set(p.semi_annual.0.into()),
+        annual_price: Set(p.annual.0.into()),
+        monthly_price_discount: Set(p.monthly.1.into()),
+        quarterly_price_discount: Set(p.quarterly.1.into()),
+        semi_annual_price_discount: Set(p.semi_annual.1.into()),
+        annual_price_discount: Set(p.annual.1.into()),
     }
 }
 
@@ -646,13 +617,13 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
         .await?;
         let mut rows = Vec::new();
         for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.prices());
+            let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
             row.from_quantity = Set(s.from);
             row.to_quantity = Set(s.to);
             rows.push(row);
         }
         for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.prices());
+            let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
             row.quota_per_month = Set(s.quota_per_month);
             row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
             row.overage_quota = Set(s.overage_quota);
@@ -662,13 +633,13 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
             rows.push(row);
         }
         if let Some(u) = &m.subscription_price_by_unit {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.prices());
+            let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.period_prices());
             row.one_time_fee = Set(u.one_time_fee.into());
             row.one_time_fee_discount = Set(u.one_time_fee_discount.into());
             rows.push(row);
         }
         if let Some(f) = &m.subscription_price_with_flat_fee {
-            rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.prices()));
+            rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.period_prices()));
         }
         if !rows.is_empty() {
             segment::Entity::insert_many(rows).exec_without_returning(db).await?;
@@ -708,12 +679,8 @@ async fn list_subscriptions(
     let mut v = Violations::new();
     let site_id = query.optional_i32("siteId", &mut v);
     v.finish(())?;
-    let sites = match site_id {
-        Some(site_id) if partner_site(&state.db, caller.partner_id, site_id).await.is_ok() => SiteSet::Ids(vec![site_id]),
-        Some(_) => return Ok(Json(Vec::new())),
-        None => SiteSet::Partner(caller.partner_id),
-    };
-    Ok(Json(load(&state.db, &Selection { sites, id: None, with_line_items: true }).await?))
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id, id: None, with_line_items: true };
+    Ok(Json(load(&state.db, &selection).await?))
 }
 
 /// Get a subscription
@@ -725,6 +692,6 @@ async fn get_subscription(
     caller: PartnerCaller<ManageSite>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<Subscription>> {
-    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), id: Some(id), with_line_items: true };
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id: None, id: Some(id), with_line_items: true };
     load(&state.db, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
 }
