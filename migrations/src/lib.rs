@@ -9,6 +9,7 @@ mod m20261121_000003_voicebots;
 mod m20261121_000004_product_catalog;
 mod m20261121_000005_site_billing_profiles;
 mod m20261121_000006_partner_billing;
+mod m20261121_000007_billing_engine;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000004_product_catalog::Migration),
             Box::new(m20261121_000005_site_billing_profiles::Migration),
             Box::new(m20261121_000006_partner_billing::Migration),
+            Box::new(m20261121_000007_billing_engine::Migration),
         ]
     }
 }

@@ -65,6 +65,10 @@ impl BillingPeriod {
     pub fn parse(stored: &str) -> Option<Self> {
         [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.as_str() == stored)
     }
+
+    pub fn from_months(months: u32) -> Option<Self> {
+        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.months() == months)
+    }
 }
 
 /// A currency of the catalog.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -15,13 +15,15 @@ use uuid::Uuid;
 use super::scope::SiteSet;
 use super::subscriptions::{self, Selection, SubscriptionPricingModel};
 use crate::AppState;
-use crate::auth::{PartnerCaller, perm::ManageFeature};
+use super::scope::partner_site;
+use crate::api::text::text;
+use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
 use crate::db::entities::{
-    subscription, subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
+    feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
     subscription_product_relation as relation,
 };
-use crate::error::{ApiError, ApiResult, Violations};
-use crate::extract::{Path, QueryParams};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
 const TAG: &str = "Subscription features";
 
@@ -31,6 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_subscription_pricing_models))
         .routes(routes!(list_subscription_feature_limitation_configs))
         .routes(routes!(get_subscription_feature_limitation_config))
+        .routes(routes!(set_subscription_product_feature_points))
 }
 
 /// A feature point item a subscription's product grants.
@@ -260,4 +263,133 @@ pub async fn seed_limits(db: &impl ConnectionTrait, input: SubscriptionFeatureLi
     .exec_without_returning(db)
     .await?;
     Ok(())
+}
+
+/// The feature points a subscription enables in one product.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat.routing", "livechat.canned"]}))]
+pub struct ProductFeaturePointsRequest {
+    /// Id of a product of the catalog.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100)]
+    pub product_id: Option<String>,
+    /// Ids of feature point items of that product; replaces the ones set before.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub feature_point_items: Option<Vec<String>>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SubscriptionSiteParams {
+    /// The partner's site the subscription belongs to.
+    #[param(required = true, nullable = false)]
+    site_id: Option<i32>,
+}
+
+/// Set a subscription's feature points of a product
+///
+/// Replaces the feature point items the subscription enables in the product
+/// (creating its product relation when there is none), in one transaction.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}/productFeaturePoints", operation_id = "setSubscriptionProductFeaturePoints", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription"), SubscriptionSiteParams),
+    request_body = ProductFeaturePointsRequest,
+    responses(
+        (status = 200, description = "The feature points are set"),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn set_subscription_product_feature_points(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(id): Path<Uuid>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<ProductFeaturePointsRequest>,
+) -> ApiResult<()> {
+    let mut v = Violations::new();
+    let site_id = query.optional_i32("siteId", &mut v);
+    if query.get("siteId").is_none() {
+        v.parameter("siteId", ErrorCode::FieldRequired, "is required");
+    }
+    let product_id = text(&mut v, "/productId", request.product_id, 100, true);
+    let items = request.feature_point_items.unwrap_or_else(|| {
+        v.field("/featurePointItems", ErrorCode::FieldRequired, "is required");
+        Vec::new()
+    });
+    for (i, item) in items.iter().enumerate() {
+        if items[..i].contains(item) {
+            v.field(format!("/featurePointItems/{i}"), ErrorCode::FieldNotUnique, "is repeated");
+        }
+    }
+    v.finish(())?;
+    let site_id = site_id.unwrap_or_default();
+    let txn = state.db.begin().await?;
+    let result = async {
+        partner_site(&txn, caller.partner_id, site_id).await?;
+        let owner = subscription::Entity::find_by_id(id)
+            .filter(subscription::Column::SiteId.eq(site_id))
+            .one(&txn)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subscription"))?;
+        if owner.status == subscriptions::CANCELLED {
+            return Err(ApiError::new(ErrorCode::Conflict, format!("subscription {id} is cancelled")));
+        }
+        let mut v = Violations::new();
+        if product::Entity::find_by_id(product_id.clone()).one(&txn).await?.is_none() {
+            v.field("/productId", ErrorCode::FieldMismatch, format!("product {product_id:?} does not exist"));
+            return Err(v.into_error());
+        }
+        let known: Vec<String> = item::Entity::find()
+            .filter(item::Column::ProductId.eq(product_id.as_str()))
+            .filter(item::Column::Id.is_in(items.iter().cloned()))
+            .all(&txn)
+            .await?
+            .into_iter()
+            .map(|i| i.id)
+            .collect();
+        for (i, item) in items.iter().enumerate() {
+            if !known.contains(item) {
+                v.field(format!("/featurePointItems/{i}"), ErrorCode::FieldMismatch, format!("is not a feature point item of product {product_id:?}"));
+            }
+        }
+        v.finish(())?;
+        let existing = relation::Entity::find()
+            .filter(relation::Column::SubscriptionId.eq(id))
+            .filter(relation::Column::ProductId.eq(product_id.as_str()))
+            .one(&txn)
+            .await?;
+        let relation_id = match existing {
+            Some(r) => {
+                point::Entity::delete_many().filter(point::Column::SubscriptionProductRelationId.eq(r.id)).exec(&txn).await?;
+                r.id
+            }
+            None => {
+                let relation_id = Uuid::now_v7();
+                relation::Entity::insert(relation::ActiveModel {
+                    id: Set(relation_id),
+                    site_id: Set(site_id),
+                    subscription_id: Set(id),
+                    product_id: Set(product_id.clone()),
+                })
+                .exec_without_returning(&txn)
+                .await?;
+                relation_id
+            }
+        };
+        if !items.is_empty() {
+            let rows = items.iter().map(|item| point::ActiveModel {
+                id: Set(Uuid::now_v7()),
+                site_id: Set(site_id),
+                subscription_product_relation_id: Set(relation_id),
+                feature_point_item_id: Set(item.clone()),
+            });
+            point::Entity::insert_many(rows).exec_without_returning(&txn).await?;
+        }
+        Ok(())
+    }
+    .await;
+    super::engine::conclude(txn, false, result).await
 }

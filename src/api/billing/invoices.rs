@@ -19,7 +19,7 @@ use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
-use crate::billing::{line_figures, round_money};
+use crate::billing::{LineFigures, line_figures, round_money};
 use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{Path, QueryParams};
@@ -391,6 +391,101 @@ pub(crate) async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_bil
     Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())))
 }
 
+/// One invoice line to write, before its figures.
+pub(crate) struct LineSpec {
+    pub id: Uuid,
+    pub subscription_pricing_model_id: Option<Uuid>,
+    pub name: String,
+    pub unit: String,
+    pub quantity: i32,
+    pub unit_price: Decimal,
+    pub discount: Decimal,
+    pub service_start_date: DateTime<Utc>,
+    pub service_end_date: DateTime<Utc>,
+    pub months: String,
+    pub license_term: String,
+    pub line_type: String,
+    pub cancelled_invoice_line_item_id: Option<Uuid>,
+}
+
+/// How an invoice's lines are taxed and rounded.
+pub(crate) struct LineTerms<'a> {
+    pub invoice_id: Uuid,
+    pub site: &'a site::Model,
+    pub tax: Option<&'a tax_rate::Model>,
+    pub minor_units: u32,
+    pub paid: bool,
+}
+
+/// Discount as a share of the undiscounted line (`10%`); empty without one.
+fn discount_rate(unit_price: Decimal, quantity: i32, discount: Decimal) -> String {
+    let gross = unit_price * Decimal::from(quantity);
+    if discount.is_zero() || gross.is_zero() {
+        return String::new();
+    }
+    format!("{}%", round_money(discount / gross * Decimal::ONE_HUNDRED, 2).normalize())
+}
+
+/// The row of `spec` with its figures: rounded per line, taxed per line.
+pub(crate) fn line_row(spec: LineSpec, order: usize, terms: &LineTerms) -> (line::ActiveModel, LineFigures) {
+    let rate = terms.tax.map(|t| t.rate.0).unwrap_or_default();
+    let figures = line_figures(spec.unit_price, i64::from(spec.quantity), spec.discount, rate, terms.minor_units);
+    let zero = round_money(Decimal::ZERO, terms.minor_units);
+    let row = line::ActiveModel {
+        id: Set(spec.id),
+        invoice_id: Set(terms.invoice_id),
+        site_id: Set(terms.site.id),
+        subscription_pricing_model_id: Set(spec.subscription_pricing_model_id),
+        profit_center_id: Set(terms.site.profit_center_id),
+        discount_rate: Set(discount_rate(spec.unit_price, spec.quantity, spec.discount)),
+        name: Set(spec.name),
+        unit: Set(spec.unit),
+        quantity: Set(spec.quantity),
+        service_start_date: Set(spec.service_start_date),
+        service_end_date: Set(spec.service_end_date),
+        months: Set(spec.months),
+        license_term: Set(spec.license_term),
+        sort_order: Set(order as i32),
+        line_type: Set(spec.line_type),
+        is_deleted: Set(false),
+        tax_name: Set(terms.tax.map(|t| t.name.clone()).unwrap_or_default()),
+        tax_rate: Set(rate.into()),
+        cancelled_invoice_line_item_id: Set(spec.cancelled_invoice_line_item_id),
+        service_days: Set((spec.service_end_date - spec.service_start_date).num_days() as i32),
+        unit_price: Set(spec.unit_price.into()),
+        discount: Set(spec.discount.into()),
+        amount: Set(figures.amount.into()),
+        tax: Set(figures.tax.into()),
+        line_total: Set(figures.line_total.into()),
+        paid_amount: Set(if terms.paid { figures.line_total } else { zero }.into()),
+        amount_usd_to_pay: Set(figures.line_total.into()),
+        amount_usd_to_refund: Set(zero.into()),
+    };
+    (row, figures)
+}
+
+/// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
+pub(crate) async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_billing_profile::Model) -> ApiResult<()> {
+    invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
+        invoice_id: Set(invoice_id),
+        site_id: Set(p.site_id),
+        first_name: Set(p.first_name.clone()),
+        last_name: Set(p.last_name.clone()),
+        company_name: Set(p.company_name.clone()),
+        email: Set(p.email.clone()),
+        phone: Set(p.phone.clone()),
+        country_or_region: Set(p.country_or_region.clone()),
+        state_or_province: Set(p.state_or_province.clone()),
+        city: Set(p.city.clone()),
+        mailing_address: Set(p.mailing_address.clone()),
+        job_title: Set(p.job_title.clone()),
+        bill_to: Set(p.bill_to.clone()),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
+}
+
 pub async fn seed(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()> {
     let site = site::Entity::find_by_id(input.site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site"))?;
     let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
@@ -398,50 +493,30 @@ pub async fn seed(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()
     let minor_units = minor_units(db, &currency_id).await?;
     let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
     let tax = tax_for(db, profile.as_ref()).await?;
-    let rate = tax.as_ref().map(|t| t.rate.0).unwrap_or_default();
-    let mut lines = Vec::new();
+    let terms = LineTerms { invoice_id: input.id, site: &site, tax: tax.as_ref(), minor_units, paid: input.status == "paid" };
     let zero = round_money(Decimal::ZERO, minor_units);
     let (mut amount, mut tax_sum) = (zero, zero);
+    let mut lines = Vec::new();
     for (order, item) in input.line_items.into_iter().enumerate() {
-        let figures = line_figures(item.unit_price.0, i64::from(item.quantity), item.discount.0, rate, minor_units);
+        let spec = LineSpec {
+            id: item.id,
+            subscription_pricing_model_id: item.subscription_pricing_model_id,
+            name: item.name,
+            unit: item.unit,
+            quantity: item.quantity,
+            unit_price: item.unit_price.0,
+            discount: item.discount.0,
+            service_start_date: item.service_start_date,
+            service_end_date: item.service_end_date,
+            months: item.months,
+            license_term: item.license_term,
+            line_type: item.line_type,
+            cancelled_invoice_line_item_id: None,
+        };
+        let (row, figures) = line_row(spec, order, &terms);
         amount += figures.amount;
         tax_sum += figures.tax;
-        let gross = item.unit_price.0 * Decimal::from(item.quantity);
-        let discount_rate = if item.discount.0.is_zero() || gross.is_zero() {
-            String::new()
-        } else {
-            format!("{}%", round_money(item.discount.0 / gross * Decimal::ONE_HUNDRED, 2).normalize())
-        };
-        lines.push(line::ActiveModel {
-            id: Set(item.id),
-            invoice_id: Set(input.id),
-            site_id: Set(site.id),
-            subscription_pricing_model_id: Set(item.subscription_pricing_model_id),
-            profit_center_id: Set(site.profit_center_id),
-            name: Set(item.name),
-            unit: Set(item.unit),
-            quantity: Set(item.quantity),
-            discount_rate: Set(discount_rate),
-            service_start_date: Set(item.service_start_date),
-            service_end_date: Set(item.service_end_date),
-            months: Set(item.months),
-            license_term: Set(item.license_term),
-            sort_order: Set(order as i32),
-            line_type: Set(item.line_type),
-            is_deleted: Set(false),
-            tax_name: Set(tax.as_ref().map(|t| t.name.clone()).unwrap_or_default()),
-            tax_rate: Set(rate.into()),
-            cancelled_invoice_line_item_id: Set(None),
-            service_days: Set((item.service_end_date - item.service_start_date).num_days() as i32),
-            unit_price: Set(item.unit_price.into()),
-            discount: Set(item.discount.into()),
-            amount: Set(figures.amount.into()),
-            tax: Set(figures.tax.into()),
-            line_total: Set(figures.line_total.into()),
-            paid_amount: Set(if input.status == "paid" { figures.line_total } else { zero }.into()),
-            amount_usd_to_pay: Set(figures.line_total.into()),
-            amount_usd_to_refund: Set(zero.into()),
-        });
+        lines.push(row);
     }
     invoice::Entity::insert(invoice::ActiveModel {
         id: Set(input.id),
@@ -460,23 +535,7 @@ pub async fn seed(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()
         line::Entity::insert_many(lines).exec_without_returning(db).await?;
     }
     if let Some(p) = profile {
-        invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
-            invoice_id: Set(input.id),
-            site_id: Set(site.id),
-            first_name: Set(p.first_name),
-            last_name: Set(p.last_name),
-            company_name: Set(p.company_name),
-            email: Set(p.email),
-            phone: Set(p.phone),
-            country_or_region: Set(p.country_or_region),
-            state_or_province: Set(p.state_or_province),
-            city: Set(p.city),
-            mailing_address: Set(p.mailing_address),
-            job_title: Set(p.job_title),
-            bill_to: Set(p.bill_to),
-        })
-        .exec_without_returning(db)
-        .await?;
+        write_bill_to(db, input.id, &p).await?;
     }
     Ok(())
 }

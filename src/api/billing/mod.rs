@@ -3,7 +3,9 @@
 //! global product catalog live in `products`.
 
 pub mod cards;
+pub mod changes;
 pub mod configs;
+pub mod engine;
 pub mod features;
 pub mod invoices;
 pub mod money;
@@ -26,6 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(products::router())
         .merge(subscriptions::router())
         .merge(operations::router())
+        .merge(changes::router())
         .merge(features::router())
         .merge(invoices::router())
 }

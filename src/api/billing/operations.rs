@@ -1,39 +1,35 @@
 //! Subscription operations (permission ManageSite): what adding a plan costs,
 //! priced by the rules of `crate::billing` over the site's billing context.
-//! So far the preview of adding (`:calculateNew`); the applying operations are
-//! the rest of the billing engine.
+//! Operations that take a plan request (adding, switching and their previews)
+//! and cancelling's preview; the change requests are in `changes`.
 
-use axum::Json;
-use axum::extract::State;
-use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use axum::extract::{Request, State};
+use axum::handler::Handler;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{IntoParams, OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::configs::BillingPeriod;
-use super::invoices::{minor_units, tax_for};
+use super::engine::{InvoiceMode, Ledger, Outcome, begin, conclude, new_subscription};
 use super::money::Money;
-use super::scope::partner_site;
 use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::billing::invoice::{InvoiceDraft, draft};
-use crate::billing::periods::{current_period, remaining_days};
-use crate::billing::pricing::{AgentSegment, Pricing, PricingError, VolumeSegment, period_charges};
-use crate::billing::{gateway, round_money};
-use crate::crypto::FieldCipher;
-use crate::db::entities::{agent, plan, site_billing_config, site_billing_profile};
+use crate::db::entities::plan;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, QueryParams, non_null};
+use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
 const TAG: &str = "Subscription operations";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(calculate_new_subscription))
+    OpenApiRouter::with_openapi(ActionPaths::openapi())
+        .routes(routes!(calculate_new_subscription))
+        .routes(routes!(add_subscription))
 }
 
 /// Body of adding a plan and of switching to one ("plan request").
@@ -95,7 +91,7 @@ pub struct SubscriptionOutput {
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-struct SiteAgentParams {
+pub struct SiteAgentParams {
     /// The partner's site the operation is for.
     #[param(required = true, nullable = false)]
     site_id: Option<i32>,
@@ -104,83 +100,16 @@ struct SiteAgentParams {
     agent_id: Option<Uuid>,
 }
 
-/// What billing needs to know about a site.
-struct BillingContext {
-    config: site_billing_config::Model,
-    profile: Option<site_billing_profile::Model>,
-    tax_rate: Decimal,
-    minor_units: u32,
-}
-
-/// The site (404 unless the partner's), its agent (400 unless the site's) and
-/// its billing context (409 without a billing configuration).
-async fn billing_context(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Uuid) -> ApiResult<BillingContext> {
-    partner_site(db, partner_id, site_id).await?;
-    let agent = agent::Entity::find_by_id(agent_id).filter(agent::Column::SiteId.eq(site_id)).one(db).await?;
-    if agent.is_none() {
-        let mut v = Violations::new();
-        v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
-        return Err(v.into_error());
-    }
-    let config = site_billing_config::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| {
-        ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first"))
-    })?;
-    let minor_units = minor_units(db, &config.currency_id).await?;
-    let profile = site_billing_profile::Entity::find_by_id(site_id).one(db).await?;
-    let tax_rate = tax_for(db, profile.as_ref()).await?.map(|t| t.rate.0).unwrap_or_default();
-    Ok(BillingContext { config, profile, tax_rate, minor_units })
-}
-
-impl BillingContext {
-    /// Whether the gateway settles `total` for this site.
-    fn settles(&self, cipher: &FieldCipher, total: Decimal) -> ApiResult<bool> {
-        let card = match &self.profile {
-            Some(p) if !p.primary_card_number_encrypted.is_empty() => {
-                Some(cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
-            }
-            _ => None,
-        };
-        let automatic = self.profile.as_ref().is_some_and(|p| p.is_charged_automatically);
-        Ok(gateway::settles(total, automatic, card.as_deref()))
-    }
-
-    /// The invoice draft of `models` for what is left of the current period.
-    fn draft(&self, models: &[Pricing], months: u32, now: DateTime<Utc>) -> Result<InvoiceDraft, PricingError> {
-        let period = current_period(self.config.billing_start_date, months, now);
-        let (remaining, total) = remaining_days(period, now);
-        let mut charges = Vec::new();
-        for model in models {
-            charges.extend(period_charges(model, months)?);
-        }
-        Ok(draft(&charges, remaining, total, self.tax_rate, self.minor_units))
-    }
-}
-
-/// The plan's pricing models with what the request and the site buy: agents
-/// (the site's purchased agents, else the plan's default), the volume segment
-/// and overage, units. Problems are reported at the request's pointers.
-fn plan_pricing(
-    templates: &mut [SubscriptionPricingModel],
-    request: &PlanRequest,
-    purchased_agents: i32,
-    v: &mut Violations,
-) -> Vec<Pricing> {
-    let mut models = Vec::new();
+/// Fits the plan's pricing model templates to what the request and the site
+/// buy: agents (the site's purchased agents, else the plan's default), the
+/// volume segment and overage, units. Problems are reported at the request's pointers.
+fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, purchased_agents: i32, v: &mut Violations) {
     for t in templates.iter_mut() {
         match t.pricing_model {
             PricingModelKind::ByAgents => {
                 if purchased_agents > 0 {
                     t.purchased_quantity = purchased_agents;
                 }
-                models.push(Pricing::ByAgents {
-                    agents: i64::from(t.purchased_quantity),
-                    free: i64::from(t.free_quantity),
-                    segments: t
-                        .subscription_price_segment_by_agents
-                        .iter()
-                        .map(|s| AgentSegment { from: i64::from(s.from), to: i64::from(s.to), prices: s.period_prices() })
-                        .collect(),
-                });
             }
             PricingModelKind::ByVolume => {
                 let segments = &mut t.subscription_price_segment_by_volumes;
@@ -197,35 +126,87 @@ fn plan_pricing(
                 }
                 t.purchased_overage_quantity = request.overage_quota.unwrap_or(0);
                 t.purchased_overage_unit = request.overage_quota_unit.unwrap_or(0);
-                let s = &segments[chosen];
-                t.purchased_quantity = s.quota_per_month;
-                models.push(Pricing::ByVolume {
-                    segment: VolumeSegment {
-                        quota_per_month: i64::from(s.quota_per_month),
-                        overage_unit_price: s.overage_unit_price.0,
-                        overage_unit_price_discount: s.overage_unit_price_discount.0,
-                        prices: s.period_prices(),
-                    },
-                    overage_units: i64::from(t.purchased_overage_quantity),
-                });
+                t.purchased_quantity = segments[chosen].quota_per_month;
             }
             PricingModelKind::ByUnit => {
-                let units = request.purchased_quantity_by_unit.unwrap_or(t.purchased_quantity.max(1));
-                t.purchased_quantity = units;
-                let fee = t.subscription_price_by_unit.clone().unwrap_or_default();
-                models.push(Pricing::ByUnit { units: i64::from(units), fee: fee.one_time_fee.0, fee_discount: fee.one_time_fee_discount.0 });
+                t.purchased_quantity = request.purchased_quantity_by_unit.unwrap_or(t.purchased_quantity.max(1));
             }
-            PricingModelKind::FlatFee => {
-                let flat = t.subscription_price_with_flat_fee.clone().unwrap_or_default();
-                models.push(Pricing::FlatFee { prices: flat.period_prices() });
-            }
+            PricingModelKind::FlatFee => {}
         }
     }
-    models
+}
+
+/// The plan of the catalog named at `pointer` (400 there when there is none)
+/// and its pricing model templates.
+pub async fn plan_templates(
+    db: &impl ConnectionTrait,
+    plan_id: i32,
+    pointer: &str,
+) -> ApiResult<(plan::Model, Vec<SubscriptionPricingModel>)> {
+    let Some(plan) = plan::Entity::find_by_id(plan_id).one(db).await? else {
+        let mut v = Violations::new();
+        v.field(pointer, ErrorCode::FieldMismatch, format!("plan {plan_id} does not exist"));
+        return Err(v.into_error());
+    };
+    let templates = serde_json::from_str(&plan.pricing_models).map_err(ApiError::internal)?;
+    Ok((plan, templates))
+}
+
+/// Adds the plan of a plan request to the ledger's site.
+async fn add_plan(ledger: &mut Ledger<'_>, txn: &DatabaseTransaction, request: &PlanRequest, plan_id: i32, months: Option<u32>) -> ApiResult<()> {
+    let (plan, mut templates) = plan_templates(txn, plan_id, "/planId").await?;
+    let mut v = Violations::new();
+    fit_plan(&mut templates, request, ledger.context.config.purchased_agents, &mut v);
+    v.finish(())?;
+    let billing_months = months.filter(|m| *m != ledger.context.site_months()).map_or(0, |m| m as i32);
+    let name = request.name.clone().unwrap_or_default().trim().to_owned();
+    let new = new_subscription(ledger, plan, name, billing_months);
+    ledger.add(new, templates, "/planId").await?;
+    Ok(())
+}
+
+impl From<Outcome> for SubscriptionOutput {
+    fn from(o: Outcome) -> Self {
+        Self {
+            src_amount: Money(o.src_amount),
+            src_tax: Money(o.src_tax),
+            new_amount: Money(o.new_amount),
+            new_tax: Money(o.new_tax),
+            charge_result: o.charge_result,
+        }
+    }
+}
+
+/// The shared steps of adding and switching: `replacing` is cancelled (with
+/// credits) before the plan is added; one invoice holds both.
+async fn plan_operation(
+    state: &AppState,
+    partner_id: i32,
+    query: &QueryParams,
+    request: &PlanRequest,
+    replacing: Option<Uuid>,
+    preview: bool,
+) -> ApiResult<Json<SubscriptionOutput>> {
+    let mut v = Violations::new();
+    let (site_id, agent_id) = site_and_agent(query, &mut v);
+    let (plan_id, months) = check_plan_request(request, &mut v);
+    v.finish(())?;
+    let txn = begin(&state.db).await?;
+    let result = async {
+        let mut ledger = Ledger::open(&txn, partner_id, site_id, Some(agent_id), state.clock.now()).await?;
+        if let Some(id) = replacing {
+            let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
+            ledger.cancel(&current).await?;
+        }
+        add_plan(&mut ledger, &txn, request, plan_id, months).await?;
+        ledger.finish(InvoiceMode::Issue, &state.cipher).await
+    }
+    .await;
+    Ok(Json(conclude(txn, preview, result).await?.into()))
 }
 
 /// The site and agent named by the query: both required.
-fn site_and_agent(query: &QueryParams, v: &mut Violations) -> (i32, Uuid) {
+pub fn site_and_agent(query: &QueryParams, v: &mut Violations) -> (i32, Uuid) {
     let site_id = query.optional_i32("siteId", v);
     if query.get("siteId").is_none() {
         v.parameter("siteId", ErrorCode::FieldRequired, "is required");
@@ -289,32 +270,162 @@ async fn calculate_new_subscription(
     query: QueryParams,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Json<SubscriptionOutput>> {
+    plan_operation(&state, caller.partner_id, &query, &request, None, true).await
+}
+
+/// Add a subscription
+///
+/// Subscribes the site to the plan, in one transaction: the subscription with
+/// its pricing models (copied from the plan and fitted to the request), one
+/// invoice charging the rest of the current billing period, its bill-to copy
+/// of the billing profile, and the site's balance when the simulated gateway
+/// does not settle it (`chargeResult`).
+#[utoipa::path(post, path = "/api/billing/subscriptions:new", operation_id = "addSubscription", tag = TAG,
+    params(SiteAgentParams),
+    request_body = PlanRequest,
+    responses(
+        (status = 200, description = "What the new subscription was charged", body = SubscriptionOutput),
+        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn add_subscription(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<PlanRequest>,
+) -> ApiResult<Json<SubscriptionOutput>> {
+    plan_operation(&state, caller.partner_id, &query, &request, None, false).await
+}
+
+/// The subscription named by the path of a `{id}:verb` operation.
+#[derive(Clone, Copy, Debug)]
+pub struct ActionTarget(pub Uuid);
+
+/// Switch a subscription to another plan
+///
+/// Cancels the subscription (crediting the rest of the current period of its
+/// recurring charges, as negative lines pointing at the lines they cancel) and
+/// adds the plan, on one invoice, in one transaction. `src...` are the credit's
+/// figures (negative), `new...` the new plan's.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}:switchPlan", operation_id = "switchSubscriptionPlan", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription to switch"), SiteAgentParams),
+    request_body = PlanRequest,
+    responses(
+        (status = 200, description = "The credit of the old plan and the charge of the new one", body = SubscriptionOutput),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn switch_subscription_plan(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Extension(ActionTarget(id)): Extension<ActionTarget>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<PlanRequest>,
+) -> ApiResult<Json<SubscriptionOutput>> {
+    plan_operation(&state, caller.partner_id, &query, &request, Some(id), false).await
+}
+
+/// Preview switching a subscription to another plan
+///
+/// The figures `:switchPlan` would give at this instant; writes nothing.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}:calculateSwitchPlan", operation_id = "calculateSwitchSubscriptionPlan", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription to switch"), SiteAgentParams),
+    request_body = PlanRequest,
+    responses(
+        (status = 200, description = "The figures switching would give", body = SubscriptionOutput),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn calculate_switch_subscription_plan(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Extension(ActionTarget(id)): Extension<ActionTarget>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<PlanRequest>,
+) -> ApiResult<Json<SubscriptionOutput>> {
+    plan_operation(&state, caller.partner_id, &query, &request, Some(id), true).await
+}
+
+/// Why a subscription is cancelled.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"cancelReason": "tooExpensive", "comment": "Moving to the annual plan next year"}))]
+pub struct CancelRequest {
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 200)]
+    pub cancel_reason: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 2000, pattern = r"[^\t\n\r ]")]
+    pub comment: Option<String>,
+}
+
+/// Preview cancelling a subscription
+///
+/// What cancelling the subscription now would credit: the rest of the current
+/// period of its recurring charges (`src...`, negative; one-time fees are not
+/// credited). Writes nothing.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}:calculateCancel", operation_id = "calculateCancelSubscription", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription to cancel"), SiteAgentParams),
+    request_body = CancelRequest,
+    responses(
+        (status = 200, description = "The credit cancelling would give", body = SubscriptionOutput),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn calculate_cancel_subscription(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Extension(ActionTarget(id)): Extension<ActionTarget>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<CancelRequest>,
+) -> ApiResult<Json<SubscriptionOutput>> {
     let mut v = Violations::new();
     let (site_id, agent_id) = site_and_agent(&query, &mut v);
-    let (plan_id, months) = check_plan_request(&request, &mut v);
+    text(&mut v, "/cancelReason", request.cancel_reason, 200, false);
+    text(&mut v, "/comment", request.comment, 2000, true);
     v.finish(())?;
-    let context = billing_context(&state.db, caller.partner_id, site_id, agent_id).await?;
-    let Some(plan) = plan::Entity::find_by_id(plan_id).one(&state.db).await? else {
-        let mut v = Violations::new();
-        v.field("/planId", ErrorCode::FieldMismatch, format!("plan {plan_id} does not exist"));
-        return Err(v.into_error());
+    let txn = begin(&state.db).await?;
+    let result = async {
+        let mut ledger = Ledger::open(&txn, caller.partner_id, site_id, Some(agent_id), state.clock.now()).await?;
+        let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
+        ledger.cancel(&current).await?;
+        ledger.finish(InvoiceMode::Issue, &state.cipher).await
+    }
+    .await;
+    Ok(Json(conclude(txn, true, result).await?.into()))
+}
+
+/// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
+/// suffix in one segment, so they are served by `subscription_action` and
+/// documented under the spec's paths here.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    switch_subscription_plan,
+    calculate_switch_subscription_plan,
+    calculate_cancel_subscription,
+    super::changes::cancel_subscription
+))]
+pub struct ActionPaths;
+
+/// `POST /api/billing/subscriptions/{id}:verb`: splits the segment at its last
+/// colon and hands the request to the operation, the id as an `ActionTarget`.
+pub async fn subscription_action(State(state): State<AppState>, Path(segment): Path<String>, mut request: Request) -> Response {
+    let Some((raw_id, verb)) = segment.rsplit_once(':') else {
+        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET,PUT"));
+        return problem;
     };
-    let mut templates: Vec<SubscriptionPricingModel> = serde_json::from_str(&plan.pricing_models).map_err(ApiError::internal)?;
-    let months = months.unwrap_or_else(|| BillingPeriod::parse(&context.config.billing_period).map_or(1, BillingPeriod::months));
-    let mut v = Violations::new();
-    let models = plan_pricing(&mut templates, &request, context.config.purchased_agents, &mut v);
-    v.finish(())?;
-    let invoice = context.draft(&models, months, state.clock.now()).map_err(|err| {
+    let Ok(id) = raw_id.parse::<Uuid>() else {
         let mut v = Violations::new();
-        v.field("/planId", ErrorCode::FieldNotAllowed, format!("plan {plan_id} cannot be priced for this site: {err}"));
-        v.into_error()
-    })?;
-    let zero = round_money(Decimal::ZERO, context.minor_units);
-    Ok(Json(SubscriptionOutput {
-        src_amount: Money(zero),
-        src_tax: Money(zero),
-        new_amount: Money(invoice.amount),
-        new_tax: Money(invoice.tax),
-        charge_result: context.settles(&state.cipher, invoice.total())?,
-    }))
+        v.parameter("id", ErrorCode::FieldWrongType, "must be a guid");
+        return v.into_error().into_response();
+    };
+    request.extensions_mut().insert(ActionTarget(id));
+    match verb {
+        "switchPlan" => switch_subscription_plan.call(request, state).await,
+        "calculateSwitchPlan" => calculate_switch_subscription_plan.call(request, state).await,
+        "calculateCancel" => calculate_cancel_subscription.call(request, state).await,
+        "cancel" => super::changes::cancel_subscription.call(request, state).await,
+        _ => ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response(),
+    }
 }

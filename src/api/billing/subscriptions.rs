@@ -10,7 +10,7 @@ use axum::Json;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -23,8 +23,9 @@ use crate::AppState;
 use crate::billing::pricing::PeriodPrices;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
-use crate::error::{ApiError, ApiResult, Violations};
-use crate::extract::{Path, QueryParams};
+use crate::api::text::text;
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path, QueryParams, non_null};
 
 /// Declares a price object: its own fields followed by the eight price and
 /// discount fields, written out flat (serde's `flatten` would read numbers
@@ -313,7 +314,17 @@ pub struct Subscription {
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
     /// The invoice lines charged or credited for this subscription's pricing models.
     pub line_items: Vec<InvoiceLineItem>,
+    /// Months per billing period it was bought for; 0: the site's period.
+    #[serde(skip)]
+    pub billing_months: i32,
+    #[serde(skip)]
+    pub cancelled: bool,
 }
+
+/// Status of a subscription that is billed.
+pub const ACTIVE: &str = "active";
+/// Status of a cancelled subscription: read-only from then on.
+pub const CANCELLED: &str = "cancelled";
 
 fn prices(r: &segment::Model) -> PeriodPrices {
     PeriodPrices {
@@ -489,6 +500,8 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult
                 is_show_cancel: s.is_show_cancel,
                 subscription_pricing_models: pricing_models,
                 line_items,
+                billing_months: s.billing_months,
+                cancelled: s.status == CANCELLED,
             })
         })
         .collect()
@@ -578,72 +591,119 @@ fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usiz
 
 pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
     let plan = plan::Entity::find_by_id(input.plan_id).one(db).await?.ok_or_else(|| ApiError::not_found("plan"))?;
+    let new = NewSubscription {
+        id: input.id,
+        site_id: input.site_id,
+        name: input.name,
+        is_service_plan: plan.is_service_plan,
+        can_be_cancelled_by_customer: plan.can_be_cancelled_by_customer,
+        plan,
+        created_time: input.created_time,
+        billing_months: 0,
+    };
+    insert_subscription(db, &new).await?;
+    for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
+        insert_pricing_model(db, new.site_id, new.id, order, &mut m).await?;
+    }
+    Ok(())
+}
+
+/// A subscription row to write: the plan gives the display flags.
+pub struct NewSubscription {
+    pub id: Uuid,
+    pub site_id: i32,
+    pub plan: plan::Model,
+    pub name: String,
+    pub is_service_plan: bool,
+    pub can_be_cancelled_by_customer: bool,
+    pub created_time: DateTime<Utc>,
+    /// Months per billing period; 0 for the site's period.
+    pub billing_months: i32,
+}
+
+pub async fn insert_subscription(db: &impl ConnectionTrait, new: &NewSubscription) -> ApiResult<()> {
     subscription::Entity::insert(subscription::ActiveModel {
-        id: Set(input.id),
-        site_id: Set(input.site_id),
-        plan_id: Set(plan.id),
-        name: Set(input.name),
-        is_service_plan: Set(plan.is_service_plan),
-        can_be_cancelled_by_customer: Set(plan.can_be_cancelled_by_customer),
-        is_show_upgrade: Set(plan.is_show_upgrade),
-        is_one_time_fee_plan: Set(plan.is_one_time_fee_plan),
-        is_show_cancel: Set(plan.is_show_cancel),
-        status: Set("active".to_owned()),
-        created_time: Set(input.created_time),
+        id: Set(new.id),
+        site_id: Set(new.site_id),
+        plan_id: Set(new.plan.id),
+        name: Set(new.name.clone()),
+        is_service_plan: Set(new.is_service_plan),
+        can_be_cancelled_by_customer: Set(new.can_be_cancelled_by_customer),
+        is_show_upgrade: Set(new.plan.is_show_upgrade),
+        is_one_time_fee_plan: Set(new.plan.is_one_time_fee_plan),
+        is_show_cancel: Set(new.plan.is_show_cancel),
+        status: Set(ACTIVE.to_owned()),
+        created_time: Set(new.created_time),
+        billing_months: Set(new.billing_months),
+        cancelled_time: Set(None),
     })
     .exec_without_returning(db)
     .await?;
-    let site_id = input.site_id;
-    for (order, m) in input.subscription_pricing_models.into_iter().enumerate() {
-        let model_id = if m.id.is_nil() { Uuid::now_v7() } else { m.id };
-        model::Entity::insert(model::ActiveModel {
-            id: Set(model_id),
-            site_id: Set(site_id),
-            subscription_id: Set(input.id),
-            name: Set(m.name),
-            pricing_model: Set(m.pricing_model.as_str().to_owned()),
-            unit_type: Set(m.unit_type),
-            volume_type: Set(m.volume_type),
-            sort_order: Set(order as i32),
-            free_quantity: Set(m.free_quantity),
-            max_quantity: Set(m.max_quantity),
-            purchased_quantity: Set(m.purchased_quantity),
-            purchased_overage_unit: Set(m.purchased_overage_unit),
-            purchased_overage_quantity: Set(m.purchased_overage_quantity),
-            is_service_stopped_when_bot_actions_quota_exceeded: Set(m.is_service_stopped_when_bot_actions_quota_exceeded),
-            is_deleted: Set(false),
-        })
-        .exec_without_returning(db)
-        .await?;
-        let mut rows = Vec::new();
-        for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
-            row.from_quantity = Set(s.from);
-            row.to_quantity = Set(s.to);
-            rows.push(row);
-        }
-        for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
-            row.quota_per_month = Set(s.quota_per_month);
-            row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
-            row.overage_quota = Set(s.overage_quota);
-            row.overage_unit_price = Set(s.overage_unit_price.into());
-            row.overage_unit_price_discount = Set(s.overage_unit_price_discount.into());
-            row.is_selected = Set(s.is_selected);
-            rows.push(row);
-        }
-        if let Some(u) = &m.subscription_price_by_unit {
-            let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.period_prices());
-            row.one_time_fee = Set(u.one_time_fee.into());
-            row.one_time_fee_discount = Set(u.one_time_fee_discount.into());
-            rows.push(row);
-        }
-        if let Some(f) = &m.subscription_price_with_flat_fee {
-            rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.period_prices()));
-        }
-        if !rows.is_empty() {
-            segment::Entity::insert_many(rows).exec_without_returning(db).await?;
-        }
+    Ok(())
+}
+
+/// Writes a pricing model of a subscription with its segments (two statements).
+/// A nil `id` gets a new one, written back into `m`.
+pub async fn insert_pricing_model(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    subscription_id: Uuid,
+    order: usize,
+    m: &mut SubscriptionPricingModel,
+) -> ApiResult<()> {
+    if m.id.is_nil() {
+        m.id = Uuid::now_v7();
+    }
+    let model_id = m.id;
+    m.site_id = site_id;
+    m.subscription_id = subscription_id;
+    model::Entity::insert(model::ActiveModel {
+        id: Set(model_id),
+        site_id: Set(site_id),
+        subscription_id: Set(subscription_id),
+        name: Set(m.name.clone()),
+        pricing_model: Set(m.pricing_model.as_str().to_owned()),
+        unit_type: Set(m.unit_type.clone()),
+        volume_type: Set(m.volume_type.clone()),
+        sort_order: Set(order as i32),
+        free_quantity: Set(m.free_quantity),
+        max_quantity: Set(m.max_quantity),
+        purchased_quantity: Set(m.purchased_quantity),
+        purchased_overage_unit: Set(m.purchased_overage_unit),
+        purchased_overage_quantity: Set(m.purchased_overage_quantity),
+        is_service_stopped_when_bot_actions_quota_exceeded: Set(m.is_service_stopped_when_bot_actions_quota_exceeded),
+        is_deleted: Set(false),
+    })
+    .exec_without_returning(db)
+    .await?;
+    let mut rows = Vec::new();
+    for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
+        row.from_quantity = Set(s.from);
+        row.to_quantity = Set(s.to);
+        rows.push(row);
+    }
+    for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
+        row.quota_per_month = Set(s.quota_per_month);
+        row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
+        row.overage_quota = Set(s.overage_quota);
+        row.overage_unit_price = Set(s.overage_unit_price.into());
+        row.overage_unit_price_discount = Set(s.overage_unit_price_discount.into());
+        row.is_selected = Set(s.is_selected);
+        rows.push(row);
+    }
+    if let Some(u) = &m.subscription_price_by_unit {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.period_prices());
+        row.one_time_fee = Set(u.one_time_fee.into());
+        row.one_time_fee_discount = Set(u.one_time_fee_discount.into());
+        rows.push(row);
+    }
+    if let Some(f) = &m.subscription_price_with_flat_fee {
+        rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.period_prices()));
+    }
+    if !rows.is_empty() {
+        segment::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
     Ok(())
 }
@@ -651,7 +711,11 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
 const TAG: &str = "Subscriptions";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list_subscriptions)).routes(routes!(get_subscription))
+    OpenApiRouter::new()
+        .routes(routes!(list_subscriptions))
+        .routes(routes!(get_subscription, update_subscription))
+        // The `{id}:verb` operations (documented under their own paths by `operations::ActionPaths`).
+        .route("/api/billing/subscriptions/{id}", axum::routing::post(super::operations::subscription_action))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -694,4 +758,101 @@ async fn get_subscription(
 ) -> ApiResult<Json<Subscription>> {
     let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id: None, id: Some(id), with_line_items: true };
     load(&state.db, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
+}
+
+/// What `PUT /subscriptions/{id}` changes: the subscription's name and flags.
+/// Its plan and site cannot change here (switch the plan with `:switchPlan`),
+/// nor its pricing (`:changes` with `EditPricingModel` invoices that);
+/// `subscriptionPricingModels` and `lineItems` of a full Subscription body are ignored.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"planId": 1, "siteId": 10000, "name": "Team (support desk)", "isServicePlan": false, "canBeCancelledByCustomer": true}))]
+pub struct SubscriptionInput {
+    /// The subscription's plan when present.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub plan_id: Option<i32>,
+    /// The subscription's site when present.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub site_id: Option<i32>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub is_service_plan: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub can_be_cancelled_by_customer: Option<bool>,
+    /// Unchanged when absent.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub is_show_upgrade: Option<bool>,
+    /// Unchanged when absent.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub is_one_time_fee_plan: Option<bool>,
+    /// Unchanged when absent.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub is_show_cancel: Option<bool>,
+}
+
+/// Update a subscription
+///
+/// Renames the subscription and sets its flags. A cancelled subscription is
+/// read-only (409).
+#[utoipa::path(put, path = "/api/billing/subscriptions/{id}", operation_id = "updateSubscription", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription")),
+    request_body = SubscriptionInput,
+    responses(
+        (status = 200, description = "The updated subscription", body = Subscription),
+        (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn update_subscription(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(id): Path<Uuid>,
+    JsonBody(input): JsonBody<SubscriptionInput>,
+) -> ApiResult<Json<Subscription>> {
+    let mut v = Violations::new();
+    let name = text(&mut v, "/name", input.name, 200, true);
+    for (pointer, value) in [("/isServicePlan", input.is_service_plan), ("/canBeCancelledByCustomer", input.can_be_cancelled_by_customer)] {
+        if value.is_none() {
+            v.field(pointer, ErrorCode::FieldRequired, "is required");
+        }
+    }
+    v.finish(())?;
+    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id: None, id: Some(id), with_line_items: true };
+    let txn = state.db.begin().await?;
+    let result = async {
+        let current = subscription::Entity::find_by_id(id)
+            .filter(selection.subscriptions())
+            .one(&txn)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subscription"))?;
+        let mut v = Violations::new();
+        if input.plan_id.is_some_and(|p| p != current.plan_id) {
+            v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
+        }
+        if input.site_id.is_some_and(|s| s != current.site_id) {
+            v.field("/siteId", ErrorCode::FieldMismatch, format!("must be the subscription's site {}", current.site_id));
+        }
+        v.finish(())?;
+        if current.status == CANCELLED {
+            return Err(ApiError::new(ErrorCode::Conflict, format!("subscription {id} is cancelled")));
+        }
+        let mut row: subscription::ActiveModel = current.clone().into();
+        row.name = Set(name);
+        row.is_service_plan = Set(input.is_service_plan.unwrap_or(current.is_service_plan));
+        row.can_be_cancelled_by_customer = Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
+        row.is_show_upgrade = Set(input.is_show_upgrade.unwrap_or(current.is_show_upgrade));
+        row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
+        row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));
+        subscription::Entity::update(row).exec(&txn).await?;
+        load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))
+    }
+    .await;
+    Ok(Json(super::engine::conclude(txn, false, result).await?))
 }

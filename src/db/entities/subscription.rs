@@ -16,6 +16,9 @@ pub struct Model {
     pub is_show_cancel: bool,
     pub status: String,
     pub created_time: DateTimeUtc,
+    /// Months per billing period the subscription was bought for; 0: the site's period.
+    pub billing_months: i32,
+    pub cancelled_time: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

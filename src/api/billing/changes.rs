@@ -1,0 +1,464 @@
+//! Change requests (permission ManageSite): a batch of subscription changes
+//! applied in order, all or nothing, on one invoice (`:changes`), their preview
+//! (`:calculateChanges`) and cancelling one subscription (`{id}:cancel`).
+
+use axum::extract::State;
+use axum::{Extension, Json};
+use serde::{Deserialize, Serialize};
+use serde_repr::Deserialize_repr;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::engine::{InvoiceMode, Ledger, begin, conclude, new_subscription};
+use super::money::Money;
+use super::operations::{ActionTarget, plan_templates};
+use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
+use crate::AppState;
+use crate::api::text::text;
+use crate::auth::{PartnerCaller, perm::ManageSite};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, QueryParams, non_null};
+
+const TAG: &str = "Subscription operations";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(change_subscriptions))
+        .routes(routes!(calculate_subscription_changes))
+}
+
+/// What a change does (sent as its number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize_repr, ToSchema)]
+#[repr(u8)]
+pub enum ActionType {
+    /// Adds `subscription` (0).
+    AddSubscription = 0,
+    /// Cancels `srcSubscriptionId` and adds `subscription` (1).
+    SwitchSubscription = 1,
+    /// Replaces the pricing models of `srcSubscriptionId` with those of `subscription` (2).
+    EditPricingModel = 2,
+    /// Cancels `srcSubscriptionId` (3).
+    CancelSubscription = 3,
+    /// A switch to a subscription costing at least as much per period (4).
+    UpgradeSubscription = 4,
+    /// A switch to a subscription costing at most as much per period (5).
+    DowngradeSubscription = 5,
+}
+
+/// The subscription a change adds, or the pricing models it sets.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionDto {
+    /// Ignored: new subscriptions get a new id.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub id: Option<Uuid>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, example = 1)]
+    pub plan_id: Option<i32>,
+    /// The site of the request when present.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub site_id: Option<i32>,
+    /// Name of the subscription (the spec lists an int; requests send text).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub is_service_plan: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub can_be_cancelled_by_customer: Option<bool>,
+    /// The pricing models with their prices; empty: the plan's own.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub subscription_pricing_models: Option<Vec<SubscriptionPricingModel>>,
+}
+
+/// One change of a batch. `srcSubscriptionId` is required by every action but
+/// adding; `subscription` by every action but cancelling.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionChangeDto {
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub action_type: Option<ActionType>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub src_subscription_id: Option<Uuid>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub subscription: Option<SubscriptionDto>,
+}
+
+/// Body of changing, cancelling and their previews ("change request").
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 6,
+    "subscriptionChangeDtos": [{"actionType": 3, "srcSubscriptionId": "0192f0c4-0000-7000-8000-000000140004"}]}))]
+pub struct ChangeRequest {
+    /// Write an invoice for the changes (else figures only).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub if_create_invoice: Option<bool>,
+    /// Write the invoice as a draft: not charged, the balance untouched.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub is_draft: Option<bool>,
+    /// Sets the site's purchased agents; every active by-agents pricing model
+    /// is re-priced for the new number (credit of the old, charge of the new).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, minimum = 0, maximum = 100000)]
+    pub purchased_agents: Option<i32>,
+    /// Applied in order, all or nothing.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false)]
+    pub subscription_change_dtos: Option<Vec<SubscriptionChangeDto>>,
+}
+
+/// The invoice of a batch of changes.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"amount": -26.40, "tax": -2.18, "invoiceId": "0192f0c4-0000-7000-8000-0000000f0001"}))]
+pub struct SubscriptionsChangeOutput {
+    /// Sum of the lines' amounts (credits negative).
+    pub amount: Money,
+    /// Sum of the lines' taxes.
+    pub tax: Money,
+    /// The invoice written; the all-zero guid for a preview, or when no invoice
+    /// was asked for or there was nothing to invoice.
+    pub invoice_id: Uuid,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SiteParams {
+    /// The partner's site the changes are for.
+    #[param(required = true, nullable = false)]
+    site_id: Option<i32>,
+}
+
+/// Checks what can be checked before the database: required fields, ranges.
+fn check_request(request: &ChangeRequest, v: &mut Violations) {
+    for (pointer, value) in [("/ifCreateInvoice", request.if_create_invoice), ("/isDraft", request.is_draft)] {
+        if value.is_none() {
+            v.field(pointer, ErrorCode::FieldRequired, "is required");
+        }
+    }
+    if request.purchased_agents.is_some_and(|n| !(0..=100_000).contains(&n)) {
+        v.field("/purchasedAgents", ErrorCode::FieldOutOfRange, "must be between 0 and 100000");
+    }
+    for (i, change) in request.subscription_change_dtos.iter().flatten().enumerate() {
+        let at = format!("/subscriptionChangeDtos/{i}");
+        let Some(action) = change.action_type else {
+            v.field(format!("{at}/actionType"), ErrorCode::FieldRequired, "is required");
+            continue;
+        };
+        if action != ActionType::AddSubscription && change.src_subscription_id.is_none() {
+            v.field(format!("{at}/srcSubscriptionId"), ErrorCode::FieldRequired, "is required by this actionType");
+        }
+        match (&change.subscription, action) {
+            (None, ActionType::CancelSubscription) => {}
+            (None, _) => v.field(format!("{at}/subscription"), ErrorCode::FieldRequired, "is required by this actionType"),
+            (Some(s), _) => check_subscription(s, &format!("{at}/subscription"), action == ActionType::EditPricingModel, v),
+        }
+    }
+}
+
+fn check_subscription(s: &SubscriptionDto, at: &str, models_required: bool, v: &mut Violations) {
+    if s.plan_id.is_none() {
+        v.field(format!("{at}/planId"), ErrorCode::FieldRequired, "is required");
+    }
+    text(v, &format!("{at}/name"), s.name.clone(), 200, true);
+    for (field, value) in [("isServicePlan", s.is_service_plan), ("canBeCancelledByCustomer", s.can_be_cancelled_by_customer)] {
+        if value.is_none() {
+            v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, "is required");
+        }
+    }
+    let Some(models) = &s.subscription_pricing_models else {
+        v.field(format!("{at}/subscriptionPricingModels"), ErrorCode::FieldRequired, "is required");
+        return;
+    };
+    if models_required && models.is_empty() {
+        v.field(format!("{at}/subscriptionPricingModels"), ErrorCode::FieldOutOfRange, "must hold at least one pricing model");
+    }
+    for (j, m) in models.iter().enumerate() {
+        check_model(m, &format!("{at}/subscriptionPricingModels/{j}"), v);
+    }
+}
+
+/// A pricing model sent by the caller: named, non-negative, with the prices
+/// its kind needs.
+fn check_model(m: &SubscriptionPricingModel, at: &str, v: &mut Violations) {
+    text(v, &format!("{at}/name"), Some(m.name.clone()), 200, true);
+    for (field, n) in [
+        ("freeQuantity", m.free_quantity),
+        ("maxQuantity", m.max_quantity),
+        ("purchasedQuantity", m.purchased_quantity),
+        ("purchasedOverageUnit", m.purchased_overage_unit),
+        ("purchasedOverageQuantity", m.purchased_overage_quantity),
+    ] {
+        if n < 0 {
+            v.field(format!("{at}/{field}"), ErrorCode::FieldOutOfRange, "must not be negative");
+        }
+    }
+    let mut prices = Vec::new();
+    for (k, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
+        if s.from < 0 || s.to < s.from {
+            v.field(format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"), ErrorCode::FieldOutOfRange, "must be at least `from`, which must not be negative");
+        }
+        prices.push((format!("{at}/subscriptionPriceSegmentByAgents/{k}"), s.period_prices(), vec![]));
+    }
+    for (k, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
+        if s.quota_per_month < 0 || s.overage_quota < 0 {
+            v.field(format!("{at}/subscriptionPriceSegmentByVolumes/{k}/quotaPerMonth"), ErrorCode::FieldOutOfRange, "quotas must not be negative");
+        }
+        let extra = vec![("overageUnitPrice", s.overage_unit_price.0), ("overageUnitPriceDiscount", s.overage_unit_price_discount.0)];
+        prices.push((format!("{at}/subscriptionPriceSegmentByVolumes/{k}"), s.period_prices(), extra));
+    }
+    if let Some(u) = &m.subscription_price_by_unit {
+        let extra = vec![("oneTimeFee", u.one_time_fee.0), ("oneTimeFeeDiscount", u.one_time_fee_discount.0)];
+        prices.push((format!("{at}/subscriptionPriceByUnit"), u.period_prices(), extra));
+    }
+    if let Some(f) = &m.subscription_price_with_flat_fee {
+        prices.push((format!("{at}/subscriptionPriceWithFlatFee"), f.period_prices(), vec![]));
+    }
+    for (pointer, p, extra) in prices {
+        let all = [p.monthly, p.quarterly, p.semi_annual, p.annual];
+        if all.iter().any(|(price, discount)| price.is_sign_negative() || discount.is_sign_negative()) || extra.iter().any(|(_, d)| d.is_sign_negative()) {
+            v.field(pointer, ErrorCode::FieldOutOfRange, "prices and discounts must not be negative");
+        }
+    }
+    let needed = match m.pricing_model {
+        PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => Some("subscriptionPriceSegmentByAgents"),
+        PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => Some("subscriptionPriceSegmentByVolumes"),
+        PricingModelKind::ByUnit if m.subscription_price_by_unit.is_none() => Some("subscriptionPriceByUnit"),
+        PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => Some("subscriptionPriceWithFlatFee"),
+        _ => None,
+    };
+    if let Some(field) = needed {
+        v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, format!("is required by a {} pricing model", m.pricing_model.as_str()));
+    }
+}
+
+fn mismatch(pointer: String, detail: String) -> ApiError {
+    let mut v = Violations::new();
+    v.field(pointer, ErrorCode::FieldMismatch, detail);
+    v.into_error()
+}
+
+/// The pricing models a changed subscription gets: the caller's, else the
+/// plan's; by-agents models priced for the site's purchased agents.
+fn fit_models(mut models: Vec<SubscriptionPricingModel>, purchased_agents: i32) -> Vec<SubscriptionPricingModel> {
+    for m in &mut models {
+        m.is_deleted = false;
+        if m.pricing_model == PricingModelKind::ByAgents && purchased_agents > 0 {
+            m.purchased_quantity = purchased_agents;
+        }
+    }
+    models
+}
+
+/// Applies one change to the ledger.
+async fn apply_change(ledger: &mut Ledger<'_>, txn: &sea_orm::DatabaseTransaction, change: SubscriptionChangeDto, at: &str) -> ApiResult<()> {
+    let action = change.action_type.expect("checked");
+    let site_id = ledger.site_id();
+    let source = match change.src_subscription_id {
+        Some(id) if action != ActionType::AddSubscription => {
+            let pointer = format!("{at}/srcSubscriptionId");
+            Some(ledger.subscription(id, || mismatch(pointer, format!("names no subscription of site {site_id}"))).await?)
+        }
+        _ => None,
+    };
+    let Some(dto) = change.subscription else {
+        // Only cancelling comes without a subscription (checked).
+        return ledger.cancel(source.as_ref().expect("checked")).await;
+    };
+    if action == ActionType::CancelSubscription {
+        return ledger.cancel(source.as_ref().expect("checked")).await;
+    }
+    let at = format!("{at}/subscription");
+    if dto.site_id.is_some_and(|id| id != site_id) {
+        return Err(mismatch(format!("{at}/siteId"), format!("must be the request's site {site_id}")));
+    }
+    let plan_id = dto.plan_id.expect("checked");
+    let (plan, templates) = plan_templates(txn, plan_id, &format!("{at}/planId")).await?;
+    let given = dto.subscription_pricing_models.unwrap_or_default();
+    let models = fit_models(if given.is_empty() { templates } else { given }, ledger.context.config.purchased_agents);
+    let models_at = format!("{at}/subscriptionPricingModels");
+    if action == ActionType::EditPricingModel {
+        let source = source.expect("checked");
+        if source.plan_id != plan_id {
+            return Err(mismatch(format!("{at}/planId"), format!("must be the plan of subscription {} ({})", source.id, source.plan_id)));
+        }
+        let old: Vec<_> = source.subscription_pricing_models.iter().filter(|m| !m.is_deleted).cloned().collect();
+        return ledger.replace_models(&source, &old, models, &models_at).await;
+    }
+    if let Some(source) = &source {
+        let months = ledger.months_of(source.billing_months);
+        let period_amount = |models: &[SubscriptionPricingModel]| {
+            ledger.period_amount(models, months).map_err(|err| mismatch(models_at.clone(), format!("cannot be priced for this site: {err}")))
+        };
+        let (old, new) = (period_amount(&source.subscription_pricing_models)?, period_amount(&models)?);
+        let refused = match action {
+            ActionType::UpgradeSubscription => (new < old).then_some("an upgrade must cost at least as much per period as the subscription it replaces"),
+            ActionType::DowngradeSubscription => (new > old).then_some("a downgrade must cost at most as much per period as the subscription it replaces"),
+            _ => None,
+        };
+        if let Some(detail) = refused {
+            let mut v = Violations::new();
+            v.field(format!("{}/actionType", at.trim_end_matches("/subscription")), ErrorCode::FieldNotAllowed, format!("{detail} ({new} against {old} per period)"));
+            return Err(v.into_error());
+        }
+        ledger.cancel(source).await?;
+    }
+    let mut new = new_subscription(ledger, plan, dto.name.unwrap_or_default().trim().to_owned(), 0);
+    new.is_service_plan = dto.is_service_plan.unwrap_or(false);
+    new.can_be_cancelled_by_customer = dto.can_be_cancelled_by_customer.unwrap_or(true);
+    ledger.add(new, models, &models_at).await?;
+    Ok(())
+}
+
+/// Sets the site's purchased agents and re-prices every active by-agents
+/// pricing model that bought another number.
+async fn apply_purchased_agents(ledger: &mut Ledger<'_>, agents: i32) -> ApiResult<()> {
+    ledger.set_purchased_agents(agents).await?;
+    if agents == 0 {
+        return Ok(());
+    }
+    for s in ledger.active_subscriptions().await? {
+        let old: Vec<_> = s
+            .subscription_pricing_models
+            .iter()
+            .filter(|m| !m.is_deleted && m.pricing_model == PricingModelKind::ByAgents && m.purchased_quantity != agents)
+            .cloned()
+            .collect();
+        if old.is_empty() {
+            continue;
+        }
+        let new = old.iter().cloned().map(|mut m| {
+            m.purchased_quantity = agents;
+            m
+        });
+        ledger.replace_models(&s, &old, new.collect(), "/purchasedAgents").await?;
+    }
+    Ok(())
+}
+
+/// Runs a change request: purchased agents first, then the changes in order
+/// (`cancelling` first of all), all in one transaction.
+async fn run_changes(
+    state: &AppState,
+    partner_id: i32,
+    query: &QueryParams,
+    mut request: ChangeRequest,
+    cancelling: Option<Uuid>,
+    preview: bool,
+) -> ApiResult<Json<SubscriptionsChangeOutput>> {
+    let mut v = Violations::new();
+    let site_id = query.optional_i32("siteId", &mut v);
+    if query.get("siteId").is_none() {
+        v.parameter("siteId", ErrorCode::FieldRequired, "is required");
+    }
+    check_request(&request, &mut v);
+    v.finish(())?;
+    let site_id = site_id.unwrap_or_default();
+    let mode = match (request.if_create_invoice, request.is_draft) {
+        (Some(false), _) => InvoiceMode::None,
+        (_, Some(true)) => InvoiceMode::Draft,
+        _ => InvoiceMode::Issue,
+    };
+    let txn = begin(&state.db).await?;
+    let result = async {
+        let mut ledger = Ledger::open(&txn, partner_id, site_id, None, state.clock.now()).await?;
+        if let Some(id) = cancelling {
+            let target = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
+            ledger.cancel(&target).await?;
+        }
+        if let Some(agents) = request.purchased_agents {
+            apply_purchased_agents(&mut ledger, agents).await?;
+        }
+        for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
+            apply_change(&mut ledger, &txn, change, &format!("/subscriptionChangeDtos/{i}")).await?;
+        }
+        ledger.finish(mode, &state.cipher).await
+    }
+    .await;
+    let outcome = conclude(txn, preview, result).await?;
+    Ok(Json(SubscriptionsChangeOutput {
+        amount: Money(outcome.amount),
+        tax: Money(outcome.tax),
+        invoice_id: if preview { Uuid::nil() } else { outcome.invoice_id.unwrap_or_default() },
+    }))
+}
+
+/// Change subscriptions
+///
+/// Applies `purchasedAgents` and then each change in order, in one
+/// transaction: any invalid change leaves nothing written. Ending
+/// subscriptions are credited for the rest of the current period (negative
+/// lines pointing at the lines they cancel), new pricing charged for it; one
+/// invoice holds every line (`ifCreateInvoice`, `isDraft`).
+#[utoipa::path(post, path = "/api/billing/subscriptions:changes", operation_id = "changeSubscriptions", tag = TAG,
+    params(SiteParams),
+    request_body = ChangeRequest,
+    responses(
+        (status = 200, description = "The invoice of the changes", body = SubscriptionsChangeOutput),
+        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn change_subscriptions(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<ChangeRequest>,
+) -> ApiResult<Json<SubscriptionsChangeOutput>> {
+    run_changes(&state, caller.partner_id, &query, request, None, false).await
+}
+
+/// Preview subscription changes
+///
+/// The figures `:changes` would give at this instant; writes nothing and
+/// answers the all-zero invoice id.
+#[utoipa::path(post, path = "/api/billing/subscriptions:calculateChanges", operation_id = "calculateSubscriptionChanges", tag = TAG,
+    params(SiteParams),
+    request_body = ChangeRequest,
+    responses(
+        (status = 200, description = "The figures of the changes", body = SubscriptionsChangeOutput),
+        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn calculate_subscription_changes(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<ChangeRequest>,
+) -> ApiResult<Json<SubscriptionsChangeOutput>> {
+    run_changes(&state, caller.partner_id, &query, request, None, true).await
+}
+
+/// Cancel a subscription
+///
+/// Cancels the subscription (credit of the rest of the current period) and
+/// then applies the request's own changes, as `:changes` does.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}:cancel", operation_id = "cancelSubscription", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription to cancel"), SiteParams),
+    request_body = ChangeRequest,
+    responses(
+        (status = 200, description = "The invoice of the cancellation", body = SubscriptionsChangeOutput),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn cancel_subscription(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Extension(ActionTarget(id)): Extension<ActionTarget>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<ChangeRequest>,
+) -> ApiResult<Json<SubscriptionsChangeOutput>> {
+    run_changes(&state, caller.partner_id, &query, request, Some(id), false).await
+}

@@ -1,0 +1,21 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "idempotency_keys")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub partner_id: i32,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub key: String,
+    pub fingerprint: String,
+    pub state: String,
+    pub response_status: i32,
+    pub response_content_type: String,
+    pub response_body: String,
+    pub created_time: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
