@@ -53,8 +53,10 @@ error_codes! {
     MethodNotAllowed = 405001, METHOD_NOT_ALLOWED, "method-not-allowed", "The path does not support this method";
     Conflict = 409001, CONFLICT, "conflict", "The request conflicts with the stored state";
     StillReferenced = 409002, CONFLICT, "still-referenced", "The resource is still referenced by another resource";
+    IdempotencyKeyInFlight = 409003, CONFLICT, "idempotency-key-in-flight", "A request with this Idempotency-Key is still being processed";
     BodyTooLarge = 413001, PAYLOAD_TOO_LARGE, "body-too-large", "The request body is larger than the server accepts";
     UnsupportedMediaType = 415001, UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "The request body has an unsupported content type";
+    IdempotencyKeyReused = 422001, UNPROCESSABLE_ENTITY, "idempotency-key-reused", "The Idempotency-Key was already used with a different request";
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
     DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
 }

@@ -84,6 +84,53 @@ pub fn finish(doc: &mut OpenApiDoc) {
         {
             add_standard_responses(operation, has_path_params);
         }
+        if path.starts_with("/api/billing/") {
+            if let Some(post) = &mut item.post {
+                add_idempotency_key(post);
+            }
+        }
+    }
+    drop_unused_responses(doc);
+}
+
+/// Every billing POST takes an optional `Idempotency-Key`
+/// (`crate::api::billing::idempotency`) and may answer its 409 and 422.
+fn add_idempotency_key(operation: &mut Operation) {
+    use crate::api::billing::idempotency::{HEADER, KEPT_HOURS};
+    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+    use utoipa::openapi::schema::ObjectBuilder;
+    let schema = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(255)).pattern(Some("^[!-~]+$"));
+    let parameter = ParameterBuilder::new()
+        .name(HEADER)
+        .parameter_in(ParameterIn::Header)
+        .required(utoipa::openapi::Required::False)
+        .description(Some(format!(
+            "Makes a retry safe: the first request with a key runs; a later one with the same key, method, path, query \
+             and body (from the same partner, within {KEPT_HOURS} hours) gets the stored answer again with no new effect \
+             (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409."
+        )))
+        .schema(Some(schema))
+        .build();
+    operation.parameters.get_or_insert_with(Vec::new).push(RefOr::T(parameter));
+    let responses = &mut operation.responses.responses;
+    for standard in [StandardResponse::IdempotencyInFlight, StandardResponse::IdempotencyReused] {
+        match responses.get_mut(standard.status()) {
+            Some(RefOr::T(own)) => {
+                own.description = format!("{}. Or: {}", own.description, standard.codes()[0].title());
+            }
+            Some(RefOr::Ref(_)) => {}
+            None => {
+                responses.insert(standard.status().to_owned(), RefOr::Ref(Ref::from_response_name(standard.name())));
+            }
+        }
+    }
+}
+
+/// Keeps only the standard responses the document's operations use.
+fn drop_unused_responses(doc: &mut OpenApiDoc) {
+    let paths = serde_json::to_string(&doc.paths).unwrap_or_default();
+    if let Some(components) = &mut doc.components {
+        components.responses.retain(|name, _| paths.contains(&format!("\"#/components/responses/{name}\"")));
     }
 }
 
@@ -190,10 +237,14 @@ enum StandardResponse {
     UnsupportedMediaType,
     InternalError,
     ServiceUnavailable,
+    IdempotencyInFlight,
+    IdempotencyReused,
 }
 
 impl StandardResponse {
-    const ALL: [StandardResponse; 8] = [
+    const ALL: [StandardResponse; 10] = [
+        StandardResponse::IdempotencyInFlight,
+        StandardResponse::IdempotencyReused,
         StandardResponse::BadRequest,
         StandardResponse::Unauthorized,
         StandardResponse::Forbidden,
@@ -214,6 +265,8 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => "UnsupportedMediaType",
             StandardResponse::InternalError => "InternalError",
             StandardResponse::ServiceUnavailable => "ServiceUnavailable",
+            StandardResponse::IdempotencyInFlight => "IdempotencyKeyInFlight",
+            StandardResponse::IdempotencyReused => "IdempotencyKeyReused",
         }
     }
 
@@ -227,6 +280,8 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => "415",
             StandardResponse::InternalError => "500",
             StandardResponse::ServiceUnavailable => "503",
+            StandardResponse::IdempotencyInFlight => "409",
+            StandardResponse::IdempotencyReused => "422",
         }
     }
 
@@ -242,6 +297,8 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => &[UnsupportedMediaType],
             StandardResponse::InternalError => &[Internal],
             StandardResponse::ServiceUnavailable => &[DatabaseUnavailable],
+            StandardResponse::IdempotencyInFlight => &[IdempotencyKeyInFlight],
+            StandardResponse::IdempotencyReused => &[IdempotencyKeyReused],
         }
     }
 

@@ -44,7 +44,8 @@ pub struct Documents {
     pub billing: utoipa::openapi::OpenApi,
 }
 
-fn routers() -> (Router<AppState>, Documents) {
+/// The platform routes, the partner billing routes and their documents.
+fn routers() -> (Router<AppState>, Router<AppState>, Documents) {
     let (platform_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(auth::platform_router())
         .merge(secure_forms::router())
@@ -57,18 +58,20 @@ fn routers() -> (Router<AppState>, Documents) {
         .split_for_parts();
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);
-    (platform_routes.merge(billing_routes), Documents { platform, billing })
+    (platform_routes, billing_routes, Documents { platform, billing })
 }
 
 /// Both OpenAPI documents, as served and as committed under `openapi/`.
 pub fn documents() -> Documents {
-    routers().1
+    routers().2
 }
 
 pub fn app(state: AppState) -> Router {
-    let (routes, docs) = routers();
+    let (platform_routes, billing_routes, docs) = routers();
+    let billing_routes = billing_routes.route_layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
-    routes
+    platform_routes
+        .merge(billing_routes)
         .merge(SwaggerUi::new("/docs").urls(vec![
             (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
             (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),

@@ -7,6 +7,7 @@ pub mod changes;
 pub mod configs;
 pub mod engine;
 pub mod features;
+pub mod idempotency;
 pub mod invoices;
 pub mod money;
 pub mod operations;
