@@ -24,6 +24,8 @@ pub const TEST_SECRET: &str = "test-secret-that-is-long-enough-for-hkdf";
 
 pub struct TestApp {
     pub address: String,
+    /// The database the server uses (for a second server sharing it).
+    pub database_url: String,
     /// The SQLite file, when the test runs on SQLite.
     pub sqlite_path: Option<std::path::PathBuf>,
     pub client: reqwest::Client,
@@ -72,7 +74,7 @@ async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve(listener, switchboard::app(state)));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {
@@ -85,7 +87,46 @@ async fn fresh_postgres_database(server: &str) -> String {
     url.to_string()
 }
 
+/// A separate `switchboard serve` process on the same database; killed on drop.
+pub struct ServerProcess {
+    pub address: String,
+    child: std::process::Child,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl TestApp {
+    /// Starts another server process sharing this app's database and secret,
+    /// and waits until it answers.
+    pub async fn spawn_process(&self) -> ServerProcess {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .env("SWITCHBOARD_DATABASE_URL", &self.database_url)
+            .env("SWITCHBOARD_SECRET", TEST_SECRET)
+            .env("SWITCHBOARD_NO_DEMO", "true")
+            .env_remove("SWITCHBOARD_SECRET_FILE")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start a server process");
+        let process = ServerProcess { address: format!("http://127.0.0.1:{port}"), child };
+        for _ in 0..200 {
+            if let Ok(r) = self.client.get(format!("{}/health/live", process.address)).send().await {
+                if r.status().is_success() {
+                    return process;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the server process did not start");
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

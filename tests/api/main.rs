@@ -2,6 +2,7 @@
 
 mod auth;
 mod billing_configs;
+mod billing_engine;
 mod billing_profiles;
 mod billing_reads;
 mod cli;

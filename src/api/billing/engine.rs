@@ -375,10 +375,13 @@ impl<'a> Ledger<'a> {
         Ok(())
     }
 
-    /// Credits the rest of the current period of `m`'s recurring charges, each
-    /// credit pointing at the latest charge line of the same name it cancels.
+    /// Credits the rest of the current period of `m`'s recurring charges. Each
+    /// credit points at the charge line it cancels: among the model's charge
+    /// lines not credited yet (those of this operation first, else the stored
+    /// ones of the latest service start), the one of the same name, else the
+    /// next one in invoice order.
     async fn credit(&mut self, m: &SubscriptionPricingModel, months: u32) -> ApiResult<()> {
-        // What was priced once could be priced again; a stored model that no
+        // What was priced once can be priced again; a stored model that no
         // longer prices is a data problem, not the caller's.
         let charges = Self::charges(m, months).map_err(|e| ApiError::internal(anyhow::anyhow!("stored pricing model {}: {e}", m.id)))?;
         let already_credited = Query::select()
@@ -386,23 +389,32 @@ impl<'a> Ledger<'a> {
             .from(line::Entity)
             .and_where(line::Column::CancelledInvoiceLineItemId.is_not_null())
             .to_owned();
-        let stored = line::Entity::find()
-            .filter(line::Column::SubscriptionPricingModelId.eq(m.id))
-            .filter(line::Column::LineType.eq(CHARGE))
-            .filter(line::Column::Id.not_in_subquery(already_credited))
-            .order_by_desc(line::Column::ServiceStartDate)
-            .order_by_desc(line::Column::Id)
-            .all(self.txn)
-            .await?;
+        let pending: Vec<(Uuid, String)> = self
+            .lines
+            .iter()
+            .filter(|l| !l.credit && l.spec.subscription_pricing_model_id == Some(m.id))
+            .map(|l| (l.spec.id, l.spec.name.clone()))
+            .collect();
+        let candidates = if pending.is_empty() {
+            line::Entity::find()
+                .filter(line::Column::SubscriptionPricingModelId.eq(m.id))
+                .filter(line::Column::LineType.eq(CHARGE))
+                .filter(line::Column::Id.not_in_subquery(already_credited))
+                .order_by_desc(line::Column::ServiceStartDate)
+                .order_by_asc(line::Column::SortOrder)
+                .all(self.txn)
+                .await?
+                .into_iter()
+                .map(|l| (l.id, l.name))
+                .collect()
+        } else {
+            pending
+        };
         for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
             let mut spec = self.line(m, c, months, true);
-            let cancelled: Vec<Uuid> = self.lines.iter().filter_map(|l| l.spec.cancelled_invoice_line_item_id).collect();
-            let pending = self.lines.iter().rev().find(|l| {
-                !l.credit && l.spec.subscription_pricing_model_id == Some(m.id) && l.spec.name == spec.name && !cancelled.contains(&l.spec.id)
-            });
-            spec.cancelled_invoice_line_item_id = pending
-                .map(|l| l.spec.id)
-                .or_else(|| stored.iter().find(|l| l.name == spec.name && !cancelled.contains(&l.id)).map(|l| l.id));
+            let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.spec.cancelled_invoice_line_item_id).collect();
+            let open = || candidates.iter().filter(|(id, _)| !used.contains(id));
+            spec.cancelled_invoice_line_item_id = open().find(|(_, name)| *name == spec.name).or_else(|| open().next()).map(|(id, _)| *id);
             self.lines.push(PendingLine { spec, credit: true });
         }
         Ok(())
