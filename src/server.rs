@@ -68,7 +68,10 @@ pub fn documents() -> Documents {
 
 pub fn app(state: AppState) -> Router {
     let (platform_routes, billing_routes, docs) = routers();
-    let billing_routes = billing_routes.route_layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
+    // Idempotency wraps every billing POST, the `{id}:verb` operations included.
+    let billing_routes = billing_routes
+        .layer(middleware::from_fn_with_state(state.clone(), billing::operations::subscription_actions))
+        .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
     platform_routes
         .merge(billing_routes)

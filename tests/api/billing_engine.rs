@@ -345,8 +345,13 @@ async fn operations_check_their_input_and_the_partner() {
     let response = app.post(&changes(&format!("/{TEAM_A}:explode"), SITE_A), &token, &change_request(json!([]))).await;
     assert_problem(response, 404, 404002).await;
     let response = app.post(&format!("/api/billing/subscriptions/{TEAM_A}"), &token, &json!({})).await;
-    assert_eq!(response.headers()["allow"], "GET,PUT");
+    assert_eq!(response.headers()["allow"], "GET,HEAD,PUT");
     assert_problem(response, 405, 405001).await;
+    for method in [Method::GET, Method::PUT, Method::DELETE] {
+        let response = app.send(method, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), Some(&token), Some(&json!({}))).await;
+        assert_eq!(response.headers()["allow"], "POST");
+        assert_problem(response, 405, 405001).await;
+    }
     // Tenancy: another partner's site or subscription is a 404, whichever way it is named.
     let response = app.post(&on_site(":new", SITE_A, ADMIN_A), &other, &json!({"planId": 4, "name": "P"})).await;
     assert_problem(response, 404, 404001).await;

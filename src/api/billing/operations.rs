@@ -5,7 +5,8 @@
 
 use axum::extract::{Request, State};
 use axum::handler::Handler;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait};
@@ -22,7 +23,7 @@ use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::plan;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Path, QueryParams, non_null};
+use crate::extract::{JsonBody, QueryParams, non_null};
 
 const TAG: &str = "Subscription operations";
 
@@ -30,6 +31,16 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ActionPaths::openapi())
         .routes(routes!(calculate_new_subscription))
         .routes(routes!(add_subscription))
+}
+
+/// Months per billing period, as a plan request sends them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde_repr::Deserialize_repr, ToSchema)]
+#[repr(u8)]
+pub enum BillingMonths {
+    Monthly = 1,
+    Quarterly = 3,
+    SemiAnnual = 6,
+    Annual = 12,
 }
 
 /// Body of adding a plan and of switching to one ("plan request").
@@ -40,7 +51,7 @@ pub struct PlanRequest {
     /// Months per billing period (1, 3, 6 or 12); the site's period when absent.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false, example = 1)]
-    pub billing_period: Option<i32>,
+    pub billing_period: Option<BillingMonths>,
     /// Id of a plan of the catalog.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, example = 4)]
@@ -231,14 +242,7 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
         v.field("/planId", ErrorCode::FieldRequired, "is required");
     }
     text(v, "/name", request.name.clone(), 200, true);
-    let months = match request.billing_period {
-        None => None,
-        Some(m @ (1 | 3 | 6 | 12)) => Some(m as u32),
-        Some(_) => {
-            v.field("/billingPeriod", ErrorCode::FieldOutOfRange, "must be 1, 3, 6 or 12 (months)");
-            None
-        }
-    };
+    let months = request.billing_period.map(|m| m as u32);
     for (pointer, value) in [("/overageQuota", request.overage_quota), ("/overageQuotaUnit", request.overage_quota_unit)] {
         if value.is_some_and(|n| n < 0) {
             v.field(pointer, ErrorCode::FieldOutOfRange, "must not be negative");
@@ -396,7 +400,7 @@ pub async fn calculate_cancel_subscription(
 }
 
 /// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
-/// suffix in one segment, so they are served by `subscription_action` and
+/// suffix in one segment, so they are served by `subscription_actions` and
 /// documented under the spec's paths here.
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
@@ -407,14 +411,22 @@ pub async fn calculate_cancel_subscription(
 ))]
 pub struct ActionPaths;
 
-/// `POST /api/billing/subscriptions/{id}:verb`: splits the segment at its last
-/// colon and hands the request to the operation, the id as an `ActionTarget`.
-pub async fn subscription_action(State(state): State<AppState>, Path(segment): Path<String>, mut request: Request) -> Response {
-    let Some((raw_id, verb)) = segment.rsplit_once(':') else {
-        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
-        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET,PUT"));
-        return problem;
+/// Serves `/api/billing/subscriptions/{id}:verb` (a middleware on the partner
+/// billing routes, ahead of `GET`/`PUT /subscriptions/{id}`, which would take
+/// the whole segment as their id): splits the segment at its last colon and
+/// hands a POST to the verb's operation with the id as an `ActionTarget`;
+/// other methods are 405. Every other request passes through.
+pub async fn subscription_actions(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let segment = match request.uri().path().strip_prefix("/api/billing/subscriptions/") {
+        Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
+        _ => return next.run(request).await,
     };
+    if request.method() != Method::POST {
+        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return problem;
+    }
+    let (raw_id, verb) = segment.rsplit_once(':').expect("holds a colon");
     let Ok(id) = raw_id.parse::<Uuid>() else {
         let mut v = Violations::new();
         v.parameter("id", ErrorCode::FieldWrongType, "must be a guid");

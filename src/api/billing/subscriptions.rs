@@ -231,7 +231,7 @@ pub struct SubscriptionPricingModel {
     #[schema(required = true, read_only)]
     pub subscription_id: Uuid,
     #[serde(default)]
-    #[schema(required = true)]
+    #[schema(required = true, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
     pub name: String,
     #[serde(default)]
     #[schema(required = true)]
@@ -714,8 +714,6 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_subscriptions))
         .routes(routes!(get_subscription, update_subscription))
-        // The `{id}:verb` operations (documented under their own paths by `operations::ActionPaths`).
-        .route("/api/billing/subscriptions/{id}", axum::routing::post(super::operations::subscription_action))
 }
 
 #[derive(Deserialize, IntoParams)]
