@@ -4,6 +4,7 @@
 //! days left) at 8.25 % tax; site 10001 quarterly from Jan 31, no tax.
 
 use reqwest::Method;
+use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -507,4 +508,23 @@ async fn twenty_parallel_adds_with_one_key_make_one_subscription_across_two_proc
     let retry = post_with_key(&app, &two.address, &path, &token, "parallel", &body).await;
     assert_eq!(retry.status(), 200);
     assert_eq!(&retry.text().await.unwrap(), successes[0]);
+}
+
+#[tokio::test]
+async fn idempotency_keys_are_forgotten_after_24_hours() {
+    let app = spawn_app_at(NOW).await;
+    let token = app.partner_admin(1);
+    let path = on_site(":calculateNew", SITE_A, ADMIN_A);
+    let body = json!({"planId": 4, "name": "Platform"});
+    // A key used 25 hours ago for another request, and one used 23 hours ago.
+    for (key, hours) in [("old", 25), ("recent", 23)] {
+        let created = (NOW.parse::<chrono::DateTime<chrono::Utc>>().unwrap() - chrono::Duration::hours(hours)).to_rfc3339();
+        let statement = format!(
+            "INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, response_status, response_content_type, response_body, created_time) \
+             VALUES (1, '{key}', 'another request', 'done', 200, 'application/json', '{{}}', '{created}')"
+        );
+        app.db.execute_unprepared(&statement).await.unwrap();
+    }
+    assert_eq!(post_with_key(&app, &app.address, &path, &token, "old", &body).await.status(), 200, "an expired key is free again");
+    assert_problem(post_with_key(&app, &app.address, &path, &token, "recent", &body).await, 422, 422001).await;
 }

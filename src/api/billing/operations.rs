@@ -33,8 +33,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(add_subscription))
 }
 
-/// Months per billing period, as a plan request sends them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde_repr::Deserialize_repr, ToSchema)]
+/// Months per billing period, as a plan request sends them (the schema of
+/// `billingPeriod`; the field is read as a number so that every problem of a
+/// request is reported at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
+#[allow(dead_code)]
 #[repr(u8)]
 pub enum BillingMonths {
     Monthly = 1,
@@ -51,7 +54,8 @@ pub struct PlanRequest {
     /// Months per billing period (1, 3, 6 or 12); the site's period when absent.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false, example = 1)]
-    pub billing_period: Option<BillingMonths>,
+    #[schema(value_type = BillingMonths)]
+    pub billing_period: Option<i32>,
     /// Id of a plan of the catalog.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, example = 4)]
@@ -242,7 +246,14 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
         v.field("/planId", ErrorCode::FieldRequired, "is required");
     }
     text(v, "/name", request.name.clone(), 200, true);
-    let months = request.billing_period.map(|m| m as u32);
+    let months = match request.billing_period {
+        None => None,
+        Some(m @ (1 | 3 | 6 | 12)) => Some(m as u32),
+        Some(_) => {
+            v.field("/billingPeriod", ErrorCode::FieldOutOfRange, "must be 1, 3, 6 or 12 (months)");
+            None
+        }
+    };
     for (pointer, value) in [("/overageQuota", request.overage_quota), ("/overageQuotaUnit", request.overage_quota_unit)] {
         if value.is_some_and(|n| n < 0) {
             v.field(pointer, ErrorCode::FieldOutOfRange, "must not be negative");
