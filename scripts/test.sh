@@ -77,6 +77,10 @@ contract_tests() { # database-url label
   wait_for "http://127.0.0.1:$port/health/ready"
   platform_token=$("$bin" token --site 10000 --email admin@site10000.example)
   partner_token=$("$bin" token --partner 1 --email admin@partner1.example)
+  if [ -n "${CLIENT_VENV:-}" ]; then
+    log "clients/scenario.py (generated Python clients) on $2"
+    PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/scenario.py" "http://127.0.0.1:$port"
+  fi
   for pair in "platform-v4.json:$platform_token" "partner-billing-v1.json:$partner_token"; do
     doc=${pair%%:*}
     token=${pair#*:}
@@ -91,6 +95,42 @@ contract_tests() { # database-url label
       --no-color || { echo "--- server log (tail)"; tail -n 50 "$WORK/server-$2.log"; exit 1; }
   done
 }
+
+# The Python package generated from a document (clients/scenario.py imports these).
+python_package() { case "$1" in platform-v4) echo platform_client ;; *) echo billing_client ;; esac; }
+
+# The documents in real clients: redocly lint with zero problems, a TypeScript
+# type file (openapi-typescript) that a small client file compiles against, and a
+# Python client per document (openapi-python-client) generated without warnings.
+client_checks() {
+  local doc out
+  log "clients: npm ci, pip install openapi-python-client"
+  (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund)
+  CLIENT_VENV="$ROOT/target/venv-clients"
+  [ -x "$CLIENT_VENV/bin/openapi-python-client" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1"; }
+  mkdir -p "$ROOT/clients/generated" "$WORK/python"
+  for doc in platform-v4 partner-billing-v1; do
+    log "redocly lint: $doc"
+    (cd "$ROOT" && clients/node_modules/.bin/redocly lint "openapi/$doc.json" --config redocly.yaml --format=json) > "$WORK/lint-$doc.json" 2>/dev/null || true
+    python3 - "$WORK/lint-$doc.json" <<'PY'
+import json, sys
+totals = json.load(open(sys.argv[1]))["totals"]
+print("   ", totals)
+sys.exit(0 if totals["errors"] == 0 and totals["warnings"] == 0 else 1)
+PY
+    log "openapi-typescript: $doc"
+    out=$("$ROOT/clients/node_modules/.bin/openapi-typescript" "$ROOT/openapi/$doc.json" -o "$ROOT/clients/generated/$doc.d.ts" 2>&1)
+    echo "$out" | grep -qi "warn" && { echo "$out"; exit 1; }
+    log "openapi-python-client: $doc"
+    out=$("$CLIENT_VENV/bin/openapi-python-client" generate --path "$ROOT/openapi/$doc.json" \
+      --config "$ROOT/clients/python-client.yaml" --output-path "$WORK/python/$(python_package "$doc")" --meta none --overwrite 2>&1)
+    echo "$out" | grep -qi "warning" && { echo "$out"; exit 1; }
+  done
+  log "tsc --noEmit: clients/uses-types.ts"
+  "$ROOT/clients/node_modules/.bin/tsc" -p "$ROOT/clients/tsconfig.json"
+}
+
+[ "${SKIP_CLIENTS:-0}" = 1 ] || client_checks
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   VENV="$ROOT/target/venv"

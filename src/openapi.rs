@@ -30,6 +30,7 @@ const BEARER: &str = "bearerAuth";
             Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>`. \
             Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
+    servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for site agents"),
@@ -53,6 +54,7 @@ pub struct PlatformDoc;
             token as `Authorization: Bearer <token>`. Every error is an RFC 9457 problem with a stable `code`; \
             see docs/errors.md."
     ),
+    servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for partner users"),

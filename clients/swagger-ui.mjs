@@ -1,0 +1,71 @@
+// Swagger UI in a real browser (scripts/test.sh): Debian's Chromium driven by
+// playwright-core opens /docs, authorizes with a token, runs "Try it out" on
+// listing secure forms, switches to the partner billing document, authorizes
+// again and reads a site, checking the 200s on the page. Saves a screenshot.
+//
+//   node swagger-ui.mjs <base-url> <platform-token> <partner-token> <screenshot.png>
+import { chromium } from "playwright-core";
+
+const [base, platformToken, partnerToken, screenshot] = process.argv.slice(2);
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
+page.setDefaultTimeout(20000);
+
+function ok(what) {
+  console.log(`ok  ${what}`);
+}
+
+async function authorize(token) {
+  await page.locator(".auth-wrapper .authorize").click();
+  const dialog = page.locator(".modal-ux");
+  await dialog.locator("input[type=text], input[type=password]").first().fill(token);
+  await dialog.locator("button.authorize").first().click();
+  await dialog.locator("button.btn-done").first().click();
+  await dialog.waitFor({ state: "detached" });
+}
+
+async function tryOut(operationBlock, fill) {
+  const block = page.locator(operationBlock);
+  await block.locator(".opblock-summary").first().click();
+  await block.getByRole("button", { name: "Try it out" }).click();
+  if (fill) await fill(block);
+  await block.getByRole("button", { name: "Execute" }).click();
+  const status = block.locator(".live-responses-table .response .response-col_status").first();
+  await status.waitFor();
+  return (await status.innerText()).trim();
+}
+
+await page.goto(`${base}/docs/`);
+await page.locator(".information-container .title").first().waitFor();
+const title = await page.locator(".information-container .title").first().innerText();
+if (!title.includes("platform")) throw new Error(`first document: ${title}`);
+ok(`opened /docs: ${title.split("\n")[0]}`);
+
+await authorize(platformToken);
+ok("authorized with the platform token");
+const forms = await tryOut("#operations-Secure_forms-listSecureForms");
+if (forms !== "200") throw new Error(`listSecureForms answered ${forms}`);
+ok("Try it out: listSecureForms answered 200");
+
+await page.locator(".topbar select").selectOption({ label: "partner billing v1" });
+await page.locator(".information-container .title", { hasText: "partner billing" }).waitFor();
+ok("switched to the partner billing document");
+await authorize(partnerToken);
+ok("authorized with the partner token");
+const site = await tryOut("#operations-Sites-getSite", async (block) => {
+  await block.locator("tr[data-param-name='id'] input").fill("10000");
+});
+if (site !== "200") throw new Error(`getSite answered ${site}`);
+ok("Try it out: getSite(10000) answered 200");
+
+await page.screenshot({ path: screenshot, fullPage: false });
+ok(`screenshot: ${screenshot}`);
+await browser.close();

@@ -1,0 +1,48 @@
+// Compiled with `tsc --noEmit` by scripts/test.sh against the types that
+// openapi-typescript generates from the committed documents (generated/*.d.ts):
+// if a schema, property or operation a client relies on changes shape, this
+// stops compiling.
+import type { components as Platform, operations as PlatformOps } from "./generated/platform-v4";
+import type { components as Billing, operations as BillingOps } from "./generated/partner-billing-v1";
+
+type SecureFormInput = Platform["schemas"]["SecureFormInput"];
+type SecureForm = Platform["schemas"]["SecureForm"];
+type PlanRequest = Billing["schemas"]["PlanRequest"];
+type SubscriptionOutput = Billing["schemas"]["SubscriptionOutput"];
+type ChangeRequest = Billing["schemas"]["ChangeRequest"];
+type Problem = Platform["schemas"]["Problem"];
+
+const form: SecureFormInput = {
+  name: "Card payment",
+  color: "#1a73e8",
+  greetingMessage: "Please enter your card",
+  submitButtonText: "Pay",
+  fields: [],
+};
+
+const plan: PlanRequest = { planId: 4, name: "Platform", billingPeriod: 3 };
+
+const cancel: ChangeRequest = {
+  ifCreateInvoice: true,
+  isDraft: false,
+  subscriptionChangeDtos: [{ actionType: 3, srcSubscriptionId: "0192f0c4-0000-7000-8000-000000140001" }],
+};
+
+function total(output: SubscriptionOutput): number {
+  // Money is an exact JSON number; a client that wants exact sums parses the text.
+  return Number(output.newAmount) + Number(output.newTax) + Number(output.srcAmount) + Number(output.srcTax);
+}
+
+function formName(created: PlatformOps["createSecureForm"]["responses"][201]["content"]["application/json"]): string {
+  const full: SecureForm = created;
+  return full.name;
+}
+
+function problemCode(problem: Problem): number {
+  return problem.code;
+}
+
+type AddSubscriptionQuery = BillingOps["addSubscription"]["parameters"]["query"];
+const query: AddSubscriptionQuery = { siteId: 10000, agentId: "0192f0c4-0000-7000-8000-000000010000" };
+
+export { form, plan, cancel, total, formName, problemCode, query };
