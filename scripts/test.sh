@@ -80,6 +80,12 @@ contract_tests() { # database-url label
   if [ -n "${CLIENT_VENV:-}" ]; then
     log "clients/scenario.py (generated Python clients) on $2"
     PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/scenario.py" "http://127.0.0.1:$port"
+    if [ "$2" = SQLite ]; then
+      log "Swagger UI in Chromium (clients/swagger-ui.mjs)"
+      mkdir -p "$ROOT/target/test-output"
+      node "$ROOT/clients/swagger-ui.mjs" "http://127.0.0.1:$port" "$platform_token" "$partner_token" \
+        "$ROOT/target/test-output/swagger-ui.png"
+    fi
   fi
   for pair in "platform-v4.json:$platform_token" "partner-billing-v1.json:$partner_token"; do
     doc=${pair%%:*}
@@ -104,7 +110,10 @@ python_package() { case "$1" in platform-v4) echo platform_client ;; *) echo bil
 # Python client per document (openapi-python-client) generated without warnings.
 client_checks() {
   local doc out
-  log "clients: npm ci, pip install openapi-python-client"
+  log "clients: npm ci, pip install openapi-python-client, Debian's chromium"
+  if [ ! -x /usr/bin/chromium ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
   (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund)
   CLIENT_VENV="$ROOT/target/venv-clients"
   [ -x "$CLIENT_VENV/bin/openapi-python-client" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1"; }
