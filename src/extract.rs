@@ -223,6 +223,14 @@ impl QueryParams {
         self.optional_int(name, i64::from(i32::MIN)..=i64::from(i32::MAX), violations).map(|n| n as i32)
     }
 
+    /// A required `int32` parameter; `None` when absent (recorded as required) or invalid.
+    pub fn required_i32(&self, name: &str, violations: &mut Violations) -> Option<i32> {
+        if self.get(name).is_none() {
+            violations.parameter(name, ErrorCode::FieldRequired, "is required");
+        }
+        self.optional_i32(name, violations)
+    }
+
     /// An optional parameter that must be one of `allowed`.
     pub fn one_of<'a>(
         &self,

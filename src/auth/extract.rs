@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
+use axum::http::{HeaderMap, header, request::Parts};
 use uuid::Uuid;
 
 use super::{Audience, Permission, TokenKind};
@@ -75,9 +75,9 @@ impl<P> SiteCaller<P> {
     }
 }
 
-fn bearer_token(parts: &Parts) -> Result<&str, ApiError> {
-    let value = parts
-        .headers
+/// The token of an `Authorization: Bearer <token>` header.
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let value = headers
         .get(header::AUTHORIZATION)
         .ok_or_else(|| ApiError::new(ErrorCode::MissingToken, "the Authorization header is missing"))?;
     let value = value
@@ -95,7 +95,7 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCal
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let claims = state.tokens.verify(bearer_token(parts)?, Audience::Platform, TokenKind::Access)?;
+        let claims = state.tokens.verify(bearer_token(&parts.headers)?, Audience::Platform, TokenKind::Access)?;
         let (Some(site_id), Some(agent_id)) = (claims.site_id, claims.agent_id) else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no site agent"));
         };
@@ -108,7 +108,7 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for Partner
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let claims = state.tokens.verify(bearer_token(parts)?, Audience::Partner, TokenKind::Access)?;
+        let claims = state.tokens.verify(bearer_token(&parts.headers)?, Audience::Partner, TokenKind::Access)?;
         let Some(partner_id) = claims.partner_id else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no partner"));
         };

@@ -10,7 +10,9 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::engine::{InvoiceMode, Ledger, begin, conclude, new_subscription};
+use sea_orm::TransactionTrait;
+
+use super::engine::{InvoiceMode, Ledger, conclude, new_subscription};
 use super::money::Money;
 use super::operations::{ActionTarget, plan_templates};
 use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
@@ -274,13 +276,11 @@ async fn apply_change(ledger: &mut Ledger<'_>, txn: &sea_orm::DatabaseTransactio
         }
         _ => None,
     };
-    let Some(dto) = change.subscription else {
-        // Only cancelling comes without a subscription (checked).
-        return ledger.cancel(source.as_ref().expect("checked")).await;
-    };
     if action == ActionType::CancelSubscription {
         return ledger.cancel(source.as_ref().expect("checked")).await;
     }
+    // Every other action comes with a subscription (checked).
+    let dto = change.subscription.expect("checked");
     let at = format!("{at}/subscription");
     if dto.site_id.is_some_and(|id| id != site_id) {
         return Err(mismatch(format!("{at}/siteId"), format!("must be the request's site {site_id}")));
@@ -360,10 +360,7 @@ async fn run_changes(
     preview: bool,
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
     let mut v = Violations::new();
-    let site_id = query.optional_i32("siteId", &mut v);
-    if query.get("siteId").is_none() {
-        v.parameter("siteId", ErrorCode::FieldRequired, "is required");
-    }
+    let site_id = query.required_i32("siteId", &mut v);
     check_request(&request, &mut v);
     v.finish(())?;
     let site_id = site_id.unwrap_or_default();
@@ -372,7 +369,7 @@ async fn run_changes(
         (_, Some(true)) => InvoiceMode::Draft,
         _ => InvoiceMode::Issue,
     };
-    let txn = begin(&state.db).await?;
+    let txn = state.db.begin().await?;
     let result = async {
         let mut ledger = Ledger::open(&txn, partner_id, site_id, None, state.clock.now()).await?;
         if let Some(id) = cancelling {

@@ -5,12 +5,13 @@
 //! Previews run exactly the same steps and roll the transaction back, so a
 //! preview and an apply at the same instant cannot disagree (docs/decisions.md).
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, QueryFilter,
-    QueryOrder, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
 };
 use uuid::Uuid;
 
@@ -49,10 +50,6 @@ pub async fn conclude<T>(txn: DatabaseTransaction, preview: bool, result: ApiRes
             other
         }
     }
-}
-
-pub async fn begin(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
-    Ok(db.begin().await?)
 }
 
 /// What the pricing rules make of a stored (or about to be stored) pricing
@@ -219,23 +216,21 @@ impl<'a> Ledger<'a> {
     /// A subscription of the site that is still active. A missing one, or one
     /// of another site, is `missing()`; a cancelled one is 409.
     pub async fn subscription(&self, id: Uuid, missing: impl FnOnce() -> ApiError) -> ApiResult<Subscription> {
-        let selection = Selection {
-            sites: SiteSet::Partner(self.partner_id),
-            site_id: Some(self.site_id()),
-            id: Some(id),
-            with_line_items: false,
-        };
-        let found = subscriptions::load(self.txn, &selection).await?.pop().ok_or_else(missing)?;
+        let found = subscriptions::load(self.txn, &self.selection(Some(id))).await?.pop().ok_or_else(missing)?;
         if found.cancelled {
-            return Err(ApiError::new(ErrorCode::Conflict, format!("subscription {id} is cancelled")));
+            return Err(subscriptions::cancelled_conflict(id));
         }
         Ok(found)
     }
 
     /// The active subscriptions of the site.
     pub async fn active_subscriptions(&self) -> ApiResult<Vec<Subscription>> {
-        let selection = Selection { sites: SiteSet::Partner(self.partner_id), site_id: Some(self.site_id()), id: None, with_line_items: false };
-        Ok(subscriptions::load(self.txn, &selection).await?.into_iter().filter(|s| !s.cancelled).collect())
+        Ok(subscriptions::load(self.txn, &self.selection(None)).await?.into_iter().filter(|s| !s.cancelled).collect())
+    }
+
+    /// The site's subscriptions (or one of them), without their invoice lines.
+    fn selection(&self, id: Option<Uuid>) -> Selection {
+        Selection { sites: SiteSet::Partner(self.partner_id), site_id: Some(self.site_id()), id, with_line_items: false }
     }
 
     /// Writes a new subscription with `models` and charges them for the rest
@@ -254,10 +249,8 @@ impl<'a> Ledger<'a> {
     /// Cancels a subscription: credits the rest of the current period of its
     /// recurring charges; from then on it is read-only.
     pub async fn cancel(&mut self, s: &Subscription) -> ApiResult<()> {
-        let months = self.months_of(s.billing_months);
-        for m in s.subscription_pricing_models.iter().filter(|m| !m.is_deleted) {
-            self.credit(m, months).await?;
-        }
+        let live: Vec<SubscriptionPricingModel> = s.subscription_pricing_models.iter().filter(|m| !m.is_deleted).cloned().collect();
+        self.credit(&live, self.months_of(s.billing_months)).await?;
         subscription::Entity::update_many()
             .col_expr(subscription::Column::Status, Expr::value(CANCELLED))
             .col_expr(subscription::Column::CancelledTime, Expr::value(self.now))
@@ -280,9 +273,7 @@ impl<'a> Ledger<'a> {
         pointer: &str,
     ) -> ApiResult<()> {
         let months = self.months_of(s.billing_months);
-        for m in old {
-            self.credit(m, months).await?;
-        }
+        self.credit(old, months).await?;
         model::Entity::update_many()
             .col_expr(model::Column::IsDeleted, Expr::value(true))
             .filter(model::Column::Id.is_in(old.iter().map(|m| m.id)))
@@ -375,47 +366,53 @@ impl<'a> Ledger<'a> {
         Ok(())
     }
 
-    /// Credits the rest of the current period of `m`'s recurring charges. Each
-    /// credit points at the charge line it cancels: among the model's charge
-    /// lines not credited yet (those of this operation first, else the stored
-    /// ones of the latest service start), the one of the same name, else the
-    /// next one in invoice order.
-    async fn credit(&mut self, m: &SubscriptionPricingModel, months: u32) -> ApiResult<()> {
-        // What was priced once can be priced again; a stored model that no
-        // longer prices is a data problem, not the caller's.
-        let charges = Self::charges(m, months).map_err(|e| ApiError::internal(anyhow::anyhow!("stored pricing model {}: {e}", m.id)))?;
+    /// Credits the rest of the current period of the models' recurring
+    /// charges. Each credit points at the charge line it cancels: among its
+    /// model's charge lines not credited yet (those of this operation first,
+    /// else the stored ones of the latest service start), the one of the same
+    /// name, else the next one in invoice order. One query for all the models.
+    async fn credit(&mut self, models: &[SubscriptionPricingModel], months: u32) -> ApiResult<()> {
+        if models.is_empty() {
+            return Ok(());
+        }
         let already_credited = Query::select()
             .column(line::Column::CancelledInvoiceLineItemId)
             .from(line::Entity)
             .and_where(line::Column::CancelledInvoiceLineItemId.is_not_null())
             .to_owned();
-        let pending: Vec<(Uuid, String)> = self
-            .lines
-            .iter()
-            .filter(|l| !l.credit && l.spec.subscription_pricing_model_id == Some(m.id))
-            .map(|l| (l.spec.id, l.spec.name.clone()))
-            .collect();
-        let candidates = if pending.is_empty() {
-            line::Entity::find()
-                .filter(line::Column::SubscriptionPricingModelId.eq(m.id))
-                .filter(line::Column::LineType.eq(CHARGE))
-                .filter(line::Column::Id.not_in_subquery(already_credited))
-                .order_by_desc(line::Column::ServiceStartDate)
-                .order_by_asc(line::Column::SortOrder)
-                .all(self.txn)
-                .await?
-                .into_iter()
-                .map(|l| (l.id, l.name))
-                .collect()
-        } else {
-            pending
-        };
-        for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
-            let mut spec = self.line(m, c, months, true);
-            let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.spec.cancelled_invoice_line_item_id).collect();
-            let open = || candidates.iter().filter(|(id, _)| !used.contains(id));
-            spec.cancelled_invoice_line_item_id = open().find(|(_, name)| *name == spec.name).or_else(|| open().next()).map(|(id, _)| *id);
-            self.lines.push(PendingLine { spec, credit: true });
+        let mut stored: HashMap<Uuid, Vec<(Uuid, String)>> = HashMap::new();
+        for l in line::Entity::find()
+            .filter(line::Column::SubscriptionPricingModelId.is_in(models.iter().map(|m| m.id)))
+            .filter(line::Column::LineType.eq(CHARGE))
+            .filter(line::Column::Id.not_in_subquery(already_credited))
+            .order_by_desc(line::Column::ServiceStartDate)
+            .order_by_asc(line::Column::SortOrder)
+            .all(self.txn)
+            .await?
+        {
+            if let Some(model_id) = l.subscription_pricing_model_id {
+                stored.entry(model_id).or_default().push((l.id, l.name));
+            }
+        }
+        for m in models {
+            // What was priced once can be priced again; a stored model that no
+            // longer prices is a data problem, not the caller's.
+            let charges = Self::charges(m, months).map_err(|e| ApiError::internal(anyhow::anyhow!("stored pricing model {}: {e}", m.id)))?;
+            let pending: Vec<(Uuid, String)> = self
+                .lines
+                .iter()
+                .filter(|l| !l.credit && l.spec.subscription_pricing_model_id == Some(m.id))
+                .map(|l| (l.spec.id, l.spec.name.clone()))
+                .collect();
+            let candidates = if pending.is_empty() { stored.remove(&m.id).unwrap_or_default() } else { pending };
+            for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
+                let mut spec = self.line(m, c, months, true);
+                let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.spec.cancelled_invoice_line_item_id).collect();
+                let open = || candidates.iter().filter(|(id, _)| !used.contains(id));
+                spec.cancelled_invoice_line_item_id =
+                    open().find(|(_, name)| *name == spec.name).or_else(|| open().next()).map(|(id, _)| *id);
+                self.lines.push(PendingLine { spec, credit: true });
+            }
         }
         Ok(())
     }

@@ -310,10 +310,7 @@ async fn set_subscription_product_feature_points(
     JsonBody(request): JsonBody<ProductFeaturePointsRequest>,
 ) -> ApiResult<()> {
     let mut v = Violations::new();
-    let site_id = query.optional_i32("siteId", &mut v);
-    if query.get("siteId").is_none() {
-        v.parameter("siteId", ErrorCode::FieldRequired, "is required");
-    }
+    let site_id = query.required_i32("siteId", &mut v);
     let product_id = text(&mut v, "/productId", request.product_id, 100, true);
     let items = request.feature_point_items.unwrap_or_else(|| {
         v.field("/featurePointItems", ErrorCode::FieldRequired, "is required");
@@ -335,7 +332,7 @@ async fn set_subscription_product_feature_points(
             .await?
             .ok_or_else(|| ApiError::not_found("subscription"))?;
         if owner.status == subscriptions::CANCELLED {
-            return Err(ApiError::new(ErrorCode::Conflict, format!("subscription {id} is cancelled")));
+            return Err(subscriptions::cancelled_conflict(id));
         }
         let mut v = Violations::new();
         if product::Entity::find_by_id(product_id.clone()).one(&txn).await?.is_none() {

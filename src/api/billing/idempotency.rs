@@ -18,7 +18,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, Qu
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
-use crate::auth::{Audience, TokenKind};
+use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
 use crate::error::{ApiError, ErrorCode, Violations};
 use crate::server::BODY_LIMIT_BYTES;
@@ -35,12 +35,8 @@ const DONE: &str = "done";
 /// The partner of a valid partner access token; none for anything else (the
 /// operation itself then answers 401).
 fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return None;
-    }
-    state.tokens.verify(token.trim(), Audience::Partner, TokenKind::Access).ok()?.partner_id
+    let token = bearer_token(headers).ok()?;
+    state.tokens.verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
 }
 
 fn fingerprint(method: &Method, uri: &axum::http::Uri, body: &Bytes) -> String {

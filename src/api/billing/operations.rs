@@ -9,13 +9,13 @@ use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::engine::{InvoiceMode, Ledger, Outcome, begin, conclude, new_subscription};
+use super::engine::{InvoiceMode, Ledger, Outcome, conclude, new_subscription};
 use super::money::Money;
 use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
@@ -206,7 +206,7 @@ async fn plan_operation(
     let (site_id, agent_id) = site_and_agent(query, &mut v);
     let (plan_id, months) = check_plan_request(request, &mut v);
     v.finish(())?;
-    let txn = begin(&state.db).await?;
+    let txn = state.db.begin().await?;
     let result = async {
         let mut ledger = Ledger::open(&txn, partner_id, site_id, Some(agent_id), state.clock.now()).await?;
         if let Some(id) = replacing {
@@ -222,10 +222,7 @@ async fn plan_operation(
 
 /// The site and agent named by the query: both required.
 pub fn site_and_agent(query: &QueryParams, v: &mut Violations) -> (i32, Uuid) {
-    let site_id = query.optional_i32("siteId", v);
-    if query.get("siteId").is_none() {
-        v.parameter("siteId", ErrorCode::FieldRequired, "is required");
-    }
+    let site_id = query.required_i32("siteId", v);
     let agent_id = match query.get("agentId").map(str::parse::<Uuid>) {
         Some(Ok(id)) => Some(id),
         Some(Err(_)) => {
@@ -399,7 +396,7 @@ pub async fn calculate_cancel_subscription(
     text(&mut v, "/cancelReason", request.cancel_reason, 200, false);
     text(&mut v, "/comment", request.comment, 2000, true);
     v.finish(())?;
-    let txn = begin(&state.db).await?;
+    let txn = state.db.begin().await?;
     let result = async {
         let mut ledger = Ledger::open(&txn, caller.partner_id, site_id, Some(agent_id), state.clock.now()).await?;
         let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;

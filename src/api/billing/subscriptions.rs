@@ -326,6 +326,11 @@ pub const ACTIVE: &str = "active";
 /// Status of a cancelled subscription: read-only from then on.
 pub const CANCELLED: &str = "cancelled";
 
+/// The answer to any change of a cancelled subscription.
+pub fn cancelled_conflict(id: Uuid) -> ApiError {
+    ApiError::new(crate::error::ErrorCode::Conflict, format!("subscription {id} is cancelled"))
+}
+
 fn prices(r: &segment::Model) -> PeriodPrices {
     PeriodPrices {
         monthly: (r.monthly_price.0, r.monthly_price_discount.0),
@@ -839,7 +844,7 @@ async fn update_subscription(
         }
         v.finish(())?;
         if current.status == CANCELLED {
-            return Err(ApiError::new(ErrorCode::Conflict, format!("subscription {id} is cancelled")));
+            return Err(cancelled_conflict(id));
         }
         let mut row: subscription::ActiveModel = current.clone().into();
         row.name = Set(name);
