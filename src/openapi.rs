@@ -78,6 +78,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     }
     add_schema_conditions(components);
     link_created_resources(doc);
+    link_new_subscriptions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
@@ -150,9 +151,17 @@ fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
     }
 }
 
+fn location_header() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(Some(Object::with_type(Type::String)))
+        .description(Some("Path of the new resource"))
+        .build()
+}
+
 /// Every `createX` operation answering 201 gets a `Location` header and links to
 /// `getX`, `updateX` and `deleteX` (those that exist) with the new `id`, so clients
 /// and stateful contract tests can follow them; one rule instead of a block per create.
+/// One answering 200 with links gets the `Location` header.
 fn link_created_resources(doc: &mut OpenApiDoc) {
     use utoipa::openapi::link::LinkBuilder;
     let operations = |item: &utoipa::openapi::PathItem| -> Vec<String> {
@@ -168,15 +177,16 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
         let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned) else {
             continue;
         };
+        // Partner billing creates answer 200 (as the spec says) and declare their
+        // links by hand (their key is `siteId`); they get the `Location` header.
+        if let Some(RefOr::T(answer)) = create.responses.responses.get_mut("200") {
+            if !answer.links.is_empty() {
+                answer.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
+            }
+            continue;
+        }
         let Some(RefOr::T(created)) = create.responses.responses.get_mut("201") else { continue };
-        created.headers.entry("Location".to_owned()).or_insert_with(|| {
-            RefOr::T(
-                HeaderBuilder::new()
-                    .schema(Some(Object::with_type(Type::String)))
-                    .description(Some("Path of the new resource"))
-                    .build(),
-            )
-        });
+        created.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
         for verb in ["get", "update", "delete"] {
             let target = format!("{verb}{resource}");
             if known.contains(&target) {
@@ -184,6 +194,51 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
                 let link = LinkBuilder::new().operation_id(target).parameter("id", "$response.body#/id").build();
                 created.links.insert(name, RefOr::T(link));
             }
+        }
+    }
+}
+
+/// Operations that create a subscription; they answer 200 (as the spec says)
+/// with its id in `subscriptionId` and `Location`.
+const SUBSCRIPTION_CREATES: [&str; 2] = ["addSubscription", "switchSubscriptionPlan"];
+
+/// Links from each subscription create to every operation on one subscription
+/// (a path under `/api/billing/subscriptions/{id}`): the path id is the new
+/// `subscriptionId`, and the site and agent query parameters are the request's
+/// own. (Feature limitation configs are catalog data a new subscription has none of.)
+fn link_new_subscriptions(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::link::LinkBuilder;
+    use utoipa::openapi::path::ParameterIn;
+    let mut links = Vec::new();
+    for (path, item) in &doc.paths.paths {
+        if !path.starts_with("/api/billing/subscriptions/{id}") {
+            continue;
+        }
+        for op in [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten() {
+            let Some(operation_id) = op.operation_id.clone() else { continue };
+            let mut link = LinkBuilder::new().operation_id(operation_id.clone());
+            for parameter in op.parameters.iter().flatten() {
+                let RefOr::T(parameter) = parameter else { continue };
+                let expression = match (&parameter.parameter_in, parameter.name.as_str()) {
+                    (ParameterIn::Path, _) => "$response.body#/subscriptionId".to_owned(),
+                    (ParameterIn::Query, name @ ("siteId" | "agentId")) => format!("$request.query.{name}"),
+                    _ => continue,
+                };
+                link = link.parameter(parameter.name.clone(), expression);
+            }
+            let name = format!("{}{}", operation_id[..1].to_uppercase(), &operation_id[1..]);
+            links.push((name, link.build()));
+        }
+    }
+    for item in doc.paths.paths.values_mut() {
+        let Some(create) = item.post.as_mut() else { continue };
+        if !create.operation_id.as_deref().is_some_and(|id| SUBSCRIPTION_CREATES.contains(&id)) {
+            continue;
+        }
+        let Some(RefOr::T(answer)) = create.responses.responses.get_mut("200") else { continue };
+        answer.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
+        for (name, link) in &links {
+            answer.links.insert(name.clone(), RefOr::T(link.clone()));
         }
     }
 }

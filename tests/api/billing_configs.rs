@@ -59,6 +59,7 @@ async fn create_starts_billing_today_and_refuses_a_second_config() {
     create["purchasedAgents"] = json!(50);
     let response = app.post(CONFIGS, &token, &create).await;
     assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["location"], format!("{CONFIGS}/{site}").as_str());
     let config: Value = response.json().await.unwrap();
     assert_eq!(config["siteId"], site);
     assert_eq!(config["billingPeriod"], "quarterly");

@@ -60,6 +60,23 @@ async fn ok(app: &TestApp, path: &str, body: Value) -> String {
     text
 }
 
+/// An apply that creates a subscription: 200 naming it in `subscriptionId` and
+/// `Location`, where it can be read. Answers the new id and the body without
+/// it, which is what the operation's preview answers.
+async fn created(app: &TestApp, path: &str, body: Value) -> (String, String) {
+    let response = app.post(path, &app.partner_admin(1), &body).await;
+    assert_eq!(response.status(), 200, "{path} {body}");
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let text = response.text().await.unwrap();
+    let output: Value = serde_json::from_str(&text).unwrap();
+    let id = output["subscriptionId"].as_str().expect("subscriptionId").to_owned();
+    assert_eq!(location, format!("/api/billing/subscriptions/{id}"));
+    assert_eq!(subscription(app, &id).await["id"], id.as_str(), "the new subscription reads back at its Location");
+    let without_id = text.replacen(&format!(r#""subscriptionId":"{id}","#), "", 1);
+    assert_ne!(without_id, text);
+    (id, without_id)
+}
+
 fn on_site(path: &str, site: i32, agent: &str) -> String {
     format!("/api/billing/subscriptions{path}?siteId={site}&agentId={agent}")
 }
@@ -195,12 +212,13 @@ async fn switching_plans_credits_and_charges_on_one_invoice() {
     let preview = ok(&app, &on_site(&format!("/{BOTS_A}:calculateSwitchPlan"), SITE_A, ADMIN_A), body.clone()).await;
     assert_eq!(preview, r#"{"srcAmount":-24.66,"srcTax":-2.04,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
     assert_eq!(state(&app).await, before, "a preview writes nothing");
-    let applied = ok(&app, &on_site(&format!("/{BOTS_A}:switchPlan"), SITE_A, ADMIN_A), body).await;
+    let (id, applied) = created(&app, &on_site(&format!("/{BOTS_A}:switchPlan"), SITE_A, ADMIN_A), body).await;
     assert_eq!(applied, preview, "preview and apply agree byte for byte");
     let after = rows(&app).await;
     assert_eq!((after[0] - before.0[0], after[3] - before.0[3], after[4] - before.0[4]), (1, 1, 3));
     let all: Vec<Value> = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
     let new = all.iter().find(|s| s["planId"] == 4).expect("the Platform subscription");
+    assert_eq!(new["id"], id.as_str());
     assert_eq!(new["name"], "Platform");
     assert_eq!(new["lineItems"][0]["amount"].to_string(), "33.00");
 }
@@ -212,7 +230,7 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     let body = json!({"planId": 4, "name": "Platform"});
     let preview = ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), body.clone()).await;
     assert_eq!(state(&app).await, before, "a preview writes nothing");
-    let applied = ok(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
+    let (_, applied) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
     // Example 17 again, now applied.
     assert_eq!(applied, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
     assert_eq!(applied, preview);
@@ -227,7 +245,7 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     let mut profile: Value = app.get(profile_path, &token).await.json().await.unwrap();
     profile["primaryCardNumber"] = json!("4000000000000002");
     assert_eq!(app.put(profile_path, &token, &profile).await.status(), 200);
-    let declined = ok(&app, &on_site(":new", SITE_A, ADMIN_A), body).await;
+    let (_, declined) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body).await;
     assert_eq!(declined, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":false}"#);
     assert_eq!(balance(&app, SITE_A).await, "35.72");
 }

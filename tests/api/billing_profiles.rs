@@ -49,6 +49,7 @@ async fn create_masks_the_card_and_keeps_neither_number_nor_code_in_clear() {
     assert_problem(app.get(&format!("{PROFILES}/{site}"), &token).await, 404, 404001).await;
     let response = app.post(PROFILES, &token, &card_body(site)).await;
     assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["location"], format!("{PROFILES}/{site}").as_str());
     let profile: Value = response.json().await.unwrap();
     assert_eq!(profile["siteId"], site);
     assert_eq!(profile["primaryCardNumber"], "************0002");

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::money::Money;
 use super::scope::{SiteSet, partner_site};
 use crate::AppState;
+use crate::api::located;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::periods::next_billing_date;
@@ -417,7 +419,7 @@ async fn create_site_billing_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     JsonBody(input): JsonBody<SiteBillingConfigInput>,
-) -> ApiResult<Json<SiteBillingConfig>> {
+) -> ApiResult<Response> {
     let mut v = Violations::new();
     let site_id = input.site_id;
     if site_id.is_none() {
@@ -433,7 +435,8 @@ async fn create_site_billing_config(
     }
     let now = state.clock.now();
     insert(&state.db, site_id, checked, start_of_day(now), now, Money::default(), 0).await?;
-    Ok(Json(find(&state.db, caller.partner_id, site_id).await?))
+    let stored = find(&state.db, caller.partner_id, site_id).await?;
+    Ok(located(format!("/api/billing/siteBillingConfigs/{site_id}"), stored))
 }
 
 /// Replace a site's billing config

@@ -19,6 +19,7 @@ use super::engine::{InvoiceMode, Ledger, Outcome, conclude, new_subscription};
 use super::money::Money;
 use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
+use crate::api::located;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::db::entities::plan;
@@ -92,6 +93,11 @@ pub struct PlanRequest {
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"srcAmount": 0.00, "srcTax": 0.00, "newAmount": 33.00, "newTax": 2.72, "chargeResult": true}))]
 pub struct SubscriptionOutput {
+    /// Id of the subscription the operation created (`:new`, `:switchPlan`;
+    /// also in `Location`). Absent from previews, which create nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, read_only)]
+    pub subscription_id: Option<Uuid>,
     pub src_amount: Money,
     pub src_tax: Money,
     pub new_amount: Money,
@@ -167,8 +173,8 @@ pub async fn plan_templates(
     Ok((plan, templates))
 }
 
-/// Adds the plan of a plan request to the ledger's site.
-async fn add_plan(ledger: &mut Ledger<'_>, txn: &DatabaseTransaction, request: &PlanRequest, plan_id: i32, months: Option<u32>) -> ApiResult<()> {
+/// Adds the plan of a plan request to the ledger's site; the new subscription's id.
+async fn add_plan(ledger: &mut Ledger<'_>, txn: &DatabaseTransaction, request: &PlanRequest, plan_id: i32, months: Option<u32>) -> ApiResult<Uuid> {
     let (plan, mut templates) = plan_templates(txn, plan_id, "/planId").await?;
     let mut v = Violations::new();
     fit_plan(&mut templates, request, ledger.context.config.purchased_agents, &mut v);
@@ -176,13 +182,13 @@ async fn add_plan(ledger: &mut Ledger<'_>, txn: &DatabaseTransaction, request: &
     let billing_months = months.filter(|m| *m != ledger.context.site_months()).map_or(0, |m| m as i32);
     let name = request.name.clone().unwrap_or_default().trim().to_owned();
     let new = new_subscription(ledger, plan, name, billing_months);
-    ledger.add(new, templates, "/planId").await?;
-    Ok(())
+    ledger.add(new, templates, "/planId").await
 }
 
 impl From<Outcome> for SubscriptionOutput {
     fn from(o: Outcome) -> Self {
         Self {
+            subscription_id: None,
             src_amount: Money(o.src_amount),
             src_tax: Money(o.src_tax),
             new_amount: Money(o.new_amount),
@@ -193,7 +199,8 @@ impl From<Outcome> for SubscriptionOutput {
 }
 
 /// The shared steps of adding and switching: `replacing` is cancelled (with
-/// credits) before the plan is added; one invoice holds both.
+/// credits) before the plan is added; one invoice holds both. An apply names
+/// the new subscription in its body and `Location`.
 async fn plan_operation(
     state: &AppState,
     partner_id: i32,
@@ -201,7 +208,7 @@ async fn plan_operation(
     request: &PlanRequest,
     replacing: Option<Uuid>,
     preview: bool,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     let mut v = Violations::new();
     let (site_id, agent_id) = site_and_agent(query, &mut v);
     let (plan_id, months) = check_plan_request(request, &mut v);
@@ -213,11 +220,16 @@ async fn plan_operation(
             let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
             ledger.cancel(&current).await?;
         }
-        add_plan(&mut ledger, &txn, request, plan_id, months).await?;
-        ledger.finish(InvoiceMode::Issue, &state.cipher).await
+        let id = add_plan(&mut ledger, &txn, request, plan_id, months).await?;
+        Ok((id, ledger.finish(InvoiceMode::Issue, &state.cipher).await?))
     }
     .await;
-    Ok(Json(conclude(txn, preview, result).await?.into()))
+    let (id, outcome) = conclude(txn, preview, result).await?;
+    let output = SubscriptionOutput::from(outcome);
+    if preview {
+        return Ok(Json(output).into_response());
+    }
+    Ok(located(format!("/api/billing/subscriptions/{id}"), SubscriptionOutput { subscription_id: Some(id), ..output }))
 }
 
 /// The site and agent named by the query: both required.
@@ -281,7 +293,7 @@ async fn calculate_new_subscription(
     caller: PartnerCaller<ManageSite>,
     query: QueryParams,
     JsonBody(request): JsonBody<PlanRequest>,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     plan_operation(&state, caller.partner_id, &query, &request, None, true).await
 }
 
@@ -305,7 +317,7 @@ async fn add_subscription(
     caller: PartnerCaller<ManageSite>,
     query: QueryParams,
     JsonBody(request): JsonBody<PlanRequest>,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     plan_operation(&state, caller.partner_id, &query, &request, None, false).await
 }
 
@@ -333,7 +345,7 @@ pub async fn switch_subscription_plan(
     Extension(ActionTarget(id)): Extension<ActionTarget>,
     query: QueryParams,
     JsonBody(request): JsonBody<PlanRequest>,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     plan_operation(&state, caller.partner_id, &query, &request, Some(id), false).await
 }
 
@@ -354,7 +366,7 @@ pub async fn calculate_switch_subscription_plan(
     Extension(ActionTarget(id)): Extension<ActionTarget>,
     query: QueryParams,
     JsonBody(request): JsonBody<PlanRequest>,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     plan_operation(&state, caller.partner_id, &query, &request, Some(id), true).await
 }
 

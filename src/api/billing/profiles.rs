@@ -4,6 +4,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::cards;
 use super::scope::{SiteSet, partner_site};
 use crate::AppState;
+use crate::api::located;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::crypto::FieldCipher;
@@ -358,7 +360,7 @@ async fn create_site_billing_profile(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     JsonBody(input): JsonBody<SiteBillingProfileInput>,
-) -> ApiResult<Json<SiteBillingProfile>> {
+) -> ApiResult<Response> {
     let Some(site_id) = input.site_id else {
         let mut v = Violations::new();
         v.field("/siteId", ErrorCode::FieldRequired, "is required");
@@ -371,7 +373,7 @@ async fn create_site_billing_profile(
     }
     row::Entity::insert(model).exec_without_returning(&state.db).await?;
     let stored = find(&state.db, caller.partner_id, site_id).await?;
-    Ok(Json(SiteBillingProfile::from_row(stored, &state.cipher)?))
+    Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), SiteBillingProfile::from_row(stored, &state.cipher)?))
 }
 
 /// Replace a site's billing profile
