@@ -15,6 +15,8 @@ use utoipa::OpenApi;
 
 use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 
+mod demo_examples;
+
 pub const PLATFORM_FILE: &str = "platform-v4.json";
 pub const BILLING_FILE: &str = "partner-billing-v1.json";
 pub const PLATFORM_URL: &str = "/openapi/platform-v4.json";
@@ -79,6 +81,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     add_schema_conditions(components);
     link_created_resources(doc);
     link_new_subscriptions(doc);
+    demo_examples::add(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]

@@ -61,7 +61,7 @@ pub struct SubscriptionDto {
     pub plan_id: Option<i32>,
     /// The site of the request when present.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
     /// Name of the subscription (the spec lists an int; requests send text).
     #[serde(default, deserialize_with = "non_null")]
@@ -99,7 +99,8 @@ pub struct SubscriptionChangeDto {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 6,
-    "subscriptionChangeDtos": [{"actionType": 3, "srcSubscriptionId": "0192f0c4-0000-7000-8000-000000140004"}]}))]
+    "subscriptionChangeDtos": [{"actionType": 0, "subscription": {"planId": 4, "name": "Platform",
+        "isServicePlan": false, "canBeCancelledByCustomer": true, "subscriptionPricingModels": []}}]}))]
 pub struct ChangeRequest {
     /// Write an invoice for the changes (else figures only).
     #[serde(default, deserialize_with = "non_null")]

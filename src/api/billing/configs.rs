@@ -143,7 +143,7 @@ impl utoipa::ToSchema for PaymentTermValue {}
 pub struct SiteBillingConfigInput {
     /// Required on create; on update it may be sent and must equal the path's.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false)]

@@ -268,11 +268,11 @@ pub async fn seed_limits(db: &impl ConnectionTrait, input: SubscriptionFeatureLi
 /// The feature points a subscription enables in one product.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat.routing", "livechat.canned"]}))]
+#[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "livechat-canned-messages"]}))]
 pub struct ProductFeaturePointsRequest {
     /// Id of a product of the catalog.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100)]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, example = "livechat")]
     pub product_id: Option<String>,
     /// Ids of feature point items of that product; replaces the ones set before.
     #[serde(default, deserialize_with = "non_null")]

@@ -46,7 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct SiteBillingProfileInput {
     /// Required on create.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub first_name: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub last_name: Option<String>,
@@ -74,7 +74,7 @@ pub struct SiteBillingProfileInput {
     /// Three or four digits; used for the charge and never stored.
     #[serde(rename = "primaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 4)] pub primary_card_csc_or_cvd: Option<String>,
     /// Required with a card number; must be in the future.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub primary_card_expiration_date: Option<DateTime<Utc>>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub primary_card_expiration_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_payment_type_id: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_wallet_billing_agreement_id: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_wallet_email: Option<String>,
@@ -84,7 +84,7 @@ pub struct SiteBillingProfileInput {
     /// As `primaryCardCSCOrCVD`.
     #[serde(rename = "secondaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 4)] pub secondary_card_csc_or_cvd: Option<String>,
     /// As `primaryCardExpirationDate`.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub secondary_card_expiration_date: Option<DateTime<Utc>>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub secondary_card_expiration_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub non_e_payment_type_id: Option<String>,
 }
 

@@ -773,11 +773,11 @@ async fn get_subscription(
 pub struct SubscriptionInput {
     /// The subscription's plan when present.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = 1)]
     pub plan_id: Option<i32>,
     /// The subscription's site when present.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]

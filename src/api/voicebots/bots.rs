@@ -107,14 +107,14 @@ pub struct VoicebotInput {
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000a1001")]
     pub engine_id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "en")]
     pub language_id: Option<LanguageId>,
     /// A voice of the catalog that speaks `languageId` (required with it).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 100)]
+    #[schema(nullable = false, max_length = 100, example = "en-US-female-1")]
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
     #[serde(default, deserialize_with = "non_null")]
@@ -393,9 +393,8 @@ async fn load(
         .collect())
 }
 
-async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
+async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, draft: Draft) -> ApiResult<()> {
     let now = Utc::now();
-    let channel_id = Uuid::now_v7();
     channels::insert(txn, site_id, channel_id, draft.channel.clone()).await?;
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
@@ -411,10 +410,13 @@ async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, draft: Draft)
     Ok(())
 }
 
-/// Stores a voicebot from a data set, through the same rules as the API.
+/// Stores a voicebot from a data set, through the same rules as the API. A
+/// data set may fix its channel instance's id (`channel.id`, ignored by the
+/// API), so that the demo's ids are stable and can serve as documented examples.
 pub async fn seed(txn: &DatabaseTransaction, site_id: i32, id: Uuid, input: VoicebotInput) -> ApiResult<()> {
+    let channel_id = input.channel.as_ref().and_then(|c| c.id).unwrap_or_else(Uuid::now_v7);
     let draft = validate(txn, site_id, input, None).await?;
-    insert(txn, site_id, id, draft).await
+    insert(txn, site_id, id, channel_id, draft).await
 }
 
 /// Query parameters of voicebot reads.
@@ -475,7 +477,7 @@ async fn create_voicebot(
     let id = Uuid::now_v7();
     let txn = state.db.begin().await?;
     let draft = validate(&txn, caller.site_id, input, None).await?;
-    insert(&txn, caller.site_id, id, draft).await?;
+    insert(&txn, caller.site_id, id, Uuid::now_v7(), draft).await?;
     let row = find_row(&txn, caller.site_id, id).await?;
     let stored = load(&txn, &state.cipher, vec![row], true).await?.remove(0);
     txn.commit().await?;

@@ -48,19 +48,19 @@ pub struct VoicebotChannelInstanceInput {
     /// Ignored on create (and inside a voicebot's `channel`). On update it may be
     /// sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000b0c01")]
     pub id: Option<Uuid>,
     /// A voice channel of the catalog.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000c0001")]
     pub voice_channel_id: Option<Uuid>,
     /// Id of a telephony configuration (`channelType` telephony) or a SIP
     /// configuration (`sip`) of the site; needs `channelType`.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub info_id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "telephony")]
     pub channel_type: Option<ChannelType>,
 }
 

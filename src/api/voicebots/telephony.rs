@@ -29,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Countries the telephony provider serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = "US")]
 pub enum PhoneNumberCountry {
     BE,
     CA,
@@ -110,11 +111,11 @@ fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Result<(
 /// Body of create and update.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"}))]
+#[schema(example = json!({"phoneNumber": "+14155550123", "phoneNumberCountry": "US"}))]
 pub struct TelephonyConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[serde(default, deserialize_with = "non_null")]
@@ -252,7 +253,8 @@ async fn create_telephony_configuration(
 #[utoipa::path(put, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
     operation_id = "updateTelephonyConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
-    request_body = TelephonyConfigurationInput,
+    request_body(content = TelephonyConfigurationInput, description = "The stored number, and its country",
+        example = json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})),
     responses((status = 200, description = "The stored configuration", body = TelephonyConfiguration)))]
 async fn update_telephony_configuration(
     State(state): State<AppState>,
