@@ -29,8 +29,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             violations.field("", ErrorCode::FieldWrongType, "the body must be a JSON object");
             return Err(violations.into_error());
         }
-        let deserializer = &mut serde_json::Deserializer::from_slice(&bytes);
-        serde_path_to_error::deserialize(deserializer)
+        deserialize_body(&bytes)
             .map(JsonBody)
             .map_err(|err| {
                 let pointer = json_pointer(err.path());
@@ -47,6 +46,49 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 violations.into_error()
             })
     }
+}
+
+/// Reads a body, taking an integer-valued decimal (`12.0`, `1e3`) where an integer
+/// is expected: JSON Schema counts those as integers, serde does not. Only the error
+/// path pays: the body is read again from a JSON value with the number the error
+/// points at rewritten as an integer, once per such number.
+fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    let deserializer = &mut serde_json::Deserializer::from_slice(bytes);
+    let mut err = match serde_path_to_error::deserialize(deserializer) {
+        Ok(body) => return Ok(body),
+        Err(err) => err,
+    };
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Err(err) };
+    loop {
+        // serde_json's words for a decimal where an integer is expected, read from
+        // bytes (with arbitrary precision) and from a value.
+        let message = err.inner().to_string();
+        if !(message.starts_with("invalid number") || message.starts_with("invalid type: floating point")) {
+            return Err(err);
+        }
+        let Some(slot) = value.pointer_mut(&json_pointer(err.path())) else { return Err(err) };
+        let Some(integer) = integral(slot) else { return Err(err) };
+        *slot = integer;
+        match serde_path_to_error::deserialize(&value) {
+            Ok(body) => return Ok(body),
+            Err(next) => err = next,
+        }
+    }
+}
+
+/// The integer a JSON number stands for, if it has no fractional part and fits an i64.
+fn integral(value: &serde_json::Value) -> Option<serde_json::Value> {
+    let serde_json::Value::Number(number) = value else { return None };
+    let text = number.to_string();
+    let decimal = if text.contains(['e', 'E']) {
+        rust_decimal::Decimal::from_scientific(&text).ok()?
+    } else {
+        text.parse::<rust_decimal::Decimal>().ok()?
+    };
+    if !decimal.fract().is_zero() {
+        return None;
+    }
+    i64::try_from(decimal).ok().map(serde_json::Value::from)
 }
 
 /// For `Option` fields of request bodies: absent is `None`, but an explicit

@@ -141,11 +141,14 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 }
 
 /// Rules that tie one property of a body to another, stated with JSON Schema's
-/// `if`/`then` (OpenAPI 3.1) so that clients and contract tests see them. utoipa
+/// `if`/`then` or `anyOf` (OpenAPI 3.1) so that clients and contract tests see them. utoipa
 /// has no attribute for these keywords, so each module supplies them by schema name.
 fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
     let conditions = [
         ("SipConfigurationInput", crate::api::voicebots::sip::schema_conditions()),
+        ("TelephonyConfigurationInput", crate::api::voicebots::telephony::schema_conditions()),
+        ("VoicebotChannelInstanceInput", crate::api::voicebots::channels::schema_conditions()),
+        ("VoicebotInput", crate::api::voicebots::channels::complete_channel_condition()),
     ];
     for (name, all_of) in conditions {
         if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {

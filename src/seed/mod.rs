@@ -51,7 +51,7 @@ pub struct DataSet {
     #[serde(default)]
     pub sip_configurations: Vec<SiteSeeded<SipConfigurationInput>>,
     #[serde(default)]
-    pub voicebots: Vec<SiteSeeded<VoicebotInput>>,
+    pub voicebots: Vec<VoicebotSeed>,
     #[serde(default)]
     pub products: Vec<Product>,
     #[serde(default)]
@@ -124,6 +124,18 @@ pub struct SiteSeeded<T> {
     pub id: Option<Uuid>,
     #[serde(flatten)]
     pub body: T,
+}
+
+/// A voicebot: as a site resource, and optionally the id of its own channel
+/// instance, so that the demo's ids are stable and can serve as documented examples.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoicebotSeed {
+    pub site_id: i32,
+    pub id: Option<Uuid>,
+    pub channel_id: Option<Uuid>,
+    #[serde(flatten)]
+    pub body: VoicebotInput,
 }
 
 #[derive(Debug, Deserialize)]
@@ -307,7 +319,8 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     }
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
-        bots::seed(&txn, b.site_id, id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+        let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
+        bots::seed(&txn, b.site_id, id, channel_id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
     }
     txn.commit().await?;
     Ok(())

@@ -43,6 +43,28 @@ async fn bodies_are_checked_for_type_size_and_syntax() {
 }
 
 #[tokio::test]
+async fn integer_valued_decimals_are_integers() {
+    // JSON Schema counts 2.0 and 1e0 as integers, so clients generated from the
+    // documents may send them; a fraction stays an error at its pointer.
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let mut body = crate::secure_forms::form_body("decimals");
+    body["fields"][0]["order"] = json!(2.0);
+    body["fields"][0]["options"][1]["order"] = json!(1e0);
+    body["fields"][1]["order"] = json!(1.000);
+    let response = app.post(FORMS, &token, &body).await;
+    assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+    let form: Value = response.json().await.unwrap();
+    let orders: Vec<&Value> = form["fields"].as_array().unwrap().iter().map(|field| &field["order"]).collect();
+    assert_eq!(orders, [&json!(1), &json!(2)]);
+    assert_eq!(form["fields"][1]["options"][0]["order"], json!(1));
+
+    body["fields"][0]["options"][0]["order"] = json!(2.5);
+    let problem = assert_problem(app.post(FORMS, &token, &body).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/fields/0/options/0/order"]);
+}
+
+#[tokio::test]
 async fn health_probes_and_database_outage() {
     let app = spawn_app().await;
     let live = app.client.get(app.url("/health/live")).send().await.unwrap();

@@ -97,7 +97,7 @@ impl LanguageId {
 pub struct VoicebotInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, read_only)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
@@ -410,11 +410,8 @@ async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: U
     Ok(())
 }
 
-/// Stores a voicebot from a data set, through the same rules as the API. A
-/// data set may fix its channel instance's id (`channel.id`, ignored by the
-/// API), so that the demo's ids are stable and can serve as documented examples.
-pub async fn seed(txn: &DatabaseTransaction, site_id: i32, id: Uuid, input: VoicebotInput) -> ApiResult<()> {
-    let channel_id = input.channel.as_ref().and_then(|c| c.id).unwrap_or_else(Uuid::now_v7);
+/// Stores a voicebot from a data set, through the same rules as the API.
+pub async fn seed(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, input: VoicebotInput) -> ApiResult<()> {
     let draft = validate(txn, site_id, input, None).await?;
     insert(txn, site_id, id, channel_id, draft).await
 }

@@ -44,12 +44,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     "infoId": "0192f0c4-0000-7000-8000-0000000e0001",
     "channelType": "telephony"
 }))]
+// No `id`, as in the spec: one sent (a channel read back into a voicebot body,
+// say) is ignored like any unknown property.
 pub struct VoicebotChannelInstanceInput {
-    /// Ignored on create (and inside a voicebot's `channel`). On update it may be
-    /// sent and must equal the path id.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000b0c01")]
-    pub id: Option<Uuid>,
     /// A voice channel of the catalog.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000c0001")]
@@ -114,6 +111,17 @@ pub struct ChannelDraft {
 
 /// The rules that need no database. `complete` (a voicebot's channel) makes all
 /// three references required.
+/// `read_input`'s rules in JSON Schema: a standalone channel instance needs
+/// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
+pub fn schema_conditions() -> serde_json::Value {
+    serde_json::json!([{"if": {"required": ["infoId"]}, "then": {"required": ["channelType"]}}])
+}
+
+/// For the voicebot body: its `channel` is complete.
+pub fn complete_channel_condition() -> serde_json::Value {
+    serde_json::json!([{"properties": {"channel": {"required": ["voiceChannelId", "infoId", "channelType"]}}}])
+}
+
 pub fn read_input(input: VoicebotChannelInstanceInput, base: &str, complete: bool, v: &mut Violations) -> ChannelDraft {
     if complete {
         for (present, key) in [
@@ -302,10 +310,8 @@ async fn checked_draft(
     db: &impl ConnectionTrait,
     site_id: i32,
     input: VoicebotChannelInstanceInput,
-    path_id: Option<Uuid>,
 ) -> ApiResult<ChannelDraft> {
     let mut v = Violations::new();
-    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let draft = read_input(input, "", false, &mut v);
     check_references(db, site_id, &draft, "", &mut v).await?;
     v.finish(draft)
@@ -323,7 +329,7 @@ async fn create_channel_instance(
     caller: SiteCaller<ManageVoicebot>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<impl IntoResponse> {
-    let draft = checked_draft(&state.db, caller.site_id, input, None).await?;
+    let draft = checked_draft(&state.db, caller.site_id, input).await?;
     let id = Uuid::now_v7();
     insert(&state.db, caller.site_id, id, draft).await?;
     let row = find_row(&state.db, caller.site_id, id).await?;
@@ -348,7 +354,7 @@ async fn update_channel_instance(
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
     let txn = state.db.begin().await?;
     find_row(&txn, caller.site_id, id).await?;
-    let draft = checked_draft(&txn, caller.site_id, input, Some(id)).await?;
+    let draft = checked_draft(&txn, caller.site_id, input).await?;
     update(&txn, id, draft).await?;
     touch_bots_using_channel(&txn, id).await?;
     let row = find_row(&txn, caller.site_id, id).await?;

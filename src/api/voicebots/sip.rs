@@ -70,7 +70,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct SipConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0002")]
+    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0002")]
     pub id: Option<Uuid>,
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
     #[serde(rename = "sIPServer", default, deserialize_with = "non_null")]

@@ -108,6 +108,42 @@ fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Result<(
     Ok(())
 }
 
+/// `number_matches_country` as a regular expression, so that the document states
+/// the rule: the E.164 digits after the country's calling code, and for North
+/// America ten digits whose area code says whether the number is in Puerto Rico.
+fn country_number_pattern(country: PhoneNumberCountry) -> String {
+    const NOT_PUERTO_RICO: &str = "([2-68][0-9]{2}|7[0-79][0-9]|78[0-689]|9[0-24-9][0-9]|93[0-8])";
+    match country {
+        PhoneNumberCountry::PR => r"^\+1(787|939)[0-9]{7}$".to_owned(),
+        PhoneNumberCountry::US | PhoneNumberCountry::CA => format!(r"^\+1{NOT_PUERTO_RICO}[0-9]{{7}}$"),
+        other => {
+            let code = other.calling_code();
+            format!(r"^\+{code}[0-9]{{{},{}}}$", 8 - code.len(), 15 - code.len())
+        }
+    }
+}
+
+/// The number's pattern for each country, as one `anyOf` of the body: one branch
+/// per pattern (JSON Schema's `if`/`then` per country would multiply out into
+/// thousands of branches for generators).
+pub fn schema_conditions() -> serde_json::Value {
+    let mut branches: Vec<(Vec<&str>, String)> = Vec::new();
+    for country in PhoneNumberCountry::ALL {
+        let pattern = country_number_pattern(country);
+        match branches.iter_mut().find(|(_, known)| *known == pattern) {
+            Some((countries, _)) => countries.push(country.as_str()),
+            None => branches.push((vec![country.as_str()], pattern)),
+        }
+    }
+    let any_of: Vec<serde_json::Value> = branches
+        .into_iter()
+        .map(|(countries, pattern)| {
+            serde_json::json!({"properties": {"phoneNumberCountry": {"enum": countries}, "phoneNumber": {"pattern": pattern}}})
+        })
+        .collect();
+    serde_json::json!([{"anyOf": any_of}])
+}
+
 /// Body of create and update.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -115,7 +151,7 @@ fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Result<(
 pub struct TelephonyConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0001")]
+    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[serde(default, deserialize_with = "non_null")]
@@ -322,5 +358,26 @@ mod tests {
         assert!(number_matches_country("+1415555010a", US).is_err());
         assert!(number_matches_country("+1415", US).is_err());
         assert!(number_matches_country("+1415555010012345", US).is_err());
+    }
+
+    #[test]
+    fn the_documented_patterns_state_the_same_rule() {
+        let numbers = [
+            "+14155550100", "+16135550100", "+17875550100", "+19395550100", "+19385550100", "+17885550100",
+            "+17775550100", "+11555550100", "+1415555010", "+141555501001", "+442071234567", "+4420712",
+            "+442071234567890", "+4420712345678901", "+358401234567", "+35840123", "+3584012", "+9725012345",
+            "+27123456789", "+61212345678", "+5621234567", "+3212345678", "+45123456", "+33123456789",
+            "+43123456789", "+31123456789",
+        ];
+        for country in PhoneNumberCountry::ALL {
+            let pattern = regex::Regex::new(&country_number_pattern(country)).unwrap();
+            for number in numbers {
+                assert_eq!(
+                    pattern.is_match(number),
+                    number_matches_country(number, country).is_ok(),
+                    "{number} in {country:?}"
+                );
+            }
+        }
     }
 }
