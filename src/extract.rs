@@ -67,8 +67,9 @@ fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_t
             return Err(err);
         }
         let Some(slot) = value.pointer_mut(&json_pointer(err.path())) else { return Err(err) };
-        let Some(integer) = integral(slot) else { return Err(err) };
-        *slot = integer;
+        let serde_json::Value::Number(number) = slot else { return Err(err) };
+        let Some(integer) = whole_number(number) else { return Err(err) };
+        *slot = integer.into();
         match serde_path_to_error::deserialize(&value) {
             Ok(body) => return Ok(body),
             Err(next) => err = next,
@@ -77,8 +78,7 @@ fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_t
 }
 
 /// The integer a JSON number stands for, if it has no fractional part and fits an i64.
-fn integral(value: &serde_json::Value) -> Option<serde_json::Value> {
-    let serde_json::Value::Number(number) = value else { return None };
+pub fn whole_number(number: &serde_json::Number) -> Option<i64> {
     let text = number.to_string();
     let decimal = if text.contains(['e', 'E']) {
         rust_decimal::Decimal::from_scientific(&text).ok()?
@@ -88,7 +88,7 @@ fn integral(value: &serde_json::Value) -> Option<serde_json::Value> {
     if !decimal.fract().is_zero() {
         return None;
     }
-    i64::try_from(decimal).ok().map(serde_json::Value::from)
+    i64::try_from(decimal).ok()
 }
 
 /// For `Option` fields of request bodies: absent is `None`, but an explicit

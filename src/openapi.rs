@@ -79,6 +79,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
         components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
     }
     add_schema_conditions(components);
+    split_site_keyed_create_bodies(doc);
     link_created_resources(doc);
     link_new_subscriptions(doc);
     demo_examples::add(doc);
@@ -153,6 +154,46 @@ fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
     for (name, all_of) in conditions {
         if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {
             object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), all_of);
+        }
+    }
+}
+
+/// Billing configurations and profiles take one body on create and update, where
+/// `siteId` plays two parts: on create it names the site (required); on update the
+/// path does, and a sent one must agree. The document says both: the create
+/// operation gets its own copy of the schema with `siteId` required, and the
+/// shared schema, now the update's, has `siteId` read-only.
+const SITE_KEYED_CREATES: [(&str, &str, &str); 2] = [
+    ("createSiteBillingConfig", "SiteBillingConfigInput", "NewSiteBillingConfig"),
+    ("createSiteBillingProfile", "SiteBillingProfileInput", "NewSiteBillingProfile"),
+];
+
+fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::schema::Schema;
+    let Some(components) = doc.components.as_mut() else { return };
+    let mut split = Vec::new();
+    for (operation_id, shared, create) in SITE_KEYED_CREATES {
+        let Some(RefOr::T(Schema::Object(update))) = components.schemas.get_mut(shared) else { continue };
+        let shared_description = update.description.take().unwrap_or_default();
+        let mut for_create = update.clone();
+        for_create.required.push("siteId".to_owned());
+        for_create.description = Some(format!("Body of create: `siteId` names the site. {shared_description}"));
+        if let Some(RefOr::T(Schema::Object(site_id))) = update.properties.get_mut("siteId") {
+            site_id.read_only = Some(true);
+            site_id.description = Some("The path names the site; a `siteId` sent anyway must be the path's.".to_owned());
+        }
+        update.description = Some(format!("Body of update. {shared_description}"));
+        components.schemas.insert(create.to_owned(), RefOr::T(Schema::Object(for_create)));
+        split.push((operation_id, create));
+    }
+    for item in doc.paths.paths.values_mut() {
+        let Some(post) = item.post.as_mut() else { continue };
+        let Some((_, create)) = split.iter().find(|(id, _)| post.operation_id.as_deref() == Some(*id)) else { continue };
+        let Some(RefOr::T(body)) = post.request_body.as_mut() else { continue };
+        for content in body.content.values_mut() {
+            if let RefOr::T(content) = content {
+                content.schema = Some(RefOr::Ref(Ref::from_schema_name(*create)));
+            }
         }
     }
 }

@@ -100,6 +100,9 @@ async fn create_reports_every_bad_field_at_once() {
     text_days["paymentTermValue"] = json!("thirty");
     let problem = assert_problem(app.post(CONFIGS, &token, &text_days).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
+    text_days["paymentTermValue"] = json!(2.5);
+    let problem = assert_problem(app.post(CONFIGS, &token, &text_days).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
     // `currency` alone names the currency too.
     let mut nested = body(site);
     nested.as_object_mut().unwrap().remove("currencyId");
@@ -113,12 +116,14 @@ async fn update_replaces_settings_and_keeps_what_the_service_owns() {
     let app = spawn_app().await;
     let token = manager(&app, 1);
     let before: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
-    let update = json!({"billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10, "balance": 5,
+    // 10.0 is a whole number of days too.
+    let update = json!({"billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10.0, "balance": 5,
                         "billingStartDate": "2020-01-01T00:00:00Z", "purchasedAgents": 99});
     let response = app.put(&format!("{CONFIGS}/10000"), &token, &update).await;
     assert_eq!(response.status(), 200);
     let after: Value = response.json().await.unwrap();
     assert_eq!(after["billingPeriod"], "annual");
+    assert_eq!(after["paymentTermValue"], 10);
     assert_eq!(after["billingStartDate"], before["billingStartDate"]);
     assert_eq!(after["purchasedAgents"], before["purchasedAgents"]);
     assert_eq!(after["balance"], before["balance"]);

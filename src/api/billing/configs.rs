@@ -110,12 +110,24 @@ pub struct CurrencyReference {
 }
 
 /// `paymentTermValue` as sent: the spec lists it as a string and answers a
-/// number, so both are accepted.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+/// number, so both are accepted (a number with no fractional part, `30.0` too).
+#[derive(Debug)]
 pub enum PaymentTermValue {
     Number(i64),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for PaymentTermValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(text) => Ok(Self::Text(text)),
+            serde_json::Value::Number(number) => crate::extract::whole_number(&number)
+                .map(Self::Number)
+                .ok_or_else(|| D::Error::custom("must be a whole number of days from 0 to 999")),
+            _ => Err(D::Error::custom("must be a number of days or its digits as a string")),
+        }
+    }
 }
 
 impl utoipa::PartialSchema for PaymentTermValue {
@@ -132,8 +144,10 @@ impl utoipa::PartialSchema for PaymentTermValue {
 
 impl utoipa::ToSchema for PaymentTermValue {}
 
-/// Body of create and update. Read-only properties (`billingStartDate`,
-/// `nextBillingDate`, `balance`, `purchasedAgents`) are ignored when sent.
+// Create and update take this body; the document gives create its own copy
+// with `siteId` required (`openapi::SITE_KEYED_CREATES`).
+/// Read-only properties (`billingStartDate`, `nextBillingDate`, `balance`,
+/// `purchasedAgents`) are ignored when sent.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"siteId": 10000, "billingPeriod": "monthly", "currencyId": "USD", "isPricingVisible": true,

@@ -30,9 +30,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_site_billing_profile, update_site_billing_profile))
 }
 
-/// Body of create and update. On create `siteId` names the site; on update it
-/// may be sent and must equal the path's. A masked card number sent back as it
-/// was answered keeps the stored card.
+// Create and update take this body; the document gives create its own copy
+// with `siteId` required (`openapi::SITE_KEYED_CREATES`).
+/// A masked card number sent back as it was answered keeps the stored card.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({

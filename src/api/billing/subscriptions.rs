@@ -769,15 +769,15 @@ async fn get_subscription(
 /// `subscriptionPricingModels` and `lineItems` of a full Subscription body are ignored.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"planId": 1, "siteId": 10000, "name": "Team (support desk)", "isServicePlan": false, "canBeCancelledByCustomer": true}))]
+#[schema(example = json!({"name": "Team (support desk)", "isServicePlan": false, "canBeCancelledByCustomer": true}))]
 pub struct SubscriptionInput {
-    /// The subscription's plan when present.
+    /// Cannot change here: when sent, the subscription's plan.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 1)]
+    #[schema(nullable = false, read_only, example = 1)]
     pub plan_id: Option<i32>,
-    /// The subscription's site when present.
+    /// Cannot change here: when sent, the subscription's site.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 10000)]
+    #[schema(nullable = false, read_only, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
