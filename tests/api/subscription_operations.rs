@@ -102,6 +102,9 @@ async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     assert_eq!(error_locations(&problem), ["/selectedVolumeId"]);
     let problem = assert_problem(app.post(&path, &token, &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/overageQuota", "/purchasedQuantityByUnit"]);
+    // The documented maximum holds whatever the plan, even where the quantity is not used.
+    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 4, "name": "x", "purchasedQuantityByUnit": 100_000_001, "overageQuotaUnit": 100_000_001})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/overageQuotaUnit", "/purchasedQuantityByUnit"]);
     // The agent must be one of the site's.
     let problem = assert_problem(app.post(&calculate_new(SITE_A, ADMIN_B), &token, &json!({"planId": 4, "name": "x"})).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["agentId"]);

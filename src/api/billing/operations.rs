@@ -47,6 +47,9 @@ pub enum BillingMonths {
     Annual = 12,
 }
 
+/// The most units a plan request may buy of anything (the documented maximum).
+const MAX_QUANTITY: i32 = 100_000_000;
+
 /// Body of adding a plan and of switching to one ("plan request").
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -263,13 +266,14 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
             None
         }
     };
-    for (pointer, value) in [("/overageQuota", request.overage_quota), ("/overageQuotaUnit", request.overage_quota_unit)] {
-        if value.is_some_and(|n| n < 0) {
-            v.field(pointer, ErrorCode::FieldOutOfRange, "must not be negative");
+    for (pointer, value, least) in [
+        ("/overageQuota", request.overage_quota, 0),
+        ("/overageQuotaUnit", request.overage_quota_unit, 0),
+        ("/purchasedQuantityByUnit", request.purchased_quantity_by_unit, 1),
+    ] {
+        if value.is_some_and(|n| !(least..=MAX_QUANTITY).contains(&n)) {
+            v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be from {least} to {MAX_QUANTITY}"));
         }
-    }
-    if request.purchased_quantity_by_unit.is_some_and(|n| n < 1) {
-        v.field("/purchasedQuantityByUnit", ErrorCode::FieldOutOfRange, "must be at least 1");
     }
     (request.plan_id.unwrap_or_default(), months)
 }
