@@ -150,6 +150,7 @@ fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
         ("TelephonyConfigurationInput", crate::api::voicebots::telephony::schema_conditions()),
         ("VoicebotChannelInstanceInput", crate::api::voicebots::channels::schema_conditions()),
         ("VoicebotInput", crate::api::voicebots::channels::complete_channel_condition()),
+        ("SiteBillingProfileInput", crate::api::billing::profiles::schema_conditions()),
     ];
     for (name, all_of) in conditions {
         if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {

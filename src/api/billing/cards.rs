@@ -33,9 +33,17 @@ pub fn mask(digits: &str) -> String {
     format!("{}{}", "*".repeat(keep), &digits[keep..])
 }
 
+/// What the schema lets through as a card number: empty (no card), a masked
+/// number, or 12 to 19 digits with spaces and hyphens anywhere. Only the Luhn
+/// check digit is left to `normalize`.
+pub const NUMBER_PATTERN: &str = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$";
+
+/// Three or four digits, or empty (none sent).
+pub const SECURITY_CODE_PATTERN: &str = r"^([0-9]{3,4})?$";
+
 /// Whether `value` is a masked number as `mask` writes it (sent back unchanged).
 pub fn is_masked(value: &str) -> bool {
-    value.len() > 4 && value.starts_with('*') && value.trim_start_matches('*').len() == 4
+    value.starts_with('*') && value.trim_start_matches('*').chars().count() == 4
 }
 
 /// A card security code: three or four digits.
@@ -54,6 +62,24 @@ mod tests {
         assert!(normalize("4242424242424241").is_none());
         assert!(normalize("42424242").is_none());
         assert!(normalize("4242x24242424242").is_none());
+    }
+
+    #[test]
+    fn the_pattern_admits_what_normalize_and_is_masked_judge_by_shape() {
+        let pattern = regex::Regex::new(NUMBER_PATTERN).unwrap();
+        for value in [
+            "", "4242424242424242", "4242 4242 4242 4242", "-4000-0000-0000-0002-", "000000000000",
+            "1234567890123456789", "12345678901234567890", "12345678901", "************4242", "*abcd", "*éééé",
+            "**42", "4242x24242424242", "4242424242424241",
+        ] {
+            let digits: String = value.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+            let shaped = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+            assert_eq!(pattern.is_match(value), value.is_empty() || is_masked(value) || shaped, "{value:?}");
+        }
+        let code = regex::Regex::new(SECURITY_CODE_PATTERN).unwrap();
+        for value in ["", "123", "1234", "12", "12345", "12a"] {
+            assert_eq!(code.is_match(value), value.is_empty() || valid_security_code(value), "{value:?}");
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn two() -> i32 {
 pub struct CurrencyReference {
     /// Must equal `currencyId`.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "USD")]
+    #[schema(nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
     pub id: Option<String>,
 }
 
@@ -164,7 +164,7 @@ pub struct SiteBillingConfigInput {
     pub billing_period: Option<BillingPeriod>,
     /// Id of a currency of the catalog (`USD`, `EUR`, ...).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, max_length = 10, example = "USD")]
+    #[schema(required = true, nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
     pub currency_id: Option<String>,
     /// May be sent instead of or along with `currencyId`; its `id` must agree.
     #[serde(default, deserialize_with = "non_null")]

@@ -2,10 +2,13 @@
 //! how they pay. Card numbers are stored encrypted and answered masked; card
 //! security codes are accepted, never stored, and answered as "" (DESIGN §9).
 
+use std::sync::LazyLock;
+
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use chrono::{DateTime, Utc};
+use regex::Regex;
 use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -51,8 +54,8 @@ pub struct SiteBillingProfileInput {
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub first_name: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub last_name: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub company_name: Option<String>,
-    /// An email address (`name@domain`).
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub email: Option<String>,
+    /// An email address (`name@domain.tld`), or empty.
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub email: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub phone: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub fax: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub country_or_region: Option<String>,
@@ -66,23 +69,24 @@ pub struct SiteBillingProfileInput {
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_e_payment: Option<bool>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub primary_payment_type_id: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub primary_wallet_billing_agreement_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub primary_wallet_email: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub primary_wallet_email: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub name_on_primary_card: Option<String>,
-    /// 12 to 19 digits (spaces and hyphens allowed) with a valid Luhn check digit.
+    /// 12 to 19 digits (spaces and hyphens allowed) with a valid Luhn check digit,
+    /// or the masked number as answered (keeps the stored card), or empty (none).
     /// Stored encrypted; answered masked to the last four digits.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 23)] pub primary_card_number: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$")] pub primary_card_number: Option<String>,
     /// Three or four digits; used for the charge and never stored.
-    #[serde(rename = "primaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 4)] pub primary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "primaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^([0-9]{3,4})?$")] pub primary_card_csc_or_cvd: Option<String>,
     /// Required with a card number; must be in the future.
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub primary_card_expiration_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_payment_type_id: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_wallet_billing_agreement_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_wallet_email: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub secondary_wallet_email: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub name_on_secondary_card: Option<String>,
     /// As `primaryCardNumber`.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 23)] pub secondary_card_number: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$")] pub secondary_card_number: Option<String>,
     /// As `primaryCardCSCOrCVD`.
-    #[serde(rename = "secondaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 4)] pub secondary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "secondaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^([0-9]{3,4})?$")] pub secondary_card_csc_or_cvd: Option<String>,
     /// As `primaryCardExpirationDate`.
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub secondary_card_expiration_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub non_e_payment_type_id: Option<String>,
@@ -230,13 +234,24 @@ fn card(
     }
 }
 
+/// A card number needs its expiration date, for the OpenAPI document's `allOf`.
+pub fn schema_conditions() -> serde_json::Value {
+    let with_number = |card: &str| {
+        serde_json::json!({
+            "if": {"properties": {format!("{card}CardNumber"): {"minLength": 1}}, "required": [format!("{card}CardNumber")]},
+            "then": {"required": [format!("{card}CardExpirationDate")]}
+        })
+    };
+    serde_json::json!([with_number("primary"), with_number("secondary")])
+}
+
+/// `name@domain.tld`, or empty; the same pattern is published in the schema.
+const EMAIL_PATTERN: &str = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$";
+static EMAIL: LazyLock<Regex> = LazyLock::new(|| Regex::new(EMAIL_PATTERN).expect("valid pattern"));
+
 fn email(v: &mut Violations, pointer: &str, value: Option<String>) -> String {
     let value = text(v, pointer, value, 200, false);
-    let well_formed = match value.split_once('@') {
-        Some((local, domain)) => !local.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.') && !value.contains(char::is_whitespace),
-        None => false,
-    };
-    if !value.is_empty() && !well_formed {
+    if !EMAIL.is_match(&value) {
         v.field(pointer, ErrorCode::FieldInvalidFormat, "must be an email address such as name@example.com");
     }
     value
@@ -397,4 +412,29 @@ async fn update_site_billing_profile(
     row::Entity::update(model).exec(&state.db).await?;
     let updated = find(&state.db, caller.partner_id, site_id).await?;
     Ok(Json(SiteBillingProfile::from_row(updated, &state.cipher)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_patterns_are_the_ones_checked() {
+        let schema = serde_json::to_value(<SiteBillingProfileInput as utoipa::PartialSchema>::schema()).unwrap();
+        for property in ["email", "primaryWalletEmail", "secondaryWalletEmail"] {
+            assert_eq!(schema["properties"][property]["pattern"], EMAIL_PATTERN, "{property}");
+        }
+        for property in ["primaryCardNumber", "secondaryCardNumber"] {
+            assert_eq!(schema["properties"][property]["pattern"], cards::NUMBER_PATTERN, "{property}");
+        }
+        for property in ["primaryCardCSCOrCVD", "secondaryCardCSCOrCVD"] {
+            assert_eq!(schema["properties"][property]["pattern"], cards::SECURITY_CODE_PATTERN, "{property}");
+        }
+        for (value, valid) in [
+            ("", true), ("a@b.co", true), ("a@b@c.d", true), ("a@b..c", true), ("a@b", false),
+            ("@b.co", false), ("a@.b.co", false), ("a@b.co.", false), ("a b@c.de", false),
+        ] {
+            assert_eq!(EMAIL.is_match(value), valid, "{value:?}");
+        }
+    }
 }
