@@ -86,10 +86,9 @@ async fn create_reports_every_bad_field_at_once() {
     let token = manager(&app, 1);
     let problem = assert_problem(app.post(CONFIGS, &token, &json!({})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/siteId", "/billingPeriod", "/currencyId", "/paymentTermValue"]);
-    let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "currency": {"id": "EUR"},
-                     "paymentTermValue": 1000});
+    let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 1000});
     let problem = assert_problem(app.post(CONFIGS, &token, &bad).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/currency/id", "/paymentTermValue"]);
+    assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
     let problem = assert_problem(app.post(CONFIGS, &token, &json!({"siteId": site, "billingPeriod": "weekly"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/billingPeriod"]);
     let mut unknown = body(site);
@@ -103,12 +102,12 @@ async fn create_reports_every_bad_field_at_once() {
     text_days["paymentTermValue"] = json!(2.5);
     let problem = assert_problem(app.post(CONFIGS, &token, &text_days).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
-    // `currency` alone names the currency too.
+    // `currency` is read-only: `currencyId` names the currency, whatever a sent `currency` says.
     let mut nested = body(site);
-    nested.as_object_mut().unwrap().remove("currencyId");
-    nested["currency"] = json!({"id": "GBP", "symbol": "ignored"});
+    nested["currencyId"] = json!("GBP");
+    nested["currency"] = json!({"id": "EUR", "symbol": "ignored"});
     let config: Value = app.post(CONFIGS, &token, &nested).await.json().await.unwrap();
-    assert_eq!(config["currency"]["symbol"], "£");
+    assert_eq!((config["currencyId"].as_str(), config["currency"]["symbol"].as_str()), (Some("GBP"), Some("£")));
 }
 
 #[tokio::test]

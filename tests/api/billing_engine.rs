@@ -144,6 +144,9 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
     let token = app.partner_admin(1);
     let again = app.post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &token, &change_request(json!([]))).await;
     assert_problem(again, 409, 409001).await;
+    // The subscription :cancel names answers first, whatever else its body says.
+    let again = app.post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &token, &change_request(json!([{"actionType": 0}]))).await;
+    assert_problem(again, 409, 409001).await;
     let preview = app.post(&on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), &token, &json!({"comment": "x"})).await;
     assert_problem(preview, 409, 409001).await;
     let switch = app.post(&on_site(&format!("/{TEAM_A}:switchPlan"), SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await;

@@ -362,7 +362,11 @@ async fn run_changes(
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
     let mut v = Violations::new();
     let site_id = query.required_i32("siteId", &mut v);
-    check_request(&request, &mut v);
+    // `:cancel` answers first for the subscription it names (404, or 409 when
+    // already cancelled), then for the rest of its body.
+    if cancelling.is_none() {
+        check_request(&request, &mut v);
+    }
     v.finish(())?;
     let site_id = site_id.unwrap_or_default();
     let mode = match (request.if_create_invoice, request.is_draft) {
@@ -376,6 +380,9 @@ async fn run_changes(
         if let Some(id) = cancelling {
             let target = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
             ledger.cancel(&target).await?;
+            let mut v = Violations::new();
+            check_request(&request, &mut v);
+            v.finish(())?;
         }
         if let Some(agents) = request.purchased_agents {
             apply_purchased_agents(&mut ledger, agents).await?;

@@ -99,16 +99,6 @@ fn two() -> i32 {
     2
 }
 
-/// The currency named in a body. Only `id` is read.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CurrencyReference {
-    /// Must equal `currencyId`.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
-    pub id: Option<String>,
-}
-
 /// `paymentTermValue` as sent: the spec lists it as a string and answers a
 /// number, so both are accepted (a number with no fractional part, `30.0` too).
 #[derive(Debug)]
@@ -166,10 +156,6 @@ pub struct SiteBillingConfigInput {
     #[serde(default, deserialize_with = "non_null")]
     #[schema(required = true, nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
     pub currency_id: Option<String>,
-    /// May be sent instead of or along with `currencyId`; its `id` must agree.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
-    pub currency: Option<CurrencyReference>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_pricing_visible: Option<bool>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
@@ -282,18 +268,10 @@ fn check(mut input: SiteBillingConfigInput, v: &mut Violations) -> Checked {
     if period.is_none() {
         v.field("/billingPeriod", ErrorCode::FieldRequired, "is required");
     }
-    let nested = input.currency.take().and_then(|c| c.id);
-    let currency_id = match (input.currency_id.take(), nested) {
-        (Some(id), Some(other)) if id != other => {
-            v.field("/currency/id", ErrorCode::FieldMismatch, "must equal currencyId");
-            id
-        }
-        (Some(id), _) | (None, Some(id)) => id,
-        (None, None) => {
-            v.field("/currencyId", ErrorCode::FieldRequired, "is required");
-            String::new()
-        }
-    };
+    let currency_id = input.currency_id.take().unwrap_or_else(|| {
+        v.field("/currencyId", ErrorCode::FieldRequired, "is required");
+        String::new()
+    });
     let payment_term_value = match input.payment_term_value.take() {
         Some(PaymentTermValue::Number(n)) if (0..=999).contains(&n) => n as i32,
         Some(PaymentTermValue::Text(t)) if !t.is_empty() && t.len() <= 3 && t.bytes().all(|b| b.is_ascii_digit()) => {
