@@ -75,6 +75,8 @@ contract_tests() { # database-url label
   "$bin" serve --listen "127.0.0.1:$port" > "$WORK/server-$2.log" 2>&1 &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$port/health/ready"
+  # Rows for creates and subscription operations to work on (schemathesis.toml).
+  "$bin" seed --file "$ROOT/contract/data.json" >/dev/null
   platform_token=$("$bin" token --site 10000 --email admin@site10000.example)
   partner_token=$("$bin" token --partner 1 --email admin@partner1.example)
   if [ -n "${CLIENT_VENV:-}" ]; then
@@ -91,7 +93,7 @@ contract_tests() { # database-url label
     doc=${pair%%:*}
     token=${pair#*:}
     log "schemathesis: $doc on $2"
-    "$VENV/bin/st" run "http://127.0.0.1:$port/openapi/$doc" \
+    SCHEMATHESIS_HOOKS="$ROOT/contract/hooks.py" "$VENV/bin/st" run "http://127.0.0.1:$port/openapi/$doc" \
       --url "http://127.0.0.1:$port" \
       --checks all \
       --phases examples,coverage,fuzzing,stateful \
