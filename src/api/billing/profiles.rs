@@ -239,7 +239,7 @@ pub fn schema_conditions() -> serde_json::Value {
     let with_number = |card: &str| {
         serde_json::json!({
             "if": {"properties": {format!("{card}CardNumber"): {"minLength": 1}}, "required": [format!("{card}CardNumber")]},
-            "then": {"required": [format!("{card}CardExpirationDate")]}
+            "then": {"properties": {format!("{card}CardExpirationDate"): {}}, "required": [format!("{card}CardExpirationDate")]}
         })
     };
     serde_json::json!([with_number("primary"), with_number("secondary")])

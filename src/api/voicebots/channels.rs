@@ -114,12 +114,18 @@ pub struct ChannelDraft {
 /// `read_input`'s rules in JSON Schema: a standalone channel instance needs
 /// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
 pub fn schema_conditions() -> serde_json::Value {
-    serde_json::json!([{"if": {"required": ["infoId"]}, "then": {"required": ["channelType"]}}])
+    serde_json::json!([{
+        "if": {"properties": {"infoId": {}}, "required": ["infoId"]},
+        "then": {"properties": {"channelType": {}}, "required": ["channelType"]}
+    }])
 }
 
 /// For the voicebot body: its `channel` is complete.
 pub fn complete_channel_condition() -> serde_json::Value {
-    serde_json::json!([{"properties": {"channel": {"required": ["voiceChannelId", "infoId", "channelType"]}}}])
+    serde_json::json!([{"properties": {"channel": {
+        "properties": {"voiceChannelId": {}, "infoId": {}, "channelType": {}},
+        "required": ["voiceChannelId", "infoId", "channelType"]
+    }}}])
 }
 
 pub fn read_input(input: VoicebotChannelInstanceInput, base: &str, complete: bool, v: &mut Violations) -> ChannelDraft {
