@@ -11,6 +11,13 @@
 
 use crate::error::{ErrorCode, Violations};
 
+/// Whether a text id from a path or query could name a stored row: one with a NUL
+/// cannot, and PostgreSQL refuses to compare with it (a 500), so such an id is
+/// answered as naming nothing without asking the database.
+pub fn can_name_a_row(id: &str) -> bool {
+    !id.contains('\0')
+}
+
 pub fn is_blank(value: &str) -> bool {
     value.chars().all(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
 }

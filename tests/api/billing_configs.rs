@@ -95,6 +95,9 @@ async fn create_reports_every_bad_field_at_once() {
     unknown["currencyId"] = json!("XXX");
     let problem = assert_problem(app.post(CONFIGS, &token, &unknown).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/currencyId"]);
+    unknown["currencyId"] = json!("US\u{0}");
+    let problem = assert_problem(app.post(CONFIGS, &token, &unknown).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/currencyId"]);
     let mut text_days = body(site);
     text_days["paymentTermValue"] = json!("thirty");
     let problem = assert_problem(app.post(CONFIGS, &token, &text_days).await, 400, 400001).await;

@@ -443,6 +443,9 @@ async fn product_feature_points_replace_the_items_of_one_product() {
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/productId"]);
     let response = app.post(&path, &token, &json!({})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/productId", "/featurePointItems"]);
+    // Text that no stored item can hold (PostgreSQL refuses NUL) is a 400, not a 500.
+    let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "x\u{0}", " "]})).await;
+    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems/1", "/featurePointItems/2"]);
     // Tenancy.
     assert_problem(app.post(&path, &app.partner_admin(2), &json!({"productId": "livechat", "featurePointItems": []})).await, 404, 404001).await;
     let foreign = format!("/api/billing/subscriptions/{TEAM_PARTNER_2}/productFeaturePoints?siteId={SITE_A}");

@@ -17,6 +17,11 @@ async fn products_list_filter_and_read() {
     assert_eq!(one[0]["moduleId"], "ticket");
     let none: Value = app.get("/api/billing/products?id=nothing", &token).await.json().await.unwrap();
     assert_eq!(none, serde_json::json!([]));
+    // An id with a NUL names nothing (PostgreSQL cannot even compare one).
+    let none: Value = app.get("/api/billing/products?id=live%00chat", &token).await.json().await.unwrap();
+    assert_eq!(none, serde_json::json!([]));
+    assert_problem(app.get("/api/billing/products/live%00chat", &token).await, 404, 404001).await;
+    assert_problem(app.get("/api/global/featurePointItems/x%00", &token).await, 404, 404001).await;
     let product: Value = app.get("/api/billing/products/livechat", &token).await.json().await.unwrap();
     assert_eq!(product["name"], "Live Chat");
     assert_problem(app.get("/api/billing/products/nothing", &token).await, 404, 404001).await;

@@ -178,6 +178,10 @@ async fn catalog_and_channel_references_are_checked() {
     unknown["channel"]["infoId"] = json!(SITE_B_TELEPHONY);
     unknown["channel"]["channelType"] = json!("telephony");
     assert_eq!(rejected(&app, &unknown).await, ["/engineId", "/voiceNameId", "/channel/infoId"]);
+    // A voice id no row can have (PostgreSQL refuses NUL in text) is unknown, not a 500.
+    let mut nul = bot_body("nul");
+    nul["voiceNameId"] = json!("zh-CN-male-1\u{0}");
+    assert_eq!(rejected(&app, &nul).await, ["/voiceNameId"]);
     let mut bad_language = bot_body("lang");
     bad_language["languageId"] = json!("fr");
     assert_eq!(rejected(&app, &bad_language).await, ["/languageId"]);

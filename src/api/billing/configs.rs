@@ -16,6 +16,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::money::Money;
 use super::scope::{SiteSet, partner_site};
 use crate::AppState;
+use crate::api::text::can_name_a_row;
 use crate::api::located;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
@@ -292,7 +293,8 @@ fn check(mut input: SiteBillingConfigInput, v: &mut Violations) -> Checked {
 
 /// 400 at `/currencyId` when the catalog has no such currency.
 async fn require_currency(db: &impl ConnectionTrait, id: &str) -> ApiResult<()> {
-    if currency::Entity::find_by_id(id.to_owned()).one(db).await?.is_none() {
+    let known = can_name_a_row(id) && currency::Entity::find_by_id(id.to_owned()).one(db).await?.is_some();
+    if !known {
         let mut v = Violations::new();
         v.field("/currencyId", ErrorCode::FieldInvalidFormat, format!("{id:?} is not a known currency"));
         return Err(v.into_error());

@@ -317,8 +317,11 @@ async fn set_subscription_product_feature_points(
         Vec::new()
     });
     for (i, item) in items.iter().enumerate() {
+        let pointer = format!("/featurePointItems/{i}");
         if items[..i].contains(item) {
-            v.field(format!("/featurePointItems/{i}"), ErrorCode::FieldNotUnique, "is repeated");
+            v.field(pointer, ErrorCode::FieldNotUnique, "is repeated");
+        } else {
+            text(&mut v, &pointer, Some(item.clone()), 100, true);
         }
     }
     v.finish(())?;

@@ -13,6 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::AppState;
+use crate::api::text::can_name_a_row;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
 use crate::db::entities::{feature_point_item as item, product};
 use crate::error::{ApiError, ApiResult};
@@ -152,6 +153,9 @@ async fn list_products(
 ) -> ApiResult<Json<Vec<Product>>> {
     let mut select = product::Entity::find().order_by_asc(product::Column::Id);
     if let Some(id) = query.get("id") {
+        if !can_name_a_row(id) {
+            return Ok(Json(Vec::new()));
+        }
         select = select.filter(product::Column::Id.eq(id));
     }
     Ok(Json(select.all(&state.db).await?.into_iter().map(Into::into).collect()))
@@ -166,7 +170,11 @@ async fn get_product(
     _caller: PartnerCaller<ManageProduct>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Product>> {
-    let row = product::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("product"))?;
+    let row = match can_name_a_row(&id) {
+        true => product::Entity::find_by_id(id).one(&state.db).await?,
+        false => None,
+    };
+    let row = row.ok_or_else(|| ApiError::not_found("product"))?;
     Ok(Json(row.into()))
 }
 
@@ -220,6 +228,10 @@ async fn get_feature_point_item(
     _caller: PartnerCaller<ManageFeature>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<FeaturePointItem>> {
-    let row = item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("feature point item"))?;
+    let row = match can_name_a_row(&id) {
+        true => item::Entity::find_by_id(id).one(&state.db).await?,
+        false => None,
+    };
+    let row = row.ok_or_else(|| ApiError::not_found("feature point item"))?;
     Ok(Json(row.into()))
 }

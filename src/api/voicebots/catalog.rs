@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::api::text::can_name_a_row;
 use crate::db::entities::{chatbot_engine, language, voice, voice_channel};
 use crate::error::ApiResult;
 
@@ -73,6 +74,7 @@ pub async fn engines(db: &impl ConnectionTrait, ids: Vec<Uuid>) -> ApiResult<Has
 }
 
 pub async fn languages(db: &impl ConnectionTrait, ids: Vec<String>) -> ApiResult<HashMap<String, Language>> {
+    let ids: Vec<String> = ids.into_iter().filter(|id| can_name_a_row(id)).collect();
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -95,6 +97,7 @@ pub async fn languages(db: &impl ConnectionTrait, ids: Vec<String>) -> ApiResult
 }
 
 pub async fn voices(db: &impl ConnectionTrait, ids: Vec<String>) -> ApiResult<HashMap<String, Voice>> {
+    let ids: Vec<String> = ids.into_iter().filter(|id| can_name_a_row(id)).collect();
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
