@@ -10,6 +10,7 @@ mod m20261121_000004_product_catalog;
 mod m20261121_000005_site_billing_profiles;
 mod m20261121_000006_partner_billing;
 mod m20261121_000007_billing_engine;
+mod m20261121_000008_idempotent_location;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000005_site_billing_profiles::Migration),
             Box::new(m20261121_000006_partner_billing::Migration),
             Box::new(m20261121_000007_billing_engine::Migration),
+            Box::new(m20261121_000008_idempotent_location::Migration),
         ]
     }
 }

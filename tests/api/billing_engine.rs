@@ -473,11 +473,13 @@ async fn an_idempotency_key_replays_the_first_answer_with_no_new_effect() {
     let first = post_with_key(&app, &app.address, &path, &token, "order-1", &body).await;
     assert_eq!(first.status(), 200);
     assert!(first.headers().get("idempotent-replayed").is_none());
+    let location = first.headers()["location"].clone();
     let first = first.text().await.unwrap();
     let again = post_with_key(&app, &app.address, &path, &token, "order-1", &body).await;
     assert_eq!(again.status(), 200);
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(again.headers()["content-type"], "application/json");
+    assert_eq!(again.headers()["location"], location, "the replay names the same subscription");
     assert_eq!(again.text().await.unwrap(), first);
     assert_eq!(rows(&app).await[0], before[0] + 1, "one subscription");
     assert_eq!(rows(&app).await[3], before[3] + 1, "one invoice");

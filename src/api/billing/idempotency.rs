@@ -72,6 +72,7 @@ async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint:
         state: Set(IN_FLIGHT.to_owned()),
         response_status: Set(0),
         response_content_type: Set(String::new()),
+        response_location: Set(String::new()),
         response_body: Set(String::new()),
         created_time: Set(now),
     })
@@ -103,6 +104,11 @@ fn replay(row: key_row::Model) -> Response {
     if let Ok(content_type) = HeaderValue::from_str(&row.response_content_type) {
         if !row.response_content_type.is_empty() {
             headers.insert(header::CONTENT_TYPE, content_type);
+        }
+    }
+    if let Ok(location) = HeaderValue::from_str(&row.response_location) {
+        if !row.response_location.is_empty() {
+            headers.insert(header::LOCATION, location);
         }
     }
     headers.insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
@@ -161,11 +167,13 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let Ok(body) = to_bytes(body, usize::MAX).await else {
         return ApiError::internal(anyhow::anyhow!("could not read a response to store it")).into_response();
     };
-    let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let header_text = |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
+    let (content_type, location) = (header_text(header::CONTENT_TYPE), header_text(header::LOCATION));
     let stored = key_row::Entity::update_many()
         .col_expr(key_row::Column::State, DONE.into())
         .col_expr(key_row::Column::ResponseStatus, i32::from(parts.status.as_u16()).into())
         .col_expr(key_row::Column::ResponseContentType, content_type.into())
+        .col_expr(key_row::Column::ResponseLocation, location.into())
         .col_expr(key_row::Column::ResponseBody, String::from_utf8_lossy(&body).into_owned().into())
         .filter(this_key)
         .exec(&state.db)

@@ -11,6 +11,8 @@ pub struct Model {
     pub state: String,
     pub response_status: i32,
     pub response_content_type: String,
+    /// The first answer's `Location` header, empty when it had none.
+    pub response_location: String,
     pub response_body: String,
     pub created_time: DateTimeUtc,
 }

@@ -1,0 +1,20 @@
+//! An idempotent replay answers the `Location` header of the first answer too
+//! (`:new` and `:switchPlan` name the subscription they create there).
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(Table::alter().table("idempotency_keys").add_column(text("response_location").default("")).to_owned())
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.alter_table(Table::alter().table("idempotency_keys").drop_column("response_location").to_owned()).await
+    }
+}
