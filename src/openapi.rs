@@ -238,12 +238,18 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
         for verb in ["get", "update", "delete"] {
             let target = format!("{verb}{resource}");
             if known.contains(&target) {
-                let name = format!("{}{target_rest}", verb[..1].to_uppercase(), target_rest = &target[1..]);
+                let name = link_name(&target);
                 let link = LinkBuilder::new().operation_id(target).parameter("id", "$response.body#/id").build();
                 created.links.insert(name, RefOr::T(link));
             }
         }
     }
+}
+
+/// A link is named after the operation it leads to: `getSecureForm` → `GetSecureForm`.
+fn link_name(operation_id: &str) -> String {
+    let mut chars = operation_id.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Operations that create a subscription; they answer 200 (as the spec says)
@@ -274,8 +280,7 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
                 };
                 link = link.parameter(parameter.name.clone(), expression);
             }
-            let name = format!("{}{}", operation_id[..1].to_uppercase(), &operation_id[1..]);
-            links.push((name, link.build()));
+            links.push((link_name(&operation_id), link.build()));
         }
     }
     for item in doc.paths.paths.values_mut() {
