@@ -111,7 +111,7 @@ schemathesis_run() { # backend document token-kind label
       --header "Authorization: Bearer $token" \
       --seed 1 \
       --no-color > "$out" 2>&1; then
-      tail -n 3 "$out"
+      sed -n '/SUMMARY/,$p' "$out"
       return 0
     fi
     cat "$out"
