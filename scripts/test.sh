@@ -87,6 +87,15 @@ start_server() { # backend name
   "$BIN" seed --file "$ROOT/contract/data.json" >/dev/null
 }
 
+# A bearer token of the demo's site 10000 admin ("site") or partner 1 ("partner").
+demo_token() { # site|partner
+  if [ "$1" = site ]; then
+    "$BIN" token --site 10000 --email admin@site10000.example
+  else
+    "$BIN" token --partner 1 --email admin@partner1.example
+  fi
+}
+
 # schemathesis on one document against a server of its own. Its warnings
 # ("missing test data", "validation mismatch") are heuristics over one run's
 # random data and fail the run (schemathesis.toml); a run that fails on
@@ -96,11 +105,7 @@ schemathesis_run() { # backend document token-kind label
   local attempt out token
   for attempt in 1 2; do
     start_server "$1" "contract_${3}_${1}_${attempt}"
-    if [ "$3" = site ]; then
-      token=$("$BIN" token --site 10000 --email admin@site10000.example)
-    else
-      token=$("$BIN" token --partner 1 --email admin@partner1.example)
-    fi
+    token=$(demo_token "$3")
     log "schemathesis: $2 on $4 (run $attempt)"
     out="$WORK/schemathesis-$3-$1-$attempt.log"
     if SCHEMATHESIS_HOOKS="$ROOT/contract/hooks.py" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi/$2" \
@@ -129,8 +134,8 @@ schemathesis_run() { # backend document token-kind label
 contract_tests() { # backend label
   local platform_token partner_token
   start_server "$1" "clients_$1"
-  platform_token=$("$BIN" token --site 10000 --email admin@site10000.example)
-  partner_token=$("$BIN" token --partner 1 --email admin@partner1.example)
+  platform_token=$(demo_token site)
+  partner_token=$(demo_token partner)
   if [ -n "${CLIENT_VENV:-}" ]; then
     log "clients/scenario.py (generated Python clients) on $2"
     PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/scenario.py" "http://127.0.0.1:$PORT"

@@ -170,10 +170,7 @@ async fn get_product(
     _caller: PartnerCaller<ManageProduct>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Product>> {
-    let row = match can_name_a_row(&id) {
-        true => product::Entity::find_by_id(id).one(&state.db).await?,
-        false => None,
-    };
+    let row = if can_name_a_row(&id) { product::Entity::find_by_id(id).one(&state.db).await? } else { None };
     let row = row.ok_or_else(|| ApiError::not_found("product"))?;
     Ok(Json(row.into()))
 }
@@ -228,10 +225,7 @@ async fn get_feature_point_item(
     _caller: PartnerCaller<ManageFeature>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<FeaturePointItem>> {
-    let row = match can_name_a_row(&id) {
-        true => item::Entity::find_by_id(id).one(&state.db).await?,
-        false => None,
-    };
+    let row = if can_name_a_row(&id) { item::Entity::find_by_id(id).one(&state.db).await? } else { None };
     let row = row.ok_or_else(|| ApiError::not_found("feature point item"))?;
     Ok(Json(row.into()))
 }
