@@ -10,6 +10,9 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, ErrorCode, Violations};
 
+/// Largest accepted request body: a 1 MiB logo is about 1.4 MB of Base64.
+pub const BODY_LIMIT_BYTES: usize = 4 * 1024 * 1024;
+
 /// A JSON request body. Wrong content type: 415; too large: 413; not JSON: 400002;
 /// JSON of the wrong shape: 400001 with a pointer to the offending value.
 pub struct JsonBody<T>(pub T);

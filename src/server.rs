@@ -22,10 +22,8 @@ use crate::api::{billing, health, secure_forms, voicebots};
 use crate::auth::{self, TokenService};
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
+use crate::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
-
-/// Largest accepted request body: a 1 MiB logo is about 1.4 MB of Base64.
-pub const BODY_LIMIT_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -70,7 +68,7 @@ pub fn app(state: AppState) -> Router {
     let (platform_routes, billing_routes, docs) = routers();
     // Idempotency wraps every billing POST, the `{id}:verb` operations included.
     let billing_routes = billing_routes
-        .layer(middleware::from_fn_with_state(state.clone(), billing::operations::subscription_actions))
+        .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
         .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
     platform_routes

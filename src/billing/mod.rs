@@ -3,6 +3,8 @@
 //! line; tax is computed and rounded per line; totals are sums of rounded lines
 //! (docs/billing.md).
 
+pub mod changes;
+pub mod engine;
 pub mod gateway;
 pub mod invoice;
 pub mod periods;
@@ -16,6 +18,37 @@ pub fn round_money(amount: Decimal, minor_units: u32) -> Decimal {
     let mut rounded = amount.round_dp_with_strategy(minor_units, RoundingStrategy::MidpointAwayFromZero);
     rounded.rescale(minor_units);
     rounded
+}
+
+/// Why the billing rules refuse an operation; the HTTP layer answers each
+/// as a problem (`crate::api::billing`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BillingError {
+    /// A value of the request names nothing that fits (400 at `pointer`).
+    Mismatch { pointer: String, detail: String },
+    /// A value of the request is not allowed here (400 at `pointer`).
+    NotAllowed { pointer: String, detail: String },
+    /// What the request names does not exist (404).
+    NotFound(&'static str),
+    /// The state of the site forbids it (409).
+    Conflict(String),
+    /// Stored data the rules cannot work with (500).
+    Internal(String),
+}
+
+impl BillingError {
+    pub fn mismatch(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::Mismatch { pointer: pointer.into(), detail: detail.into() }
+    }
+
+    pub fn not_allowed(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::NotAllowed { pointer: pointer.into(), detail: detail.into() }
+    }
+
+    /// Any change of a cancelled subscription.
+    pub fn cancelled(id: uuid::Uuid) -> Self {
+        Self::Conflict(format!("subscription {id} is cancelled"))
+    }
 }
 
 /// The figures of one invoice line.

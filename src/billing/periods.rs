@@ -27,6 +27,47 @@ pub fn next_billing_date(start: DateTime<Utc>, months: u32, now: DateTime<Utc>) 
     }
 }
 
+/// How often a site is billed: 1, 3, 6 or 12 calendar months.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub enum BillingPeriod {
+    #[serde(rename = "monthly")]
+    Monthly,
+    #[serde(rename = "quarterly")]
+    Quarterly,
+    #[serde(rename = "semi-annual")]
+    SemiAnnual,
+    #[serde(rename = "annual")]
+    Annual,
+}
+
+impl BillingPeriod {
+    pub fn months(self) -> u32 {
+        match self {
+            Self::Monthly => 1,
+            Self::Quarterly => 3,
+            Self::SemiAnnual => 6,
+            Self::Annual => 12,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Monthly => "monthly",
+            Self::Quarterly => "quarterly",
+            Self::SemiAnnual => "semi-annual",
+            Self::Annual => "annual",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.as_str() == stored)
+    }
+
+    pub fn from_months(months: u32) -> Option<Self> {
+        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.months() == months)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use migration::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DatabaseTransaction};
+
+use crate::error::ApiResult;
 
 /// Opens the database. SQLite runs in WAL mode with foreign keys on and a busy
 /// timeout, through a single pooled connection: SQLite allows one writer at a
@@ -67,5 +69,20 @@ pub fn redact(url: &str) -> String {
             parsed.to_string()
         }
         _ => url.to_owned(),
+    }
+}
+
+/// Runs `result`'s transaction to its end: committed when the operation
+/// succeeded and is not a preview, rolled back otherwise.
+pub async fn conclude<T>(txn: DatabaseTransaction, preview: bool, result: ApiResult<T>) -> ApiResult<T> {
+    match result {
+        Ok(value) if !preview => {
+            txn.commit().await?;
+            Ok(value)
+        }
+        other => {
+            txn.rollback().await?;
+            other
+        }
     }
 }

@@ -4,22 +4,24 @@
 
 use axum::extract::State;
 use axum::{Extension, Json};
+use sea_orm::TransactionTrait;
 use serde::{Deserialize, Serialize};
 use serde_repr::Deserialize_repr;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use sea_orm::TransactionTrait;
-
-use super::engine::{InvoiceMode, Ledger, conclude, new_subscription};
+use super::ledger_store::{self, Opened, Wants};
 use super::money::Money;
-use super::operations::{ActionTarget, plan_templates};
-use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
+use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::billing::BillingError;
+use crate::billing::changes::{Change, SwitchRule, Wanted};
+use crate::billing::engine::InvoiceMode;
+use crate::db::conclude;
+use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, QueryParams, non_null};
 
 const TAG: &str = "Subscription operations";
@@ -248,106 +250,40 @@ fn check_model(m: &SubscriptionPricingModel, at: &str, v: &mut Violations) {
     }
 }
 
-fn mismatch(pointer: String, detail: String) -> ApiError {
-    let mut v = Violations::new();
-    v.field(pointer, ErrorCode::FieldMismatch, detail);
-    v.into_error()
+/// A checked change as the billing rules take it.
+fn change_of(dto: SubscriptionChangeDto) -> Change<SubscriptionPricingModel> {
+    let source = || dto.src_subscription_id.expect("checked: required by every action but adding");
+    let to = || wanted_of(dto.subscription.expect("checked: required by every action but cancelling"));
+    match dto.action_type.expect("checked: required") {
+        ActionType::AddSubscription => Change::Add(to()),
+        ActionType::CancelSubscription => Change::Cancel { source: source() },
+        ActionType::EditPricingModel => Change::Edit { source: source(), to: to() },
+        ActionType::SwitchSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Any },
+        ActionType::UpgradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Upgrade },
+        ActionType::DowngradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Downgrade },
+    }
 }
 
-/// The pricing models a changed subscription gets: the caller's, else the
-/// plan's; by-agents models priced for the site's purchased agents.
-fn fit_models(mut models: Vec<SubscriptionPricingModel>, purchased_agents: i32) -> Vec<SubscriptionPricingModel> {
-    for m in &mut models {
-        m.is_deleted = false;
-        if m.pricing_model == PricingModelKind::ByAgents && purchased_agents > 0 {
-            m.purchased_quantity = purchased_agents;
-        }
+fn wanted_of(dto: SubscriptionDto) -> Wanted<SubscriptionPricingModel> {
+    Wanted {
+        plan_id: dto.plan_id.expect("checked: required"),
+        site_id: dto.site_id,
+        name: dto.name.unwrap_or_default().trim().to_owned(),
+        is_service_plan: dto.is_service_plan.unwrap_or(false),
+        can_be_cancelled_by_customer: dto.can_be_cancelled_by_customer.unwrap_or(true),
+        models: dto.subscription_pricing_models.unwrap_or_default(),
     }
-    models
 }
 
-/// Applies one change to the ledger.
-async fn apply_change(ledger: &mut Ledger<'_>, txn: &sea_orm::DatabaseTransaction, change: SubscriptionChangeDto, at: &str) -> ApiResult<()> {
-    let action = change.action_type.expect("checked");
-    let site_id = ledger.site_id();
-    let source = match change.src_subscription_id {
-        Some(id) if action != ActionType::AddSubscription => {
-            let pointer = format!("{at}/srcSubscriptionId");
-            Some(ledger.subscription(id, || mismatch(pointer, format!("names no subscription of site {site_id}"))).await?)
-        }
-        _ => None,
-    };
-    if action == ActionType::CancelSubscription {
-        return ledger.cancel(source.as_ref().expect("checked")).await;
+/// What a change request may touch: the subscriptions and plans it names, and
+/// every active subscription when it re-prices purchased agents.
+fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
+    let changes = request.subscription_change_dtos.iter().flatten();
+    Wants {
+        subscriptions: cancelling.into_iter().chain(changes.clone().filter_map(|c| c.src_subscription_id)).collect(),
+        active: request.purchased_agents.is_some_and(|agents| agents > 0),
+        plans: changes.filter_map(|c| c.subscription.as_ref()?.plan_id).collect(),
     }
-    // Every other action comes with a subscription (checked).
-    let dto = change.subscription.expect("checked");
-    let at = format!("{at}/subscription");
-    if dto.site_id.is_some_and(|id| id != site_id) {
-        return Err(mismatch(format!("{at}/siteId"), format!("must be the request's site {site_id}")));
-    }
-    let plan_id = dto.plan_id.expect("checked");
-    let (plan, templates) = plan_templates(txn, plan_id, &format!("{at}/planId")).await?;
-    let given = dto.subscription_pricing_models.unwrap_or_default();
-    let models = fit_models(if given.is_empty() { templates } else { given }, ledger.context.config.purchased_agents);
-    let models_at = format!("{at}/subscriptionPricingModels");
-    if action == ActionType::EditPricingModel {
-        let source = source.expect("checked");
-        if source.plan_id != plan_id {
-            return Err(mismatch(format!("{at}/planId"), format!("must be the plan of subscription {} ({})", source.id, source.plan_id)));
-        }
-        let old: Vec<_> = source.subscription_pricing_models.iter().filter(|m| !m.is_deleted).cloned().collect();
-        return ledger.replace_models(&source, &old, models, &models_at).await;
-    }
-    if let Some(source) = &source {
-        let months = ledger.months_of(source.billing_months);
-        let period_amount = |models: &[SubscriptionPricingModel]| {
-            ledger.period_amount(models, months).map_err(|err| mismatch(models_at.clone(), format!("cannot be priced for this site: {err}")))
-        };
-        let (old, new) = (period_amount(&source.subscription_pricing_models)?, period_amount(&models)?);
-        let refused = match action {
-            ActionType::UpgradeSubscription => (new < old).then_some("an upgrade must cost at least as much per period as the subscription it replaces"),
-            ActionType::DowngradeSubscription => (new > old).then_some("a downgrade must cost at most as much per period as the subscription it replaces"),
-            _ => None,
-        };
-        if let Some(detail) = refused {
-            let mut v = Violations::new();
-            v.field(format!("{}/actionType", at.trim_end_matches("/subscription")), ErrorCode::FieldNotAllowed, format!("{detail} ({new} against {old} per period)"));
-            return Err(v.into_error());
-        }
-        ledger.cancel(source).await?;
-    }
-    let mut new = new_subscription(ledger, plan, dto.name.unwrap_or_default().trim().to_owned(), 0);
-    new.is_service_plan = dto.is_service_plan.unwrap_or(false);
-    new.can_be_cancelled_by_customer = dto.can_be_cancelled_by_customer.unwrap_or(true);
-    ledger.add(new, models, &models_at).await?;
-    Ok(())
-}
-
-/// Sets the site's purchased agents and re-prices every active by-agents
-/// pricing model that bought another number.
-async fn apply_purchased_agents(ledger: &mut Ledger<'_>, agents: i32) -> ApiResult<()> {
-    ledger.set_purchased_agents(agents).await?;
-    if agents == 0 {
-        return Ok(());
-    }
-    for s in ledger.active_subscriptions().await? {
-        let old: Vec<_> = s
-            .subscription_pricing_models
-            .iter()
-            .filter(|m| !m.is_deleted && m.pricing_model == PricingModelKind::ByAgents && m.purchased_quantity != agents)
-            .cloned()
-            .collect();
-        if old.is_empty() {
-            continue;
-        }
-        let new = old.iter().cloned().map(|mut m| {
-            m.purchased_quantity = agents;
-            m
-        });
-        ledger.replace_models(&s, &old, new.collect(), "/purchasedAgents").await?;
-    }
-    Ok(())
 }
 
 /// Runs a change request: purchased agents first, then the changes in order
@@ -374,23 +310,29 @@ async fn run_changes(
         (_, Some(true)) => InvoiceMode::Draft,
         _ => InvoiceMode::Issue,
     };
+    let wants = wants_of(&request, cancelling);
     let txn = state.db.begin().await?;
     let result = async {
-        let mut ledger = Ledger::open(&txn, partner_id, site_id, None, state.clock.now()).await?;
+        let Opened { mut ledger, plans, site } =
+            ledger_store::open(&txn, &state.cipher, partner_id, site_id, None, state.clock.now(), &wants).await?;
         if let Some(id) = cancelling {
-            let target = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
-            ledger.cancel(&target).await?;
+            let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
+            ledger.cancel(&target)?;
             let mut v = Violations::new();
             check_request(&request, &mut v);
             v.finish(())?;
         }
         if let Some(agents) = request.purchased_agents {
-            apply_purchased_agents(&mut ledger, agents).await?;
+            ledger.apply_purchased_agents(agents)?;
         }
         for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
-            apply_change(&mut ledger, &txn, change, &format!("/subscriptionChangeDtos/{i}")).await?;
+            ledger.apply_change(change_of(change), &plans, &format!("/subscriptionChangeDtos/{i}"))?;
         }
-        ledger.finish(mode, &state.cipher).await
+        let (outcome, writes) = ledger.finish(mode);
+        if !preview {
+            site.save(&txn, writes).await?;
+        }
+        Ok(outcome)
     }
     .await;
     let outcome = conclude(txn, preview, result).await?;

@@ -19,7 +19,7 @@ use crate::AppState;
 use crate::api::located;
 use crate::api::text::{can_name_a_row, text};
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::billing::periods::next_billing_date;
+use crate::billing::periods::{BillingPeriod, next_billing_date};
 use crate::db::entities::{currency, site_billing_config as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, non_null};
@@ -30,47 +30,6 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_site_billing_configs, create_site_billing_config))
         .routes(routes!(get_site_billing_config, update_site_billing_config))
-}
-
-/// How often a site is billed: 1, 3, 6 or 12 calendar months.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub enum BillingPeriod {
-    #[serde(rename = "monthly")]
-    Monthly,
-    #[serde(rename = "quarterly")]
-    Quarterly,
-    #[serde(rename = "semi-annual")]
-    SemiAnnual,
-    #[serde(rename = "annual")]
-    Annual,
-}
-
-impl BillingPeriod {
-    pub fn months(self) -> u32 {
-        match self {
-            Self::Monthly => 1,
-            Self::Quarterly => 3,
-            Self::SemiAnnual => 6,
-            Self::Annual => 12,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Monthly => "monthly",
-            Self::Quarterly => "quarterly",
-            Self::SemiAnnual => "semi-annual",
-            Self::Annual => "annual",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.as_str() == stored)
-    }
-
-    pub fn from_months(months: u32) -> Option<Self> {
-        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.months() == months)
-    }
 }
 
 /// A currency of the catalog.

@@ -13,7 +13,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::scope::SiteSet;
-use super::subscriptions::{self, Selection, SubscriptionPricingModel};
+use super::subscriptions::store::{self, Selection};
+use super::subscriptions::{self, SubscriptionPricingModel};
+use crate::billing::BillingError;
 use crate::AppState;
 use super::scope::partner_site;
 use crate::api::text::text;
@@ -153,8 +155,8 @@ async fn list_subscription_pricing_models(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
-    let selection = Selection { sites: SiteSet::Partner(caller.partner_id), site_id: None, id: None, with_line_items: false };
-    let subscriptions = subscriptions::load(&state.db, &selection).await?;
+    let selection = Selection { with_line_items: false, ..Selection::all(SiteSet::Partner(caller.partner_id), None) };
+    let subscriptions = store::load(&state.db, &selection).await?;
     Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }
 
@@ -335,7 +337,7 @@ async fn set_subscription_product_feature_points(
             .await?
             .ok_or_else(|| ApiError::not_found("subscription"))?;
         if owner.status == subscriptions::CANCELLED {
-            return Err(subscriptions::cancelled_conflict(id));
+            return Err(BillingError::cancelled(id).into());
         }
         let mut v = Violations::new();
         if product::Entity::find_by_id(product_id.clone()).one(&txn).await?.is_none() {
@@ -391,5 +393,5 @@ async fn set_subscription_product_feature_points(
         Ok(())
     }
     .await;
-    super::engine::conclude(txn, false, result).await
+    crate::db::conclude(txn, false, result).await
 }

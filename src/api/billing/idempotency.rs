@@ -21,7 +21,7 @@ use crate::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
 use crate::error::{ApiError, ErrorCode, Violations};
-use crate::server::BODY_LIMIT_BYTES;
+use crate::extract::BODY_LIMIT_BYTES;
 
 pub const HEADER: &str = "Idempotency-Key";
 /// Set on a replayed answer.

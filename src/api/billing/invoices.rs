@@ -19,7 +19,8 @@ use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
-use crate::billing::{LineFigures, line_figures, round_money};
+use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
+use crate::billing::round_money;
 use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{Path, QueryParams};
@@ -381,91 +382,92 @@ pub(crate) async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) ->
 
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
-pub(crate) async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<tax_rate::Model>> {
+pub(crate) async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<TaxRate>> {
     let Some(profile) = profile else { return Ok(None) };
     let rates = tax_rate::Entity::find()
         .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
         .all(db)
         .await?;
     let state = rates.iter().find(|r| !r.state.is_empty() && r.state == profile.state_or_province).cloned();
-    Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())))
+    Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())).map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
 }
 
-/// One invoice line to write, before its figures.
-pub(crate) struct LineSpec {
+/// Who and what an invoice is for.
+pub(crate) struct InvoiceHeader<'a> {
     pub id: Uuid,
-    pub subscription_pricing_model_id: Option<Uuid>,
-    pub name: String,
-    pub unit: String,
-    pub quantity: i32,
-    pub unit_price: Decimal,
-    pub discount: Decimal,
-    pub service_start_date: DateTime<Utc>,
-    pub service_end_date: DateTime<Utc>,
-    pub months: String,
-    pub license_term: String,
-    pub line_type: String,
-    pub cancelled_invoice_line_item_id: Option<Uuid>,
-}
-
-/// How an invoice's lines are taxed and rounded.
-pub(crate) struct LineTerms<'a> {
-    pub invoice_id: Uuid,
     pub site: &'a site::Model,
-    pub tax: Option<&'a tax_rate::Model>,
-    pub minor_units: u32,
-    pub paid: bool,
+    pub agent_id: Option<Uuid>,
+    pub status: String,
+    pub currency_id: String,
+    pub created_time: DateTime<Utc>,
+    /// Billed to this profile (copied as the bill-to record).
+    pub profile: Option<&'a site_billing_profile::Model>,
 }
 
-/// Discount as a share of the undiscounted line (`10%`); empty without one.
-fn discount_rate(unit_price: Decimal, quantity: i32, discount: Decimal) -> String {
-    let gross = unit_price * Decimal::from(quantity);
-    if discount.is_zero() || gross.is_zero() {
-        return String::new();
+/// Writes an invoice with its lines (as `crate::billing::invoice` figured
+/// them) and its bill-to copy of the profile: three statements.
+pub(crate) async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> ApiResult<()> {
+    let zero = invoice.zero();
+    let rate = invoice.tax_rate.as_ref();
+    let rows: Vec<line::ActiveModel> = invoice
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(order, l)| line::ActiveModel {
+            id: Set(l.spec.id),
+            invoice_id: Set(header.id),
+            site_id: Set(header.site.id),
+            subscription_pricing_model_id: Set(l.spec.subscription_pricing_model_id),
+            profit_center_id: Set(header.site.profit_center_id),
+            discount_rate: Set(l.discount_rate()),
+            name: Set(l.spec.name.clone()),
+            unit: Set(l.spec.unit.clone()),
+            quantity: Set(l.spec.quantity),
+            service_start_date: Set(l.spec.service_start_date),
+            service_end_date: Set(l.spec.service_end_date),
+            months: Set(l.spec.months.clone()),
+            license_term: Set(l.spec.license_term.clone()),
+            sort_order: Set(order as i32),
+            line_type: Set(l.spec.line_type.clone()),
+            is_deleted: Set(false),
+            tax_name: Set(rate.map(|t| t.name.clone()).unwrap_or_default()),
+            tax_rate: Set(rate.map(|t| t.rate).unwrap_or_default().into()),
+            cancelled_invoice_line_item_id: Set(l.spec.cancelled_invoice_line_item_id),
+            service_days: Set(l.service_days()),
+            unit_price: Set(l.spec.unit_price.into()),
+            discount: Set(l.spec.discount.into()),
+            amount: Set(l.figures.amount.into()),
+            tax: Set(l.figures.tax.into()),
+            line_total: Set(l.figures.line_total.into()),
+            paid_amount: Set(if paid { l.figures.line_total } else { zero }.into()),
+            amount_usd_to_pay: Set(l.figures.line_total.into()),
+            amount_usd_to_refund: Set(zero.into()),
+        })
+        .collect();
+    invoice::Entity::insert(invoice::ActiveModel {
+        id: Set(header.id),
+        site_id: Set(header.site.id),
+        agent_id: Set(header.agent_id),
+        status: Set(header.status),
+        currency_id: Set(header.currency_id),
+        amount: Set(invoice.amount.into()),
+        tax: Set(invoice.tax.into()),
+        total: Set(invoice.total().into()),
+        created_time: Set(header.created_time),
+    })
+    .exec_without_returning(db)
+    .await?;
+    if !rows.is_empty() {
+        line::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
-    format!("{}%", round_money(discount / gross * Decimal::ONE_HUNDRED, 2).normalize())
-}
-
-/// The row of `spec` with its figures: rounded per line, taxed per line.
-pub(crate) fn line_row(spec: LineSpec, order: usize, terms: &LineTerms) -> (line::ActiveModel, LineFigures) {
-    let rate = terms.tax.map(|t| t.rate.0).unwrap_or_default();
-    let figures = line_figures(spec.unit_price, i64::from(spec.quantity), spec.discount, rate, terms.minor_units);
-    let zero = round_money(Decimal::ZERO, terms.minor_units);
-    let row = line::ActiveModel {
-        id: Set(spec.id),
-        invoice_id: Set(terms.invoice_id),
-        site_id: Set(terms.site.id),
-        subscription_pricing_model_id: Set(spec.subscription_pricing_model_id),
-        profit_center_id: Set(terms.site.profit_center_id),
-        discount_rate: Set(discount_rate(spec.unit_price, spec.quantity, spec.discount)),
-        name: Set(spec.name),
-        unit: Set(spec.unit),
-        quantity: Set(spec.quantity),
-        service_start_date: Set(spec.service_start_date),
-        service_end_date: Set(spec.service_end_date),
-        months: Set(spec.months),
-        license_term: Set(spec.license_term),
-        sort_order: Set(order as i32),
-        line_type: Set(spec.line_type),
-        is_deleted: Set(false),
-        tax_name: Set(terms.tax.map(|t| t.name.clone()).unwrap_or_default()),
-        tax_rate: Set(rate.into()),
-        cancelled_invoice_line_item_id: Set(spec.cancelled_invoice_line_item_id),
-        service_days: Set((spec.service_end_date - spec.service_start_date).num_days() as i32),
-        unit_price: Set(spec.unit_price.into()),
-        discount: Set(spec.discount.into()),
-        amount: Set(figures.amount.into()),
-        tax: Set(figures.tax.into()),
-        line_total: Set(figures.line_total.into()),
-        paid_amount: Set(if terms.paid { figures.line_total } else { zero }.into()),
-        amount_usd_to_pay: Set(figures.line_total.into()),
-        amount_usd_to_refund: Set(zero.into()),
-    };
-    (row, figures)
+    if let Some(p) = header.profile {
+        write_bill_to(db, header.id, p).await?;
+    }
+    Ok(())
 }
 
 /// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
-pub(crate) async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_billing_profile::Model) -> ApiResult<()> {
+async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_billing_profile::Model) -> ApiResult<()> {
     invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
         invoice_id: Set(invoice_id),
         site_id: Set(p.site_id),
@@ -493,49 +495,31 @@ pub async fn seed(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()
     let minor_units = minor_units(db, &currency_id).await?;
     let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
     let tax = tax_for(db, profile.as_ref()).await?;
-    let terms = LineTerms { invoice_id: input.id, site: &site, tax: tax.as_ref(), minor_units, paid: input.status == "paid" };
-    let zero = round_money(Decimal::ZERO, minor_units);
-    let (mut amount, mut tax_sum) = (zero, zero);
-    let mut lines = Vec::new();
-    for (order, item) in input.line_items.into_iter().enumerate() {
-        let spec = LineSpec {
-            id: item.id,
-            subscription_pricing_model_id: item.subscription_pricing_model_id,
-            name: item.name,
-            unit: item.unit,
-            quantity: item.quantity,
-            unit_price: item.unit_price.0,
-            discount: item.discount.0,
-            service_start_date: item.service_start_date,
-            service_end_date: item.service_end_date,
-            months: item.months,
-            license_term: item.license_term,
-            line_type: item.line_type,
-            cancelled_invoice_line_item_id: None,
-        };
-        let (row, figures) = line_row(spec, order, &terms);
-        amount += figures.amount;
-        tax_sum += figures.tax;
-        lines.push(row);
-    }
-    invoice::Entity::insert(invoice::ActiveModel {
-        id: Set(input.id),
-        site_id: Set(site.id),
-        agent_id: Set(input.agent_id),
-        status: Set(input.status),
-        currency_id: Set(currency_id),
-        amount: Set(amount.into()),
-        tax: Set(tax_sum.into()),
-        total: Set((amount + tax_sum).into()),
-        created_time: Set(input.created_time),
-    })
-    .exec_without_returning(db)
-    .await?;
-    if !lines.is_empty() {
-        line::Entity::insert_many(lines).exec_without_returning(db).await?;
-    }
-    if let Some(p) = profile {
-        write_bill_to(db, input.id, &p).await?;
-    }
-    Ok(())
+    let specs = input.line_items.into_iter().map(|item| LineSpec {
+        id: item.id,
+        subscription_pricing_model_id: item.subscription_pricing_model_id,
+        name: item.name,
+        unit: item.unit,
+        quantity: item.quantity,
+        unit_price: item.unit_price.0,
+        discount: item.discount.0,
+        service_start_date: item.service_start_date,
+        service_end_date: item.service_end_date,
+        months: item.months,
+        license_term: item.license_term,
+        line_type: item.line_type,
+        cancelled_invoice_line_item_id: None,
+    });
+    let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
+    let paid = input.status == "paid";
+    let header = InvoiceHeader {
+        id: input.id,
+        site: &site,
+        agent_id: input.agent_id,
+        status: input.status,
+        currency_id,
+        created_time: input.created_time,
+        profile: profile.as_ref(),
+    };
+    insert_invoice(db, header, &invoice, paid).await
 }

@@ -2,13 +2,14 @@
 //! the spec names, scoped to the token's partner (`scope`). Reads of the
 //! global product catalog live in `products`.
 
+pub mod actions;
 pub mod cards;
 pub mod changes;
 pub mod configs;
-pub mod engine;
 pub mod features;
 pub mod idempotency;
 pub mod invoices;
+pub mod ledger_store;
 pub mod money;
 pub mod operations;
 pub mod products;
@@ -29,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(products::router())
         .merge(subscriptions::router())
         .merge(operations::router())
+        .merge(actions::router())
         .merge(changes::router())
         .merge(features::router())
         .merge(invoices::router())

@@ -3,33 +3,35 @@
 //! Operations that take a plan request (adding, switching and their previews)
 //! and cancelling's preview; the change requests are in `changes`.
 
-use axum::extract::{Request, State};
-use axum::handler::Handler;
-use axum::http::{HeaderValue, Method, header};
-use axum::middleware::Next;
+use std::collections::{BTreeSet, HashMap};
+
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, TransactionTrait};
+use sea_orm::TransactionTrait;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, OpenApi, ToSchema};
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::engine::{InvoiceMode, Ledger, Outcome, conclude, new_subscription};
+use super::ledger_store::{self, Opened, Wants};
 use super::money::Money;
-use super::subscriptions::{PricingModelKind, SubscriptionPricingModel};
+use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
 use crate::api::located;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::db::entities::plan;
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::billing::BillingError;
+use crate::billing::changes::plan;
+use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
+use crate::db::conclude;
+use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, QueryParams, non_null};
 
 const TAG: &str = "Subscription operations";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ActionPaths::openapi())
+    OpenApiRouter::new()
         .routes(routes!(calculate_new_subscription))
         .routes(routes!(add_subscription))
 }
@@ -160,32 +162,23 @@ fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, p
     }
 }
 
-/// The plan of the catalog named at `pointer` (400 there when there is none)
-/// and its pricing model templates.
-pub async fn plan_templates(
-    db: &impl ConnectionTrait,
-    plan_id: i32,
-    pointer: &str,
-) -> ApiResult<(plan::Model, Vec<SubscriptionPricingModel>)> {
-    let Some(plan) = plan::Entity::find_by_id(plan_id).one(db).await? else {
-        let mut v = Violations::new();
-        v.field(pointer, ErrorCode::FieldMismatch, format!("plan {plan_id} does not exist"));
-        return Err(v.into_error());
-    };
-    let templates = serde_json::from_str(&plan.pricing_models).map_err(ApiError::internal)?;
-    Ok((plan, templates))
-}
-
 /// Adds the plan of a plan request to the ledger's site; the new subscription's id.
-async fn add_plan(ledger: &mut Ledger<'_>, txn: &DatabaseTransaction, request: &PlanRequest, plan_id: i32, months: Option<u32>) -> ApiResult<Uuid> {
-    let (plan, mut templates) = plan_templates(txn, plan_id, "/planId").await?;
+fn add_plan(
+    ledger: &mut Ledger<SubscriptionPricingModel>,
+    plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    request: &PlanRequest,
+    plan_id: i32,
+    months: Option<u32>,
+) -> ApiResult<Uuid> {
+    let plan = plan(plans, plan_id, "/planId")?;
+    let mut templates = plan.templates.clone();
     let mut v = Violations::new();
-    fit_plan(&mut templates, request, ledger.context.config.purchased_agents, &mut v);
+    fit_plan(&mut templates, request, ledger.site.purchased_agents, &mut v);
     v.finish(())?;
-    let billing_months = months.filter(|m| *m != ledger.context.site_months()).map_or(0, |m| m as i32);
+    let billing_months = months.filter(|m| *m != ledger.site.period.months()).map_or(0, |m| m as i32);
     let name = request.name.clone().unwrap_or_default().trim().to_owned();
-    let new = new_subscription(ledger, plan, name, billing_months);
-    ledger.add(new, templates, "/planId").await
+    let new = NewSubscription::of_plan(plan, ledger.site_id(), name, ledger.now(), billing_months);
+    Ok(ledger.add(new, templates, "/planId")?)
 }
 
 impl From<Outcome> for SubscriptionOutput {
@@ -216,15 +209,21 @@ async fn plan_operation(
     let (site_id, agent_id) = site_and_agent(query, &mut v);
     let (plan_id, months) = check_plan_request(request, &mut v);
     v.finish(())?;
+    let wants = Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) };
     let txn = state.db.begin().await?;
     let result = async {
-        let mut ledger = Ledger::open(&txn, partner_id, site_id, Some(agent_id), state.clock.now()).await?;
+        let Opened { mut ledger, plans, site } =
+            ledger_store::open(&txn, &state.cipher, partner_id, site_id, Some(agent_id), state.clock.now(), &wants).await?;
         if let Some(id) = replacing {
-            let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
-            ledger.cancel(&current).await?;
+            let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
+            ledger.cancel(&current)?;
         }
-        let id = add_plan(&mut ledger, &txn, request, plan_id, months).await?;
-        Ok((id, ledger.finish(InvoiceMode::Issue, &state.cipher).await?))
+        let id = add_plan(&mut ledger, &plans, request, plan_id, months)?;
+        let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
+        if !preview {
+            site.save(&txn, writes).await?;
+        }
+        Ok((id, outcome))
     }
     .await;
     let (id, outcome) = conclude(txn, preview, result).await?;
@@ -325,10 +324,6 @@ async fn add_subscription(
     plan_operation(&state, caller.partner_id, &query, &request, None, false).await
 }
 
-/// The subscription named by the path of a `{id}:verb` operation.
-#[derive(Clone, Copy, Debug)]
-pub struct ActionTarget(pub Uuid);
-
 /// Switch a subscription to another plan
 ///
 /// Cancels the subscription (crediting the rest of the current period of its
@@ -412,56 +407,15 @@ pub async fn calculate_cancel_subscription(
     text(&mut v, "/cancelReason", request.cancel_reason, 200, false);
     text(&mut v, "/comment", request.comment, 2000, true);
     v.finish(())?;
+    let wants = Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() };
     let txn = state.db.begin().await?;
     let result = async {
-        let mut ledger = Ledger::open(&txn, caller.partner_id, site_id, Some(agent_id), state.clock.now()).await?;
-        let current = ledger.subscription(id, || ApiError::not_found("subscription")).await?;
-        ledger.cancel(&current).await?;
-        ledger.finish(InvoiceMode::Issue, &state.cipher).await
+        let Opened { mut ledger, .. } =
+            ledger_store::open(&txn, &state.cipher, caller.partner_id, site_id, Some(agent_id), state.clock.now(), &wants).await?;
+        let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
+        ledger.cancel(&current)?;
+        Ok(ledger.finish(InvoiceMode::Issue).0)
     }
     .await;
     Ok(Json(conclude(txn, true, result).await?.into()))
-}
-
-/// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
-/// suffix in one segment, so they are served by `subscription_actions` and
-/// documented under the spec's paths here.
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(
-    switch_subscription_plan,
-    calculate_switch_subscription_plan,
-    calculate_cancel_subscription,
-    super::changes::cancel_subscription
-))]
-pub struct ActionPaths;
-
-/// Serves `/api/billing/subscriptions/{id}:verb` (a middleware on the partner
-/// billing routes, ahead of `GET`/`PUT /subscriptions/{id}`, which would take
-/// the whole segment as their id): splits the segment at its last colon and
-/// hands a POST to the verb's operation with the id as an `ActionTarget`;
-/// other methods are 405. Every other request passes through.
-pub async fn subscription_actions(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let segment = match request.uri().path().strip_prefix("/api/billing/subscriptions/") {
-        Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
-        _ => return next.run(request).await,
-    };
-    if request.method() != Method::POST {
-        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
-        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return problem;
-    }
-    let (raw_id, verb) = segment.rsplit_once(':').expect("holds a colon");
-    let Ok(id) = raw_id.parse::<Uuid>() else {
-        let mut v = Violations::new();
-        v.parameter("id", ErrorCode::FieldWrongType, "must be a guid");
-        return v.into_error().into_response();
-    };
-    request.extensions_mut().insert(ActionTarget(id));
-    match verb {
-        "switchPlan" => switch_subscription_plan.call(request, state).await,
-        "calculateSwitchPlan" => calculate_switch_subscription_plan.call(request, state).await,
-        "calculateCancel" => calculate_cancel_subscription.call(request, state).await,
-        "cancel" => super::changes::cancel_subscription.call(request, state).await,
-        _ => ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response(),
-    }
 }

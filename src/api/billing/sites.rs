@@ -18,7 +18,8 @@ use uuid::Uuid;
 use super::configs::{self, SiteBillingConfig};
 use super::money::Money;
 use super::scope::{SiteSet, partner_site};
-use super::subscriptions::{self, Selection, Subscription};
+use super::subscriptions::Subscription;
+use super::subscriptions::store::{self, Selection};
 use crate::AppState;
 use crate::api::paging::{PageParams, PageRequest, RequestUrl};
 use crate::auth::{PartnerCaller, perm::ManageSite};
@@ -478,7 +479,7 @@ async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -
         .await?;
     let mut contracts = by_site(contracts, |c| c.site_id);
     let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
-    let mut subscriptions = by_site(subscriptions::load(db, &Selection { sites: set.clone(), site_id: None, id: None, with_line_items: true }).await?, |s| s.site_id);
+    let mut subscriptions = by_site(store::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
     Ok(sites
         .into_iter()
         .map(|s| {

@@ -1,0 +1,68 @@
+//! The `{id}:verb` subscription operations (`:switchPlan`, `:calculateSwitchPlan`,
+//! `:calculateCancel`, `:cancel`): axum cannot match a parameter and a suffix in
+//! one path segment, so a middleware ahead of `GET`/`PUT /subscriptions/{id}`
+//! dispatches them, and their documentation is registered here under the
+//! spec's paths. The operations themselves are in `operations` and `changes`.
+
+use axum::extract::{Request, State};
+use axum::handler::Handler;
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use uuid::Uuid;
+
+use super::changes::cancel_subscription;
+use super::operations::{calculate_cancel_subscription, calculate_switch_subscription_plan, switch_subscription_plan};
+use super::subscriptions::ActionTarget;
+use crate::AppState;
+use crate::error::{ApiError, ErrorCode, Violations};
+
+/// The documentation of the operations this module dispatches.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ActionPaths::openapi())
+}
+
+/// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
+/// suffix in one segment, so they are served by `subscription_actions` and
+/// documented under the spec's paths here.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    super::operations::switch_subscription_plan,
+    super::operations::calculate_switch_subscription_plan,
+    super::operations::calculate_cancel_subscription,
+    super::changes::cancel_subscription
+))]
+pub struct ActionPaths;
+
+/// Serves `/api/billing/subscriptions/{id}:verb` (a middleware on the partner
+/// billing routes, ahead of `GET`/`PUT /subscriptions/{id}`, which would take
+/// the whole segment as their id): splits the segment at its last colon and
+/// hands a POST to the verb's operation with the id as an `ActionTarget`;
+/// other methods are 405. Every other request passes through.
+pub async fn subscription_actions(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let segment = match request.uri().path().strip_prefix("/api/billing/subscriptions/") {
+        Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
+        _ => return next.run(request).await,
+    };
+    if request.method() != Method::POST {
+        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return problem;
+    }
+    let (raw_id, verb) = segment.rsplit_once(':').expect("holds a colon");
+    let Ok(id) = raw_id.parse::<Uuid>() else {
+        let mut v = Violations::new();
+        v.parameter("id", ErrorCode::FieldWrongType, "must be a guid");
+        return v.into_error().into_response();
+    };
+    request.extensions_mut().insert(ActionTarget(id));
+    match verb {
+        "switchPlan" => switch_subscription_plan.call(request, state).await,
+        "calculateSwitchPlan" => calculate_switch_subscription_plan.call(request, state).await,
+        "calculateCancel" => calculate_cancel_subscription.call(request, state).await,
+        "cancel" => cancel_subscription.call(request, state).await,
+        _ => ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response(),
+    }
+}

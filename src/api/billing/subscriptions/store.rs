@@ -1,0 +1,363 @@
+//! Subscriptions in the database: the reads (three queries, six with invoice
+//! lines, whatever the number of rows), the plan catalog, and the inserts of
+//! subscriptions and pricing models with their segments.
+
+use std::collections::{BTreeSet, HashMap};
+
+use sea_orm::sea_query::Query;
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use uuid::Uuid;
+
+use super::dto::*;
+use crate::api::billing::invoices::{InvoiceLineItem, line_items_where};
+use crate::api::billing::scope::SiteSet;
+use crate::billing::engine::{NewSubscription, Plan};
+use crate::billing::pricing::PeriodPrices;
+use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
+use crate::error::{ApiError, ApiResult};
+
+fn prices(r: &segment::Model) -> PeriodPrices {
+    PeriodPrices {
+        monthly: (r.monthly_price.0, r.monthly_price_discount.0),
+        quarterly: (r.quarterly_price.0, r.quarterly_price_discount.0),
+        semi_annual: (r.semi_annual_price.0, r.semi_annual_price_discount.0),
+        annual: (r.annual_price.0, r.annual_price_discount.0),
+    }
+}
+
+pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment::Model>) -> ApiResult<SubscriptionPricingModel> {
+    let mut out = SubscriptionPricingModel {
+        pricing_model: PricingModelKind::parse(&r.pricing_model).map_err(internal)?,
+        id: r.id,
+        site_id: r.site_id,
+        subscription_id: r.subscription_id,
+        name: r.name,
+        unit_type: r.unit_type,
+        volume_type: r.volume_type,
+        free_quantity: r.free_quantity,
+        max_quantity: r.max_quantity,
+        purchased_quantity: r.purchased_quantity,
+        purchased_overage_unit: r.purchased_overage_unit,
+        purchased_overage_quantity: r.purchased_overage_quantity,
+        is_service_stopped_when_bot_actions_quota_exceeded: r.is_service_stopped_when_bot_actions_quota_exceeded,
+        is_show_upgrade: owner.is_show_upgrade,
+        is_one_time_fee_plan: owner.is_one_time_fee_plan,
+        is_show_cancel: owner.is_show_cancel,
+        is_deleted: r.is_deleted,
+        ..Default::default()
+    };
+    for s in segments {
+        let group = prices(&s);
+        match PricingModelKind::parse(&s.kind).map_err(internal)? {
+            PricingModelKind::ByAgents => out.subscription_price_segment_by_agents.push(SubscriptionPriceSegmentByAgent {
+                id: s.id,
+                site_id: s.site_id,
+                subscription_pricing_model_id: s.subscription_pricing_model_id,
+                from: s.from_quantity,
+                to: s.to_quantity,
+                ..Default::default()
+            }
+            .with_prices(group)),
+            PricingModelKind::ByVolume => out.subscription_price_segment_by_volumes.push(SubscriptionPriceSegmentByVolume {
+                id: s.id,
+                site_id: s.site_id,
+                subscription_pricing_model_id: s.subscription_pricing_model_id,
+                quota_per_month: s.quota_per_month,
+                is_overage_quota_added_by_customer_allowed: s.is_overage_quota_added_by_customer_allowed,
+                overage_quota: s.overage_quota,
+                overage_unit_price: s.overage_unit_price.into(),
+                overage_unit_price_discount: s.overage_unit_price_discount.into(),
+                is_selected: s.is_selected,
+                ..Default::default()
+            }
+            .with_prices(group)),
+            PricingModelKind::ByUnit => {
+                out.subscription_price_by_unit = Some(SubscriptionPriceByUnit {
+                    site_id: s.site_id,
+                    subscription_pricing_model_id: s.subscription_pricing_model_id,
+                    one_time_fee: s.one_time_fee.into(),
+                    one_time_fee_discount: s.one_time_fee_discount.into(),
+                    ..Default::default()
+                }
+                .with_prices(group))
+            }
+            PricingModelKind::FlatFee => {
+                out.subscription_price_with_flat_fee = Some(SubscriptionPriceWithFlatFee {
+                    site_id: s.site_id,
+                    subscription_pricing_model_id: s.subscription_pricing_model_id,
+                    ..Default::default()
+                }
+                .with_prices(group))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Which subscriptions a read covers: those of `sites`, or some of them.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub sites: SiteSet,
+    /// Only this site of `sites` (none when it is not one of them).
+    pub site_id: Option<i32>,
+    /// Only these subscriptions (and the active ones with `with_active`).
+    pub ids: Option<Vec<Uuid>>,
+    pub with_active: bool,
+    pub with_line_items: bool,
+}
+
+impl Selection {
+    /// Every subscription of `sites`, with invoice lines.
+    pub fn all(sites: SiteSet, site_id: Option<i32>) -> Self {
+        Self { sites, site_id, ids: None, with_active: false, with_line_items: true }
+    }
+
+    /// One subscription of `sites`, with invoice lines.
+    pub fn one(sites: SiteSet, id: Uuid) -> Self {
+        Self { sites, site_id: None, ids: Some(vec![id]), with_active: false, with_line_items: true }
+    }
+
+    pub(super) fn subscriptions(&self) -> Condition {
+        let which = self.ids.as_ref().map(|ids| {
+            let named = subscription::Column::Id.is_in(ids.iter().copied());
+            match self.with_active {
+                true => Condition::any().add(named).add(subscription::Column::Status.eq(ACTIVE)),
+                false => Condition::all().add(named),
+            }
+        });
+        Condition::all()
+            .add(self.sites.contains(subscription::Column::SiteId))
+            .add_option(self.site_id.map(|site_id| subscription::Column::SiteId.eq(site_id)))
+            .add_option(which)
+    }
+
+    fn models(&self) -> Condition {
+        let which = self.ids.as_ref().map(|ids| match self.with_active {
+            true => model::Column::SubscriptionId.in_subquery(
+                Query::select().column(subscription::Column::Id).from(subscription::Entity).cond_where(self.subscriptions()).to_owned(),
+            ),
+            false => model::Column::SubscriptionId.is_in(ids.iter().copied()),
+        });
+        Condition::all()
+            .add(self.sites.contains(model::Column::SiteId))
+            .add_option(self.site_id.map(|site_id| model::Column::SiteId.eq(site_id)))
+            .add_option(which)
+    }
+
+    fn model_ids(&self) -> sea_orm::sea_query::SelectStatement {
+        Query::select().column(model::Column::Id).from(model::Entity).cond_where(self.models()).to_owned()
+    }
+}
+
+/// The selected subscriptions (by site, then creation), each with its pricing
+/// models and segments, and with its invoice lines when asked. Three queries,
+/// six with the lines, whatever the number of rows.
+pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult<Vec<Subscription>> {
+    let subscriptions = subscription::Entity::find()
+        .filter(selection.subscriptions())
+        .order_by_asc(subscription::Column::SiteId)
+        .order_by_asc(subscription::Column::CreatedTime)
+        .order_by_asc(subscription::Column::Id)
+        .all(db)
+        .await?;
+    if subscriptions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let models = model::Entity::find()
+        .filter(selection.models())
+        .order_by_asc(model::Column::SortOrder)
+        .order_by_asc(model::Column::Id)
+        .all(db)
+        .await?;
+    let mut segments: HashMap<Uuid, Vec<segment::Model>> = HashMap::new();
+    for s in segment::Entity::find()
+        .filter(selection.sites.contains(segment::Column::SiteId))
+        .filter(segment::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids()))
+        .order_by_asc(segment::Column::SortOrder)
+        .order_by_asc(segment::Column::Id)
+        .all(db)
+        .await?
+    {
+        segments.entry(s.subscription_pricing_model_id).or_default().push(s);
+    }
+    let mut lines: HashMap<Uuid, Vec<InvoiceLineItem>> = HashMap::new();
+    if selection.with_line_items {
+        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
+        for line in line_items_where(db, condition).await? {
+            if let Some(owner) = line.subscription_pricing_model_id {
+                lines.entry(owner).or_default().push(line);
+            }
+        }
+    }
+    let mut by_subscription: HashMap<Uuid, Vec<model::Model>> = HashMap::new();
+    for m in models {
+        by_subscription.entry(m.subscription_id).or_default().push(m);
+    }
+    subscriptions
+        .into_iter()
+        .map(|s| {
+            let mut line_items = Vec::new();
+            let mut pricing_models = Vec::new();
+            for m in by_subscription.remove(&s.id).unwrap_or_default() {
+                line_items.extend(lines.remove(&m.id).unwrap_or_default());
+                pricing_models.push(model_out(m.clone(), &s, segments.remove(&m.id).unwrap_or_default())?);
+            }
+            Ok(Subscription {
+                id: s.id,
+                plan_id: s.plan_id,
+                site_id: s.site_id,
+                name: s.name,
+                is_service_plan: s.is_service_plan,
+                can_be_cancelled_by_customer: s.can_be_cancelled_by_customer,
+                created_time: s.created_time,
+                is_show_upgrade: s.is_show_upgrade,
+                is_one_time_fee_plan: s.is_one_time_fee_plan,
+                is_show_cancel: s.is_show_cancel,
+                subscription_pricing_models: pricing_models,
+                line_items,
+                billing_months: s.billing_months,
+                cancelled: s.status == CANCELLED,
+            })
+        })
+        .collect()
+}
+
+fn internal(err: String) -> ApiError {
+    ApiError::internal(anyhow::anyhow!(err))
+}
+
+/// The plans of the catalog among `ids`, with their pricing model templates. One query.
+pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let mut plans = HashMap::new();
+    for p in plan::Entity::find().filter(plan::Column::Id.is_in(ids.iter().copied())).all(db).await? {
+        let templates = serde_json::from_str(&p.pricing_models).map_err(ApiError::internal)?;
+        plans.insert(p.id, Plan {
+            id: p.id,
+            is_service_plan: p.is_service_plan,
+            can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
+            is_one_time_fee_plan: p.is_one_time_fee_plan,
+            is_show_upgrade: p.is_show_upgrade,
+            is_show_cancel: p.is_show_cancel,
+            templates,
+        });
+    }
+    Ok(plans)
+}
+
+fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PeriodPrices) -> segment::ActiveModel {
+    segment::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        site_id: Set(site_id),
+        subscription_pricing_model_id: Set(model_id),
+        kind: Set(kind.as_str().to_owned()),
+        sort_order: Set(order as i32),
+        from_quantity: Set(0),
+        to_quantity: Set(0),
+        quota_per_month: Set(0),
+        is_overage_quota_added_by_customer_allowed: Set(false),
+        overage_quota: Set(0),
+        overage_unit_price: Set(Default::default()),
+        overage_unit_price_discount: Set(Default::default()),
+        is_selected: Set(false),
+        one_time_fee: Set(Default::default()),
+        one_time_fee_discount: Set(Default::default()),
+        monthly_price: Set(p.monthly.0.into()),
+        quarterly_price: Set(p.quarterly.0.into()),
+        semi_annual_price: Set(p.semi_annual.0.into()),
+        annual_price: Set(p.annual.0.into()),
+        monthly_price_discount: Set(p.monthly.1.into()),
+        quarterly_price_discount: Set(p.quarterly.1.into()),
+        semi_annual_price_discount: Set(p.semi_annual.1.into()),
+        annual_price_discount: Set(p.annual.1.into()),
+    }
+}
+
+pub async fn insert_subscription(db: &impl ConnectionTrait, new: &NewSubscription) -> ApiResult<()> {
+    subscription::Entity::insert(subscription::ActiveModel {
+        id: Set(new.id),
+        site_id: Set(new.site_id),
+        plan_id: Set(new.plan_id),
+        name: Set(new.name.clone()),
+        is_service_plan: Set(new.is_service_plan),
+        can_be_cancelled_by_customer: Set(new.can_be_cancelled_by_customer),
+        is_show_upgrade: Set(new.is_show_upgrade),
+        is_one_time_fee_plan: Set(new.is_one_time_fee_plan),
+        is_show_cancel: Set(new.is_show_cancel),
+        status: Set(ACTIVE.to_owned()),
+        created_time: Set(new.created_time),
+        billing_months: Set(new.billing_months),
+        cancelled_time: Set(None),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
+}
+
+/// Writes a pricing model of a subscription with its segments (two statements).
+/// A nil `id` gets a new one, written back into `m`.
+pub async fn insert_pricing_model(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    subscription_id: Uuid,
+    order: usize,
+    m: &mut SubscriptionPricingModel,
+) -> ApiResult<()> {
+    if m.id.is_nil() {
+        m.id = Uuid::now_v7();
+    }
+    let model_id = m.id;
+    m.site_id = site_id;
+    m.subscription_id = subscription_id;
+    model::Entity::insert(model::ActiveModel {
+        id: Set(model_id),
+        site_id: Set(site_id),
+        subscription_id: Set(subscription_id),
+        name: Set(m.name.clone()),
+        pricing_model: Set(m.pricing_model.as_str().to_owned()),
+        unit_type: Set(m.unit_type.clone()),
+        volume_type: Set(m.volume_type.clone()),
+        sort_order: Set(order as i32),
+        free_quantity: Set(m.free_quantity),
+        max_quantity: Set(m.max_quantity),
+        purchased_quantity: Set(m.purchased_quantity),
+        purchased_overage_unit: Set(m.purchased_overage_unit),
+        purchased_overage_quantity: Set(m.purchased_overage_quantity),
+        is_service_stopped_when_bot_actions_quota_exceeded: Set(m.is_service_stopped_when_bot_actions_quota_exceeded),
+        is_deleted: Set(false),
+    })
+    .exec_without_returning(db)
+    .await?;
+    let mut rows = Vec::new();
+    for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
+        row.from_quantity = Set(s.from);
+        row.to_quantity = Set(s.to);
+        rows.push(row);
+    }
+    for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
+        row.quota_per_month = Set(s.quota_per_month);
+        row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
+        row.overage_quota = Set(s.overage_quota);
+        row.overage_unit_price = Set(s.overage_unit_price.into());
+        row.overage_unit_price_discount = Set(s.overage_unit_price_discount.into());
+        row.is_selected = Set(s.is_selected);
+        rows.push(row);
+    }
+    if let Some(u) = &m.subscription_price_by_unit {
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.period_prices());
+        row.one_time_fee = Set(u.one_time_fee.into());
+        row.one_time_fee_discount = Set(u.one_time_fee_discount.into());
+        rows.push(row);
+    }
+    if let Some(f) = &m.subscription_price_with_flat_fee {
+        rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.period_prices()));
+    }
+    if !rows.is_empty() {
+        segment::Entity::insert_many(rows).exec_without_returning(db).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! Plans and subscriptions of a data set, in the partner interface's shape.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::api::billing::subscriptions::SubscriptionPricingModel;
+use crate::api::billing::subscriptions::store::{insert_pricing_model, insert_subscription, plans};
+use crate::billing::engine::NewSubscription;
+use crate::db::entities::plan;
+use crate::error::{ApiError, ApiResult};
+
+/// A plan of the catalog: the subscription it starts, with pricing model
+/// templates in the subscription's own shape.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlanSeed {
+    pub id: i32,
+    pub name: String,
+    #[serde(default)]
+    pub is_service_plan: bool,
+    #[serde(default = "yes")]
+    pub can_be_cancelled_by_customer: bool,
+    #[serde(default)]
+    pub is_one_time_fee_plan: bool,
+    #[serde(default = "yes")]
+    pub is_show_upgrade: bool,
+    #[serde(default = "yes")]
+    pub is_show_cancel: bool,
+    pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+pub async fn seed_plan(db: &impl ConnectionTrait, plan: PlanSeed) -> ApiResult<()> {
+    plan::Entity::insert(plan::ActiveModel {
+        id: Set(plan.id),
+        name: Set(plan.name),
+        is_service_plan: Set(plan.is_service_plan),
+        can_be_cancelled_by_customer: Set(plan.can_be_cancelled_by_customer),
+        is_one_time_fee_plan: Set(plan.is_one_time_fee_plan),
+        is_show_upgrade: Set(plan.is_show_upgrade),
+        is_show_cancel: Set(plan.is_show_cancel),
+        pricing_models: Set(serde_json::to_string(&plan.subscription_pricing_models).map_err(ApiError::internal)?),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
+}
+
+/// A subscription of a data set: its site, plan and pricing models in the API
+/// shape (ids given so that invoices and relations can point at them).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubscriptionSeed {
+    pub id: Uuid,
+    pub site_id: i32,
+    pub plan_id: i32,
+    pub name: String,
+    pub created_time: DateTime<Utc>,
+    #[serde(default)]
+    pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
+}
+
+pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
+    let plan = plans(db, &BTreeSet::from([input.plan_id])).await?.remove(&input.plan_id).ok_or_else(|| ApiError::not_found("plan"))?;
+    let new = NewSubscription { id: input.id, ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0) };
+    insert_subscription(db, &new).await?;
+    for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
+        insert_pricing_model(db, new.site_id, new.id, order, &mut m).await?;
+    }
+    Ok(())
+}
+
