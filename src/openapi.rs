@@ -11,7 +11,7 @@ use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{Object, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{OpenApi as OpenApiDoc, Ref, RefOr};
-use utoipa::OpenApi;
+use utoipa::{Modify, OpenApi};
 
 use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 
@@ -78,7 +78,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     for standard in StandardResponse::ALL {
         components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
     }
-    add_schema_conditions(components);
+    add_schema_conditions(doc);
     split_site_keyed_create_bodies(doc);
     link_created_resources(doc);
     link_new_subscriptions(doc);
@@ -141,21 +141,13 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
     }
 }
 
-/// Rules that tie one property of a body to another, stated with JSON Schema's
-/// `if`/`then` or `anyOf` (OpenAPI 3.1) so that clients and contract tests see them. utoipa
-/// has no attribute for these keywords, so each module supplies them by schema name.
-fn add_schema_conditions(components: &mut utoipa::openapi::Components) {
-    let conditions = [
-        ("SipConfigurationInput", crate::api::voicebots::sip::schema_conditions()),
-        ("TelephonyConfigurationInput", crate::api::voicebots::telephony::schema_conditions()),
-        ("VoicebotChannelInstanceInput", crate::api::voicebots::channels::schema_conditions()),
-        ("VoicebotInput", crate::api::voicebots::channels::complete_channel_condition()),
-        ("SiteBillingProfileInput", crate::api::billing::profiles::schema_conditions()),
-    ];
-    for (name, all_of) in conditions {
-        if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(object))) = components.schemas.get_mut(name) {
-            object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), all_of);
-        }
+/// Each module's rules between properties of its bodies
+/// (`crate::api::schema_conditions`), in the documents.
+fn add_schema_conditions(doc: &mut OpenApiDoc) {
+    use crate::api::{billing::profiles, voicebots::channels, voicebots::sip, voicebots::telephony};
+    let modules = [sip::SCHEMA_CONDITIONS, telephony::SCHEMA_CONDITIONS, channels::SCHEMA_CONDITIONS, profiles::SCHEMA_CONDITIONS];
+    for conditions in modules.into_iter().flatten() {
+        conditions.modify(doc);
     }
 }
 
@@ -294,11 +286,6 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
             answer.links.insert(name.clone(), RefOr::T(link.clone()));
         }
     }
-}
-
-/// `{"if": <property equals value>, "then": then}`, for `add_schema_conditions`.
-pub fn when_equals(property: &str, value: serde_json::Value, then: serde_json::Value) -> serde_json::Value {
-    json!({"if": {"properties": {property: {"const": value}}, "required": [property]}, "then": then})
 }
 
 /// Operations state no security to mean "bearer token required" and `security(())`

@@ -3,6 +3,7 @@
 pub mod billing;
 pub mod health;
 pub mod paging;
+pub mod schema_conditions;
 pub mod secure_forms;
 pub mod site_scoped;
 pub mod text;

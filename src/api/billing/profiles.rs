@@ -16,6 +16,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::cards;
 use super::scope::{SiteSet, partner_site};
+use crate::api::schema_conditions::SchemaConditions;
 use crate::AppState;
 use crate::api::located;
 use crate::api::text::text;
@@ -235,7 +236,9 @@ fn card(
 }
 
 /// A card number needs its expiration date, for the OpenAPI document's `allOf`.
-pub fn schema_conditions() -> serde_json::Value {
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SiteBillingProfileInput", all_of: schema_conditions }];
+
+fn schema_conditions() -> serde_json::Value {
     let with_number = |card: &str| {
         serde_json::json!({
             "if": {"properties": {format!("{card}CardNumber"): {"minLength": 1}}, "required": [format!("{card}CardNumber")]},

@@ -21,6 +21,7 @@ use super::catalog::{self, VoiceChannel};
 use super::sip::SipConfiguration;
 use super::telephony::TelephonyConfiguration;
 use super::{ChannelType, touch_bots_using_channel};
+use crate::api::schema_conditions::SchemaConditions;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::crypto::FieldCipher;
@@ -113,7 +114,12 @@ pub struct ChannelDraft {
 /// three references required.
 /// `read_input`'s rules in JSON Schema: a standalone channel instance needs
 /// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
-pub fn schema_conditions() -> serde_json::Value {
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[
+    SchemaConditions { schema: "VoicebotChannelInstanceInput", all_of: schema_conditions },
+    SchemaConditions { schema: "VoicebotInput", all_of: complete_channel_condition },
+];
+
+fn schema_conditions() -> serde_json::Value {
     serde_json::json!([{
         "if": {"properties": {"infoId": {}}, "required": ["infoId"]},
         "then": {"properties": {"channelType": {}}, "required": ["channelType"]}
@@ -121,7 +127,7 @@ pub fn schema_conditions() -> serde_json::Value {
 }
 
 /// For the voicebot body: its `channel` is complete.
-pub fn complete_channel_condition() -> serde_json::Value {
+fn complete_channel_condition() -> serde_json::Value {
     serde_json::json!([{"properties": {"channel": {
         "properties": {"voiceChannelId": {}, "infoId": {}, "channelType": {}},
         "required": ["voiceChannelId", "infoId", "channelType"]

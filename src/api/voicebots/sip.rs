@@ -16,6 +16,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::{ChannelType, touch_bots_using_info};
+use crate::api::schema_conditions::{SchemaConditions, when_equals};
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::crypto::FieldCipher;
@@ -42,9 +43,11 @@ fn check_host_port(v: &mut Violations, pointer: &str, value: &str) {
     }
 }
 
+/// `check`'s requirements between properties, in the document.
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SipConfigurationInput", all_of: schema_conditions }];
+
 /// The conditional requirements of the input schema, for the OpenAPI document.
-pub fn schema_conditions() -> serde_json::Value {
-    use crate::openapi::when_equals;
+fn schema_conditions() -> serde_json::Value {
     serde_json::json!([
         when_equals("isAuthUsernameRequired", true.into(), serde_json::json!({
             "required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})),

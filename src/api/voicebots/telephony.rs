@@ -13,6 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::{ChannelType, touch_bots_using_info};
+use crate::api::schema_conditions::SchemaConditions;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::db::entities::telephony_configuration as row;
@@ -126,7 +127,9 @@ fn country_number_pattern(country: PhoneNumberCountry) -> String {
 /// The number's pattern for each country, as one `anyOf` of the body: one branch
 /// per pattern (JSON Schema's `if`/`then` per country would multiply out into
 /// thousands of branches for generators).
-pub fn schema_conditions() -> serde_json::Value {
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "TelephonyConfigurationInput", all_of: schema_conditions }];
+
+fn schema_conditions() -> serde_json::Value {
     let mut branches: Vec<(Vec<&str>, String)> = Vec::new();
     for country in PhoneNumberCountry::ALL {
         let pattern = country_number_pattern(country);

@@ -1,0 +1,31 @@
+//! Rules that tie one property of a body to another, stated with JSON Schema's
+//! `if`/`then` or `anyOf` (OpenAPI 3.1) so that clients and contract tests see
+//! them. utoipa has no attribute for these keywords, so the module that owns a
+//! body declares them next to the code that enforces them, as
+//! `SchemaConditions` (a utoipa `Modify`), and `crate::openapi` applies every
+//! module's declarations to the document.
+
+use serde_json::{Value, json};
+use utoipa::Modify;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::{OpenApi, RefOr};
+
+/// The `allOf` conditions of the component schema `schema`.
+pub struct SchemaConditions {
+    pub schema: &'static str,
+    pub all_of: fn() -> Value,
+}
+
+impl Modify for SchemaConditions {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let Some(components) = openapi.components.as_mut() else { return };
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(self.schema) {
+            object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), (self.all_of)());
+        }
+    }
+}
+
+/// `{"if": <property equals value>, "then": then}`.
+pub fn when_equals(property: &str, value: Value, then: Value) -> Value {
+    json!({"if": {"properties": {property: {"const": value}}, "required": [property]}, "then": then})
+}
