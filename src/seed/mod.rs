@@ -12,7 +12,7 @@ use crate::api::billing::invoices::{self, InvoiceSeed};
 use crate::api::billing::money::Money;
 use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
-use crate::api::billing::sites::{self, SiteSeed, Tag};
+use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::{self, SipConfigurationInput};
@@ -22,8 +22,10 @@ use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
+mod sites;
 mod subscriptions;
 
+use sites::SiteSeed;
 use subscriptions::{PlanSeed, SubscriptionSeed};
 
 const DEMO: &str = include_str!("demo.json");

@@ -1,0 +1,280 @@
+//! Sites in the database: a set of sites with every nested object, and a
+//! search page of summaries, each in a fixed number of queries whatever the
+//! number of sites, agents, contracts and subscriptions.
+
+use std::collections::{HashMap, HashSet};
+
+use sea_orm::sea_query::Query;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use uuid::Uuid;
+
+use super::dto::*;
+use crate::api::billing::configs::{self, SiteBillingConfig};
+use crate::api::billing::scope::SiteSet;
+use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
+use crate::api::paging::PageRequest;
+use crate::db::entities::{
+    agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
+    site_contract_attachment as attachment, site_tag, subscription, tag,
+};
+use crate::error::ApiResult;
+
+fn agent_out(a: agent::Model) -> Agent {
+    Agent {
+        id: a.id,
+        site_id: a.site_id,
+        email: a.email,
+        display_name: a.display_name,
+        first_name: a.first_name,
+        last_name: a.last_name,
+        is_admin: a.is_admin,
+        is_active: a.is_active,
+        created_time: a.created_time,
+    }
+}
+
+fn profile_of(s: &site::Model) -> SiteProfile {
+    SiteProfile {
+        company: s.company.clone(),
+        company_size: s.company_size.clone(),
+        website: s.website.clone(),
+        phone: s.phone.clone(),
+        fax: s.fax.clone(),
+        country_or_region: s.country_or_region.clone(),
+        state_or_province: s.state_or_province.clone(),
+        city: s.city.clone(),
+        mailing_address: s.mailing_address.clone(),
+        postal_or_zip_code: s.postal_or_zip_code.clone(),
+        first_name: s.first_name.clone(),
+        last_name: s.last_name.clone(),
+        date_time_format: s.date_time_format.clone(),
+        language_id: s.language_id.clone(),
+        time_zone: s.time_zone.clone(),
+        status: s.status.clone(),
+        subdomain: s.subdomain.clone(),
+        custom_domain: s.custom_domain.clone(),
+        industry: s.industry.clone(),
+        other_industry_description: s.other_industry_description.clone(),
+    }
+}
+
+/// Groups rows by site id, keeping their order.
+fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) -> HashMap<i32, Vec<T>> {
+    let mut grouped: HashMap<i32, Vec<T>> = HashMap::new();
+    for row in rows {
+        grouped.entry(site_of(&row)).or_default().push(row);
+    }
+    grouped
+}
+
+/// The sites of `set` by id, each with every nested object.
+pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -> ApiResult<Vec<Site>> {
+    let mut select = site::Entity::find().filter(set.contains(site::Column::Id));
+    if let Some(id) = id {
+        select = select.filter(site::Column::Id.eq(id));
+    }
+    let sites = select.order_by_asc(site::Column::Id).all(db).await?;
+    if sites.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
+    let links = site_tag::Entity::find().filter(set.contains(site_tag::Column::SiteId)).all(db).await?;
+    let linked_tags = Query::select().column(site_tag::Column::TagId).from(site_tag::Entity).and_where(set.contains(site_tag::Column::SiteId)).to_owned();
+    let tags: HashMap<Uuid, tag::Model> = tag::Entity::find()
+        .filter(tag::Column::Id.in_subquery(linked_tags))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let mut links = by_site(links, |l| l.site_id);
+    let agents = agent::Entity::find()
+        .filter(set.contains(agent::Column::SiteId))
+        .order_by_asc(agent::Column::Email)
+        .all(db)
+        .await?;
+    let mut agents = by_site(agents, |a| a.site_id);
+    let mut attachments: HashMap<Uuid, Vec<SiteContractAttachment>> = HashMap::new();
+    for a in attachment::Entity::find()
+        .filter(set.contains(attachment::Column::SiteId))
+        .order_by_asc(attachment::Column::Name)
+        .order_by_asc(attachment::Column::Id)
+        .all(db)
+        .await?
+    {
+        attachments.entry(a.site_contract_id).or_default().push(SiteContractAttachment {
+            id: a.id,
+            site_id: a.site_id,
+            site_contract_id: a.site_contract_id,
+            name: a.name,
+            attachment: a.attachment,
+        });
+    }
+    let contracts = site_contract::Entity::find()
+        .filter(set.contains(site_contract::Column::SiteId))
+        .order_by_asc(site_contract::Column::StartDate)
+        .order_by_asc(site_contract::Column::Id)
+        .all(db)
+        .await?;
+    let mut contracts = by_site(contracts, |c| c.site_id);
+    let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
+    let mut subscriptions = by_site(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
+    Ok(sites
+        .into_iter()
+        .map(|s| {
+            let mut site_tags: Vec<Tag> = links
+                .remove(&s.id)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|l| tags.get(&l.tag_id))
+                .map(|t| Tag { id: t.id, partner_id: t.partner_id, name: t.name.clone() })
+                .collect();
+            site_tags.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+            let site_contracts = contracts
+                .remove(&s.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| SiteContract {
+                    site_contract_attachments: attachments.remove(&c.id).unwrap_or_default(),
+                    id: c.id,
+                    site_id: c.site_id,
+                    name: c.name,
+                    description: c.description,
+                    start_date: c.start_date,
+                    end_date: c.end_date,
+                    action_when_contract_ends: c.action_when_contract_ends,
+                })
+                .collect();
+            Site {
+                id: s.id,
+                partner_id: s.partner_id,
+                platform_id: s.platform_id,
+                profile: profile_of(&s),
+                tag_ids: site_tags.iter().map(|t| t.id).collect(),
+                tags: site_tags,
+                site_agents: agents.remove(&s.id).unwrap_or_default().into_iter().map(agent_out).collect(),
+                site_contracts,
+                site_extra_info: SiteExtraInfo {
+                    site_id: s.id,
+                    profit_center_id: s.profit_center_id,
+                    deployment_type: s.deployment_type.clone(),
+                    account_executive: s.account_executive_id,
+                    account_manager: s.account_manager_id,
+                    is_sandbox_site: s.is_sandbox_site,
+                    is_spam: s.is_spam,
+                },
+                site_activity: SiteActivity {
+                    site_id: s.id,
+                    last_login_time: s.last_login_time,
+                    is_active: s.is_active,
+                    livechat_customer_last_web_page_visit_time: s.livechat_last_web_page_visit_time,
+                    livechat_customer_last_web_page_url: s.livechat_last_web_page_url.clone(),
+                },
+                site_billing_config: configs.remove(&s.id),
+                site_billing_activity: SiteBillingActivity { site_id: s.id, buying_stage: s.buying_stage.clone() },
+                site_registration: SiteRegistration { site_id: s.id, register_email: s.register_email.clone(), register_time: s.register_time },
+                subscriptions: subscriptions.remove(&s.id).unwrap_or_default(),
+            }
+        })
+        .collect())
+}
+
+/// One page of the partner's sites (or of `site_id` alone) by id, summarised;
+/// and how many there are.
+pub async fn search(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<SitePagedModel>)> {
+    let mut select = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
+    if let Some(id) = site_id {
+        select = select.filter(site::Column::Id.eq(id));
+    }
+    let total = select.clone().count(db).await?;
+    let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
+    Ok((total, summarise(db, sites).await?))
+}
+
+/// Search results for `sites`: seven queries whatever their number.
+async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiResult<Vec<SitePagedModel>> {
+    if sites.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
+    let platforms: HashMap<i32, String> = platform::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
+    let profit_centers: HashMap<Uuid, String> =
+        profit_center::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
+    let executives: HashMap<Uuid, String> = partner_user::Entity::find()
+        .filter(partner_user::Column::PartnerId.is_in(sites.iter().map(|s| s.partner_id).collect::<HashSet<_>>()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.display_name))
+        .collect();
+    let agents = agent::Entity::find().filter(set.contains(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
+    let mut agents = by_site(agents, |a| a.site_id);
+    let names = subscription::Entity::find()
+        .select_only()
+        .column(subscription::Column::SiteId)
+        .column(subscription::Column::Name)
+        .filter(set.contains(subscription::Column::SiteId))
+        .order_by_asc(subscription::Column::CreatedTime)
+        .order_by_asc(subscription::Column::Id)
+        .into_tuple::<(i32, String)>()
+        .all(db)
+        .await?;
+    let mut names = by_site(names, |(site_id, _)| *site_id);
+    let mut configs: HashMap<i32, site_billing_config::Model> = site_billing_config::Entity::find()
+        .filter(set.contains(site_billing_config::Column::SiteId))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|c| (c.site_id, c))
+        .collect();
+    let with_profile: HashSet<i32> = site_billing_profile::Entity::find()
+        .select_only()
+        .column(site_billing_profile::Column::SiteId)
+        .filter(set.contains(site_billing_profile::Column::SiteId))
+        .into_tuple::<i32>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(sites
+        .into_iter()
+        .map(|s| {
+            let site_agents = agents.remove(&s.id).unwrap_or_default();
+            let config = configs.remove(&s.id);
+            SitePagedModel {
+                site_id: s.id,
+                platform_name: platforms.get(&s.platform_id).cloned().unwrap_or_default(),
+                register_date: s.register_time,
+                last_activity_date: s.last_login_time,
+                site_status: s.status.clone(),
+                profit_center_id: s.profit_center_id,
+                profit_center_name: s.profit_center_id.and_then(|id| profit_centers.get(&id).cloned()).unwrap_or_default(),
+                is_active: s.is_active,
+                buying_stage: s.buying_stage.clone(),
+                account_executive_id: s.account_executive_id,
+                account_executive_name: s.account_executive_id.and_then(|id| executives.get(&id).cloned()).unwrap_or_default(),
+                company: s.company.clone(),
+                country: s.country_or_region.clone(),
+                if_has_site_billing_profile: i32::from(with_profile.contains(&s.id)),
+                billing_period: config.as_ref().map(|c| c.billing_period.clone()).unwrap_or_default(),
+                billing_start_date: config.as_ref().map(|c| c.billing_start_date),
+                next_billing_date: config.as_ref().map(|c| c.next_billing_date),
+                balance: config.as_ref().map(|c| c.balance.into()).unwrap_or_default(),
+                purchased_agents: config.as_ref().map(|c| c.purchased_agents).unwrap_or_default(),
+                active_agents: site_agents.iter().filter(|a| a.is_active).count() as i32,
+                agent: site_agents
+                    .into_iter()
+                    .map(|a| SiteAgent {
+                        site_id: a.site_id,
+                        agent_id: a.id,
+                        email: a.email,
+                        last_activity_date: a.last_activity_time,
+                        display_name: a.display_name,
+                        is_admin: a.is_admin,
+                    })
+                    .collect(),
+                subscription: names.remove(&s.id).unwrap_or_default().into_iter().map(|(_, name)| name).collect(),
+            }
+        })
+        .collect())
+}
