@@ -15,15 +15,16 @@ use crate::api::billing::profiles::{self, SiteBillingProfileInput};
 use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
-use crate::api::voicebots::sip::{self, SipConfigurationInput};
-use crate::api::voicebots::telephony::{self, TelephonyConfigurationInput};
-use crate::api::voicebots::bots::{self, VoicebotInput};
+use crate::api::voicebots::sip::SipConfigurationInput;
+use crate::api::voicebots::telephony::TelephonyConfigurationInput;
+use crate::api::voicebots::bots::VoicebotInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
 mod sites;
 mod subscriptions;
+mod voicebots;
 
 use sites::SiteSeed;
 use subscriptions::{PlanSeed, SubscriptionSeed};
@@ -316,16 +317,16 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
-        telephony::seed(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
+        voicebots::telephony(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
     }
     for c in data.sip_configurations {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        sip::seed(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+        voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
     }
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
-        bots::seed(&txn, b.site_id, id, channel_id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
     }
     txn.commit().await?;
     Ok(())

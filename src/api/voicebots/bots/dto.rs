@@ -1,0 +1,184 @@
+//! Voicebots on the wire.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
+use crate::api::voicebots::channels::{VoicebotChannelInstance, VoicebotChannelInstanceInput};
+use crate::extract::non_null;
+
+pub const DEFAULT_REPEAT_SECONDS: i32 = 20;
+
+pub const DEFAULT_HANG_UP_SECONDS: i32 = 90;
+
+pub const DEFAULT_WAITING_SECONDS: i32 = 90;
+
+pub const DEFAULT_CONFIDENCE_SCORE: i32 = 50;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainingStatus {
+    Succeeded,
+    Processing,
+    Failed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportingStatus {
+    None,
+    Processing,
+    Succeeded,
+    Failed,
+}
+
+/// Languages a voicebot can speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum LanguageId {
+    #[serde(rename = "en")]
+    En,
+    #[serde(rename = "zh-CN")]
+    ZhCn,
+    #[serde(rename = "zh-TW")]
+    ZhTw,
+}
+
+impl LanguageId {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LanguageId::En => "en",
+            LanguageId::ZhCn => "zh-CN",
+            LanguageId::ZhTw => "zh-TW",
+        }
+    }
+}
+
+/// Body of create and update. Read-only properties of the voicebot
+/// (`trainingStatus`, `importingStatus`, `lastUpdatedTime`, `channelId`, the
+/// embedded objects) are ignored when sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "name": "Front desk",
+    "description": "Answers the main line",
+    "engineId": "0192f0c4-0000-7000-8000-0000000a1001",
+    "languageId": "en",
+    "voiceNameId": "en-US-female-1",
+    "timeIntervalToRepeatLastMessageWhenNoInput": 20,
+    "timeToHangUpCallWhenNoInput": 90,
+    "messageBeforeHangUpCallWhenNoInput": "Goodbye.",
+    "intentHighConfidenceScore": 70,
+    "wordsThatTriggerBotToWait": ["hold on", "wait"],
+    "messageWhenBotTriggeredToWait": "Take your time.",
+    "botWaitingTime": 90,
+    "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": "0192f0c4-0000-7000-8000-0000000e0001", "channelType": "telephony"}
+}))]
+pub struct VoicebotInput {
+    /// Ignored on create. On update it may be sent and must equal the path id.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, read_only)]
+    pub id: Option<Uuid>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 2000)]
+    pub description: Option<String>,
+    /// A chatbot engine of the catalog.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000a1001")]
+    pub engine_id: Option<Uuid>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = "en")]
+    pub language_id: Option<LanguageId>,
+    /// A voice of the catalog that speaks `languageId` (required with it).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 100, example = "en-US-female-1")]
+    pub voice_name_id: Option<String>,
+    /// Seconds, 1 to 60; default 20.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, minimum = 1, maximum = 60)]
+    pub time_interval_to_repeat_last_message_when_no_input: Option<i32>,
+    /// Seconds, 1 to 600; default 90.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, minimum = 1, maximum = 600)]
+    pub time_to_hang_up_call_when_no_input: Option<i32>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 1000)]
+    pub message_before_hang_up_call_when_no_input: Option<String>,
+    /// 0 to 100; a lower score counts as no answer. Default 50.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, minimum = 0, maximum = 100)]
+    pub intent_high_confidence_score: Option<i32>,
+    /// One word or phrase per entry.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_items = 50, inline)]
+    pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 1000)]
+    pub message_when_bot_triggered_to_wait: Option<String>,
+    /// Seconds, 1 to 600; default 90.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, minimum = 1, maximum = 600)]
+    pub bot_waiting_time: Option<i32>,
+    /// The bot's own channel instance: created with the bot, updated with it.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub channel: Option<VoicebotChannelInstanceInput>,
+}
+
+/// A word or phrase that makes the bot wait.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
+pub struct WaitWord(pub String);
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Voicebot {
+    #[schema(read_only)]
+    pub id: Uuid,
+    pub name: String,
+    pub description: String,
+    /// Set by the service; `succeeded` for a new bot.
+    #[schema(read_only)]
+    pub training_status: TrainingStatus,
+    /// Set by the service; `none` for a new bot.
+    #[schema(read_only)]
+    pub importing_status: ImportingStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub engine_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub language_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub voice_name_id: Option<String>,
+    pub time_interval_to_repeat_last_message_when_no_input: i32,
+    pub time_to_hang_up_call_when_no_input: i32,
+    pub message_before_hang_up_call_when_no_input: String,
+    pub intent_high_confidence_score: i32,
+    pub words_that_trigger_bot_to_wait: Vec<String>,
+    pub message_when_bot_triggered_to_wait: String,
+    pub bot_waiting_time: i32,
+    /// Moves on every edit of the bot or its channel.
+    #[schema(read_only)]
+    pub last_updated_time: DateTime<Utc>,
+    #[schema(read_only)]
+    pub channel_id: Uuid,
+    /// Embedded in create and update answers, and with `include=voicebotChannelInstance`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub channel: Option<VoicebotChannelInstance>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub engine: Option<ChatbotEngine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub language: Option<Language>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub voice_name: Option<VoiceName>,
+}

@@ -1,0 +1,76 @@
+//! Channel instances on the wire.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::voicebots::ChannelType;
+use crate::api::voicebots::catalog::VoiceChannel;
+use crate::api::voicebots::sip::SipConfiguration;
+use crate::api::voicebots::telephony::TelephonyConfiguration;
+use crate::extract::non_null;
+
+/// Body of create and update, and the `channel` of a voicebot body.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001",
+    "infoId": "0192f0c4-0000-7000-8000-0000000e0001",
+    "channelType": "telephony"
+}))]
+// No `id`, as in the spec: one sent (a channel read back into a voicebot body,
+// say) is ignored like any unknown property.
+pub struct VoicebotChannelInstanceInput {
+    /// A voice channel of the catalog.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000c0001")]
+    pub voice_channel_id: Option<Uuid>,
+    /// Id of a telephony configuration (`channelType` telephony) or a SIP
+    /// configuration (`sip`) of the site; needs `channelType`.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0001")]
+    pub info_id: Option<Uuid>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = "telephony")]
+    pub channel_type: Option<ChannelType>,
+}
+
+/// The configuration a channel instance's `infoId` names.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ChannelInfo {
+    Telephony(TelephonyConfiguration),
+    Sip(SipConfiguration),
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "id": "0192f0c4-0000-7000-8000-0000000b0001",
+    "voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001",
+    "infoId": "0192f0c4-0000-7000-8000-0000000e0001",
+    "channelType": "telephony",
+    "voiceChannel": {"id": "0192f0c4-0000-7000-8000-0000000c0001", "name": "Telephony voice channel",
+        "callbackUrl": "https://voice.example.com/callback", "plugInId": "telephony-plugin", "payloadType": "json"}
+}))]
+pub struct VoicebotChannelInstance {
+    #[schema(read_only)]
+    pub id: Uuid,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub voice_channel_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub info_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub channel_type: Option<ChannelType>,
+    /// The voice channel `voiceChannelId` names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub voice_channel: Option<VoiceChannel>,
+    /// With `include=info`: the configuration `infoId` names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(read_only, nullable = false)]
+    pub info: Option<ChannelInfo>,
+}

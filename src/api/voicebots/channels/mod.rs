@@ -1,0 +1,145 @@
+//! Voicebot channel instances: a voice channel linked to a telephony or SIP
+//! configuration. A voicebot owns one, created and updated through its body;
+//! standalone instances are managed here too. Wire types are in `dto`, the
+//! body's rules in `rules`, the database in `store`.
+
+pub mod dto;
+pub mod rules;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use sea_orm::{ConnectionTrait, TransactionTrait};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+pub use dto::*;
+pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
+use super::store::touch_bots_using_channel;
+use crate::AppState;
+use crate::auth::{SiteCaller, perm::ManageVoicebot};
+use crate::error::{ApiResult, Violations};
+use crate::extract::{JsonBody, Path, QueryParams};
+
+const TAG: &str = "Voicebot channel instances";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_channel_instances, create_channel_instance))
+        .routes(routes!(get_channel_instance, update_channel_instance, delete_channel_instance))
+}
+
+/// Query parameters of channel instance reads.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct IncludeInfoParams {
+    /// Comma-separated; `info` embeds the configuration `infoId` names.
+    #[param(nullable = false, pattern = "^(info)?$", example = "info")]
+    include: Option<String>,
+}
+
+/// List voicebot channel instances
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelInstances",
+    operation_id = "listVoicebotChannelInstances", tag = TAG, params(IncludeInfoParams),
+    responses((status = 200, description = "The site's channel instances", body = [VoicebotChannelInstance])))]
+async fn list_channel_instances(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    query: QueryParams,
+) -> ApiResult<Json<Vec<VoicebotChannelInstance>>> {
+    let include_info = super::parse_include(&query, "info")?;
+    Ok(Json(store::list(&state.db, &state.cipher, caller.site_id, include_info).await?))
+}
+
+/// Get a voicebot channel instance
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+    operation_id = "getVoicebotChannelInstance", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the channel instance"), IncludeInfoParams),
+    responses((status = 200, description = "The channel instance", body = VoicebotChannelInstance)))]
+async fn get_channel_instance(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+    query: QueryParams,
+) -> ApiResult<Json<VoicebotChannelInstance>> {
+    let include_info = super::parse_include(&query, "info")?;
+    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include_info).await?))
+}
+
+async fn checked_draft(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    input: VoicebotChannelInstanceInput,
+) -> ApiResult<ChannelDraft> {
+    let mut v = Violations::new();
+    let draft = rules::read_input(input, "", false, &mut v);
+    store::check_references(db, site_id, &draft, "", &mut v).await?;
+    v.finish(draft)
+}
+
+/// Create a voicebot channel instance
+#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelInstances",
+    operation_id = "createVoicebotChannelInstance", tag = TAG,
+    request_body = VoicebotChannelInstanceInput,
+    responses(
+        (status = 201, description = "The stored channel instance", body = VoicebotChannelInstance),
+    ))]
+async fn create_channel_instance(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
+) -> ApiResult<impl IntoResponse> {
+    let draft = checked_draft(&state.db, caller.site_id, input).await?;
+    let id = Uuid::now_v7();
+    store::insert(&state.db, caller.site_id, id, draft).await?;
+    let stored = store::find(&state.db, &state.cipher, caller.site_id, id, false).await?;
+    let location = format!("/v4/voicebot/voicebotChannelInstances/{id}");
+    Ok(crate::api::created(location, stored))
+}
+
+/// Replace a voicebot channel instance
+///
+/// Moves `lastUpdatedTime` of the voicebot that uses it.
+#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+    operation_id = "updateVoicebotChannelInstance", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the channel instance")),
+    request_body = VoicebotChannelInstanceInput,
+    responses((status = 200, description = "The stored channel instance", body = VoicebotChannelInstance)))]
+async fn update_channel_instance(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+    JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
+) -> ApiResult<Json<VoicebotChannelInstance>> {
+    let txn = state.db.begin().await?;
+    store::find_row(&txn, caller.site_id, id).await?;
+    let draft = checked_draft(&txn, caller.site_id, input).await?;
+    store::update(&txn, id, draft).await?;
+    touch_bots_using_channel(&txn, id).await?;
+    txn.commit().await?;
+    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, false).await?))
+}
+
+/// Delete a voicebot channel instance
+///
+/// Refused with 409 while a voicebot uses it (delete the voicebot instead).
+#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+    operation_id = "deleteVoicebotChannelInstance", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the channel instance")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 409, description = "A voicebot still uses the channel instance", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn delete_channel_instance(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<StatusCode> {
+    store::delete(&state.db, caller.site_id, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,58 @@
+//! The rules of a channel body: which references it needs, standalone or as
+//! a voicebot's `channel`, stated for the document too.
+
+use uuid::Uuid;
+
+use super::dto::VoicebotChannelInstanceInput;
+use crate::api::schema_conditions::SchemaConditions;
+use crate::api::voicebots::ChannelType;
+use crate::error::{ErrorCode, Violations};
+
+/// A checked channel body, ready to store.
+#[derive(Debug, Clone)]
+pub struct ChannelDraft {
+    pub voice_channel_id: Option<Uuid>,
+    pub channel_type: Option<ChannelType>,
+    pub info_id: Option<Uuid>,
+}
+
+/// The rules that need no database. `complete` (a voicebot's channel) makes all
+/// three references required.
+/// `read_input`'s rules in JSON Schema: a standalone channel instance needs
+/// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[
+    SchemaConditions { schema: "VoicebotChannelInstanceInput", all_of: schema_conditions },
+    SchemaConditions { schema: "VoicebotInput", all_of: complete_channel_condition },
+];
+
+fn schema_conditions() -> serde_json::Value {
+    serde_json::json!([{
+        "if": {"properties": {"infoId": {}}, "required": ["infoId"]},
+        "then": {"properties": {"channelType": {}}, "required": ["channelType"]}
+    }])
+}
+
+/// For the voicebot body: its `channel` is complete.
+fn complete_channel_condition() -> serde_json::Value {
+    serde_json::json!([{"properties": {"channel": {
+        "properties": {"voiceChannelId": {}, "infoId": {}, "channelType": {}},
+        "required": ["voiceChannelId", "infoId", "channelType"]
+    }}}])
+}
+
+pub fn read_input(input: VoicebotChannelInstanceInput, base: &str, complete: bool, v: &mut Violations) -> ChannelDraft {
+    if complete {
+        for (present, key) in [
+            (input.voice_channel_id.is_some(), "voiceChannelId"),
+            (input.info_id.is_some(), "infoId"),
+            (input.channel_type.is_some(), "channelType"),
+        ] {
+            if !present {
+                v.field(format!("{base}/{key}"), ErrorCode::FieldRequired, "is required");
+            }
+        }
+    } else if input.info_id.is_some() && input.channel_type.is_none() {
+        v.field(format!("{base}/channelType"), ErrorCode::FieldRequired, "is required with infoId");
+    }
+    ChannelDraft { voice_channel_id: input.voice_channel_id, channel_type: input.channel_type, info_id: input.info_id }
+}

@@ -1,0 +1,108 @@
+//! SIP configurations: the SIP trunk a voicebot channel registers with. The
+//! password is encrypted at rest and returned in responses, as the spec says.
+//! Wire types are in `dto`, the body's rules in `rules`, the database in `store`.
+
+pub mod dto;
+pub mod rules;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
+use crate::AppState;
+use crate::auth::{SiteCaller, perm::ManageVoicebot};
+use crate::error::ApiResult;
+use crate::extract::{JsonBody, Path};
+
+const TAG: &str = "SIP configurations";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_sip_configurations, create_sip_configuration))
+        .routes(routes!(get_sip_configuration, update_sip_configuration, delete_sip_configuration))
+}
+
+/// List SIP configurations
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelSIPConfigurations",
+    operation_id = "listSipConfigurations", tag = TAG,
+    responses((status = 200, description = "The site's SIP configurations", body = [SipConfiguration])))]
+async fn list_sip_configurations(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+) -> ApiResult<Json<Vec<SipConfiguration>>> {
+    Ok(Json(store::list(&state.db, &state.cipher, caller.site_id).await?))
+}
+
+/// Get a SIP configuration
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+    operation_id = "getSipConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
+    responses((status = 200, description = "The SIP configuration", body = SipConfiguration)))]
+async fn get_sip_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<SipConfiguration>> {
+    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id).await?))
+}
+
+/// Create a SIP configuration
+#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelSIPConfigurations",
+    operation_id = "createSipConfiguration", tag = TAG,
+    request_body = SipConfigurationInput,
+    responses(
+        (status = 201, description = "The stored configuration", body = SipConfiguration),
+    ))]
+async fn create_sip_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    JsonBody(input): JsonBody<SipConfigurationInput>,
+) -> ApiResult<impl IntoResponse> {
+    let draft = rules::validate(input, None)?;
+    let id = Uuid::now_v7();
+    store::insert(&state.db, &state.cipher, caller.site_id, id, draft).await?;
+    let stored = store::find(&state.db, &state.cipher, caller.site_id, id).await?;
+    let location = format!("/v4/voicebot/voicebotChannelSIPConfigurations/{id}");
+    Ok(crate::api::created(location, stored))
+}
+
+/// Replace a SIP configuration
+#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+    operation_id = "updateSipConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
+    request_body = SipConfigurationInput,
+    responses((status = 200, description = "The stored configuration", body = SipConfiguration)))]
+async fn update_sip_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+    JsonBody(input): JsonBody<SipConfigurationInput>,
+) -> ApiResult<Json<SipConfiguration>> {
+    let draft = rules::validate(input, Some(id))?;
+    Ok(Json(store::update(&state.db, &state.cipher, caller.site_id, id, draft).await?))
+}
+
+/// Delete a SIP configuration
+///
+/// Refused with 409 while a channel instance uses it.
+#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+    operation_id = "deleteSipConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 409, description = "A channel instance still uses the configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn delete_sip_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<StatusCode> {
+    store::delete(&state.db, caller.site_id, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

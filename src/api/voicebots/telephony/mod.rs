@@ -1,0 +1,119 @@
+//! Telephony-provider configurations: a phone number the provider routes to a
+//! voicebot channel. The number is fixed once created. Wire types are in
+//! `dto`, the body's rules in `rules`, the database in `store`.
+
+pub mod dto;
+pub mod rules;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
+use crate::AppState;
+use crate::auth::{SiteCaller, perm::ManageVoicebot};
+use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path};
+
+const TAG: &str = "Telephony configurations";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_telephony_configurations, create_telephony_configuration))
+        .routes(routes!(get_telephony_configuration, update_telephony_configuration, delete_telephony_configuration))
+}
+
+/// List telephony configurations
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations",
+    operation_id = "listTelephonyConfigurations", tag = TAG,
+    responses((status = 200, description = "The site's telephony configurations", body = [TelephonyConfiguration])))]
+async fn list_telephony_configurations(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+) -> ApiResult<Json<Vec<TelephonyConfiguration>>> {
+    Ok(Json(store::list(&state.db, caller.site_id).await?))
+}
+
+/// Get a telephony configuration
+#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+    operation_id = "getTelephonyConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
+    responses((status = 200, description = "The telephony configuration", body = TelephonyConfiguration)))]
+async fn get_telephony_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<TelephonyConfiguration>> {
+    Ok(Json(store::find(&state.db, caller.site_id, id).await?))
+}
+
+/// Create a telephony configuration
+#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations",
+    operation_id = "createTelephonyConfiguration", tag = TAG,
+    request_body = TelephonyConfigurationInput,
+    responses(
+        (status = 201, description = "The stored configuration", body = TelephonyConfiguration),
+        (status = 409, description = "The site already has a configuration for this number", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn create_telephony_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    JsonBody(input): JsonBody<TelephonyConfigurationInput>,
+) -> ApiResult<impl IntoResponse> {
+    let draft = rules::validate(input, None)?;
+    let id = Uuid::now_v7();
+    store::insert(&state.db, caller.site_id, id, draft).await?;
+    let stored = store::find(&state.db, caller.site_id, id).await?;
+    let location = format!("/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}");
+    Ok(crate::api::created(location, stored))
+}
+
+/// Update a telephony configuration
+///
+/// The phone number cannot change: send the stored one. The country may change
+/// as long as the number belongs to it.
+#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+    operation_id = "updateTelephonyConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
+    request_body(content = TelephonyConfigurationInput, description = "The stored number, and its country",
+        example = json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})),
+    responses((status = 200, description = "The stored configuration", body = TelephonyConfiguration)))]
+async fn update_telephony_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+    JsonBody(input): JsonBody<TelephonyConfigurationInput>,
+) -> ApiResult<Json<TelephonyConfiguration>> {
+    let draft = rules::validate(input, Some(id))?;
+    let stored = store::find(&state.db, caller.site_id, id).await?;
+    if stored.phone_number != draft.phone_number {
+        let mut v = Violations::new();
+        v.field("/phoneNumber", ErrorCode::FieldNotAllowed, format!("cannot be changed after creation; it is {}", stored.phone_number));
+        return Err(v.into_error());
+    }
+    Ok(Json(store::update_country(&state.db, caller.site_id, id, draft.country).await?))
+}
+
+/// Delete a telephony configuration
+///
+/// Refused with 409 while a channel instance uses it.
+#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+    operation_id = "deleteTelephonyConfiguration", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 409, description = "A channel instance still uses the configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn delete_telephony_configuration(
+    State(state): State<AppState>,
+    caller: SiteCaller<ManageVoicebot>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<StatusCode> {
+    store::delete(&state.db, caller.site_id, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
