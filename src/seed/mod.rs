@@ -6,12 +6,11 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::api::billing::configs::{self, CurrencySeed, SiteBillingConfigSeed};
 use crate::api::billing::features::{self, ProductRelationSeed, SubscriptionFeatureLimitationConfig};
 use crate::api::billing::invoices::{self, InvoiceSeed};
 use crate::api::billing::money::Money;
 use crate::api::billing::products::{self, FeaturePointItem, Product};
-use crate::api::billing::profiles::{self, SiteBillingProfileInput};
+use crate::api::billing::profiles::SiteBillingProfileInput;
 use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
@@ -22,10 +21,12 @@ use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
+mod billing;
 mod sites;
 mod subscriptions;
 mod voicebots;
 
+use billing::{CurrencySeed, SiteBillingConfigSeed};
 use sites::SiteSeed;
 use subscriptions::{PlanSeed, SubscriptionSeed};
 
@@ -293,11 +294,11 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     }
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        configs::seed(&txn, c).await.map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
+        billing::billing_config(&txn, c).await.map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        profiles::seed(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+        billing::billing_profile(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
     for s in data.subscriptions {
         let id = s.id;

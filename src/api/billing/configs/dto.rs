@@ -1,0 +1,123 @@
+//! Site billing configurations on the wire.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::billing::money::Money;
+use crate::billing::periods::BillingPeriod;
+use crate::extract::non_null;
+
+/// A currency of the catalog.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"id": "USD", "symbol": "$", "description": "US dollar"}))]
+pub struct Currency {
+    pub id: String,
+    pub symbol: String,
+    pub description: String,
+}
+
+/// `paymentTermValue` as sent: the spec lists it as a string and answers a
+/// number, so both are accepted (a number with no fractional part, `30.0` too).
+#[derive(Debug)]
+pub enum PaymentTermValue {
+    Number(i64),
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for PaymentTermValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(text) => Ok(Self::Text(text)),
+            serde_json::Value::Number(number) => crate::extract::whole_number(&number)
+                .map(Self::Number)
+                .ok_or_else(|| D::Error::custom("must be a whole number of days from 0 to 999")),
+            _ => Err(D::Error::custom("must be a number of days or its digits as a string")),
+        }
+    }
+}
+
+impl utoipa::PartialSchema for PaymentTermValue {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(999)))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[0-9]{1,3}$")))
+            .description(Some("Days the customer has to pay, 0 to 999: a number, or its digits as a string."))
+            .examples([serde_json::json!(30)])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PaymentTermValue {}
+
+// Create and update take this body; the document gives create its own copy
+// with `siteId` required (`openapi::SITE_KEYED_CREATES`).
+/// Read-only properties (`billingStartDate`, `nextBillingDate`, `balance`,
+/// `purchasedAgents`) are ignored when sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"siteId": 10000, "billingPeriod": "monthly", "currencyId": "USD", "isPricingVisible": true,
+    "isSubscriptionChangeByCustomerAllowed": true, "isAgentsPurchasedInAdvance": false, "isInvoiceVisibleToCustomer": true,
+    "isBillingEmailSentAutomatically": true, "isBillingPopupAutomatically": false, "paymentTerm": "Net 30",
+    "paymentTermValue": 30}))]
+pub struct SiteBillingConfigInput {
+    /// Required on create; on update it may be sent and must equal the path's.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, example = 10000)]
+    pub site_id: Option<i32>,
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub billing_period: Option<BillingPeriod>,
+    /// Id of a currency of the catalog (`USD`, `EUR`, ...).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
+    pub currency_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_pricing_visible: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_invoice_visible_to_customer: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_billing_email_sent_automatically: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_billing_popup_automatically: Option<bool>,
+    /// Name of the payment term, e.g. `Net 30`.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(nullable = false, max_length = 200)]
+    pub payment_term: Option<String>,
+    /// Days the customer has to pay, 0 to 999: a number, or its digits as a string.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub payment_term_value: Option<PaymentTermValue>,
+}
+
+/// A site's billing configuration.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteBillingConfig {
+    #[schema(read_only)]
+    pub site_id: i32,
+    pub billing_period: BillingPeriod,
+    /// The first billing date (the start of the UTC day the configuration was created).
+    #[schema(read_only)]
+    pub billing_start_date: DateTime<Utc>,
+    /// The first period boundary after now, counted from `billingStartDate`.
+    #[schema(read_only)]
+    pub next_billing_date: DateTime<Utc>,
+    /// The account balance, in the currency.
+    #[schema(read_only)]
+    pub balance: Money,
+    pub currency_id: String,
+    pub is_pricing_visible: bool,
+    pub is_subscription_change_by_customer_allowed: bool,
+    pub is_agents_purchased_in_advance: bool,
+    #[schema(read_only)]
+    pub purchased_agents: i32,
+    pub is_invoice_visible_to_customer: bool,
+    pub is_billing_email_sent_automatically: bool,
+    pub is_billing_popup_automatically: bool,
+    pub payment_term: String,
+    /// Days the customer has to pay (a number, although the spec lists a string).
+    pub payment_term_value: i32,
+    pub currency: Currency,
+}

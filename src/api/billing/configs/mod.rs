@@ -1,0 +1,114 @@
+//! Site billing configurations (permission ManageSite): how and in which
+//! currency a partner's site is billed. Wire types are in `dto`, the body's
+//! rules in `rules`, the database in `store`.
+
+pub mod dto;
+pub mod rules;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub use dto::*;
+pub use store::load;
+use crate::AppState;
+use crate::api::billing::scope::SiteSet;
+use crate::api::located;
+use crate::auth::{PartnerCaller, perm::ManageSite};
+use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path};
+
+const TAG: &str = "Site billing configs";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_site_billing_configs, create_site_billing_config))
+        .routes(routes!(get_site_billing_config, update_site_billing_config))
+}
+
+/// List site billing configs
+///
+/// The configurations of the partner's sites, by site id.
+#[utoipa::path(get, path = "/api/billing/siteBillingConfigs", operation_id = "listSiteBillingConfigs", tag = TAG,
+    responses((status = 200, description = "The configurations of the partner's sites", body = [SiteBillingConfig])))]
+async fn list_site_billing_configs(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<Json<Vec<SiteBillingConfig>>> {
+    Ok(Json(store::load(&state.db, &SiteSet::Partner(caller.partner_id)).await?))
+}
+
+/// Get a site's billing config
+#[utoipa::path(get, path = "/api/billing/siteBillingConfigs/{siteId}", operation_id = "getSiteBillingConfig", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    responses((status = 200, description = "The site's billing configuration", body = SiteBillingConfig)))]
+async fn get_site_billing_config(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(site_id): Path<i32>,
+) -> ApiResult<Json<SiteBillingConfig>> {
+    Ok(Json(store::find(&state.db, caller.partner_id, site_id).await?))
+}
+
+/// Create a site's billing config
+///
+/// `siteId` in the body names one of the partner's sites, which must have no
+/// configuration yet (409 otherwise). Billing starts at the start of the current
+/// UTC day with a zero balance. Answers 200, as the spec says.
+#[utoipa::path(post, path = "/api/billing/siteBillingConfigs", operation_id = "createSiteBillingConfig", tag = TAG,
+    request_body = SiteBillingConfigInput,
+    responses(
+        (status = 200, description = "The stored configuration", body = SiteBillingConfig,
+            links(
+                ("GetSiteBillingConfig" = (operation_id = "getSiteBillingConfig", parameters(("siteId" = "$response.body#/siteId")))),
+                ("UpdateSiteBillingConfig" = (operation_id = "updateSiteBillingConfig", parameters(("siteId" = "$response.body#/siteId")))),
+            )),
+        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The site already has a billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn create_site_billing_config(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    JsonBody(input): JsonBody<SiteBillingConfigInput>,
+) -> ApiResult<Response> {
+    let mut v = Violations::new();
+    let site_id = input.site_id;
+    if site_id.is_none() {
+        v.field("/siteId", ErrorCode::FieldRequired, "is required");
+    }
+    let checked = rules::check(input, &mut v);
+    v.finish(())?;
+    let site_id = site_id.unwrap_or_default();
+    let stored = store::create(&state.db, caller.partner_id, site_id, checked, state.clock.now()).await?;
+    Ok(located(format!("/api/billing/siteBillingConfigs/{site_id}"), stored))
+}
+
+/// Replace a site's billing config
+///
+/// Every setting is replaced (absent flags become false). A new `billingPeriod`
+/// moves `nextBillingDate` to the new period's first boundary after now,
+/// counted from the unchanged `billingStartDate`. The currency cannot change
+/// while the balance is not zero (409).
+#[utoipa::path(put, path = "/api/billing/siteBillingConfigs/{siteId}", operation_id = "updateSiteBillingConfig", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    request_body = SiteBillingConfigInput,
+    responses(
+        (status = 200, description = "The stored configuration", body = SiteBillingConfig),
+        (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn update_site_billing_config(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(site_id): Path<i32>,
+    JsonBody(input): JsonBody<SiteBillingConfigInput>,
+) -> ApiResult<Json<SiteBillingConfig>> {
+    let mut v = Violations::new();
+    if input.site_id.is_some_and(|id| id != site_id) {
+        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
+    }
+    let checked = rules::check(input, &mut v);
+    v.finish(())?;
+    Ok(Json(store::update(&state.db, caller.partner_id, site_id, checked, state.clock.now()).await?))
+}

@@ -1,0 +1,111 @@
+//! Site billing profiles (permission ManageSite): who is billed for a site
+//! and how. Wire types are in `dto`, the body's rules in `rules`, the
+//! database in `store`.
+
+pub mod dto;
+pub mod rules;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
+use crate::AppState;
+use crate::api::located;
+use crate::auth::{PartnerCaller, perm::ManageSite};
+use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path};
+
+const TAG: &str = "Site billing profiles";
+
+/// The body's rules, checked now.
+pub fn checked(input: SiteBillingProfileInput) -> ApiResult<rules::ProfileDraft> {
+    let mut v = Violations::new();
+    let draft = rules::check(input, chrono::Utc::now(), &mut v);
+    v.finish(draft)
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_site_billing_profiles, create_site_billing_profile))
+        .routes(routes!(get_site_billing_profile, update_site_billing_profile))
+}
+
+/// List site billing profiles
+///
+/// The profiles of the partner's sites.
+#[utoipa::path(get, path = "/api/billing/siteBillingProfiles", operation_id = "listSiteBillingProfiles", tag = TAG,
+    responses((status = 200, description = "The profiles of the partner's sites", body = [SiteBillingProfile])))]
+async fn list_site_billing_profiles(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<Json<Vec<SiteBillingProfile>>> {
+    Ok(Json(store::list(&state.db, &state.cipher, caller.partner_id).await?))
+}
+
+/// Get a site's billing profile
+#[utoipa::path(get, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "getSiteBillingProfile", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    responses((status = 200, description = "The site's billing profile", body = SiteBillingProfile)))]
+async fn get_site_billing_profile(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(site_id): Path<i32>,
+) -> ApiResult<Json<SiteBillingProfile>> {
+    let stored = store::find(&state.db, caller.partner_id, site_id).await?;
+    Ok(Json(SiteBillingProfile::from_row(stored, &state.cipher)?))
+}
+
+/// Create a site's billing profile
+///
+/// `siteId` in the body names one of the partner's sites, which must have no
+/// profile yet (409 otherwise). Answers 200, as the spec says.
+#[utoipa::path(post, path = "/api/billing/siteBillingProfiles", operation_id = "createSiteBillingProfile", tag = TAG,
+    request_body = SiteBillingProfileInput,
+    responses(
+        (status = 200, description = "The stored profile", body = SiteBillingProfile,
+            links(
+                ("GetSiteBillingProfile" = (operation_id = "getSiteBillingProfile", parameters(("siteId" = "$response.body#/siteId")))),
+                ("UpdateSiteBillingProfile" = (operation_id = "updateSiteBillingProfile", parameters(("siteId" = "$response.body#/siteId")))),
+            )),
+        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The site already has a billing profile", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn create_site_billing_profile(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    JsonBody(input): JsonBody<SiteBillingProfileInput>,
+) -> ApiResult<Response> {
+    let Some(site_id) = input.site_id else {
+        let mut v = Violations::new();
+        v.field("/siteId", ErrorCode::FieldRequired, "is required");
+        return Err(v.into_error());
+    };
+    let draft = checked(input)?;
+    let stored = store::create(&state.db, &state.cipher, caller.partner_id, site_id, draft).await?;
+    Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), stored))
+}
+
+/// Replace a site's billing profile
+#[utoipa::path(put, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "updateSiteBillingProfile", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    request_body = SiteBillingProfileInput,
+    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)))]
+async fn update_site_billing_profile(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(site_id): Path<i32>,
+    JsonBody(input): JsonBody<SiteBillingProfileInput>,
+) -> ApiResult<Json<SiteBillingProfile>> {
+    if input.site_id.is_some_and(|id| id != site_id) {
+        let mut v = Violations::new();
+        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
+        return Err(v.into_error());
+    }
+    let stored = store::find(&state.db, caller.partner_id, site_id).await?;
+    let draft = checked(input)?;
+    Ok(Json(store::update(&state.db, &state.cipher, stored, draft).await?))
+}
