@@ -5,7 +5,12 @@ use chrono::{DateTime, Utc};
 use sea_orm::ConnectionTrait;
 use serde::Deserialize;
 
+use uuid::Uuid;
+
 use crate::api::billing::configs::{SiteBillingConfigInput, rules, store};
+use crate::api::billing::features;
+use crate::api::billing::invoices;
+use crate::billing::invoice::LineSpec;
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
 use crate::crypto::FieldCipher;
 use crate::api::billing::money::Money;
@@ -56,4 +61,77 @@ pub async fn billing_config(db: &impl ConnectionTrait, seed: SiteBillingConfigSe
 pub async fn billing_profile(db: &impl ConnectionTrait, cipher: &FieldCipher, input: SiteBillingProfileInput) -> ApiResult<()> {
     let site_id = input.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
     profiles::store::insert(db, cipher, site_id, profiles::checked(input)?).await
+}
+
+/// A product relation of a data set: the subscription, the product and the
+/// feature point items it grants.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProductRelationSeed {
+    pub id: Uuid,
+    pub subscription_id: Uuid,
+    pub product_id: String,
+    #[serde(default)]
+    pub feature_point_items: Vec<String>,
+}
+
+pub async fn product_relation(db: &impl ConnectionTrait, input: ProductRelationSeed) -> ApiResult<()> {
+    features::store::insert_relation(db, input.id, input.subscription_id, input.product_id, input.feature_point_items).await
+}
+
+/// An invoice of a data set. Line figures, tax (from the rate table, chosen by
+/// the site's billing profile) and the bill-to copy of the profile are computed
+/// on load, as the billing operations do.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InvoiceSeed {
+    pub id: Uuid,
+    pub site_id: i32,
+    #[serde(default)]
+    pub agent_id: Option<Uuid>,
+    pub status: String,
+    pub created_time: DateTime<Utc>,
+    pub line_items: Vec<LineItemSeed>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LineItemSeed {
+    pub id: Uuid,
+    #[serde(default)]
+    pub subscription_pricing_model_id: Option<Uuid>,
+    pub name: String,
+    pub unit_price: Money,
+    #[serde(default)]
+    pub unit: String,
+    pub quantity: i32,
+    #[serde(default)]
+    pub discount: Money,
+    pub service_start_date: DateTime<Utc>,
+    pub service_end_date: DateTime<Utc>,
+    #[serde(default)]
+    pub months: String,
+    #[serde(default)]
+    pub license_term: String,
+    #[serde(rename = "type")]
+    pub line_type: String,
+}
+
+pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()> {
+    let specs = input.line_items.into_iter().map(|item| LineSpec {
+        id: item.id,
+        subscription_pricing_model_id: item.subscription_pricing_model_id,
+        name: item.name,
+        unit: item.unit,
+        quantity: item.quantity,
+        unit_price: item.unit_price.0,
+        discount: item.discount.0,
+        service_start_date: item.service_start_date,
+        service_end_date: item.service_end_date,
+        months: item.months,
+        license_term: item.license_term,
+        line_type: item.line_type,
+        cancelled_invoice_line_item_id: None,
+    });
+    invoices::store::insert_for_site(db, input.id, input.site_id, input.agent_id, input.status, input.created_time, specs.collect()).await
 }

@@ -6,8 +6,7 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::api::billing::features::{self, ProductRelationSeed, SubscriptionFeatureLimitationConfig};
-use crate::api::billing::invoices::{self, InvoiceSeed};
+use crate::api::billing::features::{self, SubscriptionFeatureLimitationConfig};
 use crate::api::billing::money::Money;
 use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::SiteBillingProfileInput;
@@ -26,7 +25,7 @@ mod sites;
 mod subscriptions;
 mod voicebots;
 
-use billing::{CurrencySeed, SiteBillingConfigSeed};
+use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
 use sites::SiteSeed;
 use subscriptions::{PlanSeed, SubscriptionSeed};
 
@@ -264,7 +263,7 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
     }
     load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
-    products::seed(&txn, &data.products, &data.feature_point_items)
+    products::store::insert(&txn, &data.products, &data.feature_point_items)
         .await
         .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
     for c in data.currencies {
@@ -306,15 +305,15 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     }
     for i in data.invoices {
         let id = i.id;
-        invoices::seed(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+        billing::invoice(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
     }
     for r in data.subscription_product_relations {
         let id = r.id;
-        features::seed_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
+        billing::product_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
     }
     for l in data.subscription_feature_limitation_configs {
         let id = l.subscription_id;
-        features::seed_limits(&txn, l).await.map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
+        features::store::insert_limits(&txn, l).await.map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
     }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);

@@ -4,14 +4,13 @@
 
 use axum::extract::State;
 use axum::{Extension, Json};
-use sea_orm::TransactionTrait;
 use serde::{Deserialize, Serialize};
 use serde_repr::Deserialize_repr;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::ledger_store::{self, Opened, Wants};
+use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
@@ -20,7 +19,6 @@ use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
 use crate::billing::engine::InvoiceMode;
-use crate::db::conclude;
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, QueryParams, non_null};
 
@@ -310,11 +308,16 @@ async fn run_changes(
         (_, Some(true)) => InvoiceMode::Draft,
         _ => InvoiceMode::Issue,
     };
-    let wants = wants_of(&request, cancelling);
-    let txn = state.db.begin().await?;
-    let result = async {
-        let Opened { mut ledger, plans, site } =
-            ledger_store::open(&txn, &state.cipher, partner_id, site_id, None, state.clock.now(), &wants).await?;
+    let op = Operation {
+        partner_id,
+        site_id,
+        agent_id: None,
+        now: state.clock.now(),
+        wants: wants_of(&request, cancelling),
+        mode,
+        preview,
+    };
+    let ((), outcome) = ledger_store::run(&state.db, &state.cipher, op, |ledger, plans| {
         if let Some(id) = cancelling {
             let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&target)?;
@@ -326,16 +329,11 @@ async fn run_changes(
             ledger.apply_purchased_agents(agents)?;
         }
         for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
-            ledger.apply_change(change_of(change), &plans, &format!("/subscriptionChangeDtos/{i}"))?;
+            ledger.apply_change(change_of(change), plans, &format!("/subscriptionChangeDtos/{i}"))?;
         }
-        let (outcome, writes) = ledger.finish(mode);
-        if !preview {
-            site.save(&txn, writes).await?;
-        }
-        Ok(outcome)
-    }
-    .await;
-    let outcome = conclude(txn, preview, result).await?;
+        Ok(())
+    })
+    .await?;
     Ok(Json(SubscriptionsChangeOutput {
         amount: Money(outcome.amount),
         tax: Money(outcome.tax),

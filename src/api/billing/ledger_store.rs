@@ -7,15 +7,15 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use uuid::Uuid;
 
-use super::invoices::{InvoiceHeader, insert_invoice, minor_units, tax_for};
+use super::invoices::store::{InvoiceHeader, insert_invoice, minor_units, tax_for};
 use super::scope::{SiteSet, partner_site};
 use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load, plans};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use crate::billing::BillingError;
-use crate::billing::engine::{Ledger, OpenCharge, Plan, SiteTerms, Subscription, Writes};
+use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::CHARGE;
 use crate::billing::periods::BillingPeriod;
 use crate::crypto::FieldCipher;
@@ -23,6 +23,7 @@ use crate::db::entities::{
     agent, invoice_line_item as line, site, site_billing_config as config, site_billing_profile, subscription,
     subscription_pricing_model as model,
 };
+use crate::db::conclude;
 use crate::db::money::StoredDecimal;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -44,6 +45,42 @@ impl From<BillingError> for ApiError {
     }
 }
 
+/// One billing operation on one site: who asks, what it may touch, how it invoices.
+pub struct Operation {
+    pub partner_id: i32,
+    pub site_id: i32,
+    /// The agent recorded on the invoice (checked to be one of the site's).
+    pub agent_id: Option<Uuid>,
+    pub now: DateTime<Utc>,
+    pub wants: Wants,
+    pub mode: InvoiceMode,
+    /// Figures only: the same steps, nothing written.
+    pub preview: bool,
+}
+
+/// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
+/// transaction: opens it, applies the steps, figures the invoice and, unless
+/// previewing, writes every row; all or nothing.
+pub async fn run<T>(
+    db: &DatabaseConnection,
+    cipher: &FieldCipher,
+    op: Operation,
+    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
+) -> ApiResult<(T, Outcome)> {
+    let txn = db.begin().await?;
+    let result = async {
+        let Opened { mut ledger, plans, site } = open(&txn, cipher, op.partner_id, op.site_id, op.agent_id, op.now, &op.wants).await?;
+        let value = steps(&mut ledger, &plans)?;
+        let (outcome, writes) = ledger.finish(op.mode);
+        if !op.preview {
+            site.save(&txn, writes).await?;
+        }
+        Ok((value, outcome))
+    }
+    .await;
+    conclude(txn, op.preview, result).await
+}
+
 /// What an operation may touch besides the site itself.
 #[derive(Debug, Default)]
 pub struct Wants {
@@ -55,16 +92,16 @@ pub struct Wants {
     pub plans: BTreeSet<i32>,
 }
 
-/// An opened operation: the ledger, the plans it may start subscriptions
+/// An opened operation (`run` opens one): the ledger, the plans it may start subscriptions
 /// from, and the site's rows an apply writes with.
-pub struct Opened {
-    pub ledger: Ledger<SubscriptionPricingModel>,
-    pub plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
-    pub site: SiteRows,
+struct Opened {
+    ledger: Ledger<SubscriptionPricingModel>,
+    plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
+    site: SiteRows,
 }
 
 /// What an apply writes with besides the engine's rows.
-pub struct SiteRows {
+struct SiteRows {
     site: site::Model,
     currency_id: String,
     profile: Option<site_billing_profile::Model>,
@@ -78,7 +115,7 @@ pub struct SiteRows {
 /// operations on a site run one after the other), checks the agent (400
 /// unless one of the site's), loads the billing terms (409 without a billing
 /// configuration) and what `wants` names.
-pub async fn open(
+async fn open(
     txn: &DatabaseTransaction,
     cipher: &FieldCipher,
     partner_id: i32,
@@ -201,7 +238,7 @@ impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy, the balance.
-    pub async fn save(&self, txn: &DatabaseTransaction, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
+    async fn save(&self, txn: &DatabaseTransaction, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
             insert_subscription(txn, new).await?;

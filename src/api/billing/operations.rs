@@ -8,13 +8,12 @@ use std::collections::{BTreeSet, HashMap};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use sea_orm::TransactionTrait;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::ledger_store::{self, Opened, Wants};
+use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
@@ -24,7 +23,6 @@ use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;
 use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
-use crate::db::conclude;
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, QueryParams, non_null};
 
@@ -209,24 +207,23 @@ async fn plan_operation(
     let (site_id, agent_id) = site_and_agent(query, &mut v);
     let (plan_id, months) = check_plan_request(request, &mut v);
     v.finish(())?;
-    let wants = Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) };
-    let txn = state.db.begin().await?;
-    let result = async {
-        let Opened { mut ledger, plans, site } =
-            ledger_store::open(&txn, &state.cipher, partner_id, site_id, Some(agent_id), state.clock.now(), &wants).await?;
+    let op = Operation {
+        partner_id,
+        site_id,
+        agent_id: Some(agent_id),
+        now: state.clock.now(),
+        wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) },
+        mode: InvoiceMode::Issue,
+        preview,
+    };
+    let (id, outcome) = ledger_store::run(&state.db, &state.cipher, op, |ledger, plans| {
         if let Some(id) = replacing {
             let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&current)?;
         }
-        let id = add_plan(&mut ledger, &plans, request, plan_id, months)?;
-        let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
-        if !preview {
-            site.save(&txn, writes).await?;
-        }
-        Ok((id, outcome))
-    }
-    .await;
-    let (id, outcome) = conclude(txn, preview, result).await?;
+        add_plan(ledger, plans, request, plan_id, months)
+    })
+    .await?;
     let output = SubscriptionOutput::from(outcome);
     if preview {
         return Ok(Json(output).into_response());
@@ -407,15 +404,19 @@ pub async fn calculate_cancel_subscription(
     text(&mut v, "/cancelReason", request.cancel_reason, 200, false);
     text(&mut v, "/comment", request.comment, 2000, true);
     v.finish(())?;
-    let wants = Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() };
-    let txn = state.db.begin().await?;
-    let result = async {
-        let Opened { mut ledger, .. } =
-            ledger_store::open(&txn, &state.cipher, caller.partner_id, site_id, Some(agent_id), state.clock.now(), &wants).await?;
+    let op = Operation {
+        partner_id: caller.partner_id,
+        site_id,
+        agent_id: Some(agent_id),
+        now: state.clock.now(),
+        wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
+        mode: InvoiceMode::Issue,
+        preview: true,
+    };
+    let ((), outcome) = ledger_store::run(&state.db, &state.cipher, op, |ledger, _| {
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
-        ledger.cancel(&current)?;
-        Ok(ledger.finish(InvoiceMode::Issue).0)
-    }
-    .await;
-    Ok(Json(conclude(txn, true, result).await?.into()))
+        Ok(ledger.cancel(&current)?)
+    })
+    .await?;
+    Ok(Json(outcome.into()))
 }

@@ -9,7 +9,6 @@ pub mod store;
 
 use axum::Json;
 use axum::extract::State;
-use sea_orm::{ActiveValue::Set, EntityTrait, QueryFilter, TransactionTrait};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -21,8 +20,6 @@ use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::billing::BillingError;
-use crate::db::entities::subscription;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, QueryParams};
 
@@ -94,42 +91,12 @@ async fn update_subscription(
     JsonBody(input): JsonBody<SubscriptionInput>,
 ) -> ApiResult<Json<Subscription>> {
     let mut v = Violations::new();
-    let name = text(&mut v, "/name", input.name, 200, true);
+    let name = text(&mut v, "/name", input.name.clone(), 200, true);
     for (pointer, value) in [("/isServicePlan", input.is_service_plan), ("/canBeCancelledByCustomer", input.can_be_cancelled_by_customer)] {
         if value.is_none() {
             v.field(pointer, ErrorCode::FieldRequired, "is required");
         }
     }
     v.finish(())?;
-    let selection = Selection::one(SiteSet::Partner(caller.partner_id), id);
-    let txn = state.db.begin().await?;
-    let result = async {
-        let current = subscription::Entity::find_by_id(id)
-            .filter(selection.subscriptions())
-            .one(&txn)
-            .await?
-            .ok_or_else(|| ApiError::not_found("subscription"))?;
-        let mut v = Violations::new();
-        if input.plan_id.is_some_and(|p| p != current.plan_id) {
-            v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
-        }
-        if input.site_id.is_some_and(|s| s != current.site_id) {
-            v.field("/siteId", ErrorCode::FieldMismatch, format!("must be the subscription's site {}", current.site_id));
-        }
-        v.finish(())?;
-        if current.status == CANCELLED {
-            return Err(BillingError::cancelled(id).into());
-        }
-        let mut row: subscription::ActiveModel = current.clone().into();
-        row.name = Set(name);
-        row.is_service_plan = Set(input.is_service_plan.unwrap_or(current.is_service_plan));
-        row.can_be_cancelled_by_customer = Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
-        row.is_show_upgrade = Set(input.is_show_upgrade.unwrap_or(current.is_show_upgrade));
-        row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
-        row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));
-        subscription::Entity::update(row).exec(&txn).await?;
-        load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))
-    }
-    .await;
-    Ok(Json(crate::db::conclude(txn, false, result).await?))
+    Ok(Json(store::update(&state.db, &SiteSet::Partner(caller.partner_id), id, name, input).await?))
 }

@@ -5,16 +5,18 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::api::billing::invoices::{InvoiceLineItem, line_items_where};
+use crate::api::billing::invoices::InvoiceLineItem;
+use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::SiteSet;
 use crate::billing::engine::{NewSubscription, Plan};
 use crate::billing::pricing::PeriodPrices;
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
-use crate::error::{ApiError, ApiResult};
+use crate::billing::BillingError;
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
     PeriodPrices {
@@ -360,4 +362,47 @@ pub async fn insert_pricing_model(
         segment::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
     Ok(())
+}
+
+/// Renames a subscription of `sites` and sets its flags (absent ones keep
+/// theirs): 404 for another partner's, 400 for a plan or site it does not
+/// have, 409 when cancelled.
+pub async fn update(
+    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
+    sites: &SiteSet,
+    id: Uuid,
+    name: String,
+    input: SubscriptionInput,
+) -> ApiResult<Subscription> {
+    let selection = Selection::one(sites.clone(), id);
+    let txn = db.begin().await?;
+    let result = async {
+        let current = subscription::Entity::find_by_id(id)
+            .filter(selection.subscriptions())
+            .one(&txn)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subscription"))?;
+        let mut v = Violations::new();
+        if input.plan_id.is_some_and(|p| p != current.plan_id) {
+            v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
+        }
+        if input.site_id.is_some_and(|s| s != current.site_id) {
+            v.field("/siteId", ErrorCode::FieldMismatch, format!("must be the subscription's site {}", current.site_id));
+        }
+        v.finish(())?;
+        if current.status == CANCELLED {
+            return Err(BillingError::cancelled(id).into());
+        }
+        let mut row: subscription::ActiveModel = current.clone().into();
+        row.name = Set(name);
+        row.is_service_plan = Set(input.is_service_plan.unwrap_or(current.is_service_plan));
+        row.can_be_cancelled_by_customer = Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
+        row.is_show_upgrade = Set(input.is_show_upgrade.unwrap_or(current.is_show_upgrade));
+        row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
+        row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));
+        subscription::Entity::update(row).exec(&txn).await?;
+        load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))
+    }
+    .await;
+    crate::db::conclude(txn, false, result).await
 }

@@ -1,0 +1,65 @@
+//! What subscriptions unlock, on the wire.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::extract::non_null;
+
+/// A feature point item a subscription's product grants.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionProductFeaturePointRelation {
+    #[schema(read_only)]
+    pub id: Uuid,
+    pub subscription_product_relation_id: Uuid,
+    pub feature_point_item_id: String,
+    pub site_id: i32,
+}
+
+/// A product a subscription grants, with the feature point items it includes.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionProductRelation {
+    #[schema(read_only)]
+    pub id: Uuid,
+    pub subscription_id: Uuid,
+    pub product_id: String,
+    pub site_id: i32,
+    pub subscription_product_feature_point_relations: Vec<SubscriptionProductFeaturePointRelation>,
+}
+
+/// How much history a subscription lets a site keep and see, in months.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"subscriptionId": "0192f0c4-0000-7000-8000-0000000d0001", "siteId": 10000,
+    "monthsOfHistoryCanBeAccessed": 12, "monthsOfHistoryCanBeAccessedBeyondFreemium": 9,
+    "monthsOfHistoryBeingStored": 24, "monthsOfHistoryBeingStoredBeyondFreemium": 21}))]
+pub struct SubscriptionFeatureLimitationConfig {
+    pub subscription_id: Uuid,
+    #[serde(default)]
+    pub site_id: i32,
+    #[serde(default)]
+    pub months_of_history_can_be_accessed: i32,
+    #[serde(default)]
+    pub months_of_history_can_be_accessed_beyond_freemium: i32,
+    #[serde(default)]
+    pub months_of_history_being_stored: i32,
+    #[serde(default)]
+    pub months_of_history_being_stored_beyond_freemium: i32,
+}
+
+/// The feature points a subscription enables in one product.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "livechat-canned-messages"]}))]
+pub struct ProductFeaturePointsRequest {
+    /// Id of a product of the catalog.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, example = "livechat")]
+    pub product_id: Option<String>,
+    /// Ids of feature point items of that product; replaces the ones set before.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(required = true, nullable = false)]
+    pub feature_point_items: Option<Vec<String>>,
+}

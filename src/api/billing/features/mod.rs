@@ -1,0 +1,153 @@
+//! What subscriptions unlock (permission ManageFeature): the products and
+//! feature point items each subscription grants, its pricing models, and the
+//! history limits it comes with. All scoped to the partner's sites. Wire
+//! types are in `dto`, the database in `store`.
+
+pub mod dto;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+pub use dto::*;
+use super::scope::SiteSet;
+use super::subscriptions::store::{self as subscriptions, Selection};
+use super::subscriptions::SubscriptionPricingModel;
+use crate::AppState;
+use crate::api::text::text;
+use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
+use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::extract::{JsonBody, Path, QueryParams};
+
+const TAG: &str = "Subscription features";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_subscription_product_relations))
+        .routes(routes!(list_subscription_pricing_models))
+        .routes(routes!(list_subscription_feature_limitation_configs))
+        .routes(routes!(get_subscription_feature_limitation_config))
+        .routes(routes!(set_subscription_product_feature_points))
+}
+
+/// List subscription product relations
+///
+/// The products each subscription of the partner's sites grants, with their
+/// feature point items. Two queries whatever the number of rows.
+#[utoipa::path(get, path = "/api/billing/subscriptionProductRelations", operation_id = "listSubscriptionProductRelations",
+    tag = TAG,
+    responses((status = 200, description = "The product relations of the partner's subscriptions", body = [SubscriptionProductRelation])))]
+async fn list_subscription_product_relations(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageFeature>,
+) -> ApiResult<Json<Vec<SubscriptionProductRelation>>> {
+    Ok(Json(store::product_relations(&state.db, &SiteSet::Partner(caller.partner_id)).await?))
+}
+
+/// List subscription pricing models
+///
+/// Every pricing model of the partner's subscriptions with its price segments.
+/// The spec's sample shows product-relation shaped objects here, but the
+/// operation and its type are pricing models: this answers the documented type.
+#[utoipa::path(get, path = "/api/billing/subscriptionPricingModels", operation_id = "listSubscriptionPricingModels",
+    tag = TAG,
+    responses((status = 200, description = "The pricing models of the partner's subscriptions", body = [SubscriptionPricingModel])))]
+async fn list_subscription_pricing_models(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageFeature>,
+) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
+    let selection = Selection { with_line_items: false, ..Selection::all(SiteSet::Partner(caller.partner_id), None) };
+    let subscriptions = subscriptions::load(&state.db, &selection).await?;
+    Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct LimitationConfigParams {
+    /// Only this site's configurations; a site that is not the partner's gives an empty list.
+    #[param(nullable = false)]
+    site_id: Option<i32>,
+}
+
+/// List subscription feature limitation configs
+#[utoipa::path(get, path = "/api/billing/subscriptionFeatureLimitationConfigs",
+    operation_id = "listSubscriptionFeatureLimitationConfigs", tag = TAG,
+    params(LimitationConfigParams),
+    responses((status = 200, description = "The limitation configurations of the partner's subscriptions", body = [SubscriptionFeatureLimitationConfig])))]
+async fn list_subscription_feature_limitation_configs(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageFeature>,
+    query: QueryParams,
+) -> ApiResult<Json<Vec<SubscriptionFeatureLimitationConfig>>> {
+    let mut v = Violations::new();
+    let site_id = query.optional_i32("siteId", &mut v);
+    v.finish(())?;
+    Ok(Json(store::limitation_configs(&state.db, &SiteSet::Partner(caller.partner_id), site_id).await?))
+}
+
+/// Get a subscription's feature limitation config
+#[utoipa::path(get, path = "/api/billing/subscriptionFeatureLimitationConfigs/{subscriptionId}",
+    operation_id = "getSubscriptionFeatureLimitationConfig", tag = TAG,
+    params(("subscriptionId" = Uuid, Path, description = "Id of the subscription")),
+    responses((status = 200, description = "The subscription's limitation configuration", body = SubscriptionFeatureLimitationConfig)))]
+async fn get_subscription_feature_limitation_config(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageFeature>,
+    Path(subscription_id): Path<Uuid>,
+) -> ApiResult<Json<SubscriptionFeatureLimitationConfig>> {
+    Ok(Json(store::limitation_config(&state.db, &SiteSet::Partner(caller.partner_id), subscription_id).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SubscriptionSiteParams {
+    /// The partner's site the subscription belongs to.
+    #[param(required = true, nullable = false)]
+    site_id: Option<i32>,
+}
+
+/// Set a subscription's feature points of a product
+///
+/// Replaces the feature point items the subscription enables in the product
+/// (creating its product relation when there is none), in one transaction.
+#[utoipa::path(post, path = "/api/billing/subscriptions/{id}/productFeaturePoints", operation_id = "setSubscriptionProductFeaturePoints", tag = TAG,
+    params(("id" = Uuid, Path, description = "Id of the subscription"), SubscriptionSiteParams),
+    request_body = ProductFeaturePointsRequest,
+    responses(
+        (status = 200, description = "The feature points are set"),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+async fn set_subscription_product_feature_points(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(id): Path<Uuid>,
+    query: QueryParams,
+    JsonBody(request): JsonBody<ProductFeaturePointsRequest>,
+) -> ApiResult<()> {
+    let mut v = Violations::new();
+    let site_id = query.required_i32("siteId", &mut v);
+    let product_id = text(&mut v, "/productId", request.product_id, 100, true);
+    let items = request.feature_point_items.unwrap_or_else(|| {
+        v.field("/featurePointItems", ErrorCode::FieldRequired, "is required");
+        Vec::new()
+    });
+    for (i, item) in items.iter().enumerate() {
+        let pointer = format!("/featurePointItems/{i}");
+        if items[..i].contains(item) {
+            v.field(pointer, ErrorCode::FieldNotUnique, "is repeated");
+        } else {
+            text(&mut v, &pointer, Some(item.clone()), 100, true);
+        }
+    }
+    v.finish(())?;
+    store::set_feature_points(&state.db, caller.partner_id, site_id.unwrap_or_default(), id, &product_id, &items).await
+}

@@ -1,0 +1,80 @@
+//! Invoices as partner billing shows them: invoice line items (inside
+//! subscriptions) and invoice bill-to records (permission ManageInvoice).
+//! Wire types are in `dto`, the database in `store`.
+
+pub mod dto;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+pub use dto::*;
+use super::scope::SiteSet;
+use crate::AppState;
+use crate::api::paging::{PageParams, PageRequest, RequestUrl};
+use crate::auth::{PartnerCaller, perm::ManageInvoice};
+use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::extract::{Path, QueryParams};
+
+const TAG: &str = "Invoices";
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_invoice_bill_tos))
+        .routes(routes!(get_invoice_bill_to))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct ListInvoiceBillTosParams {
+    /// Only the records of this site (a site id written as digits, as the spec
+    /// types it as a string). A site that is not the partner's gives an empty page.
+    #[param(nullable = false, pattern = "^[0-9]{1,9}$", example = "10000")]
+    site_id: Option<String>,
+}
+
+/// List invoice bill-to records
+///
+/// One page of the bill-to records of the partner's invoices, by invoice id.
+#[utoipa::path(get, path = "/api/billing/invoiceBillTos", operation_id = "listInvoiceBillTos", tag = TAG,
+    params(PageParams, ListInvoiceBillTosParams),
+    responses((status = 200, description = "A page of bill-to records", body = InvoiceBillToPage)))]
+async fn list_invoice_bill_tos(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageInvoice>,
+    url: RequestUrl,
+    query: QueryParams,
+) -> ApiResult<Json<InvoiceBillToPage>> {
+    let mut v = Violations::new();
+    let page = PageRequest::from_query(&query, 50, &mut v);
+    let site_id = match query.get("siteId") {
+        Some(raw) if raw.len() <= 9 && !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => Some(raw.parse::<i32>().unwrap_or_default()),
+        Some(_) => {
+            v.parameter("siteId", ErrorCode::FieldInvalidFormat, "must be a site id written as digits");
+            None
+        }
+        None => None,
+    };
+    v.finish(())?;
+    let (total, invoice_bill_tos) = store::bill_tos(&state.db, &SiteSet::Partner(caller.partner_id), site_id, &page).await?;
+    let (next_page, previous_page) = page.links(&url, total);
+    Ok(Json(InvoiceBillToPage { invoice_bill_tos, next_page, previous_page, total }))
+}
+
+/// Get an invoice's bill-to record
+#[utoipa::path(get, path = "/api/billing/invoiceBillTos/{invoiceId}", operation_id = "getInvoiceBillTo", tag = TAG,
+    params(("invoiceId" = Uuid, Path, description = "Id of the invoice")),
+    responses((status = 200, description = "The bill-to record", body = InvoiceBillTo)))]
+async fn get_invoice_bill_to(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageInvoice>,
+    Path(invoice_id): Path<Uuid>,
+) -> ApiResult<Json<InvoiceBillTo>> {
+    Ok(Json(store::bill_to(&state.db, &SiteSet::Partner(caller.partner_id), invoice_id).await?))
+}

@@ -1,0 +1,300 @@
+//! Invoices in the database: line items read in a fixed number of queries,
+//! bill-to records paged, and invoices written with their lines (as
+//! `crate::billing::invoice` figured them) and bill-to copies.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use sea_orm::sea_query::{Query, SimpleExpr};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use uuid::Uuid;
+
+use super::dto::*;
+use crate::api::billing::scope::SiteSet;
+use crate::api::paging::PageRequest;
+use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
+use crate::billing::round_money;
+use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
+use crate::error::{ApiError, ApiResult};
+
+impl From<invoice_bill_to::Model> for InvoiceBillTo {
+    fn from(r: invoice_bill_to::Model) -> Self {
+        Self {
+            invoice_id: r.invoice_id,
+            site_id: r.site_id,
+            first_name: r.first_name,
+            last_name: r.last_name,
+            company_name: r.company_name,
+            email: r.email,
+            phone: r.phone,
+            country_or_region: r.country_or_region,
+            state_or_province: r.state_or_province,
+            city: r.city,
+            mailing_address: r.mailing_address,
+            job_title: r.job_title,
+            bill_to: r.bill_to,
+        }
+    }
+}
+
+/// How an invoice's currency writes amounts.
+#[derive(Clone, Debug)]
+struct CurrencyFormat {
+    symbol: String,
+    minor_units: u32,
+}
+
+impl CurrencyFormat {
+    fn text(&self, amount: Decimal) -> String {
+        round_money(amount, self.minor_units).to_string()
+    }
+}
+
+fn line_out(r: line::Model, format: &CurrencyFormat) -> InvoiceLineItem {
+    let taxes = if r.tax_name.is_empty() {
+        Vec::new()
+    } else {
+        vec![InvoiceLineItemTax { name: r.tax_name.clone(), rate: r.tax_rate.into(), amount: r.tax.into() }]
+    };
+    let unit = if r.unit.is_empty() { String::new() } else { format!("/{}", r.unit) };
+    InvoiceLineItem {
+        unit_price_to_round: format.text(r.unit_price.0),
+        unit_price_to_round_with_unit: format!("{}{}{unit}", format.symbol, format.text(r.unit_price.0)),
+        discount_to_round: format.text(r.discount.0),
+        amount_to_round: format.text(r.amount.0),
+        tax_to_round: format.text(r.tax.0),
+        line_total_to_round: format.text(r.line_total.0),
+        line_total_with_discount_to_round: format.text(r.line_total.0),
+        invoice_line_item_taxs: taxes,
+        tax_total: r.tax.into(),
+        id: r.id,
+        invoice_id: r.invoice_id,
+        site_id: r.site_id,
+        subscription_pricing_model_id: r.subscription_pricing_model_id,
+        profit_center_id: r.profit_center_id,
+        name: r.name,
+        unit_price: r.unit_price.into(),
+        unit: r.unit,
+        quantity: r.quantity,
+        discount: r.discount.into(),
+        discount_rate: r.discount_rate,
+        service_start_date: r.service_start_date,
+        service_end_date: r.service_end_date,
+        months: r.months,
+        license_term: r.license_term,
+        order: r.sort_order,
+        line_type: r.line_type,
+        is_deleted: r.is_deleted,
+        amount: r.amount.into(),
+        tax: r.tax.into(),
+        line_total: r.line_total.into(),
+        cancelled_invoice_line_item_id: r.cancelled_invoice_line_item_id,
+        paid_amount: r.paid_amount.into(),
+        amount_usd_to_pay: r.amount_usd_to_pay.into(),
+        amount_usd_to_refund: r.amount_usd_to_refund.into(),
+        service_days: r.service_days,
+    }
+}
+
+/// The line items matching `condition`, in invoice order, written in their
+/// invoices' currencies. Three queries whatever the number of lines.
+pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) -> ApiResult<Vec<InvoiceLineItem>> {
+    let rows = line::Entity::find()
+        .filter(condition.clone())
+        .order_by_asc(line::Column::InvoiceId)
+        .order_by_asc(line::Column::SortOrder)
+        .order_by_asc(line::Column::Id)
+        .all(db)
+        .await?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let invoice_ids = Query::select().column(line::Column::InvoiceId).from(line::Entity).and_where(condition).to_owned();
+    let invoice_currency: HashMap<Uuid, String> = invoice::Entity::find()
+        .select_only()
+        .column(invoice::Column::Id)
+        .column(invoice::Column::CurrencyId)
+        .filter(invoice::Column::Id.in_subquery(invoice_ids))
+        .into_tuple::<(Uuid, String)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let formats: HashMap<String, CurrencyFormat> = currency::Entity::find()
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, CurrencyFormat { symbol: c.symbol, minor_units: c.minor_units.max(0) as u32 }))
+        .collect();
+    let fallback = CurrencyFormat { symbol: String::new(), minor_units: 2 };
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let format = invoice_currency.get(&r.invoice_id).and_then(|c| formats.get(c)).unwrap_or(&fallback);
+            line_out(r, format)
+        })
+        .collect())
+}
+
+/// The decimals amounts in a catalog currency round to.
+pub async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiResult<u32> {
+    currency::Entity::find_by_id(currency_id.to_owned())
+        .one(db)
+        .await?
+        .map(|c| c.minor_units.max(0) as u32)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {currency_id} is missing")))
+}
+
+/// The tax rate for a billing address: the state's rate where one exists, else
+/// the country's; none without a profile.
+pub async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<TaxRate>> {
+    let Some(profile) = profile else { return Ok(None) };
+    let rates = tax_rate::Entity::find()
+        .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
+        .all(db)
+        .await?;
+    let state = rates.iter().find(|r| !r.state.is_empty() && r.state == profile.state_or_province).cloned();
+    Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())).map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
+}
+
+/// Who and what an invoice is for.
+pub struct InvoiceHeader<'a> {
+    pub id: Uuid,
+    pub site: &'a site::Model,
+    pub agent_id: Option<Uuid>,
+    pub status: String,
+    pub currency_id: String,
+    pub created_time: DateTime<Utc>,
+    /// Billed to this profile (copied as the bill-to record).
+    pub profile: Option<&'a site_billing_profile::Model>,
+}
+
+/// Writes an invoice with its lines (as `crate::billing::invoice` figured
+/// them) and its bill-to copy of the profile: three statements.
+pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> ApiResult<()> {
+    let zero = invoice.zero();
+    let rate = invoice.tax_rate.as_ref();
+    let rows: Vec<line::ActiveModel> = invoice
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(order, l)| line::ActiveModel {
+            id: Set(l.spec.id),
+            invoice_id: Set(header.id),
+            site_id: Set(header.site.id),
+            subscription_pricing_model_id: Set(l.spec.subscription_pricing_model_id),
+            profit_center_id: Set(header.site.profit_center_id),
+            discount_rate: Set(l.discount_rate()),
+            name: Set(l.spec.name.clone()),
+            unit: Set(l.spec.unit.clone()),
+            quantity: Set(l.spec.quantity),
+            service_start_date: Set(l.spec.service_start_date),
+            service_end_date: Set(l.spec.service_end_date),
+            months: Set(l.spec.months.clone()),
+            license_term: Set(l.spec.license_term.clone()),
+            sort_order: Set(order as i32),
+            line_type: Set(l.spec.line_type.clone()),
+            is_deleted: Set(false),
+            tax_name: Set(rate.map(|t| t.name.clone()).unwrap_or_default()),
+            tax_rate: Set(rate.map(|t| t.rate).unwrap_or_default().into()),
+            cancelled_invoice_line_item_id: Set(l.spec.cancelled_invoice_line_item_id),
+            service_days: Set(l.service_days()),
+            unit_price: Set(l.spec.unit_price.into()),
+            discount: Set(l.spec.discount.into()),
+            amount: Set(l.figures.amount.into()),
+            tax: Set(l.figures.tax.into()),
+            line_total: Set(l.figures.line_total.into()),
+            paid_amount: Set(if paid { l.figures.line_total } else { zero }.into()),
+            amount_usd_to_pay: Set(l.figures.line_total.into()),
+            amount_usd_to_refund: Set(zero.into()),
+        })
+        .collect();
+    invoice::Entity::insert(invoice::ActiveModel {
+        id: Set(header.id),
+        site_id: Set(header.site.id),
+        agent_id: Set(header.agent_id),
+        status: Set(header.status),
+        currency_id: Set(header.currency_id),
+        amount: Set(invoice.amount.into()),
+        tax: Set(invoice.tax.into()),
+        total: Set(invoice.total().into()),
+        created_time: Set(header.created_time),
+    })
+    .exec_without_returning(db)
+    .await?;
+    if !rows.is_empty() {
+        line::Entity::insert_many(rows).exec_without_returning(db).await?;
+    }
+    if let Some(p) = header.profile {
+        write_bill_to(db, header.id, p).await?;
+    }
+    Ok(())
+}
+
+/// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
+async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_billing_profile::Model) -> ApiResult<()> {
+    invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
+        invoice_id: Set(invoice_id),
+        site_id: Set(p.site_id),
+        first_name: Set(p.first_name.clone()),
+        last_name: Set(p.last_name.clone()),
+        company_name: Set(p.company_name.clone()),
+        email: Set(p.email.clone()),
+        phone: Set(p.phone.clone()),
+        country_or_region: Set(p.country_or_region.clone()),
+        state_or_province: Set(p.state_or_province.clone()),
+        city: Set(p.city.clone()),
+        mailing_address: Set(p.mailing_address.clone()),
+        job_title: Set(p.job_title.clone()),
+        bill_to: Set(p.bill_to.clone()),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
+}
+
+/// One page of the bill-to records of `sites` (or of `site_id` alone), by
+/// invoice id; and how many there are.
+pub async fn bill_tos(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
+    let mut select = invoice_bill_to::Entity::find().filter(sites.contains(invoice_bill_to::Column::SiteId));
+    if let Some(site_id) = site_id {
+        select = select.filter(invoice_bill_to::Column::SiteId.eq(site_id));
+    }
+    let total = select.clone().count(db).await?;
+    let rows = select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
+    Ok((total, rows.into_iter().map(Into::into).collect()))
+}
+
+/// The bill-to record of an invoice of `sites`.
+pub async fn bill_to(db: &impl ConnectionTrait, sites: &SiteSet, invoice_id: Uuid) -> ApiResult<InvoiceBillTo> {
+    let row = invoice_bill_to::Entity::find_by_id(invoice_id)
+        .filter(sites.contains(invoice_bill_to::Column::SiteId))
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("invoice bill-to record"))?;
+    Ok(row.into())
+}
+
+/// Writes a data set's invoice of `site_id`: figured with the site's currency
+/// and the tax rate its billing profile chooses, billed to that profile.
+pub async fn insert_for_site(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    site_id: i32,
+    agent_id: Option<Uuid>,
+    status: String,
+    created_time: DateTime<Utc>,
+    specs: Vec<LineSpec>,
+) -> ApiResult<()> {
+    let site = site::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site"))?;
+    let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
+    let currency_id = config.map(|c| c.currency_id).unwrap_or_else(|| "USD".to_owned());
+    let minor_units = minor_units(db, &currency_id).await?;
+    let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
+    let tax = tax_for(db, profile.as_ref()).await?;
+    let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
+    let paid = status == "paid";
+    let header = InvoiceHeader { id, site: &site, agent_id, status, currency_id, created_time, profile: profile.as_ref() };
+    insert_invoice(db, header, &invoice, paid).await
+}

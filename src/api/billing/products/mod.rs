@@ -1,0 +1,98 @@
+//! The product catalog: products (permission ManageProduct), and feature points
+//! and their items (permission ManageFeature). Global data, the same for every
+//! partner; text ids. Wire types are in `dto`, the database in `store`.
+
+pub mod dto;
+pub mod store;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub use dto::*;
+use crate::AppState;
+use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
+use crate::error::ApiResult;
+use crate::extract::{Path, QueryParams};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_products))
+        .routes(routes!(get_product))
+        .routes(routes!(list_product_feature_points))
+        .routes(routes!(list_feature_point_items))
+        .routes(routes!(get_feature_point_item))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct ProductListParams {
+    /// Only the product with this id (an empty list when there is none).
+    #[param(nullable = false)]
+    id: Option<String>,
+}
+
+/// List products
+#[utoipa::path(get, path = "/api/billing/products", operation_id = "listProducts", tag = "Products",
+    params(ProductListParams),
+    responses((status = 200, description = "Products, by id", body = [Product])))]
+async fn list_products(
+    State(state): State<AppState>,
+    _caller: PartnerCaller<ManageProduct>,
+    query: QueryParams,
+) -> ApiResult<Json<Vec<Product>>> {
+    Ok(Json(store::products(&state.db, query.get("id")).await?))
+}
+
+/// Get a product
+#[utoipa::path(get, path = "/api/billing/products/{id}", operation_id = "getProduct", tag = "Products",
+    params(("id" = String, Path, description = "Product id (text)")),
+    responses((status = 200, description = "The product", body = Product)))]
+async fn get_product(
+    State(state): State<AppState>,
+    _caller: PartnerCaller<ManageProduct>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Product>> {
+    Ok(Json(store::product(&state.db, &id).await?))
+}
+
+/// List products with their feature points
+///
+/// Wrapped in the `/api/global` envelope: `errorCode` 0, empty `errorMessage`, `data`.
+#[utoipa::path(get, path = "/api/global/productFeaturePoint", operation_id = "listProductFeaturePoints",
+    tag = "Feature points",
+    responses((status = 200, description = "Every product with its feature point items", body = ProductFeaturePointEnvelope)))]
+async fn list_product_feature_points(
+    State(state): State<AppState>,
+    _caller: PartnerCaller<ManageFeature>,
+) -> ApiResult<Json<ProductFeaturePointEnvelope>> {
+    let data = store::products_with_feature_points(&state.db).await?;
+    Ok(Json(ProductFeaturePointEnvelope { error_code: 0, error_message: String::new(), data }))
+}
+
+/// List feature point items
+#[utoipa::path(get, path = "/api/global/featurePointItems", operation_id = "listFeaturePointItems",
+    tag = "Feature points",
+    responses((status = 200, description = "Every feature point item", body = [FeaturePointItem])))]
+async fn list_feature_point_items(
+    State(state): State<AppState>,
+    _caller: PartnerCaller<ManageFeature>,
+) -> ApiResult<Json<Vec<FeaturePointItem>>> {
+    Ok(Json(store::feature_point_items(&state.db).await?))
+}
+
+/// Get a feature point item
+#[utoipa::path(get, path = "/api/global/featurePointItems/{id}", operation_id = "getFeaturePointItem",
+    tag = "Feature points",
+    params(("id" = String, Path, description = "Feature point item id (text)")),
+    responses((status = 200, description = "The feature point item", body = FeaturePointItem)))]
+async fn get_feature_point_item(
+    State(state): State<AppState>,
+    _caller: PartnerCaller<ManageFeature>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<FeaturePointItem>> {
+    Ok(Json(store::feature_point_item(&state.db, &id).await?))
+}
