@@ -17,6 +17,6 @@ pub async fn sip(txn: &DatabaseTransaction, cipher: &FieldCipher, site_id: i32, 
 }
 
 pub async fn voicebot(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, input: bots::VoicebotInput) -> ApiResult<()> {
-    let draft = bots::checked_draft(txn, site_id, input, None).await?;
+    let draft = bots::store::checked_draft(txn, site_id, input, None).await?;
     bots::store::insert(txn, site_id, id, channel_id, draft).await
 }

@@ -10,7 +10,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use sea_orm::{ConnectionTrait, TransactionTrait};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -18,22 +17,11 @@ use uuid::Uuid;
 
 pub use dto::*;
 use crate::AppState;
-use crate::api::voicebots::channels::store as channels;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
-use crate::error::{ApiResult, Violations};
+use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, QueryParams};
 
 const TAG: &str = "Voicebots";
-
-/// Every rule of a voicebot body, its catalog and channel references included.
-pub async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<rules::Draft> {
-    let mut v = Violations::new();
-    let (engine_id, voice_name_id) = (input.engine_id, input.voice_name_id.clone());
-    let draft = rules::validate(input, path_id, &mut v);
-    store::check_catalog(db, &mut v, engine_id, draft.language_id.as_deref(), voice_name_id.as_deref()).await?;
-    channels::check_references(db, site_id, &draft.channel, "/channel", &mut v).await?;
-    v.finish(draft)
-}
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -94,13 +82,8 @@ async fn create_voicebot(
     caller: SiteCaller<ManageVoicebot>,
     JsonBody(input): JsonBody<VoicebotInput>,
 ) -> ApiResult<impl IntoResponse> {
-    let id = Uuid::now_v7();
-    let txn = state.db.begin().await?;
-    let draft = checked_draft(&txn, caller.site_id, input, None).await?;
-    store::insert(&txn, caller.site_id, id, Uuid::now_v7(), draft).await?;
-    let stored = store::find(&txn, &state.cipher, caller.site_id, id, true).await?;
-    txn.commit().await?;
-    let location = format!("/v4/voicebot/voicebots/{id}");
+    let stored = store::create(&state.db, &state.cipher, caller.site_id, input).await?;
+    let location = format!("/v4/voicebot/voicebots/{}", stored.id);
     Ok(crate::api::created(location, stored))
 }
 
@@ -117,13 +100,7 @@ async fn update_voicebot(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotInput>,
 ) -> ApiResult<Json<Voicebot>> {
-    let txn = state.db.begin().await?;
-    store::find_row(&txn, caller.site_id, id).await?;
-    let draft = checked_draft(&txn, caller.site_id, input, Some(id)).await?;
-    store::update(&txn, caller.site_id, id, draft).await?;
-    let updated = store::find(&txn, &state.cipher, caller.site_id, id, true).await?;
-    txn.commit().await?;
-    Ok(Json(updated))
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
 }
 
 /// Delete a voicebot
@@ -137,8 +114,6 @@ async fn delete_voicebot(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<StatusCode> {
-    let txn = state.db.begin().await?;
-    store::delete(&txn, caller.site_id, id).await?;
-    txn.commit().await?;
+    store::delete(&state.db, caller.site_id, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

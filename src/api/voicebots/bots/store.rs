@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseTransaction, EntityTrait};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -14,6 +14,16 @@ use crate::api::voicebots::channels::store as channels;
 use crate::crypto::FieldCipher;
 use crate::db::entities::voicebot as row;
 use crate::error::{ApiResult, ErrorCode, Violations};
+
+/// Every rule of a voicebot body, its catalog and channel references included.
+pub async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
+    let mut v = Violations::new();
+    let (engine_id, voice_name_id) = (input.engine_id, input.voice_name_id.clone());
+    let draft = super::rules::validate(input, path_id, &mut v);
+    check_catalog(db, &mut v, engine_id, draft.language_id.as_deref(), voice_name_id.as_deref()).await?;
+    channels::check_references(db, site_id, &draft.channel, "/channel", &mut v).await?;
+    v.finish(draft)
+}
 
 /// The catalog entries the body names exist, and the voice speaks the language.
 pub async fn check_catalog(
@@ -157,17 +167,35 @@ pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32,
     load(db, cipher, rows, include_channel).await
 }
 
+/// Creates the site's voicebot and its own channel instance in one transaction.
+pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, input: VoicebotInput) -> ApiResult<Voicebot> {
+    let id = Uuid::now_v7();
+    let txn = db.begin().await?;
+    let draft = checked_draft(&txn, site_id, input, None).await?;
+    insert(&txn, site_id, id, Uuid::now_v7(), draft).await?;
+    let stored = find(&txn, cipher, site_id, id, true).await?;
+    txn.commit().await?;
+    Ok(stored)
+}
+
 /// Replaces the site's voicebot and updates its own channel instance.
-pub async fn update(txn: &DatabaseTransaction, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
-    let stored = find_row(txn, site_id, id).await?;
-    channels::update(txn, stored.channel_id, draft.channel.clone()).await?;
-    row::Entity::update(row::ActiveModel { id: Set(id), ..values(&draft, Utc::now()) }).exec(txn).await?;
-    Ok(())
+pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, input: VoicebotInput) -> ApiResult<Voicebot> {
+    let txn = db.begin().await?;
+    let stored = find_row(&txn, site_id, id).await?;
+    let draft = checked_draft(&txn, site_id, input, Some(id)).await?;
+    channels::update(&txn, stored.channel_id, draft.channel.clone()).await?;
+    row::Entity::update(row::ActiveModel { id: Set(id), ..values(&draft, Utc::now()) }).exec(&txn).await?;
+    let updated = find(&txn, cipher, site_id, id, true).await?;
+    txn.commit().await?;
+    Ok(updated)
 }
 
 /// Deletes the site's voicebot and its own channel instance.
-pub async fn delete(txn: &DatabaseTransaction, site_id: i32, id: Uuid) -> ApiResult<()> {
-    let stored = find_row(txn, site_id, id).await?;
-    row::Entity::delete_by_id(id).exec(txn).await?;
-    channels::delete_owned(txn, stored.channel_id).await
+pub async fn delete(db: &DatabaseConnection, site_id: i32, id: Uuid) -> ApiResult<()> {
+    let txn = db.begin().await?;
+    let stored = find_row(&txn, site_id, id).await?;
+    row::Entity::delete_by_id(id).exec(&txn).await?;
+    channels::delete_owned(&txn, stored.channel_id).await?;
+    txn.commit().await?;
+    Ok(())
 }

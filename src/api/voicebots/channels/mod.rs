@@ -11,7 +11,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use sea_orm::{ConnectionTrait, TransactionTrait};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -19,10 +18,9 @@ use uuid::Uuid;
 
 pub use dto::*;
 pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
-use super::store::touch_bots_using_channel;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
-use crate::error::{ApiResult, Violations};
+use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, QueryParams};
 
 const TAG: &str = "Voicebot channel instances";
@@ -71,17 +69,6 @@ async fn get_channel_instance(
     Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include_info).await?))
 }
 
-async fn checked_draft(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    input: VoicebotChannelInstanceInput,
-) -> ApiResult<ChannelDraft> {
-    let mut v = Violations::new();
-    let draft = rules::read_input(input, "", false, &mut v);
-    store::check_references(db, site_id, &draft, "", &mut v).await?;
-    v.finish(draft)
-}
-
 /// Create a voicebot channel instance
 #[utoipa::path(post, path = "/v4/voicebot/voicebotChannelInstances",
     operation_id = "createVoicebotChannelInstance", tag = TAG,
@@ -94,11 +81,8 @@ async fn create_channel_instance(
     caller: SiteCaller<ManageVoicebot>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<impl IntoResponse> {
-    let draft = checked_draft(&state.db, caller.site_id, input).await?;
-    let id = Uuid::now_v7();
-    store::insert(&state.db, caller.site_id, id, draft).await?;
-    let stored = store::find(&state.db, &state.cipher, caller.site_id, id, false).await?;
-    let location = format!("/v4/voicebot/voicebotChannelInstances/{id}");
+    let stored = store::create(&state.db, &state.cipher, caller.site_id, input).await?;
+    let location = format!("/v4/voicebot/voicebotChannelInstances/{}", stored.id);
     Ok(crate::api::created(location, stored))
 }
 
@@ -116,13 +100,7 @@ async fn update_channel_instance(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
-    let txn = state.db.begin().await?;
-    store::find_row(&txn, caller.site_id, id).await?;
-    let draft = checked_draft(&txn, caller.site_id, input).await?;
-    store::update(&txn, id, draft).await?;
-    touch_bots_using_channel(&txn, id).await?;
-    txn.commit().await?;
-    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, false).await?))
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
 }
 
 /// Delete a voicebot channel instance
