@@ -163,6 +163,14 @@ impl std::fmt::Display for ApiError {
 }
 
 impl FieldProblem {
+    fn sort_key(&self) -> (bool, Vec<(bool, u64, String)>) {
+        let segments = self.location().split('/').map(|segment| match segment.parse::<u64>() {
+            Ok(index) => (false, index, String::new()),
+            Err(_) => (true, 0, segment.to_owned()),
+        });
+        (self.pointer.is_none(), segments.collect())
+    }
+
     fn location(&self) -> &str {
         self.pointer.as_deref().or(self.parameter.as_deref()).unwrap_or("")
     }
@@ -206,8 +214,10 @@ impl Violations {
         if self.0.is_empty() { Ok(value) } else { Err(self.into_error()) }
     }
 
-    /// The 400 listing every problem found.
-    pub fn into_error(self) -> ApiError {
+    /// The 400 listing every problem found, body problems in the order of their
+    /// pointers (list indexes by number), then parameters by name.
+    pub fn into_error(mut self) -> ApiError {
+        self.0.sort_by_cached_key(FieldProblem::sort_key);
         let code = if self.0.iter().all(|p| p.parameter.is_some()) {
             ErrorCode::InvalidParameter
         } else {

@@ -14,6 +14,7 @@ pub mod openapi;
 pub mod secret;
 pub mod seed;
 mod server;
+pub mod validation;
 
 pub use server::{AppState, Documents, app, documents, serve};
 

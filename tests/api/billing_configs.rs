@@ -85,7 +85,7 @@ async fn create_reports_every_bad_field_at_once() {
     let site = bare_site(&app).await;
     let token = manager(&app, 1);
     let problem = assert_problem(app.post(CONFIGS, &token, &json!({})).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/siteId", "/billingPeriod", "/currencyId", "/paymentTermValue"]);
+    assert_eq!(error_locations(&problem), ["/billingPeriod", "/currencyId", "/paymentTermValue", "/siteId"]);
     let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 1000});
     let problem = assert_problem(app.post(CONFIGS, &token, &bad).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/paymentTermValue"]);

@@ -409,7 +409,7 @@ async fn put_renames_a_subscription_but_keeps_its_plan_and_site() {
     assert_eq!(subscription(&app, TEAM_A).await, updated);
     let response = app.put(&path, &token, &json!({"planId": 4, "siteId": SITE_B, "name": " ", "isServicePlan": true})).await;
     let problem = assert_problem(response, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/name", "/canBeCancelledByCustomer"]);
+    assert_eq!(error_locations(&problem), ["/canBeCancelledByCustomer", "/name"]);
     let response = app.put(&path, &token, &json!({"planId": 4, "siteId": SITE_B, "name": "x", "isServicePlan": true, "canBeCancelledByCustomer": true})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/planId", "/siteId"]);
     assert_problem(app.put(&path, &app.partner_admin(2), &body).await, 404, 404001).await;
@@ -442,7 +442,7 @@ async fn product_feature_points_replace_the_items_of_one_product() {
     let response = app.post(&path, &token, &json!({"productId": "nope", "featurePointItems": []})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/productId"]);
     let response = app.post(&path, &token, &json!({})).await;
-    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/productId", "/featurePointItems"]);
+    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems", "/productId"]);
     // Text that no stored item can hold (PostgreSQL refuses NUL) is a 400, not a 500.
     let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "x\u{0}", " "]})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems/1", "/featurePointItems/2"]);

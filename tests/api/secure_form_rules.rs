@@ -29,7 +29,7 @@ async fn every_missing_required_value_is_listed_in_one_answer() {
     let locations = rejected(&app, &json!({"description": "only this", "fields": [{"displayName": "x"}]})).await;
     assert_eq!(
         locations,
-        ["/name", "/greetingMessage", "/color", "/submitButtonText", "/fields/0/name", "/fields/0/type"]
+        ["/color", "/fields/0/name", "/fields/0/type", "/greetingMessage", "/name", "/submitButtonText"]
     );
     assert_eq!(rejected(&app, &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s"})).await, ["/fields"]);
     let blank = json!({"name": "  ", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s", "fields": []});

@@ -213,7 +213,7 @@ async fn update_refuses_ids_that_belong_elsewhere() {
         ]
     });
     let problem = assert_problem(app.put(&format!("{FORMS}/{id}"), &token, &body).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/id", "/fields/1/secureFormId"]);
+    assert_eq!(error_locations(&problem), ["/fields/1/secureFormId", "/id"]);
     let body = json!({
         "name": "x", "greetingMessage": "x", "color": "#fff", "submitButtonText": "x",
         "fields": [

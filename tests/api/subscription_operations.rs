@@ -89,7 +89,7 @@ async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
     let problem = assert_problem(app.post("/api/billing/subscriptions:calculateNew", &token, &json!({"billingPeriod": 2})).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["siteId", "agentId", "/planId", "/name", "/billingPeriod"]);
+    assert_eq!(error_locations(&problem), ["/billingPeriod", "/name", "/planId", "agentId", "siteId"]);
     let path = calculate_new(SITE_A, ADMIN_A);
     let problem = assert_problem(app.post(&path, &token, &json!({"planId": 99, "name": "x"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/planId"]);

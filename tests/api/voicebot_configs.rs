@@ -121,7 +121,7 @@ async fn sip_configuration_lifecycle_and_password_at_rest() {
 #[tokio::test]
 async fn sip_rules() {
     let app = spawn_app().await;
-    assert_eq!(rejected(&app, SIP, &json!({})).await, ["/username", "/password"]);
+    assert_eq!(rejected(&app, SIP, &json!({})).await, ["/password", "/username"]);
     for server in ["http://pbx", "pbx:0", "pbx:70000", "bad_host", "-pbx.example"] {
         let mut body = sip_body();
         body["sIPServer"] = json!(server);

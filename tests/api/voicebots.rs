@@ -138,7 +138,7 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
 #[tokio::test]
 async fn every_rule_is_reported_in_one_answer() {
     let app = spawn_app().await;
-    assert_eq!(rejected(&app, &json!({})).await, ["/name", "/channel"]);
+    assert_eq!(rejected(&app, &json!({})).await, ["/channel", "/name"]);
     let body = json!({
         "name": "timers",
         "timeIntervalToRepeatLastMessageWhenNoInput": 61,
@@ -151,14 +151,14 @@ async fn every_rule_is_reported_in_one_answer() {
     assert_eq!(
         rejected(&app, &body).await,
         [
+            "/botWaitingTime",
+            "/channel/channelType",
+            "/channel/infoId",
+            "/channel/voiceChannelId",
+            "/intentHighConfidenceScore",
             "/timeIntervalToRepeatLastMessageWhenNoInput",
             "/timeToHangUpCallWhenNoInput",
-            "/intentHighConfidenceScore",
-            "/botWaitingTime",
-            "/wordsThatTriggerBotToWait/1",
-            "/channel/voiceChannelId",
-            "/channel/infoId",
-            "/channel/channelType"
+            "/wordsThatTriggerBotToWait/1"
         ]
     );
 }
@@ -177,7 +177,7 @@ async fn catalog_and_channel_references_are_checked() {
     unknown["voiceNameId"] = json!("robot");
     unknown["channel"]["infoId"] = json!(SITE_B_TELEPHONY);
     unknown["channel"]["channelType"] = json!("telephony");
-    assert_eq!(rejected(&app, &unknown).await, ["/engineId", "/voiceNameId", "/channel/infoId"]);
+    assert_eq!(rejected(&app, &unknown).await, ["/channel/infoId", "/engineId", "/voiceNameId"]);
     // A voice id no row can have (PostgreSQL refuses NUL in text) is unknown, not a 500.
     let mut nul = bot_body("nul");
     nul["voiceNameId"] = json!("zh-CN-male-1\u{0}");

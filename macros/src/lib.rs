@@ -1,0 +1,185 @@
+//! `#[rules]`: a field rule declared once, read by both `validator` (which enforces
+//! it) and utoipa (which documents it). utoipa's attributes take literals only, so
+//! a shared constant cannot feed both; this attribute writes the two from one.
+//!
+//! Put `#[rules]` above the derives of a request type (`#[rules(params)]` for an
+//! `IntoParams` query type) and give fields `#[rule(...)]`:
+//!
+//! | rule | validator | document |
+//! |---|---|---|
+//! | `required` | `required` | `required = true` |
+//! | `text(max = N)` | `length(max = N)`, no NUL | `max_length = N` |
+//! | `text(max = N, required)` | also `required`, not blank | also `required = true, min_length = 1, pattern = "[^\t\n\r ]"` |
+//! | `length(min = A, max = B)` | `length(...)` | `min_length`/`max_length`, or `min_items`/`max_items` for a list |
+//! | `range(min = A, max = B)` | `range(...)` | `minimum`/`maximum` |
+//! | `pattern = "re"` | `regex` (compiled once) | `pattern = "re"` |
+//! | `nested` | `nested` | (the item type documents itself) |
+//!
+//! The custom checks (`not_blank`, `no_nul`) live in `crate::validation`.
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as Tokens;
+use quote::{format_ident, quote};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Fields, ItemStruct, Lit, Meta, Token, Type, parse_macro_input};
+
+#[proc_macro_attribute]
+pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
+    let doc_attribute = if args.to_string().trim() == "params" { "param" } else { "schema" };
+    let mut item = parse_macro_input!(item as ItemStruct);
+    let mut statics = Vec::new();
+    let Fields::Named(fields) = &mut item.fields else {
+        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields").to_compile_error().into();
+    };
+    for field in fields.named.iter_mut() {
+        let mut rule_attrs = Vec::new();
+        field.attrs.retain(|attr| {
+            let is_rule = attr.path().is_ident("rule");
+            if is_rule {
+                rule_attrs.push(attr.clone());
+            }
+            !is_rule
+        });
+        let field_name = field.ident.clone().expect("named field");
+        let is_list = is_list(&field.ty);
+        for attr in rule_attrs {
+            match expand(&attr, &item.ident, &field_name, is_list) {
+                Ok(expansion) => {
+                    let (validate, document) = (expansion.validate, expansion.document);
+                    if !validate.is_empty() {
+                        field.attrs.push(syn::parse_quote!(#[validate(#(#validate),*)]));
+                    }
+                    if !document.is_empty() {
+                        let path = format_ident!("{}", doc_attribute);
+                        field.attrs.push(syn::parse_quote!(#[#path(#(#document),*)]));
+                    }
+                    statics.extend(expansion.statics);
+                }
+                Err(err) => return err.to_compile_error().into(),
+            }
+        }
+    }
+    quote!(#(#statics)* #item).into()
+}
+
+#[derive(Default)]
+struct Expansion {
+    validate: Vec<Tokens>,
+    document: Vec<Tokens>,
+    statics: Vec<Tokens>,
+}
+
+fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: bool) -> syn::Result<Expansion> {
+    let mut out = Expansion::default();
+    let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    for meta in metas {
+        let name = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+        match (name.as_str(), &meta) {
+            ("required", Meta::Path(_)) => {
+                out.validate.push(quote!(required));
+                out.document.push(quote!(required = true));
+            }
+            ("nested", Meta::Path(_)) => out.validate.push(quote!(nested)),
+            ("text", Meta::List(list)) => {
+                let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+                let mut max = None;
+                let mut required = false;
+                for arg in args {
+                    match &arg {
+                        Meta::Path(p) if p.is_ident("required") => required = true,
+                        Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
+                        other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
+                    }
+                }
+                let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
+                out.validate.push(quote!(length(max = #max)));
+                out.validate.push(quote!(custom(function = crate::validation::no_nul)));
+                if required {
+                    out.validate.push(quote!(required));
+                    out.validate.push(quote!(custom(function = crate::validation::not_blank)));
+                    out.document.push(quote!(required = true));
+                    out.document.push(quote!(min_length = 1));
+                    out.document.push(quote!(pattern = r"[^\t\n\r ]"));
+                }
+                out.document.push(quote!(max_length = #max));
+            }
+            ("length", Meta::List(list)) => {
+                let (min, max) = bounds(list)?;
+                let (min_doc, max_doc) =
+                    if is_list { (quote!(min_items), quote!(max_items)) } else { (quote!(min_length), quote!(max_length)) };
+                let mut validate = Vec::new();
+                if let Some(min) = &min {
+                    validate.push(quote!(min = #min));
+                    out.document.push(quote!(#min_doc = #min));
+                }
+                if let Some(max) = &max {
+                    validate.push(quote!(max = #max));
+                    out.document.push(quote!(#max_doc = #max));
+                }
+                out.validate.push(quote!(length(#(#validate),*)));
+            }
+            ("range", Meta::List(list)) => {
+                let (min, max) = bounds(list)?;
+                let mut validate = Vec::new();
+                if let Some(min) = &min {
+                    validate.push(quote!(min = #min));
+                    out.document.push(quote!(minimum = #min));
+                }
+                if let Some(max) = &max {
+                    validate.push(quote!(max = #max));
+                    out.document.push(quote!(maximum = #max));
+                }
+                out.validate.push(quote!(range(#(#validate),*)));
+            }
+            ("pattern", Meta::NameValue(nv)) => {
+                let Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) = &nv.value else {
+                    return Err(syn::Error::new_spanned(&nv.value, "pattern takes a string literal"));
+                };
+                let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
+                out.statics.push(quote! {
+                    static #regex: ::std::sync::LazyLock<::regex::Regex> =
+                        ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
+                });
+                out.validate.push(quote!(regex(path = *#regex)));
+                out.document.push(quote!(pattern = #pattern));
+            }
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    &meta,
+                    "unknown rule: use required, nested, text(..), length(..), range(..) or pattern = \"..\"",
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn bounds(list: &syn::MetaList) -> syn::Result<(Option<Expr>, Option<Expr>)> {
+    let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    let (mut min, mut max) = (None, None);
+    for arg in args {
+        match &arg {
+            Meta::NameValue(nv) if nv.path.is_ident("min") => min = Some(nv.value.clone()),
+            Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
+            other => return Err(syn::Error::new_spanned(other, "takes `min = A` and `max = B` (literals)")),
+        }
+    }
+    Ok((min, max))
+}
+
+/// `Vec<_>` or `Option<Vec<_>>`: its length bounds are item counts.
+fn is_list(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else { return false };
+    match last.ident.to_string().as_str() {
+        "Vec" => true,
+        "Option" => match &last.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| match arg {
+                syn::GenericArgument::Type(inner) => is_list(inner),
+                _ => false,
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}

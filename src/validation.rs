@@ -1,0 +1,139 @@
+//! Field rules declared on request types: `#[rules]` (from `switchboard-macros`)
+//! writes each `#[rule(..)]` as a `validator` check and as its schema keywords;
+//! this module holds the checks `validator` lacks and turns its errors into our
+//! `errors[]{pointer, code}`. Cross-field and database rules stay in each
+//! resource's `rules` and `store`.
+
+use std::borrow::Cow;
+
+use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
+
+use crate::api::text::is_blank;
+use crate::error::{ErrorCode, Violations};
+
+/// Required text must not be blank (only spaces, tabs and line breaks).
+pub fn not_blank(value: &str) -> Result<(), ValidationError> {
+    if is_blank(value) {
+        return Err(ValidationError::new(ErrorCode::FieldRequired.slug()).with_message(Cow::Borrowed("is required and must not be blank")));
+    }
+    Ok(())
+}
+
+/// No text holds NUL: PostgreSQL text cannot store one.
+pub fn no_nul(value: &str) -> Result<(), ValidationError> {
+    if value.contains('\0') {
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Borrowed("must not contain NUL characters")));
+    }
+    Ok(())
+}
+
+/// Rust field names whose wire name is not their camelCase form.
+const WIRE_NAMES: &[(&str, &str)] = &[
+    ("field_type", "type"),
+    ("sip_server", "sIPServer"),
+    ("primary_card_csc_or_cvd", "primaryCardCSCOrCVD"),
+    ("secondary_card_csc_or_cvd", "secondaryCardCSCOrCVD"),
+];
+
+impl Violations {
+    /// The field problems of `input`'s declared rules, to which the cross-field
+    /// rules then add theirs: a body's problems are reported in one answer.
+    pub fn checked(input: &impl Validate) -> Self {
+        let mut violations = Violations::new();
+        if let Err(errors) = input.validate() {
+            collect(&mut violations, "", &errors);
+        }
+        violations
+    }
+
+    /// The problems of a query type's declared rules, by parameter name.
+    pub fn checked_parameters(input: &impl Validate) -> Self {
+        let mut violations = Violations::new();
+        if let Err(errors) = input.validate() {
+            for (field, kind) in errors.errors() {
+                if let ValidationErrorsKind::Field(list) = kind {
+                    for error in list {
+                        let (code, detail) = describe(error);
+                        violations.parameter(wire_name(field), code, detail);
+                    }
+                }
+            }
+        }
+        violations
+    }
+}
+
+fn collect(violations: &mut Violations, base: &str, errors: &ValidationErrors) {
+    for (field, kind) in errors.errors() {
+        let pointer = format!("{base}/{}", wire_name(field));
+        match kind {
+            ValidationErrorsKind::Field(list) => {
+                for error in list {
+                    let (code, detail) = describe(error);
+                    violations.field(pointer.clone(), code, detail);
+                }
+            }
+            ValidationErrorsKind::Struct(inner) => collect(violations, &pointer, inner),
+            ValidationErrorsKind::List(items) => {
+                for (index, inner) in items {
+                    collect(violations, &format!("{pointer}/{index}"), inner);
+                }
+            }
+        }
+    }
+}
+
+fn wire_name(field: &str) -> String {
+    if let Some((_, wire)) = WIRE_NAMES.iter().find(|(rust, _)| *rust == field) {
+        return (*wire).to_owned();
+    }
+    let mut out = String::with_capacity(field.len());
+    let mut upper = false;
+    for c in field.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Our code and a sentence for one `validator` error.
+fn describe(error: &ValidationError) -> (ErrorCode, String) {
+    let param = |name: &str| error.params.get(name).map(|v| v.to_string().trim_matches('"').to_owned());
+    let own_message = error.message.as_ref().map(|m| m.to_string());
+    match error.code.as_ref() {
+        "required" => (ErrorCode::FieldRequired, "is required".to_owned()),
+        "length" => {
+            let items = error.params.get("value").is_some_and(|v| v.is_array());
+            let unit = if items { "items" } else { "characters long" };
+            let detail = match (param("min"), param("max")) {
+                (Some(min), Some(max)) => format!("must be between {min} and {max} {unit}"),
+                (Some(min), None) => format!("must be at least {min} {unit}"),
+                (None, Some(max)) if items => format!("must hold at most {max} items"),
+                (None, Some(max)) => format!("must be at most {max} {unit}"),
+                (None, None) => "has the wrong length".to_owned(),
+            };
+            (ErrorCode::FieldOutOfRange, detail)
+        }
+        "range" => {
+            let detail = match (param("min"), param("max")) {
+                (Some(min), Some(max)) => format!("must be between {min} and {max}"),
+                (Some(min), None) => format!("must be at least {min}"),
+                (None, Some(max)) => format!("must be at most {max}"),
+                (None, None) => "is out of range".to_owned(),
+            };
+            (ErrorCode::FieldOutOfRange, detail)
+        }
+        "regex" => (ErrorCode::FieldInvalidFormat, own_message.unwrap_or_else(|| "does not have the expected format".to_owned())),
+        "email" => (ErrorCode::FieldInvalidFormat, "must be an email address".to_owned()),
+        slug => {
+            let code = ErrorCode::ALL.iter().copied().find(|c| c.slug() == slug).unwrap_or(ErrorCode::FieldInvalidFormat);
+            (code, own_message.unwrap_or_else(|| code.title().to_owned()))
+        }
+    }
+}
