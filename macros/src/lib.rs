@@ -140,7 +140,8 @@ fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: boo
                     static #regex: ::std::sync::LazyLock<::regex::Regex> =
                         ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
                 });
-                out.validate.push(quote!(regex(path = *#regex)));
+                let message = format!("must match the pattern {}", pattern.value());
+                out.validate.push(quote!(regex(path = *#regex, message = #message)));
                 out.document.push(quote!(pattern = #pattern));
             }
             _ => {

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 use uuid::Uuid;
 
 use crate::db::entities::{secure_form, secure_form_field, secure_form_field_option};
@@ -71,7 +72,8 @@ impl FieldType {
 
 /// Body of create and update. On update, fields and options that carry an id are
 /// updated, those without one are created, and stored ones left out are deleted.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
     "name": "Card payment",
@@ -93,34 +95,41 @@ pub struct SecureFormInput {
     #[schema(nullable = false, read_only)]
     #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 200, required))]
     pub name: Option<String>,
-    #[schema(nullable = false, max_length = 2000)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 2000))]
     pub description: Option<String>,
     /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 20000, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 20000, required))]
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
-    #[schema(required = true, nullable = false, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", example = "#1a73e8")]
+    #[schema(nullable = false, example = "#1a73e8")]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(required, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
     pub color: Option<String>,
     /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
     #[schema(nullable = false, format = Byte)]
     #[serde(default, deserialize_with = "non_null")]
     pub logo: Option<String>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 100, required))]
     pub submit_button_text: Option<String>,
-    #[schema(required = true, nullable = false, max_items = 100)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(required, length(max = 100), nested)]
     pub fields: Option<Vec<SecureFormFieldInput>>,
 }
 
 /// A field in a create or update body.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SecureFormFieldInput {
     /// Send to update a stored field of this form; leave out to create one.
@@ -132,15 +141,18 @@ pub struct SecureFormFieldInput {
     #[serde(default, deserialize_with = "non_null")]
     pub secure_form_id: Option<Uuid>,
     /// Unique within the form.
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 100, required))]
     pub name: Option<String>,
-    #[schema(nullable = false, max_length = 200)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 200))]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(required)]
     pub field_type: Option<FieldType>,
     /// Position of the field; defaults to its index in `fields`.
     #[schema(nullable = false)]
@@ -163,22 +175,26 @@ pub struct SecureFormFieldInput {
     #[serde(default, deserialize_with = "non_null")]
     pub is_input_validation_enabled: Option<bool>,
     /// A regular expression that submitted data must match; must compile.
-    #[schema(nullable = false, max_length = 1000)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 1000))]
     pub regular_expression: Option<String>,
     /// Required when `isInputValidationEnabled` is true.
-    #[schema(nullable = false, max_length = 500)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 500))]
     pub custom_validation_error_message: Option<String>,
     /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
     /// not allowed for other types.
-    #[schema(nullable = false, max_items = 100)]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(length(max = 100), nested)]
     pub options: Option<Vec<SecureFormFieldOptionInput>>,
 }
 
 /// An option in a create or update body.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SecureFormFieldOptionInput {
     /// Send to update a stored option of this field; leave out to create one.
@@ -189,8 +205,9 @@ pub struct SecureFormFieldOptionInput {
     #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub field_id: Option<Uuid>,
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
+    #[rule(text(max = 200, required))]
     pub display_text: Option<String>,
     /// Position of the option; defaults to its index in `options`.
     #[schema(nullable = false)]

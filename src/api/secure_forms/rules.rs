@@ -9,7 +9,6 @@ use regex::Regex;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
-use crate::api::text::text;
 use crate::error::{ApiError, ErrorCode, Violations};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
@@ -58,47 +57,27 @@ pub enum Target {
     Update(Uuid),
 }
 
-static HEX_COLOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new("^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$").expect("valid pattern"));
 static ACTIVE_SVG_CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)<script|<foreignobject|\bon[a-z]+\s*=|javascript:").expect("valid pattern")
 });
 
 pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, ApiError> {
-    let mut v = Violations::new();
+    let mut v = Violations::checked(&input);
     let path_id = match target {
         Target::Create => None,
         Target::Update(id) => Some(id),
     };
     crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
-    let name = text(&mut v, "/name", input.name, 200, true);
-    let description = text(&mut v, "/description", input.description, 2000, false);
-    let greeting = text(&mut v, "/greetingMessage", input.greeting_message, 20_000, true);
-    let color = text(&mut v, "/color", input.color, 100, true);
-    if !color.is_empty() && !HEX_COLOR.is_match(&color) {
-        v.field("/color", ErrorCode::FieldInvalidFormat, "must be a hex color such as #1a73e8 or #fff");
-    }
     let logo = input.logo.unwrap_or_default();
     check_logo(&mut v, &logo);
-    let submit_button_text = text(&mut v, "/submitButtonText", input.submit_button_text, 100, true);
-    let fields = match input.fields {
-        None => {
-            v.field("/fields", ErrorCode::FieldRequired, "is required");
-            Vec::new()
-        }
-        Some(fields) if fields.len() > 100 => {
-            v.field("/fields", ErrorCode::FieldOutOfRange, "must hold at most 100 fields");
-            Vec::new()
-        }
-        Some(fields) => validate_fields(&mut v, fields, target),
-    };
+    let fields = validate_fields(&mut v, input.fields.unwrap_or_default(), target);
     v.finish(FormDraft {
-        name,
-        description,
-        greeting_message: ammonia::clean(&greeting),
-        color,
+        name: input.name.unwrap_or_default(),
+        description: input.description.unwrap_or_default(),
+        greeting_message: ammonia::clean(&input.greeting_message.unwrap_or_default()),
+        color: input.color.unwrap_or_default(),
         logo,
-        submit_button_text,
+        submit_button_text: input.submit_button_text.unwrap_or_default(),
         fields,
     })
 }
@@ -122,15 +101,12 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
                 field.id
             }
         };
-        let name = text(v, &at("name"), field.name, 100, true);
+        let name = field.name.unwrap_or_default();
         if !name.is_empty() && !names.insert(name.clone()) {
             v.field(at("name"), ErrorCode::FieldNotUnique, format!("another field of this form is named `{name}`"));
         }
-        let display_name = text(v, &at("displayName"), field.display_name, 200, false);
+        let display_name = field.display_name.unwrap_or_default();
         let field_type = field.field_type;
-        if field_type.is_none() {
-            v.field(at("type"), ErrorCode::FieldRequired, "is required");
-        }
         let validation_enabled = field.is_input_validation_enabled.unwrap_or(false);
         if validation_enabled && field_type.is_some_and(|t| !t.is_free_text()) {
             v.field(
@@ -139,13 +115,13 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
                 "input validation applies to text and textArea fields only",
             );
         }
-        let regular_expression = text(v, &at("regularExpression"), field.regular_expression, 1000, false);
+        let regular_expression = field.regular_expression.unwrap_or_default();
         if !regular_expression.is_empty() {
             if let Err(err) = fancy_regex::Regex::new(&regular_expression) {
                 v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
             }
         }
-        let message = text(v, &at("customValidationErrorMessage"), field.custom_validation_error_message, 500, false);
+        let message = field.custom_validation_error_message.unwrap_or_default();
         if validation_enabled && crate::api::text::is_blank(&message) {
             v.field(
                 at("customValidationErrorMessage"),
@@ -164,9 +140,6 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
                 format!("a {} field has no options; options apply to radioBox, dropdownList and checkboxList", t.as_str()),
             ),
             _ => {}
-        }
-        if options.len() > 100 {
-            v.field(at("options"), ErrorCode::FieldOutOfRange, "must hold at most 100 options");
         }
         let options = validate_options(v, &at("options"), options, id, target, &mut option_ids);
         drafts.push(FieldDraft {
@@ -214,7 +187,7 @@ fn validate_options(
             };
             OptionDraft {
                 id,
-                display_text: text(v, &at("displayText"), option.display_text, 200, true),
+                display_text: option.display_text.unwrap_or_default(),
                 order: option.order.unwrap_or(index as i32),
             }
         })
@@ -279,15 +252,5 @@ mod tests {
         assert_eq!(image_kind(b"<?xml version=\"1.0\"?><svg></svg>"), Some(ImageKind::Svg));
         assert_eq!(image_kind(b"hello"), None);
         assert_eq!(image_kind(b"<html><svg></svg></html>"), None);
-    }
-
-    #[test]
-    fn hex_colors() {
-        for ok in ["#fff", "#FFFFFF", "#1a73e8"] {
-            assert!(HEX_COLOR.is_match(ok), "{ok}");
-        }
-        for bad in ["fff", "#ffff", "#ggg", "#1a73e8 ", "red"] {
-            assert!(!HEX_COLOR.is_match(bad), "{bad}");
-        }
     }
 }
