@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 use uuid::Uuid;
 
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
@@ -58,7 +59,8 @@ impl LanguageId {
 /// Body of create and update. Read-only properties of the voicebot
 /// (`trainingStatus`, `importingStatus`, `lastUpdatedTime`, `channelId`, the
 /// embedded objects) are ignored when sent.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
     "name": "Front desk",
@@ -81,10 +83,12 @@ pub struct VoicebotInput {
     #[schema(nullable = false, read_only)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200, required))]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 2000)]
+    #[schema(nullable = false)]
+    #[rule(text(max = 2000))]
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
     #[serde(default, deserialize_with = "non_null")]
@@ -95,42 +99,51 @@ pub struct VoicebotInput {
     pub language_id: Option<LanguageId>,
     /// A voice of the catalog that speaks `languageId` (required with it).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 100, example = "en-US-female-1")]
+    #[schema(nullable = false, example = "en-US-female-1")]
+    #[rule(length(max = 100))]
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 1, maximum = 60)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 1, max = 60))]
     pub time_interval_to_repeat_last_message_when_no_input: Option<i32>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 1, maximum = 600)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 1, max = 600))]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000)]
+    #[schema(nullable = false)]
+    #[rule(text(max = 1000))]
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 0, maximum = 100)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 0, max = 100))]
     pub intent_high_confidence_score: Option<i32>,
     /// One word or phrase per entry.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_items = 50, inline)]
+    #[schema(nullable = false, inline)]
+    #[rule(length(max = 50))]
     pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 1000)]
+    #[schema(nullable = false)]
+    #[rule(text(max = 1000))]
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 1, maximum = 600)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 1, max = 600))]
     pub bot_waiting_time: Option<i32>,
     /// The bot's own channel instance: created with the bot, updated with it.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub channel: Option<VoicebotChannelInstanceInput>,
 }
 
 /// A word or phrase that makes the bot wait.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[schema(min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
 pub struct WaitWord(pub String);
 

@@ -17,7 +17,7 @@ use crate::error::{ApiResult, ErrorCode, Violations};
 
 /// Every rule of a voicebot body, its catalog and channel references included.
 pub async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
-    let mut v = Violations::new();
+    let mut v = Violations::checked(&input);
     let (engine_id, voice_name_id) = (input.engine_id, input.voice_name_id.clone());
     let draft = super::rules::validate(input, path_id, &mut v);
     check_catalog(db, &mut v, engine_id, draft.language_id.as_deref(), voice_name_id.as_deref()).await?;

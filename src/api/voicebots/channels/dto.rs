@@ -11,7 +11,7 @@ use crate::api::voicebots::telephony::TelephonyConfiguration;
 use crate::extract::non_null;
 
 /// Body of create and update, and the `channel` of a voicebot body.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
     "voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001",
