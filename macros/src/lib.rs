@@ -10,9 +10,11 @@
 //! | `required` | `required` | `required = true` |
 //! | `text(max = N)` | `length(max = N)`, no NUL | `max_length = N` |
 //! | `text(max = N, required)` | also `required`, not blank | also `required = true, min_length = 1, pattern = "[^\t\n\r ]"` |
+//! | `text(.., nul_in_schema)` | the same | the patterns also refuse NUL (where generators should learn it) |
 //! | `length(min = A, max = B)` | `length(...)` | `min_length`/`max_length`, or `min_items`/`max_items` for a list |
 //! | `range(min = A, max = B)` | `range(...)` | `minimum`/`maximum` |
 //! | `pattern = "re"` | `regex` (compiled once) | `pattern = "re"` |
+//! | `pattern = NAME` | the same, for a pattern named once in `#[rules(patterns(NAME = "re"))]` | |
 //! | `nested` | `nested` | (the item type documents itself) |
 //!
 //! The custom checks (`not_blank`, `no_nul`) live in `crate::validation`.
@@ -25,9 +27,30 @@ use syn::{Attribute, Expr, ExprLit, Fields, ItemStruct, Lit, Meta, Token, Type, 
 
 #[proc_macro_attribute]
 pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
-    let doc_attribute = if args.to_string().trim() == "params" { "param" } else { "schema" };
+    let args = parse_macro_input!(args with Punctuated::<Meta, Token![,]>::parse_terminated);
     let mut item = parse_macro_input!(item as ItemStruct);
+    let mut doc_attribute = "schema";
+    let mut shared = Vec::new();
     let mut statics = Vec::new();
+    for arg in &args {
+        match arg {
+            Meta::Path(path) if path.is_ident("params") => doc_attribute = "param",
+            Meta::List(list) if list.path.is_ident("patterns") => {
+                let named = match list.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated) {
+                    Ok(named) => named,
+                    Err(err) => return err.to_compile_error().into(),
+                };
+                for pattern in named {
+                    let (Some(name), Expr::Lit(ExprLit { lit: Lit::Str(regex), .. })) = (pattern.path.get_ident(), &pattern.value) else {
+                        return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)").to_compile_error().into();
+                    };
+                    statics.push(regex_static(name, regex));
+                    shared.push((name.clone(), regex.clone()));
+                }
+            }
+            other => return syn::Error::new_spanned(other, "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]").to_compile_error().into(),
+        }
+    }
     let Fields::Named(fields) = &mut item.fields else {
         return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields").to_compile_error().into();
     };
@@ -43,7 +66,7 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         let field_name = field.ident.clone().expect("named field");
         let is_list = is_list(&field.ty);
         for attr in rule_attrs {
-            match expand(&attr, &item.ident, &field_name, is_list) {
+            match expand(&attr, &item.ident, &field_name, is_list, &shared) {
                 Ok(expansion) => {
                     let (validate, document) = (expansion.validate, expansion.document);
                     if !validate.is_empty() {
@@ -69,7 +92,13 @@ struct Expansion {
     statics: Vec<Tokens>,
 }
 
-fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: bool) -> syn::Result<Expansion> {
+fn expand(
+    attr: &Attribute,
+    owner: &syn::Ident,
+    field: &syn::Ident,
+    is_list: bool,
+    shared: &[(syn::Ident, syn::LitStr)],
+) -> syn::Result<Expansion> {
     let mut out = Expansion::default();
     let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
     for meta in metas {
@@ -84,9 +113,11 @@ fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: boo
                 let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
                 let mut max = None;
                 let mut required = false;
+                let mut nul_in_schema = false;
                 for arg in args {
                     match &arg {
                         Meta::Path(p) if p.is_ident("required") => required = true,
+                        Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
                         other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
                     }
@@ -99,7 +130,12 @@ fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: boo
                     out.validate.push(quote!(custom(function = crate::validation::not_blank)));
                     out.document.push(quote!(required = true));
                     out.document.push(quote!(min_length = 1));
-                    out.document.push(quote!(pattern = r"[^\t\n\r ]"));
+                }
+                match (required, nul_in_schema) {
+                    (true, false) => out.document.push(quote!(pattern = r"[^\t\n\r ]")),
+                    (true, true) => out.document.push(quote!(pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")),
+                    (false, true) => out.document.push(quote!(pattern = r"^[^\u0000]*$")),
+                    (false, false) => {}
                 }
                 out.document.push(quote!(max_length = #max));
             }
@@ -132,14 +168,21 @@ fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: boo
                 out.validate.push(quote!(range(#(#validate),*)));
             }
             ("pattern", Meta::NameValue(nv)) => {
-                let Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) = &nv.value else {
-                    return Err(syn::Error::new_spanned(&nv.value, "pattern takes a string literal"));
+                let (regex, pattern) = match &nv.value {
+                    Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) => {
+                        let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
+                        out.statics.push(regex_static(&regex, pattern));
+                        (regex, pattern.clone())
+                    }
+                    Expr::Path(path) => {
+                        let found = path.path.get_ident().and_then(|name| shared.iter().find(|(shared, _)| shared == name));
+                        let Some((name, pattern)) = found else {
+                            return Err(syn::Error::new_spanned(&nv.value, "not a pattern named in #[rules(patterns(..))]"));
+                        };
+                        (name.clone(), pattern.clone())
+                    }
+                    other => return Err(syn::Error::new_spanned(other, "pattern takes a string literal or a shared pattern's name")),
                 };
-                let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
-                out.statics.push(quote! {
-                    static #regex: ::std::sync::LazyLock<::regex::Regex> =
-                        ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
-                });
                 let message = format!("must match the pattern {}", pattern.value());
                 out.validate.push(quote!(regex(path = *#regex, message = #message)));
                 out.document.push(quote!(pattern = #pattern));
@@ -153,6 +196,13 @@ fn expand(attr: &Attribute, owner: &syn::Ident, field: &syn::Ident, is_list: boo
         }
     }
     Ok(out)
+}
+
+fn regex_static(name: &syn::Ident, pattern: &syn::LitStr) -> Tokens {
+    quote! {
+        static #name: ::std::sync::LazyLock<::regex::Regex> =
+            ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
+    }
 }
 
 fn bounds(list: &syn::MetaList) -> syn::Result<(Option<Expr>, Option<Expr>)> {

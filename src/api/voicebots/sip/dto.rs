@@ -2,12 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 use uuid::Uuid;
 
 use crate::extract::non_null;
 
 /// Body of create and update.
-#[derive(Debug, Deserialize, ToSchema)]
+// `HOST_PORT`: empty, or a host name or IPv4 address with an optional port 1-65535.
+#[switchboard_macros::rules(patterns(HOST_PORT = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"))]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
     "sIPServer": "sip.example.com:5061", "username": "bot-trunk", "password": "s3cret",
@@ -21,14 +24,17 @@ pub struct SipConfigurationInput {
     pub id: Option<Uuid>,
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
     #[serde(rename = "sIPServer", default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 259, pattern = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$", example = "sip.example.com")]
+    #[schema(nullable = false, example = "sip.example.com")]
+    #[rule(length(max = 259), pattern = HOST_PORT)]
     pub sip_server: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 255, pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 255, required, nul_in_schema))]
     pub username: Option<String>,
     /// Stored encrypted; returned in responses.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 255, format = Password)]
+    #[schema(nullable = false, format = Password)]
+    #[rule(required, length(min = 1, max = 255))]
     pub password: Option<String>,
     /// Default false. When true, `authUsername` is required.
     #[serde(default, deserialize_with = "non_null")]
@@ -36,7 +42,8 @@ pub struct SipConfigurationInput {
     pub is_auth_username_required: Option<bool>,
     /// Required when `isAuthUsernameRequired` is true.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 255, pattern = r"^[^\u0000]*$")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 255, nul_in_schema))]
     pub auth_username: Option<String>,
     /// Default false. When true, `outboundProxy` is required.
     #[serde(default, deserialize_with = "non_null")]
@@ -44,7 +51,8 @@ pub struct SipConfigurationInput {
     pub is_outbound_proxy_required: Option<bool>,
     /// Required when `isOutboundProxyRequired` is true; host or IPv4 with an optional port.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 259, pattern = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$", example = "proxy.example.com:5060")]
+    #[schema(nullable = false, example = "proxy.example.com:5060")]
+    #[rule(length(max = 259), pattern = HOST_PORT)]
     pub outbound_proxy: Option<String>,
 }
 
