@@ -209,6 +209,12 @@ impl Violations {
         self.0.is_empty()
     }
 
+    /// Whether a problem with the body value at `pointer` is already listed, so a
+    /// rule that builds on that value's form need not report it twice.
+    pub fn has_problem_at(&self, pointer: &str) -> bool {
+        self.0.iter().any(|problem| problem.pointer.as_deref() == Some(pointer))
+    }
+
     /// `Ok(value)` when nothing was found, else the 400 listing every problem.
     pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
         if self.0.is_empty() { Ok(value) } else { Err(self.into_error()) }

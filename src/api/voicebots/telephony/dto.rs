@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 use uuid::Uuid;
 
 use crate::extract::non_null;
@@ -64,7 +65,8 @@ impl PhoneNumberCountry {
 }
 
 /// Body of create and update.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"phoneNumber": "+14155550123", "phoneNumberCountry": "US"}))]
 pub struct TelephonyConfigurationInput {
@@ -74,10 +76,12 @@ pub struct TelephonyConfigurationInput {
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, pattern = r"^\+[1-9][0-9]{7,14}$", example = "+14155550100")]
+    #[schema(nullable = false, example = "+14155550100")]
+    #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$")]
     pub phone_number: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub phone_number_country: Option<PhoneNumberCountry>,
 }
 

@@ -76,15 +76,10 @@ pub struct Draft {
 }
 
 pub fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
-    let mut v = Violations::new();
+    let mut v = Violations::checked(&input);
     crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
-    if input.phone_number.is_none() {
-        v.field("/phoneNumber", ErrorCode::FieldRequired, "is required");
-    }
-    if input.phone_number_country.is_none() {
-        v.field("/phoneNumberCountry", ErrorCode::FieldRequired, "is required");
-    }
-    if let (Some(number), Some(country)) = (&input.phone_number, input.phone_number_country) {
+    let e164 = !v.has_problem_at("/phoneNumber");
+    if let (Some(number), Some(country), true) = (&input.phone_number, input.phone_number_country, e164) {
         if let Err(problem) = number_matches_country(number, country) {
             v.field("/phoneNumber", ErrorCode::FieldInvalidFormat, problem);
         }
