@@ -41,9 +41,14 @@ impl Violations {
     pub fn checked(input: &impl Validate) -> Self {
         let mut violations = Violations::new();
         if let Err(errors) = input.validate() {
-            collect(&mut violations, "", &errors);
+            violations.add_validation_errors(&errors);
         }
         violations
+    }
+
+    /// Adds `validator`'s problems of a body.
+    pub fn add_validation_errors(&mut self, errors: &ValidationErrors) {
+        collect(self, "", errors);
     }
 
     /// The problems of a query type's declared rules, by parameter name.

@@ -44,7 +44,7 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
                     let (Some(name), Expr::Lit(ExprLit { lit: Lit::Str(regex), .. })) = (pattern.path.get_ident(), &pattern.value) else {
                         return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)").to_compile_error().into();
                     };
-                    statics.push(regex_static(name, regex));
+                    statics.push(regex_static(name, regex, quote!(pub(crate))));
                     shared.push((name.clone(), regex.clone()));
                 }
             }
@@ -171,7 +171,7 @@ fn expand(
                 let (regex, pattern) = match &nv.value {
                     Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) => {
                         let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
-                        out.statics.push(regex_static(&regex, pattern));
+                        out.statics.push(regex_static(&regex, pattern, quote!()));
                         (regex, pattern.clone())
                     }
                     Expr::Path(path) => {
@@ -198,9 +198,9 @@ fn expand(
     Ok(out)
 }
 
-fn regex_static(name: &syn::Ident, pattern: &syn::LitStr) -> Tokens {
+fn regex_static(name: &syn::Ident, pattern: &syn::LitStr, visibility: Tokens) -> Tokens {
     quote! {
-        static #name: ::std::sync::LazyLock<::regex::Regex> =
+        #visibility static #name: ::std::sync::LazyLock<::regex::Regex> =
             ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
     }
 }

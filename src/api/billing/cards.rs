@@ -33,22 +33,9 @@ pub fn mask(digits: &str) -> String {
     format!("{}{}", "*".repeat(keep), &digits[keep..])
 }
 
-/// What the schema lets through as a card number: empty (no card), a masked
-/// number, or 12 to 19 digits with spaces and hyphens anywhere. Only the Luhn
-/// check digit is left to `normalize`.
-pub const NUMBER_PATTERN: &str = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$";
-
-/// Three or four digits, or empty (none sent).
-pub const SECURITY_CODE_PATTERN: &str = r"^([0-9]{3,4})?$";
-
 /// Whether `value` is a masked number as `mask` writes it (sent back unchanged).
 pub fn is_masked(value: &str) -> bool {
     value.starts_with('*') && value.trim_start_matches('*').chars().count() == 4
-}
-
-/// A card security code: three or four digits.
-pub fn valid_security_code(code: &str) -> bool {
-    (3..=4).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -66,7 +53,7 @@ mod tests {
 
     #[test]
     fn the_pattern_admits_what_normalize_and_is_masked_judge_by_shape() {
-        let pattern = regex::Regex::new(NUMBER_PATTERN).unwrap();
+        let pattern = &*crate::api::billing::profiles::dto::CARD_NUMBER;
         for value in [
             "", "4242424242424242", "4242 4242 4242 4242", "-4000-0000-0000-0002-", "000000000000",
             "1234567890123456789", "12345678901234567890", "12345678901", "************4242", "*abcd", "*éééé",
@@ -76,9 +63,9 @@ mod tests {
             let shaped = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
             assert_eq!(pattern.is_match(value), value.is_empty() || is_masked(value) || shaped, "{value:?}");
         }
-        let code = regex::Regex::new(SECURITY_CODE_PATTERN).unwrap();
-        for value in ["", "123", "1234", "12", "12345", "12a"] {
-            assert_eq!(code.is_match(value), value.is_empty() || valid_security_code(value), "{value:?}");
+        let code = &*crate::api::billing::profiles::dto::SECURITY_CODE;
+        for (value, valid) in [("", true), ("123", true), ("1234", true), ("12", false), ("12345", false), ("12a", false)] {
+            assert_eq!(code.is_match(value), valid, "{value:?}");
         }
     }
 
@@ -87,6 +74,5 @@ mod tests {
         assert_eq!(mask("4242424242424242"), "************4242");
         assert!(is_masked("************4242"));
         assert!(!is_masked("4242424242424242"));
-        assert!(valid_security_code("123") && valid_security_code("1234") && !valid_security_code("12a"));
     }
 }

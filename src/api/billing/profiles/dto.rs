@@ -3,13 +3,22 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 
 use crate::extract::non_null;
 
 // Create and update take this body; the document gives create its own copy
 // with `siteId` required (`openapi::SITE_KEYED_CREATES`).
 /// A masked card number sent back as it was answered keeps the stored card.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+// EMAIL: `name@domain.tld`, or empty. CARD_NUMBER: empty (no card), a masked number,
+// or 12 to 19 digits with spaces and hyphens anywhere; the Luhn check digit is left to
+// `cards::normalize`. SECURITY_CODE: three or four digits, or empty (none sent).
+#[switchboard_macros::rules(patterns(
+    EMAIL = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$",
+    CARD_NUMBER = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$",
+    SECURITY_CODE = r"^([0-9]{3,4})?$",
+))]
+#[derive(Debug, Default, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
     "siteId": 10000, "firstName": "Ada", "lastName": "Admin", "companyName": "Acme Support",
@@ -24,45 +33,45 @@ pub struct SiteBillingProfileInput {
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub first_name: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub last_name: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub company_name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub first_name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub last_name: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub company_name: Option<String>,
     /// An email address (`name@domain.tld`), or empty.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub email: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub phone: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub fax: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub country_or_region: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub state_or_province: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub city: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 500)] pub mailing_address: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub postal_or_zip_code: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub job_title: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 500)] pub bill_to: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200), pattern = EMAIL)] pub email: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub phone: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub fax: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub country_or_region: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub state_or_province: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub city: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 500))] pub mailing_address: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub postal_or_zip_code: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub job_title: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 500))] pub bill_to: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_charged_automatically: Option<bool>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_e_payment: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub primary_payment_type_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub primary_wallet_billing_agreement_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub primary_wallet_email: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub name_on_primary_card: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub primary_payment_type_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub primary_wallet_billing_agreement_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200), pattern = EMAIL)] pub primary_wallet_email: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub name_on_primary_card: Option<String>,
     /// 12 to 19 digits (spaces and hyphens allowed) with a valid Luhn check digit,
     /// or the masked number as answered (keeps the stored card), or empty (none).
     /// Stored encrypted; answered masked to the last four digits.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$")] pub primary_card_number: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(pattern = CARD_NUMBER)] pub primary_card_number: Option<String>,
     /// Three or four digits; used for the charge and never stored.
-    #[serde(rename = "primaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^([0-9]{3,4})?$")] pub primary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "primaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(pattern = SECURITY_CODE)] pub primary_card_csc_or_cvd: Option<String>,
     /// Required with a card number; must be in the future.
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub primary_card_expiration_date: Option<DateTime<Utc>>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_payment_type_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub secondary_wallet_billing_agreement_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200, pattern = r"^$|^[^@ \t\n\r]+@[^ \t\n\r.][^ \t\n\r]*\.[^ \t\n\r]*[^ \t\n\r.]$")] pub secondary_wallet_email: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub name_on_secondary_card: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub secondary_payment_type_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub secondary_wallet_billing_agreement_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200), pattern = EMAIL)] pub secondary_wallet_email: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub name_on_secondary_card: Option<String>,
     /// As `primaryCardNumber`.
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^$|^\*+[^*]{4}$|^[ -]*([0-9][ -]*){12,19}$")] pub secondary_card_number: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(pattern = CARD_NUMBER)] pub secondary_card_number: Option<String>,
     /// As `primaryCardCSCOrCVD`.
-    #[serde(rename = "secondaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false, pattern = r"^([0-9]{3,4})?$")] pub secondary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "secondaryCardCSCOrCVD", default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(pattern = SECURITY_CODE)] pub secondary_card_csc_or_cvd: Option<String>,
     /// As `primaryCardExpirationDate`.
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, example = "2030-12-31T00:00:00Z")] pub secondary_card_expiration_date: Option<DateTime<Utc>>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false, max_length = 200)] pub non_e_payment_type_id: Option<String>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] #[rule(text(max = 200))] pub non_e_payment_type_id: Option<String>,
 }
 
 /// A site's billing profile as answered: card numbers masked, security codes empty.
