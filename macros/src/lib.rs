@@ -65,10 +65,12 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         });
         let field_name = field.ident.clone().expect("named field");
         let is_list = is_list(&field.ty);
+        let is_option = is_option(&field.ty);
         for attr in rule_attrs {
-            match expand(&attr, &item.ident, &field_name, is_list, &shared) {
+            match expand(&attr, &item.ident, &field_name, (is_list, is_option), &shared) {
                 Ok(expansion) => {
-                    let (validate, document) = (expansion.validate, expansion.document);
+                    let validate: Vec<_> = expansion.validate.into_iter().filter(|rule| !rule.is_empty()).collect();
+                    let document = expansion.document;
                     if !validate.is_empty() {
                         field.attrs.push(syn::parse_quote!(#[validate(#(#validate),*)]));
                     }
@@ -96,27 +98,29 @@ fn expand(
     attr: &Attribute,
     owner: &syn::Ident,
     field: &syn::Ident,
-    is_list: bool,
+    (is_list, is_option): (bool, bool),
     shared: &[(syn::Ident, syn::LitStr)],
 ) -> syn::Result<Expansion> {
     let mut out = Expansion::default();
+    // A value that is not an `Option` is required by serde already (or has a default).
+    let required = if is_option { quote!(required) } else { quote!() };
     let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
     for meta in metas {
         let name = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
         match (name.as_str(), &meta) {
             ("required", Meta::Path(_)) => {
-                out.validate.push(quote!(required));
+                out.validate.push(required.clone());
                 out.document.push(quote!(required = true));
             }
             ("nested", Meta::Path(_)) => out.validate.push(quote!(nested)),
             ("text", Meta::List(list)) => {
                 let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
                 let mut max = None;
-                let mut required = false;
+                let mut required_text = false;
                 let mut nul_in_schema = false;
                 for arg in args {
                     match &arg {
-                        Meta::Path(p) if p.is_ident("required") => required = true,
+                        Meta::Path(p) if p.is_ident("required") => required_text = true,
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
                         other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
@@ -125,13 +129,13 @@ fn expand(
                 let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
                 out.validate.push(quote!(length(max = #max)));
                 out.validate.push(quote!(custom(function = crate::validation::no_nul)));
-                if required {
-                    out.validate.push(quote!(required));
+                if required_text {
+                    out.validate.push(required.clone());
                     out.validate.push(quote!(custom(function = crate::validation::not_blank)));
                     out.document.push(quote!(required = true));
                     out.document.push(quote!(min_length = 1));
                 }
-                match (required, nul_in_schema) {
+                match (required_text, nul_in_schema) {
                     (true, false) => out.document.push(quote!(pattern = r"[^\t\n\r ]")),
                     (true, true) => out.document.push(quote!(pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")),
                     (false, true) => out.document.push(quote!(pattern = r"^[^\u0000]*$")),
@@ -216,6 +220,10 @@ fn bounds(list: &syn::MetaList) -> syn::Result<(Option<Expr>, Option<Expr>)> {
         }
     }
     Ok((min, max))
+}
+
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Option"))
 }
 
 /// `Vec<_>` or `Option<Vec<_>>`: its length bounds are item counts.

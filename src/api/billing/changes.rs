@@ -5,8 +5,9 @@
 use axum::extract::State;
 use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
-use serde_repr::Deserialize_repr;
+use serde_repr::{Deserialize_repr, Serialize_repr};
 use utoipa::{IntoParams, ToSchema};
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -14,7 +15,6 @@ use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
-use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
@@ -31,7 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// What a change does (sent as its number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize_repr, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize_repr, Serialize_repr, ToSchema)]
 #[repr(u8)]
 pub enum ActionType {
     /// Adds `subscription` (0).
@@ -49,7 +49,8 @@ pub enum ActionType {
 }
 
 /// The subscription a change adds, or the pricing models it sets.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionDto {
     /// Ignored: new subscriptions get a new id.
@@ -57,7 +58,8 @@ pub struct SubscriptionDto {
     #[schema(nullable = false)]
     pub id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, example = 1)]
+    #[schema(nullable = false, example = 1)]
+    #[rule(required)]
     pub plan_id: Option<i32>,
     /// The site of the request when present.
     #[serde(default, deserialize_with = "non_null")]
@@ -65,38 +67,46 @@ pub struct SubscriptionDto {
     pub site_id: Option<i32>,
     /// Name of the subscription (the spec lists an int; requests send text).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200, required))]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub is_service_plan: Option<bool>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
     /// The pricing models with their prices; empty: the plan's own.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required, nested)]
     pub subscription_pricing_models: Option<Vec<SubscriptionPricingModel>>,
 }
 
 /// One change of a batch. `srcSubscriptionId` is required by every action but
 /// adding; `subscription` by every action but cancelling.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionChangeDto {
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub action_type: Option<ActionType>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
     pub src_subscription_id: Option<Uuid>,
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
+    #[rule(nested)]
     pub subscription: Option<SubscriptionDto>,
 }
 
 /// Body of changing, cancelling and their previews ("change request").
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 6,
     "subscriptionChangeDtos": [{"actionType": 0, "subscription": {"planId": 4, "name": "Platform",
@@ -104,20 +114,24 @@ pub struct SubscriptionChangeDto {
 pub struct ChangeRequest {
     /// Write an invoice for the changes (else figures only).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub if_create_invoice: Option<bool>,
     /// Write the invoice as a draft: not charged, the balance untouched.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub is_draft: Option<bool>,
     /// Sets the site's purchased agents; every active by-agents pricing model
     /// is re-priced for the new number (credit of the old, charge of the new).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 0, maximum = 100000)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 0, max = 100000))]
     pub purchased_agents: Option<i32>,
     /// Applied in order, all or nothing.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
+    #[rule(nested)]
     pub subscription_change_dtos: Option<Vec<SubscriptionChangeDto>>,
 }
 
@@ -147,20 +161,12 @@ struct SiteParams {
 
 /// Checks what can be checked before the database: required fields, ranges.
 fn check_request(request: &ChangeRequest, v: &mut Violations) {
-    for (pointer, value) in [("/ifCreateInvoice", request.if_create_invoice), ("/isDraft", request.is_draft)] {
-        if value.is_none() {
-            v.field(pointer, ErrorCode::FieldRequired, "is required");
-        }
-    }
-    if request.purchased_agents.is_some_and(|n| !(0..=100_000).contains(&n)) {
-        v.field("/purchasedAgents", ErrorCode::FieldOutOfRange, "must be between 0 and 100000");
+    if let Err(errors) = request.validate() {
+        v.add_validation_errors(&errors);
     }
     for (i, change) in request.subscription_change_dtos.iter().flatten().enumerate() {
         let at = format!("/subscriptionChangeDtos/{i}");
-        let Some(action) = change.action_type else {
-            v.field(format!("{at}/actionType"), ErrorCode::FieldRequired, "is required");
-            continue;
-        };
+        let Some(action) = change.action_type else { continue };
         if action != ActionType::AddSubscription && change.src_subscription_id.is_none() {
             v.field(format!("{at}/srcSubscriptionId"), ErrorCode::FieldRequired, "is required by this actionType");
         }
@@ -173,19 +179,7 @@ fn check_request(request: &ChangeRequest, v: &mut Violations) {
 }
 
 fn check_subscription(s: &SubscriptionDto, at: &str, models_required: bool, v: &mut Violations) {
-    if s.plan_id.is_none() {
-        v.field(format!("{at}/planId"), ErrorCode::FieldRequired, "is required");
-    }
-    text(v, &format!("{at}/name"), s.name.clone(), 200, true);
-    for (field, value) in [("isServicePlan", s.is_service_plan), ("canBeCancelledByCustomer", s.can_be_cancelled_by_customer)] {
-        if value.is_none() {
-            v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, "is required");
-        }
-    }
-    let Some(models) = &s.subscription_pricing_models else {
-        v.field(format!("{at}/subscriptionPricingModels"), ErrorCode::FieldRequired, "is required");
-        return;
-    };
+    let Some(models) = &s.subscription_pricing_models else { return };
     if models_required && models.is_empty() {
         v.field(format!("{at}/subscriptionPricingModels"), ErrorCode::FieldOutOfRange, "must hold at least one pricing model");
     }
@@ -197,7 +191,6 @@ fn check_subscription(s: &SubscriptionDto, at: &str, models_required: bool, v: &
 /// A pricing model sent by the caller: named, non-negative, with the prices
 /// its kind needs.
 fn check_model(m: &SubscriptionPricingModel, at: &str, v: &mut Violations) {
-    text(v, &format!("{at}/name"), Some(m.name.clone()), 200, true);
     for (field, n) in [
         ("freeQuantity", m.free_quantity),
         ("maxQuantity", m.max_quantity),

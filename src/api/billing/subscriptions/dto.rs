@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use validator::Validate;
 use uuid::Uuid;
 
 use crate::api::billing::invoices::InvoiceLineItem;
@@ -204,7 +205,8 @@ impl PricingModelKind {
 
 /// A pricing model of a subscription with its price segments. Which segment
 /// list is filled depends on `pricingModel`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionPricingModel {
     #[serde(default)]
@@ -216,8 +218,8 @@ pub struct SubscriptionPricingModel {
     #[serde(default)]
     #[schema(required = true, read_only)]
     pub subscription_id: Uuid,
-    #[serde(default)]
-    #[schema(required = true, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+   #[serde(default)]
+    #[rule(text(max = 200, required))]
     pub name: String,
     #[serde(default)]
     #[schema(required = true)]
@@ -393,7 +395,8 @@ impl PricedModel for SubscriptionPricingModel {
 /// Its plan and site cannot change here (switch the plan with `:switchPlan`),
 /// nor its pricing (`:changes` with `EditPricingModel` invoices that);
 /// `subscriptionPricingModels` and `lineItems` of a full Subscription body are ignored.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"name": "Team (support desk)", "isServicePlan": false, "canBeCancelledByCustomer": true}))]
 pub struct SubscriptionInput {
@@ -406,13 +409,16 @@ pub struct SubscriptionInput {
     #[schema(nullable = false, read_only, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200, required))]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub is_service_plan: Option<bool>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
     /// Unchanged when absent.
     #[serde(default, deserialize_with = "non_null")]

@@ -18,9 +18,8 @@ pub use dto::*;
 use store::{Selection, load};
 use super::scope::SiteSet;
 use crate::AppState;
-use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{JsonBody, Path, QueryParams};
 
 const TAG: &str = "Subscriptions";
@@ -90,13 +89,7 @@ async fn update_subscription(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<SubscriptionInput>,
 ) -> ApiResult<Json<Subscription>> {
-    let mut v = Violations::new();
-    let name = text(&mut v, "/name", input.name.clone(), 200, true);
-    for (pointer, value) in [("/isServicePlan", input.is_service_plan), ("/canBeCancelledByCustomer", input.can_be_cancelled_by_customer)] {
-        if value.is_none() {
-            v.field(pointer, ErrorCode::FieldRequired, "is required");
-        }
-    }
-    v.finish(())?;
+    Violations::checked(&input).finish(())?;
+    let name = input.name.clone().unwrap_or_default();
     Ok(Json(store::update(&state.db, &SiteSet::Partner(caller.partner_id), id, name, input).await?))
 }
