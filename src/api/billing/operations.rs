@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
+use validator::Validate;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -18,7 +19,6 @@ use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
 use crate::api::located;
-use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;
@@ -47,11 +47,9 @@ pub enum BillingMonths {
     Annual = 12,
 }
 
-/// The most units a plan request may buy of anything (the documented maximum).
-const MAX_QUANTITY: i32 = 100_000_000;
-
 /// Body of adding a plan and of switching to one ("plan request").
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"planId": 4, "name": "Platform", "billingPeriod": 1}))]
 pub struct PlanRequest {
@@ -62,21 +60,25 @@ pub struct PlanRequest {
     pub billing_period: Option<i32>,
     /// Id of a plan of the catalog.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, example = 4)]
+    #[schema(nullable = false, example = 4)]
+    #[rule(required)]
     pub plan_id: Option<i32>,
     /// By-volume plans: overage units bought on top of the quota, priced at the
     /// segment's overage unit price (0 when absent).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 0, maximum = 100000000)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 0, max = 100000000))]
     pub overage_quota: Option<i32>,
     /// By-volume plans: the block size the overage is sold in; recorded as
     /// `purchasedOverageUnit`, not priced.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 0, maximum = 100000000)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 0, max = 100000000))]
     pub overage_quota_unit: Option<i32>,
     /// By-unit plans: units bought (the plan's default quantity when absent).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, minimum = 1, maximum = 100000000)]
+    #[schema(nullable = false)]
+    #[rule(range(min = 1, max = 100000000))]
     pub purchased_quantity_by_unit: Option<i32>,
     /// By-volume plans: id of the plan's volume segment to buy (the plan's
     /// selected one when absent).
@@ -85,7 +87,8 @@ pub struct PlanRequest {
     pub selected_volume_id: Option<Uuid>,
     /// Name of the new subscription.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200, required))]
     pub name: Option<String>,
 }
 
@@ -250,10 +253,9 @@ pub fn site_and_agent(query: &QueryParams, v: &mut Violations) -> (i32, Uuid) {
 
 /// Checks a plan request's own fields; returns the plan id and period months.
 fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option<u32>) {
-    if request.plan_id.is_none() {
-        v.field("/planId", ErrorCode::FieldRequired, "is required");
+    if let Err(errors) = request.validate() {
+        v.add_validation_errors(&errors);
     }
-    text(v, "/name", request.name.clone(), 200, true);
     let months = match request.billing_period {
         None => None,
         Some(m @ (1 | 3 | 6 | 12)) => Some(m as u32),
@@ -262,15 +264,6 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
             None
         }
     };
-    for (pointer, value, least) in [
-        ("/overageQuota", request.overage_quota, 0),
-        ("/overageQuotaUnit", request.overage_quota_unit, 0),
-        ("/purchasedQuantityByUnit", request.purchased_quantity_by_unit, 1),
-    ] {
-        if value.is_some_and(|n| !(least..=MAX_QUANTITY).contains(&n)) {
-            v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be from {least} to {MAX_QUANTITY}"));
-        }
-    }
     (request.plan_id.unwrap_or_default(), months)
 }
 
@@ -367,15 +360,18 @@ pub async fn calculate_switch_subscription_plan(
 }
 
 /// Why a subscription is cancelled.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"cancelReason": "tooExpensive", "comment": "Moving to the annual plan next year"}))]
 pub struct CancelRequest {
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 200)]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200))]
     pub cancel_reason: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 2000, pattern = r"[^\t\n\r ]")]
+    #[schema(nullable = false)]
+    #[rule(text(max = 2000, required))]
     pub comment: Option<String>,
 }
 
@@ -401,8 +397,9 @@ pub async fn calculate_cancel_subscription(
 ) -> ApiResult<Json<SubscriptionOutput>> {
     let mut v = Violations::new();
     let (site_id, agent_id) = site_and_agent(&query, &mut v);
-    text(&mut v, "/cancelReason", request.cancel_reason, 200, false);
-    text(&mut v, "/comment", request.comment, 2000, true);
+    if let Err(errors) = request.validate() {
+        v.add_validation_errors(&errors);
+    }
     v.finish(())?;
     let op = Operation {
         partner_id: caller.partner_id,
