@@ -258,7 +258,7 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     }
     for f in data.secure_forms {
         let id = f.form.id;
-        secure_forms::seed(&txn, f.site_id, id, f.form)
+        secure_form(&txn, f.site_id, id, f.form)
             .await
             .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
     }
@@ -391,4 +391,15 @@ fn password_hash(account: &AccountSeed) -> anyhow::Result<String> {
         (None, Some(clear)) => password::hash(clear),
         (None, None) => anyhow::bail!("account {} has neither password nor passwordHash", account.email),
     }
+}
+
+/// Stores a form of a data set through the same rules as the API.
+async fn secure_form(
+    txn: &sea_orm::DatabaseTransaction,
+    site_id: i32,
+    id: Option<uuid::Uuid>,
+    input: secure_forms::dto::SecureFormInput,
+) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
+    let draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
+    secure_forms::store::create(txn, site_id, id.unwrap_or_else(uuid::Uuid::now_v7), draft).await
 }

@@ -1,14 +1,13 @@
 //! Interface A: secure forms, under permission ManageSecureForm and site tenancy.
 
 pub mod dto;
-mod rules;
-mod store;
+pub mod rules;
+pub mod store;
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use sea_orm::Order;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -25,16 +24,6 @@ use crate::extract::{JsonBody, Path, QueryParams};
 
 const TAG: &str = "Secure forms";
 
-/// Stores a form from a data set, through the same rules as the API.
-pub async fn seed(
-    db: &sea_orm::DatabaseTransaction,
-    site_id: i32,
-    id: Option<Uuid>,
-    input: SecureFormInput,
-) -> ApiResult<SecureForm> {
-    let draft = rules::validate(input, Target::Create)?;
-    store::create(db, site_id, id.unwrap_or_else(Uuid::now_v7), draft).await
-}
 const BASE: &str = "/v4/secureform/secureForms";
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -98,13 +87,10 @@ async fn list_secure_forms(
         Some("createdTime") => SortBy::CreatedTime,
         _ => SortBy::Name,
     };
-    let order = match query.one_of("sortOrder", &["asc", "desc"], &mut v) {
-        Some("desc") => Order::Desc,
-        _ => Order::Asc,
-    };
+    let descending = query.one_of("sortOrder", &["asc", "desc"], &mut v) == Some("desc");
     v.finish(())?;
     caller.check_site(site_id.map(i64::from))?;
-    let (secure_forms, total) = store::list(&state.db, caller.site_id, page, sort_by, order).await?;
+    let (secure_forms, total) = store::list(&state.db, caller.site_id, page, sort_by, descending).await?;
     let (next_page, previous_page) = page.links(&url, total);
     Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
 }

@@ -28,8 +28,9 @@ pub async fn list(
     site_id: i32,
     page: PageRequest,
     sort_by: SortBy,
-    order: Order,
+    descending: bool,
 ) -> ApiResult<(Vec<SecureForm>, u64)> {
+    let order = if descending { Order::Desc } else { Order::Asc };
     let scoped = form::Entity::find().filter(form::Column::SiteId.eq(site_id));
     let total = scoped.clone().count(db).await?;
     let sort_column = match sort_by {
