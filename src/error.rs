@@ -171,7 +171,7 @@ impl FieldProblem {
         (self.pointer.is_none(), segments.collect())
     }
 
-    fn location(&self) -> &str {
+    pub(crate) fn location(&self) -> &str {
         self.pointer.as_deref().or(self.parameter.as_deref()).unwrap_or("")
     }
 }
@@ -203,6 +203,16 @@ impl Violations {
             detail: detail.into(),
             code: code.code(),
         });
+    }
+
+    #[cfg(test)]
+    pub(crate) fn listed(&self) -> impl Iterator<Item = &FieldProblem> {
+        self.0.iter()
+    }
+
+    /// Adds the problems another check found.
+    pub fn extend(&mut self, other: Violations) {
+        self.0.extend(other.0);
     }
 
     pub fn is_empty(&self) -> bool {

@@ -7,6 +7,7 @@ use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::extract::path::ErrorKind;
 use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
+use validator::Validate;
 
 use crate::error::{ApiError, ErrorCode, Violations};
 
@@ -206,88 +207,145 @@ fn friendly_type(rust_type: &str) -> &'static str {
     }
 }
 
-/// Raw query parameters, parsed by each operation so that every bad parameter is
-/// reported by name in one answer.
-pub struct QueryParams(pub Vec<(String, String)>);
+/// Query parameters read into `T`, the `IntoParams` type that documents them,
+/// then checked against its declared rules. A bad parameter does not stop the
+/// reading: every one is named in the answer, with the body's problems when the
+/// handler has a body too (`into_parts`). Fields of `T` are `Option`s; a required
+/// parameter says so with `#[rule(required)]`.
+pub struct Query<T> {
+    params: T,
+    problems: Violations,
+}
 
-impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
-    type Rejection = ApiError;
+impl<T> Query<T> {
+    /// The parameters, or the 400 naming every bad one.
+    pub fn checked(self) -> Result<T, ApiError> {
+        self.problems.finish(self.params)
+    }
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let raw = parts.uri.query().unwrap_or_default();
-        serde_urlencoded::from_str(raw)
-            .map(QueryParams)
-            .map_err(|err| ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {err}")))
+    /// The parameters and their problems, for a handler that adds its body's
+    /// problems before answering.
+    pub fn into_parts(self) -> (T, Violations) {
+        (self.params, self.problems)
     }
 }
 
-impl QueryParams {
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
-    }
+impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
 
-    /// An optional integer parameter within `range`, else `default`.
-    pub fn int(
-        &self,
-        name: &str,
-        default: i64,
-        range: std::ops::RangeInclusive<i64>,
-        violations: &mut Violations,
-    ) -> i64 {
-        self.optional_int(name, range, violations).unwrap_or(default)
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let mut problems = Violations::new();
+        let params: T = read_query(parts.uri.query().unwrap_or_default(), &mut problems)?;
+        problems.extend(Violations::checked_parameters(&params));
+        Ok(Query { params, problems })
     }
+}
 
-    /// An optional integer parameter within `range`; `None` when absent or invalid
-    /// (the problem is recorded in `violations`).
-    pub fn optional_int(
-        &self,
-        name: &str,
-        range: std::ops::RangeInclusive<i64>,
-        violations: &mut Violations,
-    ) -> Option<i64> {
-        let raw = self.get(name)?;
-        match raw.parse::<i64>() {
-            Ok(value) if range.contains(&value) => Some(value),
-            Ok(_) => {
-                violations.parameter(
-                    name,
-                    ErrorCode::FieldOutOfRange,
-                    format!("must be between {} and {}", range.start(), range.end()),
-                );
-                None
-            }
-            Err(_) => {
-                violations.parameter(name, ErrorCode::FieldWrongType, "must be an integer");
-                None
-            }
+/// Reads `T` from a query string. The first try reads it as sent; on an error the
+/// parameter it names is recorded and dropped and the rest read again, so each
+/// known parameter costs at most one more try (unknown ones are ignored, and a
+/// repeated one counts once: the first value wins).
+fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Result<T, ApiError> {
+    let from = |query: &[u8]| -> Result<T, serde_path_to_error::Error<serde_urlencoded::de::Error>> {
+        serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(query)))
+    };
+    let mut err = match from(raw.as_bytes()) {
+        Ok(params) => return Ok(params),
+        Err(err) => err,
+    };
+    let mut pairs = query_pairs(raw);
+    let sent = pairs.len();
+    let mut seen = std::collections::HashSet::new();
+    pairs.retain(|(key, _)| seen.insert(key.clone()));
+    let encode = |pairs: &[(String, String)]| url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    if pairs.len() < sent {
+        // A repeated parameter: read the first of each first.
+        match from(encode(&pairs).as_bytes()) {
+            Ok(params) => return Ok(params),
+            Err(next) => err = next,
         }
     }
+    loop {
+        let message = err.inner().to_string();
+        let Some(serde_path_to_error::Segment::Map { key }) = err.path().iter().next() else {
+            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
+        };
+        let before = pairs.len();
+        pairs.retain(|(name, _)| name != key);
+        if pairs.len() == before {
+            // About a parameter not sent (a required non-`Option` field): nothing to drop.
+            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
+        }
+        let (code, detail) = parameter_problem(&message);
+        problems.parameter(key.clone(), code, detail);
+        match from(encode(&pairs).as_bytes()) {
+            Ok(params) => return Ok(params),
+            Err(next) => err = next,
+        }
+    }
+}
 
-    /// An optional `int32` parameter (ids).
-    pub fn optional_i32(&self, name: &str, violations: &mut Violations) -> Option<i32> {
-        self.optional_int(name, i64::from(i32::MIN)..=i64::from(i32::MAX), violations).map(|n| n as i32)
+/// Our code and a sentence for serde's words about one parameter's value.
+fn parameter_problem(message: &str) -> (ErrorCode, String) {
+    if message.starts_with("number too large") || message.starts_with("number too small") {
+        (ErrorCode::FieldOutOfRange, "is out of range".to_owned())
+    } else if message.starts_with("invalid digit") || message.starts_with("cannot parse integer") {
+        (ErrorCode::FieldWrongType, "must be an integer".to_owned())
+    } else if message.starts_with("UUID parsing failed") {
+        (ErrorCode::FieldWrongType, "must be a GUID".to_owned())
+    } else {
+        (ErrorCode::FieldWrongType, message.to_owned())
+    }
+}
+
+/// The query string's name/value pairs, decoded, in order.
+pub fn query_pairs(raw: &str) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, serde::Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Params {
+        site_id: Option<i32>,
+        agent_id: Option<uuid::Uuid>,
+        sort_by: Option<String>,
     }
 
-    /// A required `int32` parameter; `None` when absent (recorded as required) or invalid.
-    pub fn required_i32(&self, name: &str, violations: &mut Violations) -> Option<i32> {
-        if self.get(name).is_none() {
-            violations.parameter(name, ErrorCode::FieldRequired, "is required");
-        }
-        self.optional_i32(name, violations)
+    fn read(query: &str) -> (Params, Vec<(String, u32, String)>) {
+        let mut problems = Violations::new();
+        let params = read_query::<Params>(query, &mut problems).expect("readable");
+        let listed = problems.listed().map(|p| (p.location().to_owned(), p.code, p.detail.clone())).collect();
+        (params, listed)
     }
 
-    /// An optional parameter that must be one of `allowed`.
-    pub fn one_of<'a>(
-        &self,
-        name: &str,
-        allowed: &[&'a str],
-        violations: &mut Violations,
-    ) -> Option<&'a str> {
-        let raw = self.get(name)?;
-        let found = allowed.iter().find(|candidate| **candidate == raw).copied();
-        if found.is_none() {
-            violations.parameter(name, ErrorCode::FieldWrongType, format!("must be one of: {}", allowed.join(", ")));
-        }
-        found
+    #[test]
+    fn every_bad_parameter_is_named_and_the_good_ones_kept() {
+        let (params, problems) = read("siteId=ten&agentId=nope&sortBy=name&other=1");
+        assert_eq!(params, Params { sort_by: Some("name".into()), ..Params::default() });
+        assert_eq!(
+            problems,
+            [
+                ("siteId".to_owned(), 400011, "must be an integer".to_owned()),
+                ("agentId".to_owned(), 400011, "must be a GUID".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_integer_too_large_for_its_type_is_out_of_range() {
+        let (_, problems) = read("siteId=99999999999");
+        assert_eq!(problems, [("siteId".to_owned(), 400013, "is out of range".to_owned())]);
+    }
+
+    #[test]
+    fn the_first_of_a_repeated_parameter_wins() {
+        let (params, problems) = read("siteId=7&siteId=8&sortBy=name");
+        assert_eq!((params.site_id, params.sort_by.as_deref(), problems.len()), (Some(7), Some("name"), 0));
+        let (params, problems) = read("siteId=x&siteId=8");
+        assert_eq!((params.site_id, problems.len()), (None, 1));
     }
 }

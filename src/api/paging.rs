@@ -3,24 +3,28 @@
 
 use axum::extract::{FromRequestParts, OriginalUri};
 use axum::http::{header, request::Parts};
+use serde::de::DeserializeOwned;
+use validator::Validate;
 
 use crate::AppState;
-use crate::error::{ApiError, Violations};
-use crate::extract::QueryParams;
+use crate::error::ApiError;
+use crate::extract::{Query, query_pairs};
 
-pub const MAX_PAGE_SIZE: i64 = 100;
+const DEFAULT_PAGE_SIZE: i32 = 50;
 
-/// The paging parameters every paged list documents (read by `PageRequest`).
-#[derive(serde::Deserialize, utoipa::IntoParams)]
+/// The paging parameters every paged list takes.
+#[switchboard_macros::rules(params)]
+#[derive(serde::Deserialize, utoipa::IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 pub struct PageParams {
     /// 1-based page number.
-    #[param(minimum = 1, maximum = 1000000, default = 1, nullable = false)]
+    #[rule(range(min = 1, max = 1000000))]
+    #[param(default = 1, nullable = false)]
     page_index: Option<i32>,
     /// Items per page.
-    #[param(minimum = 1, maximum = 100, default = 50, nullable = false)]
+    #[rule(range(min = 1, max = 100))]
+    #[param(default = 50, nullable = false)]
     page_size: Option<i32>,
 }
 
@@ -31,27 +35,47 @@ pub struct PageRequest {
 }
 
 impl PageRequest {
-    pub fn from_query(query: &QueryParams, default_size: i64, violations: &mut Violations) -> Self {
-        let index = query.int("pageIndex", 1, 1..=1_000_000, violations);
-        let size = query.int("pageSize", default_size, 1..=MAX_PAGE_SIZE, violations);
-        Self { index: index as u64, size: size as u64 }
-    }
-
     pub fn offset(&self) -> u64 {
         (self.index - 1) * self.size
     }
+}
 
+/// A paged list's request: the page, the list's own parameters `T`, and the
+/// request's URL for the links. Every bad parameter of both is named in one 400.
+pub struct Paged<T> {
+    pub page: PageRequest,
+    pub params: T,
+    url: RequestUrl,
+}
+
+impl<T> Paged<T> {
     /// `(next, previous)` links; `None` at either end.
-    pub fn links(&self, url: &RequestUrl, total: u64) -> (Option<String>, Option<String>) {
-        let next = (self.index * self.size < total).then(|| url.with_page(self.index + 1));
-        let previous = (self.index > 1).then(|| url.with_page(self.index - 1));
+    pub fn links(&self, total: u64) -> (Option<String>, Option<String>) {
+        let PageRequest { index, size } = self.page;
+        let next = (index * size < total).then(|| self.url.with_page(index + 1));
+        let previous = (index > 1).then(|| self.url.with_page(index - 1));
         (next, previous)
+    }
+}
+
+impl<T: DeserializeOwned + Validate + Send> FromRequestParts<AppState> for Paged<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let (page, mut problems) = Query::<PageParams>::from_request_parts(parts, state).await?.into_parts();
+        let (params, more) = Query::<T>::from_request_parts(parts, state).await?.into_parts();
+        problems.extend(more);
+        let params = problems.finish(params)?;
+        let index = page.page_index.unwrap_or(1);
+        let size = page.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
+        let page = PageRequest { index: index as u64, size: size as u64 };
+        Ok(Paged { page, params, url: RequestUrl::from_request_parts(parts, state).await? })
     }
 }
 
 /// The absolute URL of the current request: `--public-url` when set, else the
 /// request's `Host`.
-pub struct RequestUrl {
+struct RequestUrl {
     base: String,
     path: String,
     query: Vec<(String, String)>,
@@ -98,7 +122,7 @@ impl FromRequestParts<AppState> for RequestUrl {
                 format!("http://{host}")
             }
         };
-        let QueryParams(query) = QueryParams::from_request_parts(parts, state).await?;
+        let query = query_pairs(uri.query().unwrap_or_default());
         Ok(Self { base, path: uri.path().to_owned(), query })
     }
 }

@@ -20,7 +20,7 @@ use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
 use crate::billing::engine::InvoiceMode;
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, QueryParams, non_null};
+use crate::extract::{JsonBody, Query, non_null};
 
 const TAG: &str = "Subscription operations";
 
@@ -149,13 +149,14 @@ pub struct SubscriptionsChangeOutput {
     pub invoice_id: Uuid,
 }
 
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-struct SiteParams {
+pub struct SiteParams {
     /// The partner's site the changes are for.
-    #[param(required = true, nullable = false)]
+    #[rule(required)]
+    #[param(nullable = false)]
     site_id: Option<i32>,
 }
 
@@ -282,13 +283,12 @@ fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
 async fn run_changes(
     state: &AppState,
     partner_id: i32,
-    query: &QueryParams,
+    query: Query<SiteParams>,
     mut request: ChangeRequest,
     cancelling: Option<Uuid>,
     preview: bool,
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    let mut v = Violations::new();
-    let site_id = query.required_i32("siteId", &mut v);
+    let (SiteParams { site_id }, mut v) = query.into_parts();
     // `:cancel` answers first for the subscription it names (404, or 409 when
     // already cancelled), then for the rest of its body.
     if cancelling.is_none() {
@@ -352,10 +352,10 @@ async fn run_changes(
 async fn change_subscriptions(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, &query, request, None, false).await
+    run_changes(&state, caller.partner_id, query, request, None, false).await
 }
 
 /// Preview subscription changes
@@ -373,10 +373,10 @@ async fn change_subscriptions(
 async fn calculate_subscription_changes(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, &query, request, None, true).await
+    run_changes(&state, caller.partner_id, query, request, None, true).await
 }
 
 /// Cancel a subscription
@@ -395,8 +395,8 @@ pub async fn cancel_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
-    query: QueryParams,
+    query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, &query, request, Some(id), false).await
+    run_changes(&state, caller.partner_id, query, request, Some(id), false).await
 }

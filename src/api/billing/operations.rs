@@ -24,7 +24,7 @@ use crate::billing::BillingError;
 use crate::billing::changes::plan;
 use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, QueryParams, non_null};
+use crate::extract::{JsonBody, Query, non_null};
 
 const TAG: &str = "Subscription operations";
 
@@ -114,16 +114,18 @@ pub struct SubscriptionOutput {
     pub charge_result: bool,
 }
 
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 pub struct SiteAgentParams {
     /// The partner's site the operation is for.
-    #[param(required = true, nullable = false)]
+    #[rule(required)]
+    #[param(nullable = false)]
     site_id: Option<i32>,
     /// The agent of the site who asks for it (recorded on the invoice).
-    #[param(required = true, nullable = false)]
+    #[rule(required)]
+    #[param(nullable = false)]
     agent_id: Option<Uuid>,
 }
 
@@ -201,19 +203,19 @@ impl From<Outcome> for SubscriptionOutput {
 async fn plan_operation(
     state: &AppState,
     partner_id: i32,
-    query: &QueryParams,
+    query: Query<SiteAgentParams>,
     request: &PlanRequest,
     replacing: Option<Uuid>,
     preview: bool,
 ) -> ApiResult<Response> {
-    let mut v = Violations::new();
-    let (site_id, agent_id) = site_and_agent(query, &mut v);
+    let (SiteAgentParams { site_id, agent_id }, mut v) = query.into_parts();
     let (plan_id, months) = check_plan_request(request, &mut v);
     v.finish(())?;
     let op = Operation {
         partner_id,
-        site_id,
-        agent_id: Some(agent_id),
+        // Both required: present once the problems are answered.
+        site_id: site_id.unwrap_or_default(),
+        agent_id,
         now: state.clock.now(),
         wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) },
         mode: InvoiceMode::Issue,
@@ -234,22 +236,6 @@ async fn plan_operation(
     Ok(located(format!("/api/billing/subscriptions/{id}"), SubscriptionOutput { subscription_id: Some(id), ..output }))
 }
 
-/// The site and agent named by the query: both required.
-pub fn site_and_agent(query: &QueryParams, v: &mut Violations) -> (i32, Uuid) {
-    let site_id = query.required_i32("siteId", v);
-    let agent_id = match query.get("agentId").map(str::parse::<Uuid>) {
-        Some(Ok(id)) => Some(id),
-        Some(Err(_)) => {
-            v.parameter("agentId", ErrorCode::FieldWrongType, "must be a guid");
-            None
-        }
-        None => {
-            v.parameter("agentId", ErrorCode::FieldRequired, "is required");
-            None
-        }
-    };
-    (site_id.unwrap_or_default(), agent_id.unwrap_or_default())
-}
 
 /// Checks a plan request's own fields; returns the plan id and period months.
 fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option<u32>) {
@@ -284,10 +270,10 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
 async fn calculate_new_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, &query, &request, None, true).await
+    plan_operation(&state, caller.partner_id, query, &request, None, true).await
 }
 
 /// Add a subscription
@@ -308,10 +294,10 @@ async fn calculate_new_subscription(
 async fn add_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, &query, &request, None, false).await
+    plan_operation(&state, caller.partner_id, query, &request, None, false).await
 }
 
 /// Switch a subscription to another plan
@@ -332,10 +318,10 @@ pub async fn switch_subscription_plan(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
-    query: QueryParams,
+    query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, &query, &request, Some(id), false).await
+    plan_operation(&state, caller.partner_id, query, &request, Some(id), false).await
 }
 
 /// Preview switching a subscription to another plan
@@ -353,10 +339,10 @@ pub async fn calculate_switch_subscription_plan(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
-    query: QueryParams,
+    query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, &query, &request, Some(id), true).await
+    plan_operation(&state, caller.partner_id, query, &request, Some(id), true).await
 }
 
 /// Why a subscription is cancelled.
@@ -392,19 +378,19 @@ pub async fn calculate_cancel_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
-    query: QueryParams,
+    query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<CancelRequest>,
 ) -> ApiResult<Json<SubscriptionOutput>> {
-    let mut v = Violations::new();
-    let (site_id, agent_id) = site_and_agent(&query, &mut v);
+    let (SiteAgentParams { site_id, agent_id }, mut v) = query.into_parts();
     if let Err(errors) = request.validate() {
         v.add_validation_errors(&errors);
     }
     v.finish(())?;
     let op = Operation {
         partner_id: caller.partner_id,
-        site_id,
-        agent_id: Some(agent_id),
+        // Both required: present once the problems are answered.
+        site_id: site_id.unwrap_or_default(),
+        agent_id,
         now: state.clock.now(),
         wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
         mode: InvoiceMode::Issue,

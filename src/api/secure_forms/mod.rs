@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -17,10 +18,10 @@ use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
 use crate::AppState;
-use crate::api::paging::{PageParams, PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, Paged};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
-use crate::error::{ApiResult, Violations};
-use crate::extract::{JsonBody, Path, QueryParams};
+use crate::error::ApiResult;
+use crate::extract::{JsonBody, Path};
 
 const TAG: &str = "Secure forms";
 
@@ -46,11 +47,10 @@ enum SortOrder {
     Desc,
 }
 
-/// Query parameters of the list (documentation; parsed by `list_secure_forms`).
-#[derive(Deserialize, IntoParams)]
+/// Query parameters of the list, beside the page.
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct ListSecureFormsParams {
     /// Must be the token's site when sent.
     #[param(nullable = false)]
@@ -77,21 +77,17 @@ struct ListSecureFormsParams {
 async fn list_secure_forms(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
-    url: RequestUrl,
-    query: QueryParams,
+    list: Paged<ListSecureFormsParams>,
 ) -> ApiResult<Json<SecureFormPage>> {
-    let mut v = Violations::new();
-    let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.optional_i32("siteId", &mut v);
-    let sort_by = match query.one_of("sortBy", &["name", "createdTime"], &mut v) {
-        Some("createdTime") => SortBy::CreatedTime,
-        _ => SortBy::Name,
+    let params = &list.params;
+    caller.check_site(params.site_id.map(i64::from))?;
+    let sort_by = match params.sort_by {
+        Some(SecureFormSortBy::CreatedTime) => SortBy::CreatedTime,
+        Some(SecureFormSortBy::Name) | None => SortBy::Name,
     };
-    let descending = query.one_of("sortOrder", &["asc", "desc"], &mut v) == Some("desc");
-    v.finish(())?;
-    caller.check_site(site_id.map(i64::from))?;
-    let (secure_forms, total) = store::list(&state.db, caller.site_id, page, sort_by, descending).await?;
-    let (next_page, previous_page) = page.links(&url, total);
+    let descending = matches!(params.sort_order, Some(SortOrder::Desc));
+    let (secure_forms, total) = store::list(&state.db, caller.site_id, list.page, sort_by, descending).await?;
+    let (next_page, previous_page) = list.links(total);
     Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
 }
 

@@ -15,8 +15,6 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::AppState;
-use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::QueryParams;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -49,16 +47,3 @@ impl ChannelType {
     }
 }
 
-/// Reads the `include` parameter, whose only allowed value is `allowed`: exactly
-/// that, or empty (as the schema's pattern says).
-pub fn parse_include(query: &QueryParams, allowed: &str) -> ApiResult<bool> {
-    match query.get("include") {
-        None | Some("") => Ok(false),
-        Some(value) if value == allowed => Ok(true),
-        Some(_) => {
-            let mut v = Violations::new();
-            v.parameter("include", ErrorCode::FieldWrongType, format!("the only allowed value is `{allowed}`"));
-            Err(v.into_error())
-        }
-    }
-}

@@ -9,6 +9,7 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -20,8 +21,8 @@ use super::subscriptions::SubscriptionPricingModel;
 use crate::AppState;
 use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
-use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Path, QueryParams};
+use crate::error::{ApiResult, ErrorCode};
+use crate::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Subscription features";
 
@@ -65,10 +66,9 @@ async fn list_subscription_pricing_models(
     Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct LimitationConfigParams {
     /// Only this site's configurations; a site that is not the partner's gives an empty list.
     #[param(nullable = false)]
@@ -83,11 +83,9 @@ struct LimitationConfigParams {
 async fn list_subscription_feature_limitation_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
-    query: QueryParams,
+    query: Query<LimitationConfigParams>,
 ) -> ApiResult<Json<Vec<SubscriptionFeatureLimitationConfig>>> {
-    let mut v = Violations::new();
-    let site_id = query.optional_i32("siteId", &mut v);
-    v.finish(())?;
+    let LimitationConfigParams { site_id } = query.checked()?;
     Ok(Json(store::limitation_configs(&state.db, &SiteSet::Partner(caller.partner_id), site_id).await?))
 }
 
@@ -104,13 +102,14 @@ async fn get_subscription_feature_limitation_config(
     Ok(Json(store::limitation_config(&state.db, &SiteSet::Partner(caller.partner_id), subscription_id).await?))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct SubscriptionSiteParams {
     /// The partner's site the subscription belongs to.
-    #[param(required = true, nullable = false)]
+    #[rule(required)]
+    #[param(nullable = false)]
     site_id: Option<i32>,
 }
 
@@ -130,11 +129,10 @@ async fn set_subscription_product_feature_points(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Path(id): Path<Uuid>,
-    query: QueryParams,
+    query: Query<SubscriptionSiteParams>,
     JsonBody(request): JsonBody<ProductFeaturePointsRequest>,
 ) -> ApiResult<()> {
-    let mut v = Violations::new();
-    let site_id = query.required_i32("siteId", &mut v);
+    let (SubscriptionSiteParams { site_id }, mut v) = query.into_parts();
     let product_id = text(&mut v, "/productId", request.product_id, 100, true);
     let items = request.feature_point_items.unwrap_or_else(|| {
         v.field("/featurePointItems", ErrorCode::FieldRequired, "is required");

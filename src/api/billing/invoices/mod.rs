@@ -9,16 +9,17 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 pub use dto::*;
 use super::scope::SiteSet;
 use crate::AppState;
-use crate::api::paging::{PageParams, PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
-use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{Path, QueryParams};
+use crate::error::ApiResult;
+use crate::extract::Path;
 
 const TAG: &str = "Invoices";
 
@@ -28,14 +29,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_invoice_bill_to))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct ListInvoiceBillTosParams {
     /// Only the records of this site (a site id written as digits, as the spec
     /// types it as a string). A site that is not the partner's gives an empty page.
-    #[param(nullable = false, pattern = "^[0-9]{1,9}$", example = "10000")]
+    #[rule(pattern = "^[0-9]{1,9}$")]
+    #[param(nullable = false, example = "10000")]
     site_id: Option<String>,
 }
 
@@ -48,22 +50,12 @@ struct ListInvoiceBillTosParams {
 async fn list_invoice_bill_tos(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageInvoice>,
-    url: RequestUrl,
-    query: QueryParams,
+    list: Paged<ListInvoiceBillTosParams>,
 ) -> ApiResult<Json<InvoiceBillToPage>> {
-    let mut v = Violations::new();
-    let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = match query.get("siteId") {
-        Some(raw) if raw.len() <= 9 && !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => Some(raw.parse::<i32>().unwrap_or_default()),
-        Some(_) => {
-            v.parameter("siteId", ErrorCode::FieldInvalidFormat, "must be a site id written as digits");
-            None
-        }
-        None => None,
-    };
-    v.finish(())?;
-    let (total, invoice_bill_tos) = store::bill_tos(&state.db, &SiteSet::Partner(caller.partner_id), site_id, &page).await?;
-    let (next_page, previous_page) = page.links(&url, total);
+    // At most nine digits (the declared pattern): always an i32.
+    let site_id = list.params.site_id.as_deref().and_then(|digits| digits.parse::<i32>().ok());
+    let (total, invoice_bill_tos) = store::bill_tos(&state.db, &SiteSet::Partner(caller.partner_id), site_id, &list.page).await?;
+    let (next_page, previous_page) = list.links(total);
     Ok(Json(InvoiceBillToPage { invoice_bill_tos, next_page, previous_page, total }))
 }
 

@@ -8,6 +8,7 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -15,7 +16,7 @@ pub use dto::*;
 use crate::AppState;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
 use crate::error::ApiResult;
-use crate::extract::{Path, QueryParams};
+use crate::extract::{Path, Query};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -26,9 +27,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_feature_point_item))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)]
 struct ProductListParams {
     /// Only the product with this id (an empty list when there is none).
     #[param(nullable = false)]
@@ -42,9 +42,10 @@ struct ProductListParams {
 async fn list_products(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageProduct>,
-    query: QueryParams,
+    query: Query<ProductListParams>,
 ) -> ApiResult<Json<Vec<Product>>> {
-    Ok(Json(store::products(&state.db, query.get("id")).await?))
+    let ProductListParams { id } = query.checked()?;
+    Ok(Json(store::products(&state.db, id.as_deref()).await?))
 }
 
 /// Get a product

@@ -9,15 +9,16 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
 use super::scope::{SiteSet, partner_site};
 use crate::AppState;
-use crate::api::paging::{PageParams, PageRequest, RequestUrl};
+use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::{ApiResult, Violations};
-use crate::extract::{Path, QueryParams};
+use crate::error::ApiResult;
+use crate::extract::{Path, Query};
 
 const TAG: &str = "Sites";
 
@@ -28,9 +29,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_site))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)]
 struct ListSitesParams {
     /// Only the site with this id (an empty list when it is not one of the partner's).
     #[param(nullable = false)]
@@ -46,11 +46,9 @@ struct ListSitesParams {
 async fn list_sites(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<ListSitesParams>,
 ) -> ApiResult<Json<Vec<Site>>> {
-    let mut v = Violations::new();
-    let id = query.optional_i32("id", &mut v);
-    v.finish(())?;
+    let ListSitesParams { id } = query.checked()?;
     Ok(Json(store::load_sites(&state.db, &SiteSet::Partner(caller.partner_id), id).await?))
 }
 
@@ -72,10 +70,9 @@ async fn get_site(
     Ok(Json(sites.pop().ok_or_else(|| crate::error::ApiError::not_found("site"))?))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct SearchSitesParams {
     /// Only this site (an empty page when it is not one of the partner's).
     #[param(nullable = false)]
@@ -92,15 +89,11 @@ struct SearchSitesParams {
 async fn search_sites(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    url: RequestUrl,
-    query: QueryParams,
+    list: Paged<SearchSitesParams>,
 ) -> ApiResult<Json<SitePage>> {
-    let mut v = Violations::new();
-    let page = PageRequest::from_query(&query, 50, &mut v);
-    let site_id = query.optional_i32("siteId", &mut v);
-    v.finish(())?;
-    let (total, items) = store::search(&state.db, caller.partner_id, site_id, &page).await?;
-    let (next_page, previous_page) = page.links(&url, total);
+    let page = list.page;
+    let (total, items) = store::search(&state.db, caller.partner_id, list.params.site_id, &page).await?;
+    let (next_page, previous_page) = list.links(total);
     Ok(Json(SitePage {
         page_index: page.index,
         page_size: page.size,

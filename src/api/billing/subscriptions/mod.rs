@@ -10,6 +10,7 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -20,7 +21,7 @@ use super::scope::SiteSet;
 use crate::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
-use crate::extract::{JsonBody, Path, QueryParams};
+use crate::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Subscriptions";
 
@@ -30,10 +31,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_subscription, update_subscription))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 struct ListSubscriptionsParams {
     /// Only this site's subscriptions; a site that is not the partner's gives an empty list.
     #[param(nullable = false)]
@@ -50,11 +50,9 @@ struct ListSubscriptionsParams {
 async fn list_subscriptions(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
-    query: QueryParams,
+    query: Query<ListSubscriptionsParams>,
 ) -> ApiResult<Json<Vec<Subscription>>> {
-    let mut v = Violations::new();
-    let site_id = query.optional_i32("siteId", &mut v);
-    v.finish(())?;
+    let ListSubscriptionsParams { site_id } = query.checked()?;
     let selection = Selection::all(SiteSet::Partner(caller.partner_id), site_id);
     Ok(Json(load(&state.db, &selection).await?))
 }

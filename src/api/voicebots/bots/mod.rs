@@ -11,6 +11,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -19,7 +20,7 @@ pub use dto::*;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path, QueryParams};
+use crate::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Voicebots";
 
@@ -30,13 +31,21 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Query parameters of voicebot reads.
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)]
 struct IncludeChannelParams {
     /// Comma-separated; `voicebotChannelInstance` embeds `channel`.
-    #[param(nullable = false, pattern = "^(voicebotChannelInstance)?$", example = "voicebotChannelInstance")]
+    #[rule(pattern = "^(voicebotChannelInstance)?$")]
+    #[param(nullable = false, example = "voicebotChannelInstance")]
     include: Option<String>,
+}
+
+impl IncludeChannelParams {
+    /// Whether `include` names the embedded object (it can only name that one, or be empty).
+    fn embeds(&self) -> bool {
+        self.include.as_deref().is_some_and(|include| !include.is_empty())
+    }
 }
 
 /// List voicebots
@@ -48,9 +57,9 @@ struct IncludeChannelParams {
 async fn list_voicebots(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
-    query: QueryParams,
+    query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Vec<Voicebot>>> {
-    let include = super::parse_include(&query, "voicebotChannelInstance")?;
+    let include = query.checked()?.embeds();
     Ok(Json(store::list(&state.db, &state.cipher, caller.site_id, include).await?))
 }
 
@@ -62,9 +71,9 @@ async fn get_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
-    query: QueryParams,
+    query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Voicebot>> {
-    let include = super::parse_include(&query, "voicebotChannelInstance")?;
+    let include = query.checked()?.embeds();
     Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include).await?))
 }
 

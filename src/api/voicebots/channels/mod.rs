@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -21,7 +22,7 @@ pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path, QueryParams};
+use crate::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Voicebot channel instances";
 
@@ -32,13 +33,21 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Query parameters of channel instance reads.
-#[derive(Deserialize, IntoParams)]
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)]
 struct IncludeInfoParams {
     /// Comma-separated; `info` embeds the configuration `infoId` names.
-    #[param(nullable = false, pattern = "^(info)?$", example = "info")]
+    #[rule(pattern = "^(info)?$")]
+    #[param(nullable = false, example = "info")]
     include: Option<String>,
+}
+
+impl IncludeInfoParams {
+    /// Whether `include` names the embedded object (it can only name that one, or be empty).
+    fn embeds(&self) -> bool {
+        self.include.as_deref().is_some_and(|include| !include.is_empty())
+    }
 }
 
 /// List voicebot channel instances
@@ -48,9 +57,9 @@ struct IncludeInfoParams {
 async fn list_channel_instances(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
-    query: QueryParams,
+    query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<Vec<VoicebotChannelInstance>>> {
-    let include_info = super::parse_include(&query, "info")?;
+    let include_info = query.checked()?.embeds();
     Ok(Json(store::list(&state.db, &state.cipher, caller.site_id, include_info).await?))
 }
 
@@ -63,9 +72,9 @@ async fn get_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
-    query: QueryParams,
+    query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
-    let include_info = super::parse_include(&query, "info")?;
+    let include_info = query.checked()?.embeds();
     Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include_info).await?))
 }
 
