@@ -17,6 +17,11 @@
 //! | `pattern = NAME` | the same, for a pattern named once in `#[rules(patterns(NAME = "re"))]` | |
 //! | `nested` | `nested` | (the item type documents itself) |
 //!
+//! A text newtype (`struct WaitWord(pub String)`, the items of a list of text, which
+//! `validator` cannot reach) takes `#[rule(text(max = N[, required]))]` on the struct:
+//! the schema keywords go on the type, and `checked(self, v, pointer)` applies the
+//! same rule through `crate::api::text::text`.
+//!
 //! The custom checks (`not_blank`, `no_nul`) live in `crate::validation`.
 
 use proc_macro::TokenStream;
@@ -51,8 +56,14 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
             other => return syn::Error::new_spanned(other, "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]").to_compile_error().into(),
         }
     }
+    if matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1) {
+        return match text_newtype(&mut item) {
+            Ok(tokens) => tokens.into(),
+            Err(err) => err.to_compile_error().into(),
+        };
+    }
     let Fields::Named(fields) = &mut item.fields else {
-        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields").to_compile_error().into();
+        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields, or a text newtype").to_compile_error().into();
     };
     for field in fields.named.iter_mut() {
         let mut rule_attrs = Vec::new();
@@ -85,6 +96,43 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     quote!(#(#statics)* #item).into()
+}
+
+/// `#[rule(text(..))]` on a one-field tuple struct of text.
+fn text_newtype(item: &mut ItemStruct) -> syn::Result<Tokens> {
+    let position = item.attrs.iter().position(|attr| attr.path().is_ident("rule"));
+    let attr = position.map(|at| item.attrs.remove(at)).ok_or_else(|| syn::Error::new_spanned(&item.ident, "a text newtype needs #[rule(text(..))]"))?;
+    let Meta::List(list) = attr.parse_args::<Meta>()? else {
+        return Err(syn::Error::new_spanned(&attr, "a text newtype takes #[rule(text(max = N[, required]))]"));
+    };
+    if !list.path.is_ident("text") {
+        return Err(syn::Error::new_spanned(&list, "a text newtype takes #[rule(text(max = N[, required]))]"));
+    }
+    let (mut max, mut required) = (None, false);
+    for arg in list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)? {
+        match &arg {
+            Meta::Path(p) if p.is_ident("required") => required = true,
+            Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
+            other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
+        }
+    }
+    let max = max.ok_or_else(|| syn::Error::new_spanned(&list, "text needs `max = N`"))?;
+    let document = if required {
+        quote!(min_length = 1, max_length = #max, pattern = r"[^\t\n\r ]")
+    } else {
+        quote!(max_length = #max)
+    };
+    item.attrs.push(syn::parse_quote!(#[schema(#document)]));
+    let name = &item.ident;
+    Ok(quote! {
+        #item
+        impl #name {
+            /// The text, checked against its declared rule (problems at `pointer`).
+            pub fn checked(self, v: &mut crate::error::Violations, pointer: &str) -> String {
+                crate::api::text::text(v, pointer, Some(self.0), #max, #required)
+            }
+        }
+    })
 }
 
 #[derive(Default)]

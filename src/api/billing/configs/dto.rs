@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use validator::Validate;
 use utoipa::ToSchema;
 
 use crate::api::billing::money::Money;
@@ -20,7 +21,8 @@ pub struct Currency {
 
 /// `paymentTermValue` as sent: the spec lists it as a string and answers a
 /// number, so both are accepted (a number with no fractional part, `30.0` too).
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
 pub enum PaymentTermValue {
     Number(i64),
     Text(String),
@@ -57,7 +59,8 @@ impl utoipa::ToSchema for PaymentTermValue {}
 // with `siteId` required (`openapi::SITE_KEYED_CREATES`).
 /// Read-only properties (`billingStartDate`, `nextBillingDate`, `balance`,
 /// `purchasedAgents`) are ignored when sent.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"siteId": 10000, "billingPeriod": "monthly", "currencyId": "USD", "isPricingVisible": true,
     "isSubscriptionChangeByCustomerAllowed": true, "isAgentsPurchasedInAdvance": false, "isInvoiceVisibleToCustomer": true,
@@ -69,11 +72,13 @@ pub struct SiteBillingConfigInput {
     #[schema(nullable = false, example = 10000)]
     pub site_id: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub billing_period: Option<BillingPeriod>,
     /// Id of a currency of the catalog (`USD`, `EUR`, ...).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, pattern = "^[A-Z]{3}$", example = "USD")]
+    #[schema(nullable = false, example = "USD")]
+    #[rule(required, pattern = "^[A-Z]{3}$")]
     pub currency_id: Option<String>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_pricing_visible: Option<bool>,
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
@@ -83,11 +88,13 @@ pub struct SiteBillingConfigInput {
     #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, max_length = 200)]
+    #[schema(nullable = false)]
+    #[rule(text(max = 200))]
     pub payment_term: Option<String>,
     /// Days the customer has to pay, 0 to 999: a number, or its digits as a string.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
+    #[schema(nullable = false)]
+    #[rule(required)]
     pub payment_term_value: Option<PaymentTermValue>,
 }
 

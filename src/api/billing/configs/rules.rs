@@ -3,7 +3,6 @@
 use chrono::{DateTime, Duration, DurationRound, Utc};
 
 use super::dto::{PaymentTermValue, SiteBillingConfigInput};
-use crate::api::text::text;
 use crate::billing::periods::BillingPeriod;
 use crate::error::{ErrorCode, Violations};
 
@@ -16,16 +15,12 @@ pub struct Checked {
     pub payment_term_value: i32,
 }
 
-/// Checks the body; problems go to `v`, which the caller finishes.
+/// Checks the body (its declared rules, then the payment term's value); problems
+/// go to `v`, which the caller finishes.
 pub fn check(mut input: SiteBillingConfigInput, v: &mut Violations) -> Checked {
+    v.extend(Violations::checked(&input));
     let period = input.billing_period;
-    if period.is_none() {
-        v.field("/billingPeriod", ErrorCode::FieldRequired, "is required");
-    }
-    let currency_id = input.currency_id.take().unwrap_or_else(|| {
-        v.field("/currencyId", ErrorCode::FieldRequired, "is required");
-        String::new()
-    });
+    let currency_id = input.currency_id.take().unwrap_or_default();
     let payment_term_value = match input.payment_term_value.take() {
         Some(PaymentTermValue::Number(n)) if (0..=999).contains(&n) => n as i32,
         Some(PaymentTermValue::Text(t)) if !t.is_empty() && t.len() <= 3 && t.bytes().all(|b| b.is_ascii_digit()) => {
@@ -35,12 +30,9 @@ pub fn check(mut input: SiteBillingConfigInput, v: &mut Violations) -> Checked {
             v.field("/paymentTermValue", ErrorCode::FieldOutOfRange, "must be a whole number of days from 0 to 999");
             0
         }
-        None => {
-            v.field("/paymentTermValue", ErrorCode::FieldRequired, "is required");
-            0
-        }
+        None => 0,
     };
-    let payment_term = text(v, "/paymentTerm", input.payment_term.take(), 200, false);
+    let payment_term = input.payment_term.take().unwrap_or_default();
     Checked { period: period.unwrap_or(BillingPeriod::Monthly), currency_id, input, payment_term, payment_term_value }
 }
 

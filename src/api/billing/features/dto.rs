@@ -1,6 +1,7 @@
 //! What subscriptions unlock, on the wire.
 
 use serde::{Deserialize, Serialize};
+use validator::Validate;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -50,16 +51,25 @@ pub struct SubscriptionFeatureLimitationConfig {
 }
 
 /// The feature points a subscription enables in one product.
-#[derive(Debug, Deserialize, ToSchema)]
+#[switchboard_macros::rules]
+#[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "livechat-canned-messages"]}))]
 pub struct ProductFeaturePointsRequest {
     /// Id of a product of the catalog.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false, min_length = 1, max_length = 100, example = "livechat")]
+    #[schema(nullable = false, example = "livechat")]
+    #[rule(text(max = 100, required))]
     pub product_id: Option<String>,
     /// Ids of feature point items of that product; replaces the ones set before.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(required = true, nullable = false)]
-    pub feature_point_items: Option<Vec<String>>,
+    #[schema(nullable = false)]
+    #[rule(required)]
+    pub feature_point_items: Option<Vec<FeaturePointItemId>>,
 }
+
+/// Id of a feature point item of the product.
+#[switchboard_macros::rules]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, ToSchema)]
+#[rule(text(max = 100, required))]
+pub struct FeaturePointItemId(pub String);

@@ -19,9 +19,8 @@ use super::scope::SiteSet;
 use super::subscriptions::store::{self as subscriptions, Selection};
 use super::subscriptions::SubscriptionPricingModel;
 use crate::AppState;
-use crate::api::text::text;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
-use crate::error::{ApiResult, ErrorCode};
+use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Subscription features";
@@ -133,17 +132,15 @@ async fn set_subscription_product_feature_points(
     JsonBody(request): JsonBody<ProductFeaturePointsRequest>,
 ) -> ApiResult<()> {
     let (SubscriptionSiteParams { site_id }, mut v) = query.into_parts();
-    let product_id = text(&mut v, "/productId", request.product_id, 100, true);
-    let items = request.feature_point_items.unwrap_or_else(|| {
-        v.field("/featurePointItems", ErrorCode::FieldRequired, "is required");
-        Vec::new()
-    });
-    for (i, item) in items.iter().enumerate() {
+    v.extend(Violations::checked(&request));
+    let product_id = request.product_id.unwrap_or_default();
+    let mut items = Vec::new();
+    for (i, item) in request.feature_point_items.unwrap_or_default().into_iter().enumerate() {
         let pointer = format!("/featurePointItems/{i}");
-        if items[..i].contains(item) {
+        if items.contains(&item.0) {
             v.field(pointer, ErrorCode::FieldNotUnique, "is repeated");
         } else {
-            text(&mut v, &pointer, Some(item.clone()), 100, true);
+            items.push(item.checked(&mut v, &pointer));
         }
     }
     v.finish(())?;

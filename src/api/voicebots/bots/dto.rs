@@ -143,8 +143,9 @@ pub struct VoicebotInput {
 }
 
 /// A word or phrase that makes the bot wait.
+#[switchboard_macros::rules]
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
-#[schema(min_length = 1, max_length = 100, pattern = r"[^\t\n\r ]")]
+#[rule(text(max = 100, required))]
 pub struct WaitWord(pub String);
 
 #[derive(Debug, Serialize, ToSchema)]

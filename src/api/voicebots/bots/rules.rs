@@ -4,7 +4,6 @@
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::api::text::text;
 use crate::api::voicebots::channels::{ChannelDraft, VoicebotChannelInstanceInput, rules::read_input};
 use crate::error::Violations;
 
@@ -34,7 +33,7 @@ pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations)
     let wait_words = words
         .into_iter()
         .enumerate()
-        .map(|(i, WaitWord(word))| text(v, &format!("/wordsThatTriggerBotToWait/{i}"), Some(word), 100, true))
+        .map(|(i, word)| word.checked(v, &format!("/wordsThatTriggerBotToWait/{i}")))
         .collect();
     let channel = match input.channel {
         Some(channel) => read_input(channel, "/channel", true, v),
