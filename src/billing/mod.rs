@@ -9,6 +9,8 @@ pub mod gateway;
 pub mod invoice;
 pub mod periods;
 pub mod pricing;
+#[cfg(test)]
+mod worked_examples;
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
