@@ -193,7 +193,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     print_banner(&db, &tokens, &base).await;
-    let state = AppState { db, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default() };
+    let state = AppState { db, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default(), logins: Default::default() };
     crate::serve(listener, crate::app(state)).await?;
     Ok(())
 }

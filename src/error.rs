@@ -54,11 +54,14 @@ error_codes! {
     Conflict = 409001, CONFLICT, "conflict", "The request conflicts with the stored state";
     StillReferenced = 409002, CONFLICT, "still-referenced", "The resource is still referenced by another resource";
     IdempotencyKeyInFlight = 409003, CONFLICT, "idempotency-key-in-flight", "A request with this Idempotency-Key is still being processed";
+    RequestTimeout = 408001, REQUEST_TIMEOUT, "request-timeout", "The request body did not arrive in time";
     BodyTooLarge = 413001, PAYLOAD_TOO_LARGE, "body-too-large", "The request body is larger than the server accepts";
     UnsupportedMediaType = 415001, UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "The request body has an unsupported content type";
     IdempotencyKeyReused = 422001, UNPROCESSABLE_ENTITY, "idempotency-key-reused", "The Idempotency-Key was already used with a different request";
+    TooManyFailedLogins = 429001, TOO_MANY_REQUESTS, "too-many-failed-logins", "Too many failed sign-ins for this account or address; retry later";
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
     DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
+    Busy = 503002, SERVICE_UNAVAILABLE, "busy", "The server is busy with other sign-ins; retry later";
 }
 
 impl ErrorCode {
@@ -125,11 +128,19 @@ pub struct ApiError {
     errors: Vec<FieldProblem>,
     /// Internal cause, logged for 5xx and never sent.
     source: Option<anyhow::Error>,
+    /// Seconds for `Retry-After`.
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self { code, detail: detail.into(), errors: Vec::new(), source: None }
+        Self { code, detail: detail.into(), errors: Vec::new(), source: None, retry_after: None }
+    }
+
+    /// Tells the client when to try again (`Retry-After`, in seconds).
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds.max(1));
+        self
     }
 
     pub fn not_found(what: &str) -> Self {
@@ -284,10 +295,11 @@ impl IntoResponse for ApiError {
                     HeaderValue::from_static("Bearer error=\"invalid_token\""),
                 );
             }
-            ErrorCode::DatabaseUnavailable => {
-                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            }
             _ => {}
+        }
+        let retry_after = self.retry_after.or((self.code == ErrorCode::DatabaseUnavailable).then_some(5));
+        if let Some(seconds) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }

@@ -14,6 +14,19 @@ use crate::error::{ApiError, ErrorCode, Violations};
 /// Largest accepted request body: a 1 MiB logo is about 1.4 MB of Base64.
 pub const BODY_LIMIT_BYTES: usize = 4 * 1024 * 1024;
 
+/// The client's IP address, as the connection shows it (not `X-Forwarded-For`:
+/// a header anyone can write). `None` when the app is driven without a socket.
+pub struct ClientAddress(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let connection = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        Ok(ClientAddress(connection.map(|info| info.0.ip())))
+    }
+}
+
 /// A JSON request body. Wrong content type: 415; too large: 413; not JSON: 400002;
 /// JSON of the wrong shape: 400001 with a pointer to the offending value.
 pub struct JsonBody<T>(pub T);

@@ -35,6 +35,8 @@ pub struct AppState {
     pub public_url: Option<Arc<str>>,
     /// "Now" for the billing rules.
     pub clock: crate::clock::Clock,
+    /// Bounds password hashing and throttles failed sign-ins.
+    pub logins: Arc<crate::auth::guard::LoginGuard>,
 }
 
 pub struct Documents {
@@ -130,7 +132,9 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
 
 /// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 async fn shutdown_signal() {

@@ -2,6 +2,7 @@
 //! token endpoints, and the extractors that turn a bearer token into a caller.
 
 mod extract;
+pub mod guard;
 pub mod password;
 mod routes;
 mod tokens;

@@ -1,6 +1,8 @@
 //! `POST /oauth/token` (site agents) and `POST /api/oauth/token` (partner users):
 //! the password and refresh_token grants.
 
+use std::net::IpAddr;
+
 use axum::Json;
 use axum::extract::State;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -9,11 +11,11 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind, password};
+use super::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
 use crate::AppState;
 use crate::db::entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-use crate::extract::FormBody;
+use crate::extract::{ClientAddress, FormBody};
 
 /// Form fields of a token request (`application/x-www-form-urlencoded`), one
 /// shape per grant. Documentation only: the handler reads [`TokenRequest`] so
@@ -136,7 +138,7 @@ fn invalid_credentials() -> ApiError {
     ApiError::new(ErrorCode::InvalidCredentials, "the email or password is not correct")
 }
 
-async fn grant(state: &AppState, audience: Audience, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
+async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
     let mut violations = Violations::new();
     match request.grant_type.as_deref() {
         Some("password") => {
@@ -146,7 +148,7 @@ async fn grant(state: &AppState, audience: Audience, request: TokenRequest) -> A
             let email = email.trim().to_ascii_lowercase();
             let account = find_account(state, audience, AccountKey::Email(&email)).await?;
             let hash = account.as_ref().map(|a| a.password_hash.clone());
-            if !password::verify(password, hash).await {
+            if !state.logins.check(&email, address, password, hash).await? {
                 return Err(invalid_credentials());
             }
             let account = account.ok_or_else(invalid_credentials)?;
@@ -200,11 +202,19 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Every password check is in use; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     ),
     security(())
 )]
-async fn platform_token(State(state): State<AppState>, FormBody(request): FormBody<TokenRequest>) -> ApiResult<Json<TokenResponse>> {
-    grant(&state, Audience::Platform, request).await
+async fn platform_token(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    FormBody(request): FormBody<TokenRequest>,
+) -> ApiResult<Json<TokenResponse>> {
+    grant(&state, Audience::Platform, address, request).await
 }
 
 /// Obtain a partner access token
@@ -221,11 +231,19 @@ async fn platform_token(State(state): State<AppState>, FormBody(request): FormBo
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
         (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Every password check is in use; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     ),
     security(())
 )]
-async fn partner_token(State(state): State<AppState>, FormBody(request): FormBody<TokenRequest>) -> ApiResult<Json<TokenResponse>> {
-    grant(&state, Audience::Partner, request).await
+async fn partner_token(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    FormBody(request): FormBody<TokenRequest>,
+) -> ApiResult<Json<TokenResponse>> {
+    grant(&state, Audience::Partner, address, request).await
 }
 
 pub fn platform_router() -> OpenApiRouter<AppState> {

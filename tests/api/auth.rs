@@ -118,3 +118,55 @@ async fn missing_malformed_expired_and_wrongly_signed_tokens_are_401() {
     let forged = other_key.sign(&Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access));
     assert_problem(app.get(FORMS, &forged).await, 401, 401002).await;
 }
+
+fn sign_in_form<'a>(email: &'a str, password: &'a str) -> [(&'static str, &'a str); 3] {
+    [("grant_type", "password"), ("email", email), ("password", password)]
+}
+
+#[tokio::test]
+async fn concurrent_sign_ins_are_bounded_in_memory_and_answered_busy_not_queued_forever() {
+    let app = spawn_app().await;
+    let server = app.spawn_process().await;
+    let client = reqwest::Client::new();
+    let attempts = (0..64).map(|i| {
+        let (client, url) = (client.clone(), format!("{}/oauth/token", server.address));
+        async move {
+            let email = format!("u{i}@x.example");
+            client.post(url).form(&sign_in_form(&email, "x")).send().await.unwrap()
+        }
+    });
+    let answers = futures_util::future::join_all(attempts).await;
+    let mut statuses = std::collections::BTreeMap::new();
+    for answer in answers {
+        let status = answer.status().as_u16();
+        *statuses.entry(status).or_insert(0) += 1;
+        if status != 401 {
+            assert!(answer.headers().contains_key("retry-after"), "{status} without Retry-After");
+            let problem: Value = answer.json().await.unwrap();
+            assert!([429001, 503002].contains(&problem["code"].as_u64().unwrap()), "{problem}");
+        }
+    }
+    assert!(statuses.keys().all(|s| [401, 429, 503].contains(s)), "{statuses:?}");
+    assert!(statuses.get(&401).is_some_and(|n| *n >= 2), "some sign-ins are checked: {statuses:?}");
+    let peak = server.peak_rss_mib();
+    assert!(peak < 160, "peak RSS {peak} MiB under 64 concurrent sign-ins");
+}
+
+#[tokio::test]
+async fn failed_sign_ins_are_throttled_per_account_and_address_without_locking_the_owner_out() {
+    let app = spawn_app().await;
+    for _ in 0..5 {
+        let response = token_request(&app, "/oauth/token", &sign_in_form("admin@site10000.example", "guess")).await;
+        assert_eq!(response.status(), 401);
+    }
+    let throttled = token_request(&app, "/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await;
+    let retry_after: u64 = throttled.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=301).contains(&retry_after), "{retry_after}");
+    assert_problem(throttled, 429, 429001).await;
+    // The owner, elsewhere, still signs in; so does another account here.
+    let elsewhere = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let owner = elsewhere.post(app.url("/oauth/token")).form(&sign_in_form("admin@site10000.example", "demo-password")).send().await.unwrap();
+    assert_eq!(owner.status(), 200);
+    let other = token_request(&app, "/oauth/token", &sign_in_form("viewer@site10000.example", "demo-password")).await;
+    assert_eq!(other.status(), 200);
+}

@@ -69,7 +69,7 @@ async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
         counter.fetch_add(1, Ordering::SeqCst);
     });
     let tokens = Arc::new(TokenService::new(&secret));
-    let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into), clock };
+    let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into), clock, logins: Default::default() };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve(listener, switchboard::app(state)));
@@ -91,6 +91,16 @@ async fn fresh_postgres_database(server: &str) -> String {
 pub struct ServerProcess {
     pub address: String,
     child: std::process::Child,
+}
+
+impl ServerProcess {
+    /// The process's peak resident memory so far, in MiB (Linux `VmHWM`).
+    pub fn peak_rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("read /proc status");
+        let line = status.lines().find(|line| line.starts_with("VmHWM:")).expect("VmHWM");
+        let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a number of kB");
+        kib / 1024
+    }
 }
 
 impl Drop for ServerProcess {
