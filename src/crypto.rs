@@ -1,6 +1,9 @@
-//! Encryption of secrets at rest (SIP passwords, later card numbers):
-//! AES-256-GCM with a key derived from the server secret and a random 96-bit
-//! nonce per value. Stored as `v1:` + Base64(nonce || ciphertext || tag).
+//! Secrets at rest. Encryption (SIP passwords, card numbers): AES-256-GCM with a
+//! key derived from the server secret and a random 96-bit nonce per value, stored
+//! as `v1:` + Base64(nonce || ciphertext || tag). Fingerprints of requests kept for
+//! idempotency: HMAC-SHA256 under another derived key, so a stored fingerprint
+//! cannot be tested against guesses (a card's security code is 1 of 10,000)
+//! without the server secret.
 
 use aes_gcm::aead::{Aead, AeadCore, KeyInit, OsRng};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
@@ -14,12 +17,25 @@ const NONCE_LEN: usize = 12;
 
 pub struct FieldCipher {
     cipher: Aes256Gcm,
+    fingerprint_key: [u8; 32],
 }
 
 impl FieldCipher {
     pub fn new(secret: &ServerSecret) -> Self {
         let key = secret.derive_key("field-encryption");
-        Self { cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)) }
+        Self { cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)), fingerprint_key: secret.derive_key("request-fingerprint") }
+    }
+
+    /// A keyed fingerprint of `parts` (hex HMAC-SHA256; each part is
+    /// length-prefixed so that no two lists of parts share one).
+    pub fn fingerprint(&self, parts: &[&[u8]]) -> String {
+        use hmac::{Hmac, Mac};
+        let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key).expect("HMAC takes any key length");
+        for part in parts {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part);
+        }
+        hex::encode(mac.finalize().into_bytes())
     }
 
     pub fn encrypt(&self, plaintext: &str) -> String {
@@ -51,6 +67,16 @@ impl FieldCipher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fingerprints_need_the_secret() {
+        let one = FieldCipher::new(&ServerSecret::from_bytes("a-secret-for-tests-a-secret-for-tests"));
+        let other = FieldCipher::new(&ServerSecret::from_bytes("another-secret-for-tests-another-one"));
+        let parts: &[&[u8]] = &[b"POST", b"/path", b"{\"csc\":\"123\"}"];
+        assert_eq!(one.fingerprint(parts), one.fingerprint(parts));
+        assert_ne!(one.fingerprint(parts), other.fingerprint(parts));
+        assert_ne!(one.fingerprint(&[b"ab", b"c"]), one.fingerprint(&[b"a", b"bc"]));
+    }
 
     #[test]
     fn round_trips_and_hides_the_plaintext() {

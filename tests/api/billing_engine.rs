@@ -554,3 +554,25 @@ async fn idempotency_keys_are_forgotten_after_24_hours() {
     assert_eq!(post_with_key(&app, &app.address, &path, &token, "old", &body).await.status(), 200, "an expired key is free again");
     assert_problem(post_with_key(&app, &app.address, &path, &token, "recent", &body).await, 422, 422001).await;
 }
+
+#[tokio::test]
+async fn stored_request_fingerprints_are_keyed_not_a_bare_hash_of_the_request() {
+    use sha2::Digest;
+    let app = spawn_app().await;
+    let path = on_site(":new", SITE_A, ADMIN_A);
+    let body = json!({"planId": 4, "name": "Platform"});
+    let answer = post_with_key(&app, &app.address, &path, &app.partner_admin(1), "fp-1", &body).await;
+    assert_eq!(answer.status(), 200);
+    let row = app
+        .db
+        .query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), "SELECT fingerprint FROM idempotency_keys WHERE key = 'fp-1'"))
+        .await
+        .unwrap()
+        .unwrap();
+    let stored: String = row.try_get("", "fingerprint").unwrap();
+    assert_eq!(stored.len(), 64);
+    let sent = serde_json::to_vec(&body).unwrap();
+    for guess in [[b"POST\n".as_slice(), path.as_bytes(), b"\n", &sent].concat(), [b"POST".as_slice(), path.as_bytes(), &sent].concat()] {
+        assert_ne!(stored, hex::encode(sha2::Sha256::digest(&guess)), "a bare SHA-256 of the request can be tested against guesses");
+    }
+}

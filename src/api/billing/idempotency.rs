@@ -7,7 +7,7 @@
 //! still runs, 409. A failed request releases its key, so it can be retried.
 //! Keys are scoped per partner and forgotten after 24 hours.
 
-use axum::body::{Body, Bytes, to_bytes};
+use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -15,7 +15,6 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{ExprTrait, OnConflict};
 use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
-use sha2::{Digest, Sha256};
 
 use crate::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
@@ -39,15 +38,6 @@ fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
     state.tokens.verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
 }
 
-fn fingerprint(method: &Method, uri: &axum::http::Uri, body: &Bytes) -> String {
-    let mut hash = Sha256::new();
-    hash.update(method.as_str());
-    hash.update(b"\n");
-    hash.update(uri.path_and_query().map_or("", |p| p.as_str()));
-    hash.update(b"\n");
-    hash.update(body);
-    hex::encode(hash.finalize())
-}
 
 enum Claim {
     /// This request owns the key and runs.
@@ -141,7 +131,8 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         Ok(bytes) => bytes,
         Err(_) => return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts").into_response(),
     };
-    let fingerprint = fingerprint(&parts.method, &parts.uri, &bytes);
+    let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
+    let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
     let now = state.clock.now();
     match claim(&state.db, partner_id, &key, &fingerprint, now).await {
         Err(err) => return err.into_response(),
