@@ -61,7 +61,7 @@ error_codes! {
     TooManyFailedLogins = 429001, TOO_MANY_REQUESTS, "too-many-failed-logins", "Too many failed sign-ins for this account or address; retry later";
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
     DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
-    Busy = 503002, SERVICE_UNAVAILABLE, "busy", "The server is busy with other sign-ins; retry later";
+    Busy = 503002, SERVICE_UNAVAILABLE, "busy", "The server is busy; retry later";
 }
 
 impl ErrorCode {

@@ -134,6 +134,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormBody<T> {
     }
 }
 
+/// The body's deadline set by the connection (`connections`), else the default.
+pub fn body_timeout(req: &Request) -> std::time::Duration {
+    req.extensions()
+        .get::<crate::connections::BodyTimeout>()
+        .map_or(crate::connections::ConnectionLimits::default_body_timeout(), |deadline| deadline.0)
+}
+
+pub fn body_too_slow() -> ApiError {
+    ApiError::new(ErrorCode::RequestTimeout, "the request body did not arrive in time")
+}
+
 fn is_json(mime: &str) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
@@ -154,7 +165,9 @@ fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool) -> 
 }
 
 async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
-    Bytes::from_request(req, state).await.map_err(|err: BytesRejection| {
+    let within = body_timeout(&req);
+    let read = tokio::time::timeout(within, Bytes::from_request(req, state)).await.map_err(|_| body_too_slow())?;
+    read.map_err(|err: BytesRejection| {
         if err.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
         } else {

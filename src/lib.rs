@@ -6,6 +6,7 @@ pub mod auth;
 pub mod billing;
 pub mod cli;
 pub mod clock;
+pub mod connections;
 pub mod crypto;
 pub mod db;
 pub mod error;
@@ -16,7 +17,7 @@ pub mod seed;
 mod server;
 pub mod validation;
 
-pub use server::{AppState, Documents, app, documents, serve};
+pub use server::{AppState, Documents, app, documents, serve, serve_with};
 
 /// `<package version> (<git commit>)`, stamped by build.rs.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");

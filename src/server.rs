@@ -20,6 +20,7 @@ use utoipa_swagger_ui::{SwaggerUi, Url};
 
 use crate::api::{billing, health, secure_forms, voicebots};
 use crate::auth::{self, TokenService};
+use crate::connections::ConnectionLimits;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::extract::BODY_LIMIT_BYTES;
@@ -132,9 +133,12 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
 
 /// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    serve_with(listener, app, ConnectionLimits::default()).await
+}
+
+/// As `serve`, with other bounds on connections.
+pub async fn serve_with(listener: tokio::net::TcpListener, app: Router, limits: ConnectionLimits) -> std::io::Result<()> {
+    crate::connections::serve(listener, app, limits, shutdown_signal()).await
 }
 
 async fn shutdown_signal() {

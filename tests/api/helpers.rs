@@ -39,6 +39,11 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(None, Clock::System).await
 }
 
+/// As `spawn_app`, serving with other bounds on connections.
+pub async fn spawn_app_with_limits(limits: switchboard::connections::ConnectionLimits) -> TestApp {
+    spawn_app_serving(None, Clock::System, limits).await
+}
+
 /// As `spawn_app`, with `--public-url` set.
 pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
     spawn_app_with(public_url, Clock::System).await
@@ -50,6 +55,10 @@ pub async fn spawn_app_at(now: &str) -> TestApp {
 }
 
 async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
+    spawn_app_serving(public_url, clock, Default::default()).await
+}
+
+async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switchboard::connections::ConnectionLimits) -> TestApp {
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -72,7 +81,7 @@ async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
     let state = AppState { db: connection.clone(), tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into), clock, logins: Default::default() };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(switchboard::serve(listener, switchboard::app(state)));
+    tokio::spawn(switchboard::serve_with(listener, switchboard::app(state), limits));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
     TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
 }

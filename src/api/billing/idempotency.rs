@@ -126,10 +126,12 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let Some(partner_id) = partner_of(&state, request.headers()) else {
         return next.run(request).await;
     };
+    let within = crate::extract::body_timeout(&request);
     let (parts, body) = request.into_parts();
-    let bytes = match to_bytes(body, BODY_LIMIT_BYTES).await {
-        Ok(bytes) => bytes,
-        Err(_) => return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts").into_response(),
+    let bytes = match tokio::time::timeout(within, to_bytes(body, BODY_LIMIT_BYTES)).await {
+        Err(_) => return crate::extract::body_too_slow().into_response(),
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts").into_response(),
     };
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
