@@ -187,9 +187,17 @@ impl FieldProblem {
     }
 }
 
+/// Problems listed in one answer at most: the rest are counted in `detail`, so
+/// that an answer stays small (a list of a million bad items is a few KB).
+pub const MAX_LISTED_PROBLEMS: usize = 100;
+
 /// Collects every field problem of a request in one pass.
 #[derive(Debug, Default)]
-pub struct Violations(Vec<FieldProblem>);
+pub struct Violations {
+    listed: Vec<FieldProblem>,
+    /// Problems found, listed or not.
+    found: usize,
+}
 
 impl Violations {
     pub fn new() -> Self {
@@ -198,7 +206,11 @@ impl Violations {
 
     /// A problem with the body value at `pointer`.
     pub fn field(&mut self, pointer: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
-        self.0.push(FieldProblem {
+        self.found += 1;
+        if self.listed.len() >= MAX_LISTED_PROBLEMS {
+            return;
+        }
+        self.listed.push(FieldProblem {
             pointer: Some(pointer.into()),
             parameter: None,
             detail: detail.into(),
@@ -208,7 +220,11 @@ impl Violations {
 
     /// A problem with a query or path parameter.
     pub fn parameter(&mut self, name: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
-        self.0.push(FieldProblem {
+        self.found += 1;
+        if self.listed.len() >= MAX_LISTED_PROBLEMS {
+            return;
+        }
+        self.listed.push(FieldProblem {
             pointer: None,
             parameter: Some(name.into()),
             detail: detail.into(),
@@ -218,39 +234,45 @@ impl Violations {
 
     #[cfg(test)]
     pub(crate) fn listed(&self) -> impl Iterator<Item = &FieldProblem> {
-        self.0.iter()
+        self.listed.iter()
     }
 
     /// Adds the problems another check found.
     pub fn extend(&mut self, other: Violations) {
-        self.0.extend(other.0);
+        let room = MAX_LISTED_PROBLEMS.saturating_sub(self.listed.len());
+        self.found += other.found;
+        self.listed.extend(other.listed.into_iter().take(room));
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.found == 0
     }
 
     /// Whether a problem with the body value at `pointer` is already listed, so a
     /// rule that builds on that value's form need not report it twice.
     pub fn has_problem_at(&self, pointer: &str) -> bool {
-        self.0.iter().any(|problem| problem.pointer.as_deref() == Some(pointer))
+        self.listed.iter().any(|problem| problem.pointer.as_deref() == Some(pointer))
     }
 
     /// `Ok(value)` when nothing was found, else the 400 listing every problem.
     pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
-        if self.0.is_empty() { Ok(value) } else { Err(self.into_error()) }
+        if self.is_empty() { Ok(value) } else { Err(self.into_error()) }
     }
 
-    /// The 400 listing every problem found, body problems in the order of their
-    /// pointers (list indexes by number), then parameters by name.
+    /// The 400 listing the problems found (the first 100), body problems in the
+    /// order of their pointers (list indexes by number), then parameters by name.
     pub fn into_error(mut self) -> ApiError {
-        self.0.sort_by_cached_key(FieldProblem::sort_key);
-        let code = if self.0.iter().all(|p| p.parameter.is_some()) {
+        self.listed.sort_by_cached_key(FieldProblem::sort_key);
+        let code = if self.listed.iter().all(|p| p.parameter.is_some()) {
             ErrorCode::InvalidParameter
         } else {
             ErrorCode::ValidationFailed
         };
-        ApiError::with_errors(code, self.0)
+        let mut error = ApiError::with_errors(code, self.listed);
+        if self.found > MAX_LISTED_PROBLEMS {
+            error.detail = format!("{} problems were found; the first {MAX_LISTED_PROBLEMS} are listed", self.found);
+        }
+        error
     }
 }
 

@@ -8,6 +8,7 @@ mod billing_reads;
 mod cli;
 mod connections;
 mod helpers;
+mod limits;
 mod platform;
 mod products;
 mod secure_forms;

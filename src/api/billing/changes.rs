@@ -50,7 +50,7 @@ pub enum ActionType {
 
 /// The subscription a change adds, or the pricing models it sets.
 #[switchboard_macros::rules]
-#[derive(Debug, Deserialize, ToSchema, Validate)]
+#[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionDto {
     /// Ignored: new subscriptions get a new id.
@@ -81,14 +81,14 @@ pub struct SubscriptionDto {
     /// The pricing models with their prices; empty: the plan's own.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
-    #[rule(required, nested)]
+    #[rule(required, length(max = 20), nested)]
     pub subscription_pricing_models: Option<Vec<SubscriptionPricingModel>>,
 }
 
 /// One change of a batch. `srcSubscriptionId` is required by every action but
 /// adding; `subscription` by every action but cancelling.
 #[switchboard_macros::rules]
-#[derive(Debug, Deserialize, ToSchema, Validate)]
+#[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionChangeDto {
     #[serde(default, deserialize_with = "non_null")]
@@ -131,7 +131,7 @@ pub struct ChangeRequest {
     /// Applied in order, all or nothing.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
-    #[rule(nested)]
+    #[rule(length(max = 100), nested)]
     pub subscription_change_dtos: Option<Vec<SubscriptionChangeDto>>,
 }
 

@@ -64,7 +64,7 @@ pub struct ProductFeaturePointsRequest {
     /// Ids of feature point items of that product; replaces the ones set before.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
-    #[rule(required)]
+    #[rule(required, length(max = 100))]
     pub feature_point_items: Option<Vec<FeaturePointItemId>>,
 }
 

@@ -271,9 +271,11 @@ pub struct SubscriptionPricingModel {
     pub is_deleted: bool,
     #[serde(default)]
     #[schema(required = true)]
+    #[rule(length(max = 50))]
     pub subscription_price_segment_by_agents: Vec<SubscriptionPriceSegmentByAgent>,
     #[serde(default)]
     #[schema(required = true)]
+    #[rule(length(max = 50))]
     pub subscription_price_segment_by_volumes: Vec<SubscriptionPriceSegmentByVolume>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
