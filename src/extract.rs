@@ -62,6 +62,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 let message = message.split(" at line ").next().unwrap_or_default().to_owned();
                 let code = if message.starts_with("missing field") {
                     ErrorCode::FieldRequired
+                } else if message.starts_with("must be between") {
+                    // A value of the right type past its bounds (money amounts).
+                    ErrorCode::FieldOutOfRange
                 } else {
                     ErrorCode::FieldWrongType
                 };

@@ -51,3 +51,80 @@ async fn lists_over_their_max_items_are_refused_and_at_most_100_problems_are_lis
     let problem = assert_problem(app.post(path, &token, &json!({"productId": "livechat", "featurePointItems": items})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/featurePointItems"]);
 }
+
+#[tokio::test]
+async fn an_amount_past_its_bound_is_a_400_at_its_pointer_and_releases_the_idempotency_key() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    // The probe's body: Decimal's maximum as a one-time fee (it used to panic in
+    // the arithmetic and leave the key in flight for 24 hours).
+    let model = |fee: &str| {
+        format!(
+            r#"{{"subscriptionChangeDtos":[{{"actionType":0,"subscription":{{"planId":4,"name":"Platform","canBeCancelledByCustomer":true,"isServicePlan":false,
+            "subscriptionPricingModels":[{{"name":"Units","pricingModel":"byUnit","subscriptionPriceByUnit":{{"oneTimeFee":{fee},"oneTimeFeeDiscount":0}}}}]}}}}],
+            "ifCreateInvoice":false,"isDraft":false}}"#
+        )
+    };
+    let send = |body: String| {
+        app.client
+            .post(app.url("/api/billing/subscriptions:changes?siteId=10000"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .header("Idempotency-Key", "overflow-1")
+            .body(body)
+            .send()
+    };
+    for fee in ["79228162514264337593543950335", "1000000000.01", "-1000000001"] {
+        let problem = assert_problem(send(model(fee)).await.unwrap(), 400, 400001).await;
+        let pointer = "/subscriptionChangeDtos/0/subscription/subscriptionPricingModels/0/subscriptionPriceByUnit/oneTimeFee";
+        assert_eq!(error_locations(&problem), [pointer], "{fee}");
+        assert_eq!(problem["errors"][0]["code"], 400013);
+    }
+    // The key was released by the refusal: the same key now runs.
+    // At the bound the figures are computed without overflow.
+    let accepted = send(model("1000000000")).await.unwrap();
+    assert_eq!(accepted.status(), 200, "{}", accepted.text().await.unwrap());
+}
+
+#[tokio::test]
+async fn a_keyed_request_that_panics_releases_its_key() {
+    use std::sync::Arc;
+
+    use axum::middleware::from_fn_with_state;
+    use axum::routing::post;
+    use switchboard::crypto::FieldCipher;
+    use switchboard::secret::ServerSecret;
+
+    let app = spawn_app().await;
+    let state = switchboard::AppState {
+        db: app.db.clone(),
+        tokens: app.tokens.clone(),
+        cipher: Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET))),
+        public_url: None,
+        clock: Default::default(),
+        logins: Default::default(),
+    };
+    async fn boom() -> &'static str {
+        panic!("a handler that panics")
+    }
+    let router = axum::Router::new()
+        .route("/api/billing/boom", post(boom))
+        .layer(from_fn_with_state(state.clone(), switchboard::api::billing::idempotency::idempotency))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .with_state(state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let answer = app
+        .client
+        .post(format!("http://{address}/api/billing/boom"))
+        .bearer_auth(app.partner_admin(1))
+        .header("Idempotency-Key", "boom-1")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 500);
+    let held = app.count_rows("idempotency_keys WHERE key = 'boom-1'").await;
+    assert_eq!(held, 0, "the key is released, not left in flight");
+}

@@ -7,7 +7,10 @@
 //! still runs, 409. A failed request releases its key, so it can be retried.
 //! Keys are scoped per partner and forgotten after 24 hours.
 
+use std::panic::AssertUnwindSafe;
+
 use axum::body::{Body, to_bytes};
+use futures_util::FutureExt;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -148,12 +151,18 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         }
         Ok(Claim::Claimed) => {}
     }
-    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    // A panic is caught here too, so that it releases the key before the outer
+    // layer turns it into a 500.
+    let outcome = AssertUnwindSafe(next.run(Request::from_parts(parts, Body::from(bytes)))).catch_unwind().await;
     let this_key = key_row::Column::PartnerId.eq(partner_id).and(key_row::Column::Key.eq(key.as_str()));
-    if !response.status().is_success() {
-        if let Err(err) = key_row::Entity::delete_many().filter(this_key).exec(&state.db).await {
+    let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
+    if !succeeded {
+        if let Err(err) = key_row::Entity::delete_many().filter(this_key.clone()).exec(&state.db).await {
             tracing::error!(error = %err, "could not release an idempotency key");
         }
+    }
+    let response = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    if !succeeded {
         return response;
     }
     let (parts, body) = response.into_parts();

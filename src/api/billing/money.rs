@@ -46,3 +46,56 @@ impl From<Money> for StoredDecimal {
         Self(value.0)
     }
 }
+
+/// A price or discount as a request sends it: money with a bound. With every
+/// quantity an `int32`, a line is then at most about 2e18 and a request's sums stay
+/// far inside `Decimal`'s 7.9e28, so the engine's arithmetic cannot overflow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Price(pub Decimal);
+
+impl Serialize for Price {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Money(self.0).serialize(serializer)
+    }
+}
+
+impl From<StoredDecimal> for Price {
+    fn from(value: StoredDecimal) -> Self {
+        Self(value.0)
+    }
+}
+
+impl From<Price> for StoredDecimal {
+    fn from(value: Price) -> Self {
+        Self(value.0)
+    }
+}
+
+/// The largest price or discount, in either sign.
+pub const MAX_PRICE: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
+
+impl<'de> Deserialize<'de> for Price {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let Money(amount) = Money::deserialize(deserializer)?;
+        if amount.abs() > MAX_PRICE {
+            return Err(D::Error::custom(format!("must be between -{MAX_PRICE} and {MAX_PRICE}")));
+        }
+        Ok(Self(amount))
+    }
+}
+
+impl utoipa::PartialSchema for Price {
+    fn schema() -> RefOr<Schema> {
+        let bound = MAX_PRICE.to_string().parse::<f64>().unwrap_or(1e9);
+        ObjectBuilder::new()
+            .schema_type(Type::Number)
+            .minimum(Some(-bound))
+            .maximum(Some(bound))
+            .description(Some("A price or discount: an exact decimal, written with all its digits (never rounded through a float)."))
+            .examples([serde_json::json!(19.99)])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Price {}
