@@ -35,17 +35,24 @@ impl utoipa::PartialSchema for Money {
 
 impl utoipa::ToSchema for Money {}
 
-impl From<StoredDecimal> for Money {
-    fn from(value: StoredDecimal) -> Self {
-        Self(value.0)
-    }
+/// Both amounts are stored the same way.
+macro_rules! stored_as_decimal {
+    ($($amount:ident),*) => {$(
+        impl From<StoredDecimal> for $amount {
+            fn from(value: StoredDecimal) -> Self {
+                Self(value.0)
+            }
+        }
+
+        impl From<$amount> for StoredDecimal {
+            fn from(value: $amount) -> Self {
+                Self(value.0)
+            }
+        }
+    )*};
 }
 
-impl From<Money> for StoredDecimal {
-    fn from(value: Money) -> Self {
-        Self(value.0)
-    }
-}
+stored_as_decimal!(Money, Price);
 
 /// A price or discount as a request sends it: money with a bound. With every
 /// quantity an `int32`, a line is then at most about 2e18 and a request's sums stay
@@ -59,17 +66,6 @@ impl Serialize for Price {
     }
 }
 
-impl From<StoredDecimal> for Price {
-    fn from(value: StoredDecimal) -> Self {
-        Self(value.0)
-    }
-}
-
-impl From<Price> for StoredDecimal {
-    fn from(value: Price) -> Self {
-        Self(value.0)
-    }
-}
 
 /// The largest price or discount, in either sign.
 pub const MAX_PRICE: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
