@@ -72,10 +72,18 @@ async fn logos_must_be_base64_images_of_at_most_one_mebibyte() {
         (b64(&[b"\x89PNG\r\n\x1a\n".as_slice(), &vec![0u8; 1024 * 1024]].concat()), false),
         (b64(b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'></svg>"), false),
         (b64(b"<svg><script>alert(1)</script></svg>"), false),
+        // Decoded before checking: character references, tabs, animation targets.
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><use href='&#106;avascript:alert(1)'/></svg>"), false),
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><use href='java&#x09;script:alert(1)'/></svg>"), false),
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><a><animate attributeName='href' to='jav&#x61;script:x'/></a></svg>"), false),
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><image href='https://evil.example/t.png'/></svg>"), false),
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><style>@import url(https://evil.example/x.css);</style></svg>"), false),
+        (b64(b"<?xml version='1.0'?><!DOCTYPE l [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;'>]><svg xmlns='http://www.w3.org/2000/svg'><text>&b;</text></svg>"), false),
         (b64(&png), true),
         (b64(b"GIF89a\x01\x00\x01\x00"), true),
         (b64(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0]), true),
         (b64(b"<?xml version='1.0'?><svg xmlns='http://www.w3.org/2000/svg'><rect/></svg>"), true),
+        (b64(b"<svg xmlns='http://www.w3.org/2000/svg'><defs><linearGradient id='g'/></defs><rect fill='url(#g)'/></svg>"), true),
     ];
     for (logo, accepted) in cases {
         let mut body = form_body("logo");

@@ -3,6 +3,7 @@
 pub mod dto;
 pub mod rules;
 pub mod store;
+mod svg;
 
 use axum::Json;
 use axum::extract::State;

@@ -2,10 +2,8 @@
 //! reported at once. Pure: no I/O; the ownership of sent ids is checked by the store.
 
 use std::collections::HashSet;
-use std::sync::LazyLock;
 
 use base64::Engine;
-use regex::Regex;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
@@ -56,10 +54,6 @@ pub enum Target {
     Create,
     Update(Uuid),
 }
-
-static ACTIVE_SVG_CONTENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)<script|<foreignobject|\bon[a-z]+\s*=|javascript:").expect("valid pattern")
-});
 
 pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, ApiError> {
     let mut v = Violations::checked(&input);
@@ -207,11 +201,11 @@ fn check_logo(v: &mut Violations, logo: &str) {
         return;
     }
     match image_kind(&bytes) {
-        Some(ImageKind::Svg) if ACTIVE_SVG_CONTENT.is_match(&String::from_utf8_lossy(&bytes)) => v.field(
-            "/logo",
-            ErrorCode::FieldNotAllowed,
-            "SVG logos must not contain scripts, event handlers or javascript: URLs",
-        ),
+        Some(ImageKind::Svg) => {
+            if let Err(why) = super::svg::check(&bytes) {
+                v.field("/logo", ErrorCode::FieldNotAllowed, format!("an SVG logo {why}"));
+            }
+        }
         Some(_) => {}
         None => v.field("/logo", ErrorCode::FieldInvalidFormat, "must be a PNG, JPEG, GIF or SVG image"),
     }
