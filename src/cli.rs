@@ -183,7 +183,8 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
-    if seed::is_empty(&db).await? && !args.no_demo {
+    let loads_demo = seed::is_empty(&db).await? && !args.no_demo;
+    if loads_demo {
         seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
         tracing::info!("loaded the demo data set into the empty database");
     }
@@ -192,16 +193,23 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.listen))?;
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
-    print_banner(&db, &tokens, &base).await;
+    print_banner(&db, &tokens, &base, loads_demo).await;
     let state = AppState { db, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default(), logins: Default::default() };
     crate::serve(listener, crate::app(state)).await?;
     Ok(())
 }
 
-async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str) {
+/// What is served where; on the start that loaded the demo data set, also its
+/// accounts and two bearer tokens (never again: they are live credentials, and a
+/// later start may be a real deployment that kept the demo rows).
+async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool) {
     println!("switchboard {} listening on {base}", crate::VERSION);
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
+    if !loaded_demo {
+        println!("  Tokens: `switchboard token --help`");
+        return;
+    }
     let demo_agent = agent_claims(db, 10000, "admin@site10000.example").await;
     let demo_partner = partner_claims(db, 1, "admin@partner1.example").await;
     if let (Ok(agent), Ok(partner)) = (demo_agent, demo_partner) {

@@ -54,3 +54,45 @@ fn openapi_check_passes_on_the_committed_documents_and_fails_on_stale_ones() {
     assert!(!stale.status.success());
     assert!(String::from_utf8_lossy(&stale.stderr).contains("out of date"));
 }
+
+/// The first lines a `serve` prints, until it says it listens and a little after.
+fn banner(dir: &std::path::Path) -> String {
+    use std::io::{BufRead, BufReader};
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .current_dir(dir)
+        .env("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/serve.db?mode=rwc", dir.display()))
+        .env("SWITCHBOARD_SECRET", "cli-test-secret-cli-test-secret-cli")
+        .env_remove("SWITCHBOARD_SECRET_FILE")
+        .env_remove("SWITCHBOARD_NO_DEMO")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut printed = String::new();
+    // The banner ends with the Swagger UI and documents lines, or the tokens.
+    for line in lines.by_ref().take(12) {
+        let line = line.unwrap();
+        let last = line.contains("Partner bearer token") || line.contains("Tokens: ");
+        printed.push_str(&line);
+        printed.push('\n');
+        if last {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    printed
+}
+
+#[test]
+fn demo_tokens_are_printed_only_on_the_start_that_loads_the_demo_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = banner(dir.path());
+    assert!(first.contains("Platform bearer token"), "{first}");
+    let second = banner(dir.path());
+    assert!(second.contains("listening on"), "{second}");
+    assert!(!second.contains("bearer token") && !second.contains("demo-password"), "{second}");
+}
