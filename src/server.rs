@@ -6,11 +6,13 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{HeaderName, StatusCode};
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use sea_orm::DatabaseConnection;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
@@ -76,11 +78,10 @@ pub fn app(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     platform_routes
         .merge(billing_routes)
-        .merge(SwaggerUi::new("/docs").urls(vec![
-            (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
-            (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
-        ]))
+        .merge(swagger_ui(docs))
         .fallback(no_route)
+        .layer(middleware::from_fn(no_store))
+        .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(middleware::from_fn(problem_for_bare_errors))
         .layer(CatchPanicLayer::custom(|_| {
@@ -98,7 +99,46 @@ pub fn app(state: AppState) -> Router {
                 .on_response(DefaultOnResponse::new().level(Level::INFO)),
         )
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(middleware::from_fn(plain_request_id))
         .with_state(state)
+}
+
+/// Swagger UI, which loads only its own files: a content security policy that
+/// says so, and no framing (clickjacking).
+fn swagger_ui(docs: Documents) -> Router<AppState> {
+    const POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+        img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+    Router::from(SwaggerUi::new("/docs").urls(vec![
+        (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
+        (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
+    ]))
+    .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
+    .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+}
+
+/// Answers of the API are for one caller and may carry secrets (tokens, SIP
+/// passwords): no cache keeps them. The documents and Swagger UI may be cached.
+async fn no_store(request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let public = path.starts_with("/docs") || path.starts_with("/openapi/");
+    let mut response = next.run(request).await;
+    if !public {
+        response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+/// A client's `X-Request-Id` is kept (and logged) only when short and plain;
+/// otherwise a new one is made, so that nobody writes what they like into the log.
+async fn plain_request_id(mut request: Request, next: Next) -> Response {
+    let plain = |value: &HeaderValue| {
+        let bytes = value.as_bytes();
+        !bytes.is_empty() && bytes.len() <= 128 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
+    };
+    if request.headers().get("x-request-id").is_some_and(|value| !plain(value)) {
+        request.headers_mut().remove("x-request-id");
+    }
+    next.run(request).await
 }
 
 async fn no_route() -> ApiError {

@@ -185,3 +185,42 @@ async fn documented_parameter_examples_read_demo_data() {
     }
     assert!(checked >= 18, "{checked} reads checked");
 }
+
+#[tokio::test]
+async fn answers_are_not_cached_or_sniffed_and_swagger_ui_is_not_framed() {
+    let app = spawn_app().await;
+    let token = app
+        .client
+        .post(app.url("/oauth/token"))
+        .form(&[("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(token.status(), 200);
+    assert_eq!(token.headers()["cache-control"], "no-store");
+    assert_eq!(token.headers()["x-content-type-options"], "nosniff");
+    let sip = app.get("/v4/voicebot/sipConfigurations", &app.admin_a()).await;
+    assert_eq!(sip.headers()["cache-control"], "no-store");
+    let problem = app.get("/v4/nowhere", &app.admin_a()).await;
+    assert_eq!(problem.headers()["x-content-type-options"], "nosniff");
+    let docs = app.client.get(app.url("/docs/")).send().await.unwrap();
+    assert_eq!(docs.status(), 200);
+    assert_eq!(docs.headers()["x-frame-options"], "DENY");
+    let policy = docs.headers()["content-security-policy"].to_str().unwrap();
+    assert!(policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'"), "{policy}");
+    assert!(docs.headers().get("cache-control").is_none());
+}
+
+#[tokio::test]
+async fn a_client_request_id_is_kept_only_when_short_and_plain() {
+    let app = spawn_app().await;
+    let send = |id: String| app.client.get(app.url("/health/live")).header("x-request-id", id).send();
+    let kept = send("trace-42.a_b".to_owned()).await.unwrap();
+    assert_eq!(kept.headers()["x-request-id"], "trace-42.a_b");
+    for bad in ["a".repeat(129), "has space".to_owned(), "new\u{7f}line".to_owned(), "ünïcode".to_owned()] {
+        let Ok(answer) = send(bad.clone()).await else { continue };
+        let echoed = answer.headers()["x-request-id"].to_str().unwrap_or_default().to_owned();
+        assert_ne!(echoed, bad);
+        assert_eq!(echoed.len(), 36, "a fresh UUID: {echoed}");
+    }
+}
