@@ -11,6 +11,7 @@ mod m20261121_000005_site_billing_profiles;
 mod m20261121_000006_partner_billing;
 mod m20261121_000007_billing_engine;
 mod m20261121_000008_idempotent_location;
+mod m20261123_000009_refresh_tokens;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000006_partner_billing::Migration),
             Box::new(m20261121_000007_billing_engine::Migration),
             Box::new(m20261121_000008_idempotent_location::Migration),
+            Box::new(m20261123_000009_refresh_tokens::Migration),
         ]
     }
 }

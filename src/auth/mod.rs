@@ -4,6 +4,7 @@
 mod extract;
 pub mod guard;
 pub mod password;
+pub mod refresh;
 mod routes;
 mod tokens;
 

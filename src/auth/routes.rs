@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use super::refresh::{self, Redeemed};
 use super::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
 use crate::AppState;
 use crate::db::entities::{agent, partner_user};
@@ -98,13 +99,17 @@ impl Account {
         }
     }
 
-    fn issue(&self, state: &AppState) -> TokenResponse {
-        TokenResponse {
+    /// A new pair; the refresh token joins `family` (a new one for a sign-in).
+    async fn issue(&self, state: &AppState, family: Option<Uuid>) -> ApiResult<TokenResponse> {
+        let mut refresh = self.claims(TokenKind::Refresh);
+        let expires = chrono::DateTime::from_timestamp(refresh.exp, 0).unwrap_or_default();
+        refresh.jti = Some(refresh::record(&state.db, self.id, family, expires).await?);
+        Ok(TokenResponse {
             access_token: state.tokens.sign(&self.claims(TokenKind::Access)),
             token_type: "Bearer".to_owned(),
             expires_in: ACCESS_TOKEN_SECONDS,
-            refresh_token: state.tokens.sign(&self.claims(TokenKind::Refresh)),
-        }
+            refresh_token: state.tokens.sign(&refresh),
+        })
     }
 }
 
@@ -152,20 +157,29 @@ async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, re
                 return Err(invalid_credentials());
             }
             let account = account.ok_or_else(invalid_credentials)?;
-            Ok(Json(account.issue(state)))
+            Ok(Json(account.issue(state, None).await?))
         }
         Some("refresh_token") => {
             let token = required(&mut violations, "/refresh_token", request.refresh_token);
             violations.finish(())?;
-            let claims = state
-                .tokens
-                .verify(&token, audience, TokenKind::Refresh)
-                .map_err(|_| ApiError::new(ErrorCode::InvalidCredentials, "the refresh token is not valid"))?;
+            let not_valid = || ApiError::new(ErrorCode::InvalidCredentials, "the refresh token is not valid");
+            let claims = state.tokens.verify(&token, audience, TokenKind::Refresh).map_err(|_| not_valid())?;
+            let jti = claims.jti.ok_or_else(not_valid)?;
+            let family = match refresh::redeem(&state.db, jti, claims.sub).await? {
+                Redeemed::Fresh { family } => family,
+                Redeemed::Reused => {
+                    return Err(ApiError::new(
+                        ErrorCode::InvalidCredentials,
+                        "the refresh token was used before: every token of its sign-in is revoked; sign in again",
+                    ));
+                }
+                Redeemed::Unknown => return Err(not_valid()),
+            };
             // Re-read the account so a removed account or changed permissions take effect.
             let account = find_account(state, audience, AccountKey::Id(claims.sub))
                 .await?
                 .ok_or_else(|| ApiError::new(ErrorCode::InvalidCredentials, "the account no longer exists"))?;
-            Ok(Json(account.issue(state)))
+            Ok(Json(account.issue(state, Some(family)).await?))
         }
         Some(other) => Err(ApiError::new(
             ErrorCode::UnsupportedGrantType,

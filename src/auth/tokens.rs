@@ -56,6 +56,9 @@ pub struct Claims {
     pub partner_id: Option<i32>,
     #[serde(default)]
     pub permissions: Vec<String>,
+    /// A refresh token's id, which rotation records (`auth::refresh`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jti: Option<Uuid>,
 }
 
 impl Claims {
@@ -87,6 +90,7 @@ impl Claims {
             agent_id: None,
             partner_id: None,
             permissions: permissions.iter().map(|p| p.name().to_owned()).collect(),
+            jti: None,
         }
     }
 

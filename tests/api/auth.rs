@@ -170,3 +170,35 @@ async fn failed_sign_ins_are_throttled_per_account_and_address_without_locking_t
     let other = token_request(&app, "/oauth/token", &sign_in_form("viewer@site10000.example", "demo-password")).await;
     assert_eq!(other.status(), 200);
 }
+
+#[tokio::test]
+async fn refresh_tokens_rotate_and_a_reused_one_revokes_its_sign_in_across_instances() {
+    let app = spawn_app().await;
+    let other = app.spawn_process().await;
+    let refresh_at = |base: String, token: String| {
+        let client = app.client.clone();
+        async move {
+            client
+                .post(format!("{base}/api/oauth/token"))
+                .form(&[("grant_type", "refresh_token"), ("refresh_token", token.as_str())])
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let signed_in: Value = token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await.json().await.unwrap();
+    let first = signed_in["refresh_token"].as_str().unwrap().to_owned();
+    // Redeemed once (on the other instance): a new, different pair.
+    let second: Value = refresh_at(other.address.clone(), first.clone()).await.json().await.unwrap();
+    let second = second["refresh_token"].as_str().unwrap().to_owned();
+    assert_ne!(second, first);
+    // The first one again, here: reuse. It is refused, and so is the newer one.
+    assert_problem(refresh_at(app.address.clone(), first).await, 401, 401004).await;
+    assert_problem(refresh_at(app.address.clone(), second).await, 401, 401004).await;
+    // A fresh sign-in works as before.
+    let again = token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await;
+    assert_eq!(again.status(), 200);
+    // A refresh token without an id (minted before rotation, or by hand) is refused.
+    let old = app.tokens.sign(&Claims::for_partner_user(uuid::Uuid::now_v7(), 1, &[], TokenKind::Refresh));
+    assert_problem(refresh_at(app.address.clone(), old).await, 401, 401004).await;
+}

@@ -5,6 +5,7 @@ pub mod chatbot_engine;
 pub mod currency;
 pub mod feature_point_item;
 pub mod idempotency_key;
+pub mod refresh_token;
 pub mod invoice;
 pub mod invoice_bill_to;
 pub mod invoice_line_item;
