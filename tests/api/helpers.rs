@@ -103,6 +103,25 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
+    /// SIGKILL: the process gets no chance to finish anything.
+    pub fn kill_hard(&mut self) {
+        self.child.kill().expect("SIGKILL the server");
+        self.child.wait().expect("reap the server");
+    }
+
+    /// SIGTERM, then waits (up to 30 s) for the process to exit; its exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let sent = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("run kill");
+        assert!(sent.success());
+        for _ in 0..300 {
+            if let Some(status) = self.child.try_wait().expect("poll the server") {
+                return status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the server did not exit within 30 s of SIGTERM");
+    }
+
     /// The process's peak resident memory so far, in MiB (Linux `VmHWM`).
     pub fn peak_rss_mib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("read /proc status");

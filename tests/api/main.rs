@@ -6,6 +6,7 @@ mod billing_engine;
 mod billing_profiles;
 mod billing_reads;
 mod cli;
+mod faults;
 mod connections;
 mod helpers;
 mod limits;
