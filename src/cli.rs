@@ -48,6 +48,10 @@ struct ServeArgs {
     /// Do not load the demo data set into an empty database.
     #[arg(long, env = "SWITCHBOARD_NO_DEMO")]
     no_demo: bool,
+    /// At most this many requests a second (bursts as many) per bearer token, or
+    /// per client address for requests without one; off when absent.
+    #[arg(long, env = "SWITCHBOARD_RATE_LIMIT")]
+    rate_limit: Option<std::num::NonZeroU32>,
 }
 
 #[derive(Subcommand)]
@@ -195,7 +199,11 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     print_banner(&db, &tokens, &base, loads_demo).await;
     let state = AppState { db, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default(), logins: Default::default() };
-    crate::serve(listener, crate::app(state)).await?;
+    let app = match args.rate_limit {
+        Some(per_second) => crate::rate_limit::limit(crate::app(state), per_second),
+        None => crate::app(state),
+    };
+    crate::serve(listener, app).await?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@ pub mod db;
 pub mod error;
 pub mod extract;
 pub mod openapi;
+pub mod rate_limit;
 pub mod secret;
 pub mod seed;
 mod server;

@@ -142,6 +142,11 @@ impl TestApp {
     /// Starts another server process sharing this app's database and secret,
     /// and waits until it answers.
     pub async fn spawn_process(&self) -> ServerProcess {
+        self.spawn_process_with(&[]).await
+    }
+
+    /// As `spawn_process`, with more environment (`SWITCHBOARD_...` settings).
+    pub async fn spawn_process_with(&self, settings: &[(&str, &str)]) -> ServerProcess {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
@@ -149,6 +154,7 @@ impl TestApp {
             .env("SWITCHBOARD_SECRET", TEST_SECRET)
             .env("SWITCHBOARD_NO_DEMO", "true")
             .env_remove("SWITCHBOARD_SECRET_FILE")
+            .envs(settings.iter().copied())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -128,3 +128,33 @@ async fn a_keyed_request_that_panics_releases_its_key() {
     let held = app.count_rows("idempotency_keys WHERE key = 'boom-1'").await;
     assert_eq!(held, 0, "the key is released, not left in flight");
 }
+
+#[tokio::test]
+async fn a_configured_rate_limit_answers_429_per_token_and_leaves_others_alone() {
+    let app = spawn_app().await;
+    let server = app.spawn_process_with(&[("SWITCHBOARD_RATE_LIMIT", "5")]).await;
+    let (busy, other) = (app.admin_a(), app.admin_b());
+    let get = |token: String| app.client.get(format!("{}/v4/secureform/secureForms", server.address)).bearer_auth(token).send();
+    let mut statuses = Vec::new();
+    let mut refused = None;
+    for _ in 0..12 {
+        let answer = get(busy.clone()).await.unwrap();
+        statuses.push(answer.status().as_u16());
+        if answer.status() == 429 && refused.is_none() {
+            refused = Some(answer);
+        }
+    }
+    assert!(statuses[..5].iter().all(|s| *s == 200), "{statuses:?}");
+    let refused = refused.expect("a 429 past 5 requests in a burst");
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_problem(refused, 429, 429002).await;
+    assert_eq!(get(other).await.unwrap().status(), 200, "another token has its own allowance");
+}
+
+#[tokio::test]
+async fn without_the_setting_there_is_no_rate_limit() {
+    let app = spawn_app().await;
+    for _ in 0..30 {
+        assert_eq!(app.get("/v4/secureform/secureForms", &app.admin_a()).await.status(), 200);
+    }
+}
