@@ -56,8 +56,10 @@ error_codes! {
     IdempotencyKeyInFlight = 409003, CONFLICT, "idempotency-key-in-flight", "A request with this Idempotency-Key is still being processed";
     RequestTimeout = 408001, REQUEST_TIMEOUT, "request-timeout", "The request body did not arrive in time";
     BodyTooLarge = 413001, PAYLOAD_TOO_LARGE, "body-too-large", "The request body is larger than the server accepts";
+    UriTooLong = 414001, URI_TOO_LONG, "uri-too-long", "The request URI is longer than the server accepts";
     UnsupportedMediaType = 415001, UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "The request body has an unsupported content type";
     IdempotencyKeyReused = 422001, UNPROCESSABLE_ENTITY, "idempotency-key-reused", "The Idempotency-Key was already used with a different request";
+    HeadersTooLarge = 431001, REQUEST_HEADER_FIELDS_TOO_LARGE, "headers-too-large", "The request headers are larger than the server accepts";
     TooManyFailedLogins = 429001, TOO_MANY_REQUESTS, "too-many-failed-logins", "Too many failed sign-ins for this account or address; retry later";
     TooManyRequests = 429002, TOO_MANY_REQUESTS, "too-many-requests", "Too many requests from this caller; retry later";
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";

@@ -81,6 +81,7 @@ pub fn app(state: AppState) -> Router {
         .merge(swagger_ui(docs))
         .fallback(no_route)
         .layer(middleware::from_fn(no_store))
+        .layer(middleware::from_fn(bounded_head))
         .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(middleware::from_fn(problem_for_bare_errors))
@@ -114,6 +115,24 @@ fn swagger_ui(docs: Documents) -> Router<AppState> {
     ]))
     .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
     .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+}
+
+/// Longest request target (path and query), and most header bytes, answered;
+/// past them 414 and 431 as problems. (hyper itself refuses heads over its
+/// ~400 KB buffer, with a bare 431.)
+const MAX_URI_BYTES: usize = 8 * 1024;
+const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+async fn bounded_head(request: Request, next: Next) -> Response {
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > MAX_URI_BYTES {
+        return ApiError::new(ErrorCode::UriTooLong, format!("the request target is longer than {MAX_URI_BYTES} bytes")).into_response();
+    }
+    let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
+    if headers > MAX_HEADER_BYTES {
+        return ApiError::new(ErrorCode::HeadersTooLarge, format!("the request headers are larger than {MAX_HEADER_BYTES} bytes")).into_response();
+    }
+    next.run(request).await
 }
 
 /// Answers of the API are for one caller and may carry secrets (tokens, SIP

@@ -224,3 +224,18 @@ async fn a_client_request_id_is_kept_only_when_short_and_plain() {
         assert_eq!(echoed.len(), 36, "a fresh UUID: {echoed}");
     }
 }
+
+#[tokio::test]
+async fn overlong_uris_and_headers_are_problems_414_and_431() {
+    let app = spawn_app().await;
+    let long = app.get(&format!("/v4/secureform/secureForms?x={}", "a".repeat(9000)), &app.admin_a()).await;
+    assert_eq!(long.headers()["content-type"], "application/problem+json");
+    assert_problem(long, 414, 414001).await;
+    let mut request = app.client.get(app.url("/health/live"));
+    for i in 0..20 {
+        request = request.header(format!("x-filler-{i}"), "b".repeat(1000));
+    }
+    let large = request.send().await.unwrap();
+    assert_eq!(large.headers()["content-type"], "application/problem+json");
+    assert_problem(large, 431, 431001).await;
+}
