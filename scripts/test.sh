@@ -189,12 +189,59 @@ PY
 
 [ "${SKIP_CLIENTS:-0}" = 1 ] || client_checks
 
+# PostgreSQL stopped under a serving instance: answers are 503 problems with
+# Retry-After within 5 s, /health/ready is 503, and once PostgreSQL is back the
+# same process serves again (no restart).
+pg_outage() {
+  local token
+  log "PostgreSQL stopped while serving, then started again"
+  start_server postgres outage
+  token=$(demo_token site)
+  as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null
+  python3 - "http://127.0.0.1:$PORT" "$token" <<'PY'
+import json, sys, time, urllib.request, urllib.error
+base, token = sys.argv[1], sys.argv[2]
+def get(path, auth=True):
+    request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token} if auth else {})
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read(), time.monotonic() - started
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read(), time.monotonic() - started
+for path, auth in (("/v4/secureform/secureForms", True), ("/health/ready", False)):
+    status, headers, body, took = get(path, auth)
+    print(f"    {path}: {status} in {took:.2f} s")
+    assert status == 503 and took < 5, (status, took)
+    assert headers.get("content-type") == "application/problem+json" and headers.get("retry-after"), headers
+    assert json.loads(body)["code"] == 503001, body
+PY
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  python3 - "http://127.0.0.1:$PORT" "$token" <<'PY'
+import sys, time, urllib.request
+base, token = sys.argv[1], sys.argv[2]
+request = urllib.request.Request(base + "/v4/secureform/secureForms", headers={"Authorization": "Bearer " + token})
+for attempt in range(20):
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            if answer.status == 200:
+                print(f"    served again after {attempt} retries, same process")
+                sys.exit(0)
+    except Exception:
+        time.sleep(0.5)
+sys.exit("not served again after PostgreSQL came back")
+PY
+}
+
+BIN="$ROOT/target/debug/switchboard"
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   VENV="$ROOT/target/venv"
-  BIN="$ROOT/target/debug/switchboard"
   [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
   contract_tests sqlite SQLite
   [ -z "${PG_PORT:-}" ] || contract_tests postgres PostgreSQL
 fi
+
+[ -z "${PG_PORT:-}" ] || pg_outage
 
 log "all tests passed"

@@ -344,13 +344,31 @@ impl From<DbErr> for ApiError {
             }
             _ => {}
         }
-        match err {
-            DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => ApiError {
+        if database_unreachable(&err) {
+            return ApiError {
                 source: Some(err.into()),
                 ..ApiError::new(ErrorCode::DatabaseUnavailable, "the database is unavailable; retry later")
-            },
-            other => ApiError::internal(other),
+            };
         }
+        ApiError::internal(err)
+    }
+}
+
+/// Whether the database could not be reached (down, restarting, the connection
+/// cut): a 503 to retry, not a 500.
+fn database_unreachable(err: &DbErr) -> bool {
+    use sea_orm::{RuntimeErr, sqlx};
+    let runtime = match err {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => return true,
+        DbErr::Query(runtime) | DbErr::Exec(runtime) => runtime,
+        _ => return false,
+    };
+    let RuntimeErr::SqlxError(sqlx_err) = runtime else { return false };
+    match sqlx_err.as_ref() {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Protocol(_) => true,
+        // PostgreSQL's classes 08 (connection exception) and 57P (shutting down).
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
     }
 }
 

@@ -19,7 +19,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options
         .acquire_timeout(Duration::from_secs(10))
-        .connect_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(3))
         .sqlx_logging(false);
     if is_sqlite(url) {
         prepare_sqlite_directory(url)?;
@@ -33,7 +33,9 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
                     .foreign_keys(true)
             });
     } else {
-        options.max_connections(16).min_connections(1);
+        // A PostgreSQL that does not answer is a 503 within a few seconds. (The
+        // SQLite pool's one connection is shared by queued writers: they may wait.)
+        options.max_connections(16).min_connections(1).acquire_timeout(Duration::from_secs(3));
     }
     Database::connect(options)
         .await
