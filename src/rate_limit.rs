@@ -55,7 +55,7 @@ impl KeyExtractor for CallerKey {
 /// `router` with at most `per_second` requests a second per caller.
 pub fn limit(router: Router, per_second: NonZeroU32) -> Router {
     let config = GovernorConfigBuilder::default()
-        .per_nanosecond(1_000_000_000 / u64::from(per_second.get()))
+        .per_nanosecond((1_000_000_000 / u64::from(per_second.get())).max(1))
         .burst_size(per_second.get())
         .key_extractor(CallerKey)
         .finish()
