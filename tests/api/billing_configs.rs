@@ -172,3 +172,25 @@ async fn bodies_of_the_partner_interface_are_checked_like_everywhere() {
         assert_eq!(error_locations(&problem), ["/billingPeriod"]);
     }
 }
+
+#[tokio::test]
+async fn the_spec_samples_post_is_an_alias_of_the_update() {
+    let app = spawn_app().await;
+    let token = manager(&app, 1);
+    let update = json!({"billingPeriod": "quarterly", "currencyId": "USD", "paymentTermValue": 15});
+    let response = app.post(&format!("{CONFIGS}/10000"), &token, &update).await;
+    assert_eq!(response.status(), 200);
+    let stored: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
+    assert_eq!((stored["billingPeriod"].as_str(), stored["paymentTermValue"].as_i64()), (Some("quarterly"), Some(15)));
+    // The same rules and tenancy as the PUT.
+    assert_problem(app.post(&format!("{CONFIGS}/20000"), &token, &update).await, 404, 404001).await;
+    assert_problem(app.post(&format!("{CONFIGS}/10000"), &token, &json!({})).await, 400, 400001).await;
+    // And the profile's.
+    let path = "/api/billing/siteBillingProfiles/10000";
+    let mut profile: Value = app.get(path, &token).await.json().await.unwrap();
+    profile["city"] = json!("Oakland");
+    let updated = app.post(path, &token, &profile).await;
+    assert_eq!(updated.status(), 200);
+    let stored: Value = app.get(path, &token).await.json().await.unwrap();
+    assert_eq!(stored["city"], "Oakland");
+}

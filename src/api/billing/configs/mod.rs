@@ -22,10 +22,12 @@ use crate::extract::{JsonBody, Path};
 
 const TAG: &str = "Site billing configs";
 
+// The POST alias is deprecated in the document; registering it is not a use.
+#[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_site_billing_configs, create_site_billing_config))
-        .routes(routes!(get_site_billing_config, update_site_billing_config))
+        .routes(routes!(get_site_billing_config, update_site_billing_config, update_site_billing_config_by_post))
 }
 
 /// List site billing configs
@@ -111,4 +113,25 @@ async fn update_site_billing_config(
     let checked = rules::check(input, &mut v);
     v.finish(())?;
     Ok(Json(store::update(&state.db, caller.partner_id, site_id, checked, state.clock.now()).await?))
+}
+
+/// Replace a site's billing config (POST alias)
+///
+/// The spec's request sample sends the update as a POST: the same operation as
+/// the PUT, kept for clients written from that sample. Prefer the PUT.
+#[utoipa::path(post, path = "/api/billing/siteBillingConfigs/{siteId}", operation_id = "updateSiteBillingConfigByPost", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    request_body = SiteBillingConfigInput,
+    responses(
+        (status = 200, description = "The stored configuration", body = SiteBillingConfig),
+        (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
+    ))]
+#[deprecated = "the spec\'s POST sample; use the PUT"]
+async fn update_site_billing_config_by_post(
+    state: State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    site_id: Path<i32>,
+    input: JsonBody<SiteBillingConfigInput>,
+) -> ApiResult<Json<SiteBillingConfig>> {
+    update_site_billing_config(state, caller, site_id, input).await
 }

@@ -28,10 +28,12 @@ pub fn checked(input: SiteBillingProfileInput) -> ApiResult<rules::ProfileDraft>
     v.finish(draft)
 }
 
+// The POST alias is deprecated in the document; registering it is not a use.
+#[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_site_billing_profiles, create_site_billing_profile))
-        .routes(routes!(get_site_billing_profile, update_site_billing_profile))
+        .routes(routes!(get_site_billing_profile, update_site_billing_profile, update_site_billing_profile_by_post))
 }
 
 /// List site billing profiles
@@ -108,4 +110,22 @@ async fn update_site_billing_profile(
     let stored = store::find(&state.db, caller.partner_id, site_id).await?;
     let draft = checked(input)?;
     Ok(Json(store::update(&state.db, &state.cipher, stored, draft).await?))
+}
+
+/// Replace a site's billing profile (POST alias)
+///
+/// The spec's request sample sends the update as a POST: the same operation as
+/// the PUT, kept for clients written from that sample. Prefer the PUT.
+#[utoipa::path(post, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "updateSiteBillingProfileByPost", tag = TAG,
+    params(("siteId" = i32, Path, description = "Id of the site")),
+    request_body = SiteBillingProfileInput,
+    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)))]
+#[deprecated = "the spec\'s POST sample; use the PUT"]
+async fn update_site_billing_profile_by_post(
+    state: State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    site_id: Path<i32>,
+    input: JsonBody<SiteBillingProfileInput>,
+) -> ApiResult<Json<SiteBillingProfile>> {
+    update_site_billing_profile(state, caller, site_id, input).await
 }
