@@ -2,6 +2,7 @@
 
 mod auth;
 mod billing_configs;
+mod change_requests;
 mod billing_engine;
 mod billing_profiles;
 mod billing_reads;

@@ -13,12 +13,14 @@ use uuid::Uuid;
 
 use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
-use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
+use std::collections::HashMap;
+
+use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
 use crate::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
-use crate::billing::engine::InvoiceMode;
+use crate::billing::engine::{InvoiceMode, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Query, non_null};
 
@@ -78,11 +80,12 @@ pub struct SubscriptionDto {
     #[schema(nullable = false)]
     #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
-    /// The pricing models with their prices; empty: the plan's own.
+    /// The pricing models with their prices; empty: the plan's own (for
+    /// `EditPricingModel` too, which then resets the subscription to them).
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]
     #[rule(required, length(max = 20), nested)]
-    pub subscription_pricing_models: Option<Vec<SubscriptionPricingModel>>,
+    pub subscription_pricing_models: Option<Vec<SubscriptionPricingModelDto>>,
 }
 
 /// One change of a batch. `srcSubscriptionId` is required by every action but
@@ -174,96 +177,64 @@ fn check_request(request: &ChangeRequest, v: &mut Violations) {
         match (&change.subscription, action) {
             (None, ActionType::CancelSubscription) => {}
             (None, _) => v.field(format!("{at}/subscription"), ErrorCode::FieldRequired, "is required by this actionType"),
-            (Some(s), _) => check_subscription(s, &format!("{at}/subscription"), action == ActionType::EditPricingModel, v),
+            (Some(s), _) => check_subscription(s, &format!("{at}/subscription"), v),
         }
     }
 }
 
-fn check_subscription(s: &SubscriptionDto, at: &str, models_required: bool, v: &mut Violations) {
-    let Some(models) = &s.subscription_pricing_models else { return };
-    if models_required && models.is_empty() {
-        v.field(format!("{at}/subscriptionPricingModels"), ErrorCode::FieldOutOfRange, "must hold at least one pricing model");
-    }
-    for (j, m) in models.iter().enumerate() {
-        check_model(m, &format!("{at}/subscriptionPricingModels/{j}"), v);
+fn check_subscription(s: &SubscriptionDto, at: &str, v: &mut Violations) {
+    for (j, m) in s.subscription_pricing_models.iter().flatten().enumerate() {
+        m.check(&format!("{at}/subscriptionPricingModels/{j}"), v);
     }
 }
 
-/// A pricing model sent by the caller: named, non-negative, with the prices
-/// its kind needs.
-fn check_model(m: &SubscriptionPricingModel, at: &str, v: &mut Violations) {
-    for (field, n) in [
-        ("freeQuantity", m.free_quantity),
-        ("maxQuantity", m.max_quantity),
-        ("purchasedQuantity", m.purchased_quantity),
-        ("purchasedOverageUnit", m.purchased_overage_unit),
-        ("purchasedOverageQuantity", m.purchased_overage_quantity),
-    ] {
-        if n < 0 {
-            v.field(format!("{at}/{field}"), ErrorCode::FieldOutOfRange, "must not be negative");
-        }
-    }
-    let mut prices = Vec::new();
-    for (k, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
-        if s.from < 0 || s.to < s.from {
-            v.field(format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"), ErrorCode::FieldOutOfRange, "must be at least `from`, which must not be negative");
-        }
-        prices.push((format!("{at}/subscriptionPriceSegmentByAgents/{k}"), s.period_prices(), vec![]));
-    }
-    for (k, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
-        if s.quota_per_month < 0 || s.overage_quota < 0 {
-            v.field(format!("{at}/subscriptionPriceSegmentByVolumes/{k}/quotaPerMonth"), ErrorCode::FieldOutOfRange, "quotas must not be negative");
-        }
-        let extra = vec![("overageUnitPrice", s.overage_unit_price.0), ("overageUnitPriceDiscount", s.overage_unit_price_discount.0)];
-        prices.push((format!("{at}/subscriptionPriceSegmentByVolumes/{k}"), s.period_prices(), extra));
-    }
-    if let Some(u) = &m.subscription_price_by_unit {
-        let extra = vec![("oneTimeFee", u.one_time_fee.0), ("oneTimeFeeDiscount", u.one_time_fee_discount.0)];
-        prices.push((format!("{at}/subscriptionPriceByUnit"), u.period_prices(), extra));
-    }
-    if let Some(f) = &m.subscription_price_with_flat_fee {
-        prices.push((format!("{at}/subscriptionPriceWithFlatFee"), f.period_prices(), vec![]));
-    }
-    for (pointer, p, extra) in prices {
-        let all = [p.monthly, p.quarterly, p.semi_annual, p.annual];
-        if all.iter().any(|(price, discount)| price.is_sign_negative() || discount.is_sign_negative()) || extra.iter().any(|(_, d)| d.is_sign_negative()) {
-            v.field(pointer, ErrorCode::FieldOutOfRange, "prices and discounts must not be negative");
-        }
-    }
-    let needed = match m.pricing_model {
-        PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => Some("subscriptionPriceSegmentByAgents"),
-        PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => Some("subscriptionPriceSegmentByVolumes"),
-        PricingModelKind::ByUnit if m.subscription_price_by_unit.is_none() => Some("subscriptionPriceByUnit"),
-        PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => Some("subscriptionPriceWithFlatFee"),
-        _ => None,
+/// A checked change as the billing rules take it, its pricing models resolved
+/// against the plan it names (a plan that does not exist is refused by the
+/// billing rules, so then there is nothing to resolve against).
+fn change_of(
+    dto: SubscriptionChangeDto,
+    plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    at: &str,
+) -> ApiResult<Change<SubscriptionPricingModel>> {
+    let source = dto.src_subscription_id;
+    let source = || source.expect("checked: required by every action but adding");
+    let mut v = Violations::new();
+    let to = match dto.subscription {
+        Some(s) => Some(wanted_of(s, plans, &format!("{at}/subscription"), &mut v)),
+        None => None,
     };
-    if let Some(field) = needed {
-        v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, format!("is required by a {} pricing model", m.pricing_model.as_str()));
-    }
-}
-
-/// A checked change as the billing rules take it.
-fn change_of(dto: SubscriptionChangeDto) -> Change<SubscriptionPricingModel> {
-    let source = || dto.src_subscription_id.expect("checked: required by every action but adding");
-    let to = || wanted_of(dto.subscription.expect("checked: required by every action but cancelling"));
-    match dto.action_type.expect("checked: required") {
+    v.finish(())?;
+    let to = || to.expect("checked: required by every action but cancelling");
+    Ok(match dto.action_type.expect("checked: required") {
         ActionType::AddSubscription => Change::Add(to()),
         ActionType::CancelSubscription => Change::Cancel { source: source() },
         ActionType::EditPricingModel => Change::Edit { source: source(), to: to() },
         ActionType::SwitchSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Any },
         ActionType::UpgradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Upgrade },
         ActionType::DowngradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Downgrade },
-    }
+    })
 }
 
-fn wanted_of(dto: SubscriptionDto) -> Wanted<SubscriptionPricingModel> {
+fn wanted_of(
+    dto: SubscriptionDto,
+    plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    at: &str,
+    v: &mut Violations,
+) -> Wanted<SubscriptionPricingModel> {
+    let plan_id = dto.plan_id.expect("checked: required");
+    let mut models = Vec::new();
+    if let Some(plan) = plans.get(&plan_id) {
+        for (j, m) in dto.subscription_pricing_models.unwrap_or_default().into_iter().enumerate() {
+            models.push(m.resolve(&plan.templates, &format!("{at}/subscriptionPricingModels/{j}"), v));
+        }
+    }
     Wanted {
-        plan_id: dto.plan_id.expect("checked: required"),
+        plan_id,
         site_id: dto.site_id,
         name: dto.name.unwrap_or_default().trim().to_owned(),
         is_service_plan: dto.is_service_plan.unwrap_or(false),
         can_be_cancelled_by_customer: dto.can_be_cancelled_by_customer.unwrap_or(true),
-        models: dto.subscription_pricing_models.unwrap_or_default(),
+        models,
     }
 }
 
@@ -322,7 +293,8 @@ async fn run_changes(
             ledger.apply_purchased_agents(agents)?;
         }
         for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
-            ledger.apply_change(change_of(change), plans, &format!("/subscriptionChangeDtos/{i}"))?;
+            let at = format!("/subscriptionChangeDtos/{i}");
+            ledger.apply_change(change_of(change, plans, &at)?, plans, &at)?;
         }
         Ok(())
     })

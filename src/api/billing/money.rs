@@ -52,11 +52,12 @@ macro_rules! stored_as_decimal {
     )*};
 }
 
-stored_as_decimal!(Money, Price);
+stored_as_decimal!(Money);
 
-/// A price or discount as a request sends it: money with a bound. With every
-/// quantity an `int32`, a line is then at most about 2e18 and a request's sums stay
-/// far inside `Decimal`'s 7.9e28, so the engine's arithmetic cannot overflow.
+/// A price or discount as a request sends it: not negative, at most
+/// `MAX_PRICE`, at most four decimal places. With every quantity at most 1e8 a
+/// line is then below 1e17 and a request's sums stay far inside `Decimal`'s
+/// 7.9e28, so the engine's arithmetic cannot overflow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Price(pub Decimal);
 
@@ -66,18 +67,29 @@ impl Serialize for Price {
     }
 }
 
-
-/// The largest price or discount, in either sign.
+/// The largest price or discount.
 pub const MAX_PRICE: Decimal = Decimal::from_parts(1_000_000_000, 0, 0, false, 0);
+
+/// The most decimal places a price may have.
+pub const PRICE_SCALE: u32 = 4;
 
 impl<'de> Deserialize<'de> for Price {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let Money(amount) = Money::deserialize(deserializer)?;
-        if amount.abs() > MAX_PRICE {
-            return Err(D::Error::custom(format!("must be between -{MAX_PRICE} and {MAX_PRICE}")));
+        if amount.is_sign_negative() && !amount.is_zero() || amount > MAX_PRICE {
+            return Err(D::Error::custom(format!("must be between 0 and {MAX_PRICE}")));
+        }
+        if amount.normalize().scale() > PRICE_SCALE {
+            return Err(D::Error::custom(format!("must have at most {PRICE_SCALE} decimal places")));
         }
         Ok(Self(amount))
+    }
+}
+
+impl From<Price> for Money {
+    fn from(price: Price) -> Self {
+        Self(price.0)
     }
 }
 
@@ -86,9 +98,9 @@ impl utoipa::PartialSchema for Price {
         let bound = MAX_PRICE.to_string().parse::<f64>().unwrap_or(1e9);
         ObjectBuilder::new()
             .schema_type(Type::Number)
-            .minimum(Some(-bound))
+            .minimum(Some(0.0))
             .maximum(Some(bound))
-            .description(Some("A price or discount: an exact decimal, written with all its digits (never rounded through a float)."))
+            .description(Some("A price or discount: an exact decimal with at most 4 decimal places (more is a 400), written with all its digits (never rounded through a float)."))
             .examples([serde_json::json!(19.99)])
             .into()
     }

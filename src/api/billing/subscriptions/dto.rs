@@ -9,7 +9,7 @@ use validator::Validate;
 use uuid::Uuid;
 
 use crate::api::billing::invoices::InvoiceLineItem;
-use crate::api::billing::money::Price;
+use crate::api::billing::money::Money;
 use crate::billing::engine::PricedModel;
 use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};
 use crate::extract::non_null;
@@ -27,35 +27,35 @@ macro_rules! priced {
             /// Price of a monthly period.
             #[serde(default)]
             #[schema(required = true)]
-            pub monthly_price: Price,
+            pub monthly_price: Money,
             /// Price of a quarterly period.
             #[serde(default)]
             #[schema(required = true)]
-            pub quarterly_price: Price,
+            pub quarterly_price: Money,
             /// Price of a semi-annual period.
             #[serde(default)]
             #[schema(required = true)]
-            pub semi_annual_price: Price,
+            pub semi_annual_price: Money,
             /// Price of an annual period.
             #[serde(default)]
             #[schema(required = true)]
-            pub annual_price: Price,
+            pub annual_price: Money,
             /// Amount taken off the monthly price.
             #[serde(default)]
             #[schema(required = true)]
-            pub monthly_price_discount: Price,
+            pub monthly_price_discount: Money,
             /// Amount taken off the quarterly price.
             #[serde(default)]
             #[schema(required = true)]
-            pub quarterly_price_discount: Price,
+            pub quarterly_price_discount: Money,
             /// Amount taken off the semi-annual price.
             #[serde(default)]
             #[schema(required = true)]
-            pub semi_annual_price_discount: Price,
+            pub semi_annual_price_discount: Money,
             /// Amount taken off the annual price.
             #[serde(default)]
             #[schema(required = true)]
-            pub annual_price_discount: Price,
+            pub annual_price_discount: Money,
         }
 
         impl $name {
@@ -70,10 +70,10 @@ macro_rules! priced {
             }
 
             pub(super) fn with_prices(mut self, p: PeriodPrices) -> Self {
-                (self.monthly_price, self.monthly_price_discount) = (Price(p.monthly.0), Price(p.monthly.1));
-                (self.quarterly_price, self.quarterly_price_discount) = (Price(p.quarterly.0), Price(p.quarterly.1));
-                (self.semi_annual_price, self.semi_annual_price_discount) = (Price(p.semi_annual.0), Price(p.semi_annual.1));
-                (self.annual_price, self.annual_price_discount) = (Price(p.annual.0), Price(p.annual.1));
+                (self.monthly_price, self.monthly_price_discount) = (Money(p.monthly.0), Money(p.monthly.1));
+                (self.quarterly_price, self.quarterly_price_discount) = (Money(p.quarterly.0), Money(p.quarterly.1));
+                (self.semi_annual_price, self.semi_annual_price_discount) = (Money(p.semi_annual.0), Money(p.semi_annual.1));
+                (self.annual_price, self.annual_price_discount) = (Money(p.annual.0), Money(p.annual.1));
                 self
             }
         }
@@ -126,10 +126,10 @@ priced! {
         pub overage_quota: i32,
         #[serde(default)]
         #[schema(required = true)]
-        pub overage_unit_price: Price,
+        pub overage_unit_price: Money,
         #[serde(default)]
         #[schema(required = true)]
-        pub overage_unit_price_discount: Price,
+        pub overage_unit_price_discount: Money,
         /// Whether this is the segment the subscription bought.
         #[serde(default)]
         #[schema(required = true)]
@@ -148,10 +148,10 @@ priced! {
         pub subscription_pricing_model_id: Uuid,
         #[serde(default)]
         #[schema(required = true)]
-        pub one_time_fee: Price,
+        pub one_time_fee: Money,
         #[serde(default)]
         #[schema(required = true)]
-        pub one_time_fee_discount: Price,
+        pub one_time_fee_discount: Money,
     }
 }
 
@@ -205,8 +205,7 @@ impl PricingModelKind {
 
 /// A pricing model of a subscription with its price segments. Which segment
 /// list is filled depends on `pricingModel`.
-#[switchboard_macros::rules]
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema, Validate)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionPricingModel {
     #[serde(default)]
@@ -218,8 +217,8 @@ pub struct SubscriptionPricingModel {
     #[serde(default)]
     #[schema(required = true, read_only)]
     pub subscription_id: Uuid,
-   #[serde(default)]
-    #[rule(text(max = 200, required))]
+    #[serde(default)]
+    #[schema(required = true)]
     pub name: String,
     #[serde(default)]
     #[schema(required = true)]
@@ -271,11 +270,9 @@ pub struct SubscriptionPricingModel {
     pub is_deleted: bool,
     #[serde(default)]
     #[schema(required = true)]
-    #[rule(length(max = 50))]
     pub subscription_price_segment_by_agents: Vec<SubscriptionPriceSegmentByAgent>,
     #[serde(default)]
     #[schema(required = true)]
-    #[rule(length(max = 50))]
     pub subscription_price_segment_by_volumes: Vec<SubscriptionPriceSegmentByVolume>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]

@@ -5,6 +5,7 @@
 //! billing engine (`crate::billing`).
 
 pub mod dto;
+pub mod input;
 pub mod store;
 
 use axum::Json;
@@ -16,6 +17,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 pub use dto::*;
+pub use input::*;
 use store::{Selection, load};
 use super::scope::SiteSet;
 use crate::AppState;
