@@ -156,11 +156,31 @@ async fn partner_claims(db: &DatabaseConnection, partner: i32, email: &str) -> a
 pub fn rendered_documents() -> [(&'static str, String); 2] {
     let docs = crate::documents();
     let render = |doc: &utoipa::openapi::OpenApi| {
-        let mut json = doc.to_pretty_json().expect("OpenAPI documents serialize");
+        let mut value = serde_json::to_value(doc).expect("OpenAPI documents serialize");
+        sort_extensions(&mut value);
+        let mut json = serde_json::to_string_pretty(&value).expect("OpenAPI documents serialize");
         json.push('\n');
         json
     };
     [(PLATFORM_FILE, render(&docs.platform)), (BILLING_FILE, render(&docs.billing))]
+}
+
+/// utoipa keeps `x-` extensions in a hash map, so their order changes from run
+/// to run: the committed files list them last, sorted.
+fn sort_extensions(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut extensions: Vec<_> = map.keys().filter(|k| k.starts_with("x-")).cloned().collect();
+            extensions.sort();
+            for key in extensions {
+                let moved = map.shift_remove(&key).expect("listed");
+                map.insert(key, moved);
+            }
+            map.values_mut().for_each(sort_extensions);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(sort_extensions),
+        _ => {}
+    }
 }
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {

@@ -32,7 +32,12 @@ const BEARER: &str = "bearerAuth";
             Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>`. \
             Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
-    servers((url = "/", description = "The server that serves this document")),
+    servers(
+        (url = "/v4", description = "The server that serves this document: the spec's `base_url`, ending in `v4`"),
+        (url = "{origin}/v4", description = "A server by its address", variables(
+            ("origin" = (default = "http://localhost:8080", description = "Scheme, host and port of the server"))
+        )),
+    ),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for site agents"),
@@ -66,6 +71,18 @@ pub struct PlatformDoc;
     ),
 )]
 pub struct BillingDoc;
+
+/// Adds paths that are not under the document's base URL (the token endpoint,
+/// the health probes), each path item naming the server root as its server.
+pub fn add_root_paths(doc: &mut OpenApiDoc, mut root: OpenApiDoc) {
+    use utoipa::openapi::server::Server;
+    for item in root.paths.paths.values_mut() {
+        let mut server = Server::new("/");
+        server.description = Some("The server root: this path is not under `/v4` (it is also answered there)".to_owned());
+        item.servers = Some(vec![server]);
+    }
+    doc.merge(root);
+}
 
 /// Adds the security scheme and the standard responses to a document that the
 /// routers have filled with operations.

@@ -48,13 +48,21 @@ pub struct Documents {
 }
 
 /// The platform routes, the partner billing routes and their documents.
+///
+/// Interfaces A and B are served under `/v4`, and their document has the
+/// spec's paths (`/secureform/...`) under a server URL ending in `/v4`, so a
+/// client given the spec's `base_url` works unchanged. The token endpoint and the
+/// health probes are not part of that base: their path items name the server
+/// root, and they are answered at the root and under `/v4` alike, for clients
+/// that put every path under the base URL.
 fn routers() -> (Router<AppState>, Router<AppState>, Documents) {
-    let (platform_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
-        .merge(auth::platform_router())
+    let (v4_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(secure_forms::router())
         .merge(voicebots::router())
-        .merge(health::router())
         .split_for_parts();
+    let (root_routes, root_paths) = OpenApiRouter::new().merge(auth::platform_router()).merge(health::router()).split_for_parts();
+    openapi::add_root_paths(&mut platform, root_paths);
+    let platform_routes = Router::new().nest("/v4", v4_routes.merge(root_routes.clone())).merge(root_routes);
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
         .merge(auth::partner_router())
         .merge(billing::router())

@@ -25,11 +25,11 @@ fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
     };
     let by_path = || {
         let id = match path {
-            "/v4/secureform/secureForms/{id}" => "0192f0c4-0000-7000-8000-00000000f001",
-            "/v4/voicebot/voicebots/{id}" => "0192f0c4-0000-7000-8000-0000000b0b01",
-            "/v4/voicebot/voicebotChannelInstances/{id}" => "0192f0c4-0000-7000-8000-0000000b0c01",
-            "/v4/voicebot/voicebotChannelSIPConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0002",
-            "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0001",
+            "/secureform/secureForms/{id}" => "0192f0c4-0000-7000-8000-00000000f001",
+            "/voicebot/voicebots/{id}" => "0192f0c4-0000-7000-8000-0000000b0b01",
+            "/voicebot/voicebotChannelInstances/{id}" => "0192f0c4-0000-7000-8000-0000000b0c01",
+            "/voicebot/voicebotChannelSIPConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0002",
+            "/voicebot/voicebotChannelTelephonyConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0001",
             "/api/billing/invoiceBillTos/{invoiceId}" => "0192f0c4-0000-7000-8000-000000160001",
             "/api/billing/products" | "/api/billing/products/{id}" => "livechat",
             "/api/global/featurePointItems/{id}" => "livechat-routing",

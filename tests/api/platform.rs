@@ -116,7 +116,8 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
         let mut ids = std::collections::HashSet::new();
         for (path, item) in doc["paths"].as_object().unwrap() {
-            for (method, op) in item.as_object().unwrap() {
+            let operations = item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers");
+            for (method, op) in operations {
                 let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
                 assert!(ids.insert(id.to_owned()), "{name}: operationId {id} twice");
                 assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{id}: tag");
@@ -159,7 +160,9 @@ async fn documented_parameter_examples_read_demo_data() {
         for (path, item) in doc["paths"].as_object().unwrap() {
             let Some(get) = item.get("get") else { continue };
             let parameters = get["parameters"].as_array().cloned().unwrap_or_default();
-            let mut url = path.clone();
+            // A path is under the document's base URL unless its item names its own server.
+            let server = item.get("servers").unwrap_or(&doc["servers"]);
+            let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
             let mut query = Vec::new();
             for p in &parameters {
                 let Some(example) = p.get("example") else { continue };
@@ -177,13 +180,41 @@ async fn documented_parameter_examples_read_demo_data() {
             if !query.is_empty() {
                 url = format!("{url}?{}", query.join("&"));
             }
-            let token = if path.starts_with("/v4/") { app.admin_a() } else { app.partner_admin(1) };
+            let token = if name == switchboard::openapi::PLATFORM_FILE { app.admin_a() } else { app.partner_admin(1) };
             let response = app.get(&url, &token).await;
             assert_eq!(response.status(), 200, "{name} GET {url}");
             checked += 1;
         }
     }
     assert!(checked >= 18, "{checked} reads checked");
+}
+
+/// The platform document has the spec's paths under a server ending in `/v4`
+/// (the spec's `base_url`); the token endpoint and the probes name the root.
+/// A client that puts every path under the base URL reaches them too.
+#[tokio::test]
+async fn platform_paths_are_relative_to_the_specs_base_url() {
+    let app = spawn_app().await;
+    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(doc["servers"][0]["url"], "/v4");
+    let paths = doc["paths"].as_object().unwrap();
+    assert!(paths.contains_key("/secureform/secureForms") && paths.contains_key("/voicebot/voicebots"));
+    assert!(paths.keys().all(|p| !p.starts_with("/v4")), "no path repeats the base");
+    for root in ["/oauth/token", "/health/live", "/health/ready"] {
+        assert_eq!(paths[root]["servers"][0]["url"], "/", "{root}");
+    }
+    let base = app.url("/v4");
+    let sign_in = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")];
+    for token_url in [app.url("/oauth/token"), format!("{base}/oauth/token")] {
+        let answer = app.client.post(&token_url).form(&sign_in).send().await.unwrap();
+        assert_eq!(answer.status(), 200, "{token_url}");
+    }
+    for probe in ["/health/live", "/v4/health/live"] {
+        assert_eq!(app.client.get(app.url(probe)).send().await.unwrap().status(), 200, "{probe}");
+    }
+    assert_eq!(app.get("/v4/secureform/secureForms", &app.admin_a()).await.status(), 200);
+    // Only the base: the spec's paths without it are not the API.
+    assert_eq!(app.get("/secureform/secureForms", &app.admin_a()).await.status(), 404);
 }
 
 #[tokio::test]

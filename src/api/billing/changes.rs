@@ -33,22 +33,52 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// What a change does (sent as its number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize_repr, Serialize_repr, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize_repr, Serialize_repr)]
 #[repr(u8)]
 pub enum ActionType {
-    /// Adds `subscription` (0).
     AddSubscription = 0,
-    /// Cancels `srcSubscriptionId` and adds `subscription` (1).
     SwitchSubscription = 1,
-    /// Replaces the pricing models of `srcSubscriptionId` with those of `subscription` (2).
     EditPricingModel = 2,
-    /// Cancels `srcSubscriptionId` (3).
     CancelSubscription = 3,
-    /// A switch to a subscription costing at least as much per period (4).
     UpgradeSubscription = 4,
-    /// A switch to a subscription costing at most as much per period (5).
     DowngradeSubscription = 5,
 }
+
+impl ActionType {
+    /// Each action's number, its name in the spec and what it does.
+    const ALL: [(Self, &'static str, &'static str); 6] = [
+        (Self::AddSubscription, "AddSubscription", "Adds `subscription`."),
+        (Self::SwitchSubscription, "SwitchSubscription", "Cancels `srcSubscriptionId` and adds `subscription`."),
+        (Self::EditPricingModel, "EditPricingModel", "Replaces the pricing models of `srcSubscriptionId` with those of `subscription`."),
+        (Self::CancelSubscription, "CancelSubscription", "Cancels `srcSubscriptionId`."),
+        (Self::UpgradeSubscription, "UpgradeSubscription", "A switch to a subscription costing at least as much per period."),
+        (Self::DowngradeSubscription, "DowngradeSubscription", "A switch to a subscription costing at most as much per period."),
+    ];
+}
+
+/// The spec's names go with the numbers as `x-enum-varnames` (and what each
+/// does as `x-enum-descriptions`), which client generators turn into named
+/// constants instead of `VALUE_0`.
+impl utoipa::PartialSchema for ActionType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::extensions::ExtensionsBuilder;
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let listing: Vec<String> = Self::ALL.iter().map(|(a, name, does)| format!("`{}` {name}: {does}", *a as u8)).collect();
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .description(Some(format!("What a change does, sent as its number:\n\n- {}", listing.join("\n- "))))
+            .enum_values(Some(Self::ALL.iter().map(|(a, ..)| *a as u8)))
+            .extensions(Some(
+                ExtensionsBuilder::new()
+                    .add("x-enum-varnames", Self::ALL.iter().map(|(_, name, _)| *name).collect::<Vec<_>>())
+                    .add("x-enum-descriptions", Self::ALL.iter().map(|(.., does)| *does).collect::<Vec<_>>())
+                    .build(),
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for ActionType {}
 
 /// The subscription a change adds, or the pricing models it sets.
 #[switchboard_macros::rules]

@@ -69,7 +69,7 @@ struct ListSecureFormsParams {
 /// One page of the site's secure forms, with their fields and options.
 #[utoipa::path(
     get,
-    path = "/v4/secureform/secureForms",
+    path = "/secureform/secureForms",
     operation_id = "listSecureForms",
     tag = TAG,
     params(PageParams, ListSecureFormsParams),
@@ -95,7 +95,7 @@ async fn list_secure_forms(
 /// Get a secure form
 #[utoipa::path(
     get,
-    path = "/v4/secureform/secureForms/{id}",
+    path = "/secureform/secureForms/{id}",
     operation_id = "getSecureForm",
     tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the secure form")),
@@ -114,7 +114,7 @@ async fn get_secure_form(
 /// Fields and options are sent without ids; the answer carries the generated ones.
 #[utoipa::path(
     post,
-    path = "/v4/secureform/secureForms",
+    path = "/secureform/secureForms",
     operation_id = "createSecureForm",
     tag = TAG,
     request_body = SecureFormInput,
@@ -139,7 +139,7 @@ async fn create_secure_form(
 /// without one are created, and stored ones missing from the body are deleted.
 #[utoipa::path(
     put,
-    path = "/v4/secureform/secureForms/{id}",
+    path = "/secureform/secureForms/{id}",
     operation_id = "updateSecureForm",
     tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the secure form")),
@@ -161,7 +161,7 @@ async fn update_secure_form(
 /// Deletes the form with its fields and options.
 #[utoipa::path(
     delete,
-    path = "/v4/secureform/secureForms/{id}",
+    path = "/secureform/secureForms/{id}",
     operation_id = "deleteSecureForm",
     tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the secure form")),

@@ -51,7 +51,7 @@ impl IncludeChannelParams {
 /// List voicebots
 ///
 /// Without `include`, each bot carries `channelId` and no `channel`.
-#[utoipa::path(get, path = "/v4/voicebot/voicebots", operation_id = "listVoicebots", tag = TAG,
+#[utoipa::path(get, path = "/voicebot/voicebots", operation_id = "listVoicebots", tag = TAG,
     params(IncludeChannelParams),
     responses((status = 200, description = "The site's voicebots", body = [Voicebot])))]
 async fn list_voicebots(
@@ -64,7 +64,7 @@ async fn list_voicebots(
 }
 
 /// Get a voicebot
-#[utoipa::path(get, path = "/v4/voicebot/voicebots/{id}", operation_id = "getVoicebot", tag = TAG,
+#[utoipa::path(get, path = "/voicebot/voicebots/{id}", operation_id = "getVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot"), IncludeChannelParams),
     responses((status = 200, description = "The voicebot", body = Voicebot)))]
 async fn get_voicebot(
@@ -81,7 +81,7 @@ async fn get_voicebot(
 ///
 /// Creates the bot and its channel instance. `trainingStatus` starts
 /// `succeeded`, `importingStatus` `none`; absent timers take their defaults.
-#[utoipa::path(post, path = "/v4/voicebot/voicebots", operation_id = "createVoicebot", tag = TAG,
+#[utoipa::path(post, path = "/voicebot/voicebots", operation_id = "createVoicebot", tag = TAG,
     request_body = VoicebotInput,
     responses(
         (status = 201, description = "The stored voicebot with its channel", body = Voicebot),
@@ -99,7 +99,7 @@ async fn create_voicebot(
 /// Replace a voicebot
 ///
 /// Replaces the bot and updates its own channel instance from `channel`.
-#[utoipa::path(put, path = "/v4/voicebot/voicebots/{id}", operation_id = "updateVoicebot", tag = TAG,
+#[utoipa::path(put, path = "/voicebot/voicebots/{id}", operation_id = "updateVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot")),
     request_body = VoicebotInput,
     responses((status = 200, description = "The stored voicebot with its channel", body = Voicebot)))]
@@ -115,7 +115,7 @@ async fn update_voicebot(
 /// Delete a voicebot
 ///
 /// Deletes the bot and its own channel instance.
-#[utoipa::path(delete, path = "/v4/voicebot/voicebots/{id}", operation_id = "deleteVoicebot", tag = TAG,
+#[utoipa::path(delete, path = "/voicebot/voicebots/{id}", operation_id = "deleteVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot")),
     responses((status = 204, description = "Deleted")))]
 async fn delete_voicebot(

@@ -51,7 +51,7 @@ impl IncludeInfoParams {
 }
 
 /// List voicebot channel instances
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelInstances",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelInstances",
     operation_id = "listVoicebotChannelInstances", tag = TAG, params(IncludeInfoParams),
     responses((status = 200, description = "The site's channel instances", body = [VoicebotChannelInstance])))]
 async fn list_channel_instances(
@@ -64,7 +64,7 @@ async fn list_channel_instances(
 }
 
 /// Get a voicebot channel instance
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelInstances/{id}",
     operation_id = "getVoicebotChannelInstance", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the channel instance"), IncludeInfoParams),
     responses((status = 200, description = "The channel instance", body = VoicebotChannelInstance)))]
@@ -79,7 +79,7 @@ async fn get_channel_instance(
 }
 
 /// Create a voicebot channel instance
-#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelInstances",
+#[utoipa::path(post, path = "/voicebot/voicebotChannelInstances",
     operation_id = "createVoicebotChannelInstance", tag = TAG,
     request_body = VoicebotChannelInstanceInput,
     responses(
@@ -98,7 +98,7 @@ async fn create_channel_instance(
 /// Replace a voicebot channel instance
 ///
 /// Moves `lastUpdatedTime` of the voicebot that uses it.
-#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+#[utoipa::path(put, path = "/voicebot/voicebotChannelInstances/{id}",
     operation_id = "updateVoicebotChannelInstance", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the channel instance")),
     request_body = VoicebotChannelInstanceInput,
@@ -115,7 +115,7 @@ async fn update_channel_instance(
 /// Delete a voicebot channel instance
 ///
 /// Refused with 409 while a voicebot uses it (delete the voicebot instead).
-#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelInstances/{id}",
+#[utoipa::path(delete, path = "/voicebot/voicebotChannelInstances/{id}",
     operation_id = "deleteVoicebotChannelInstance", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the channel instance")),
     responses(

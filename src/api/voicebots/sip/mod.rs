@@ -29,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// List SIP configurations
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelSIPConfigurations",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelSIPConfigurations",
     operation_id = "listSipConfigurations", tag = TAG,
     responses((status = 200, description = "The site's SIP configurations", body = [SipConfiguration])))]
 async fn list_sip_configurations(
@@ -40,7 +40,7 @@ async fn list_sip_configurations(
 }
 
 /// Get a SIP configuration
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelSIPConfigurations/{id}",
     operation_id = "getSipConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
     responses((status = 200, description = "The SIP configuration", body = SipConfiguration)))]
@@ -53,7 +53,7 @@ async fn get_sip_configuration(
 }
 
 /// Create a SIP configuration
-#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelSIPConfigurations",
+#[utoipa::path(post, path = "/voicebot/voicebotChannelSIPConfigurations",
     operation_id = "createSipConfiguration", tag = TAG,
     request_body = SipConfigurationInput,
     responses(
@@ -73,7 +73,7 @@ async fn create_sip_configuration(
 }
 
 /// Replace a SIP configuration
-#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+#[utoipa::path(put, path = "/voicebot/voicebotChannelSIPConfigurations/{id}",
     operation_id = "updateSipConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
     request_body = SipConfigurationInput,
@@ -91,7 +91,7 @@ async fn update_sip_configuration(
 /// Delete a SIP configuration
 ///
 /// Refused with 409 while a channel instance uses it.
-#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelSIPConfigurations/{id}",
+#[utoipa::path(delete, path = "/voicebot/voicebotChannelSIPConfigurations/{id}",
     operation_id = "deleteSipConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
     responses(

@@ -29,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// List telephony configurations
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelTelephonyConfigurations",
     operation_id = "listTelephonyConfigurations", tag = TAG,
     responses((status = 200, description = "The site's telephony configurations", body = [TelephonyConfiguration])))]
 async fn list_telephony_configurations(
@@ -40,7 +40,7 @@ async fn list_telephony_configurations(
 }
 
 /// Get a telephony configuration
-#[utoipa::path(get, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+#[utoipa::path(get, path = "/voicebot/voicebotChannelTelephonyConfigurations/{id}",
     operation_id = "getTelephonyConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
     responses((status = 200, description = "The telephony configuration", body = TelephonyConfiguration)))]
@@ -53,7 +53,7 @@ async fn get_telephony_configuration(
 }
 
 /// Create a telephony configuration
-#[utoipa::path(post, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations",
+#[utoipa::path(post, path = "/voicebot/voicebotChannelTelephonyConfigurations",
     operation_id = "createTelephonyConfiguration", tag = TAG,
     request_body = TelephonyConfigurationInput,
     responses(
@@ -77,7 +77,7 @@ async fn create_telephony_configuration(
 ///
 /// The phone number cannot change: send the stored one. The country may change
 /// as long as the number belongs to it.
-#[utoipa::path(put, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+#[utoipa::path(put, path = "/voicebot/voicebotChannelTelephonyConfigurations/{id}",
     operation_id = "updateTelephonyConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
     request_body(content = TelephonyConfigurationInput, description = "The stored number, and its country",
@@ -102,7 +102,7 @@ async fn update_telephony_configuration(
 /// Delete a telephony configuration
 ///
 /// Refused with 409 while a channel instance uses it.
-#[utoipa::path(delete, path = "/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}",
+#[utoipa::path(delete, path = "/voicebot/voicebotChannelTelephonyConfigurations/{id}",
     operation_id = "deleteTelephonyConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
     responses(
