@@ -2,17 +2,31 @@
 generates from the committed documents (scripts/test.sh runs it against a live
 server with the demo data): tokens; a secure form created, read, updated,
 listed and deleted; a voicebot with its SIP configuration likewise; a site
-read; a subscription change previewed and applied. Any unexpected answer ends
-it with a non-zero exit."""
+read; a billing configuration updated through the spec's POST sample (the
+deprecated alias of the PUT); a subscription added the spec's minimal way
+(`ActionType.ADD_SUBSCRIPTION`, a pricing model named only) and a change
+previewed and applied. The platform client is given the spec's `base_url`
+(ending in /v4). Any unexpected answer ends it with a non-zero exit."""
 
 import sys
 
 from billing_client import AuthenticatedClient as BillingClient
 from billing_client import Client as BillingPublic
 from billing_client.api.authentication import create_partner_token
+from billing_client.api.site_billing_configs import get_site_billing_config, update_site_billing_config_by_post
 from billing_client.api.sites import get_site
 from billing_client.api.subscription_operations import calculate_subscription_changes, change_subscriptions
-from billing_client.models import ChangeRequest, Site, SubscriptionsChangeOutput
+from billing_client.models import (
+    ActionType,
+    ChangeRequest,
+    Site,
+    SiteBillingConfig,
+    SiteBillingConfigInput,
+    SubscriptionChangeDto,
+    SubscriptionDto,
+    SubscriptionPricingModelDto,
+    SubscriptionsChangeOutput,
+)
 from billing_client.models import TokenRequestFormType0 as PartnerPassword
 from billing_client.models import TokenResponse as PartnerTokens
 from platform_client import AuthenticatedClient, Client
@@ -47,8 +61,10 @@ def expect(condition: bool, what: str) -> None:
     print(f"ok  {what}")
 
 
-def main(base_url: str) -> None:
-    # Tokens.
+def main(server: str) -> None:
+    # The spec's base URLs: interfaces A and B under `v4`, partner billing at the root.
+    base_url, partner_base_url = f"{server}/v4", server
+    # Tokens (the platform's token endpoint is answered under the base URL too).
     tokens = create_platform_token.sync(
         client=Client(base_url=base_url),
         body=TokenRequestFormType0.from_dict({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}),
@@ -56,11 +72,11 @@ def main(base_url: str) -> None:
     expect(isinstance(tokens, TokenResponse), "platform token")
     platform = AuthenticatedClient(base_url=base_url, token=tokens.access_token)
     partner_tokens = create_partner_token.sync(
-        client=BillingPublic(base_url=base_url),
+        client=BillingPublic(base_url=partner_base_url),
         body=PartnerPassword.from_dict({"grant_type": "password", "email": "admin@partner1.example", "password": "demo-password"}),
     )
     expect(isinstance(partner_tokens, PartnerTokens), "partner token")
-    billing = BillingClient(base_url=base_url, token=partner_tokens.access_token)
+    billing = BillingClient(base_url=partner_base_url, token=partner_tokens.access_token)
 
     # A secure form, end to end.
     form_input = {
@@ -109,6 +125,25 @@ def main(base_url: str) -> None:
     # Partner billing: a site, and a subscription change previewed then applied.
     site = get_site.sync(id=10000, client=billing)
     expect(isinstance(site, Site) and site.id == 10000, "read a site")
+
+    config = get_site_billing_config.sync(site_id=10001, client=billing)
+    expect(isinstance(config, SiteBillingConfig), "read a billing configuration")
+    update = SiteBillingConfigInput.from_dict(
+        {"billingPeriod": config.billing_period, "currencyId": config.currency_id, "paymentTermValue": config.payment_term_value,
+         "isPricingVisible": not config.is_pricing_visible}
+    )
+    updated = update_site_billing_config_by_post.sync(site_id=10001, client=billing, body=update)
+    expect(isinstance(updated, SiteBillingConfig) and updated.is_pricing_visible != config.is_pricing_visible,
+           "update it with the spec's POST (deprecated alias of the PUT)")
+
+    team = SubscriptionDto(plan_id=1, name="Team", is_service_plan=False, can_be_cancelled_by_customer=True,
+                           subscription_pricing_models=[SubscriptionPricingModelDto(name="Agents")])
+    minimal = ChangeRequest(if_create_invoice=True, is_draft=False,
+                            subscription_change_dtos=[SubscriptionChangeDto(action_type=ActionType.ADD_SUBSCRIPTION, subscription=team)])
+    added = calculate_subscription_changes.sync(client=billing, body=minimal, site_id=10000)
+    expect(isinstance(added, SubscriptionsChangeOutput) and added.amount > 0,
+           "preview adding Team the spec's minimal way (ActionType.ADD_SUBSCRIPTION, a pricing model by name)")
+
     request = ChangeRequest.from_dict({"ifCreateInvoice": True, "isDraft": False, "purchasedAgents": 6})
     preview = calculate_subscription_changes.sync(client=billing, body=request, site_id=10000)
     expect(isinstance(preview, SubscriptionsChangeOutput) and str(preview.invoice_id) == ZERO, "preview a change")

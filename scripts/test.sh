@@ -101,7 +101,7 @@ demo_token() { # site|partner
 # random data and fail the run (schemathesis.toml); a run that fails on
 # warnings alone is repeated once on another fresh database, and fails the
 # build only if the second run warns too. Any check failure fails at once.
-schemathesis_run() { # backend document token-kind label
+schemathesis_run() { # backend document token-kind label base-path
   local attempt out token
   for attempt in 1 2; do
     start_server "$1" "contract_${3}_${1}_${attempt}"
@@ -109,7 +109,7 @@ schemathesis_run() { # backend document token-kind label
     log "schemathesis: $2 on $4 (run $attempt)"
     out="$WORK/schemathesis-$3-$1-$attempt.log"
     if SCHEMATHESIS_HOOKS="$ROOT/contract/hooks.py" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi/$2" \
-      --url "http://127.0.0.1:$PORT" \
+      --url "http://127.0.0.1:$PORT$5" \
       --checks all \
       --phases examples,coverage,fuzzing,stateful \
       --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-40}" \
@@ -146,8 +146,10 @@ contract_tests() { # backend label
         "$ROOT/target/test-output/swagger-ui.png"
     fi
   fi
-  schemathesis_run "$1" platform-v4.json site "$2"
-  schemathesis_run "$1" partner-billing-v1.json partner "$2"
+  # The platform document's paths are the spec's, relative to its `base_url`
+  # (ending in /v4); the partner document's begin with /api.
+  schemathesis_run "$1" platform-v4.json site "$2" /v4
+  schemathesis_run "$1" partner-billing-v1.json partner "$2" ""
 }
 
 # The Python package generated from a document (clients/scenario.py imports these).
@@ -176,7 +178,8 @@ print("   ", totals)
 sys.exit(0 if totals["errors"] == 0 and totals["warnings"] == 0 else 1)
 PY
     log "openapi-typescript: $doc"
-    out=$("$ROOT/clients/node_modules/.bin/openapi-typescript" "$ROOT/openapi/$doc.json" -o "$ROOT/clients/generated/$doc.d.ts" 2>&1)
+    # --enum: named enums (ActionType.AddSubscription) from x-enum-varnames.
+    out=$("$ROOT/clients/node_modules/.bin/openapi-typescript" "$ROOT/openapi/$doc.json" --enum -o "$ROOT/clients/generated/$doc.ts" 2>&1)
     echo "$out" | grep -qi "warn" && { echo "$out"; exit 1; }
     log "openapi-python-client: $doc"
     out=$("$CLIENT_VENV/bin/openapi-python-client" generate --path "$ROOT/openapi/$doc.json" \
