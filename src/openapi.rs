@@ -161,8 +161,14 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 /// Each module's rules between properties of its bodies
 /// (`crate::api::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
-    use crate::api::{billing::profiles, voicebots::channels, voicebots::sip, voicebots::telephony};
-    let modules = [sip::SCHEMA_CONDITIONS, telephony::SCHEMA_CONDITIONS, channels::SCHEMA_CONDITIONS, profiles::SCHEMA_CONDITIONS];
+    use crate::api::{billing::profiles, secure_forms, voicebots::channels, voicebots::sip, voicebots::telephony};
+    let modules = [
+        sip::SCHEMA_CONDITIONS,
+        telephony::SCHEMA_CONDITIONS,
+        channels::SCHEMA_CONDITIONS,
+        profiles::SCHEMA_CONDITIONS,
+        secure_forms::rules::SCHEMA_CONDITIONS,
+    ];
     for conditions in modules.into_iter().flatten() {
         conditions.modify(doc);
     }

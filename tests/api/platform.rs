@@ -189,6 +189,43 @@ async fn documented_parameter_examples_read_demo_data() {
     assert!(checked >= 18, "{checked} reads checked");
 }
 
+/// Every `default` a platform input schema states is what the server stores
+/// when the property is left out.
+#[tokio::test]
+async fn documented_defaults_are_what_the_server_applies() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let defaults = |schema: &str| -> Vec<(String, Value)> {
+        let properties = schemas[schema]["properties"].as_object().unwrap();
+        properties.iter().filter_map(|(name, p)| Some((name.clone(), p.get("default")?.clone()))).collect()
+    };
+    let created = |path: &str, body: Value| {
+        let (app, token) = (&app, &token);
+        let path = path.to_owned();
+        async move {
+            let response = app.post(&path, token, &body).await;
+            assert_eq!(response.status(), 201, "{path}");
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let form = created("/v4/secureform/secureForms", json!({"name": "Defaults", "color": "#1a73e8",
+        "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": [{"name": "Card", "type": "text"}]})).await;
+    let sip = created("/v4/voicebot/voicebotChannelSIPConfigurations", json!({"username": "u", "password": "p", "sIPServer": "sip.example.com"})).await;
+    let bot = created("/v4/voicebot/voicebots", json!({"name": "Defaults", "engineId": "0192f0c4-0000-7000-8000-0000000a1001",
+        "languageId": "zh-CN", "voiceNameId": "zh-CN-male-1",
+        "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": sip["id"], "channelType": "sip"}})).await;
+    let mut checked = 0;
+    for (schema, stored) in [("SecureFormFieldInput", &form["fields"][0]), ("SipConfigurationInput", &sip), ("VoicebotInput", &bot)] {
+        for (property, default) in defaults(schema) {
+            assert_eq!(stored[&property], default, "{schema}.{property}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} defaults checked");
+}
+
 /// The platform document has the spec's paths under a server ending in `/v4`
 /// (the spec's `base_url`); the token endpoint and the probes name the root.
 /// A client that puts every path under the base URL reaches them too.

@@ -86,7 +86,11 @@ async fn include_decides_whether_the_channel_is_embedded() {
     assert_eq!(one["channel"]["channelType"], "telephony");
     let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
     assert!(one.get("channel").is_none());
-    assert_problem(app.get(&format!("{BOTS}?include=info"), &token).await, 400, 400003).await;
+    // `include` is an enum of one value: another, a list repeating it, or nothing at all is a 400.
+    for include in ["info", "voicebotChannelInstance,voicebotChannelInstance", ""] {
+        let problem = assert_problem(app.get(&format!("{BOTS}?include={include}"), &token).await, 400, 400003).await;
+        assert_eq!(error_locations(&problem), ["include"], "{include:?}");
+    }
 }
 
 #[tokio::test]

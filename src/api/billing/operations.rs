@@ -66,13 +66,13 @@ pub struct PlanRequest {
     /// By-volume plans: overage units bought on top of the quota, priced at the
     /// segment's overage unit price (0 when absent).
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 0, nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub overage_quota: Option<i32>,
     /// By-volume plans: the block size the overage is sold in; recorded as
     /// `purchasedOverageUnit`, not priced.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 0, nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub overage_quota_unit: Option<i32>,
     /// By-unit plans: units bought (the plan's default quantity when absent).

@@ -159,19 +159,19 @@ pub struct SecureFormFieldInput {
     #[serde(default, deserialize_with = "non_null")]
     pub order: Option<i32>,
     /// Default false.
-    #[schema(nullable = false)]
+    #[schema(default = false, nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub is_required: Option<bool>,
     /// Default true.
-    #[schema(nullable = false)]
+    #[schema(default = true, nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub is_visible: Option<bool>,
     /// Default false.
-    #[schema(nullable = false)]
+    #[schema(default = false, nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub is_system: Option<bool>,
     /// Only for `text` and `textArea`; needs `customValidationErrorMessage`.
-    #[schema(nullable = false)]
+    #[schema(default = false, nullable = false)]
     #[serde(default, deserialize_with = "non_null")]
     pub is_input_validation_enabled: Option<bool>,
     /// A regular expression that submitted data must match; must compile.

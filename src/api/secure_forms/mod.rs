@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -34,18 +34,37 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_secure_form, update_secure_form, delete_secure_form))
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 enum SecureFormSortBy {
     Name,
     CreatedTime,
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum SortOrder {
     Asc,
     Desc,
+}
+
+/// A text parameter of these values; the first is the default. (utoipa drops
+/// a `default` given to an enum parameter, so the schema is written out.)
+fn choice_schema(description: &str, values: &[&str]) -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .description(Some(description))
+        .enum_values(Some(values.iter().copied()))
+        .default(Some(values[0].into()))
+        .build()
+}
+
+fn sort_by_schema() -> utoipa::openapi::Object {
+    choice_schema("Sort key; ties by id.", &["name", "createdTime"])
+}
+
+fn sort_order_schema() -> utoipa::openapi::Object {
+    choice_schema("Sort direction.", &["asc", "desc"])
 }
 
 /// Query parameters of the list, beside the page.
@@ -56,11 +75,9 @@ struct ListSecureFormsParams {
     /// Must be the token's site when sent.
     #[param(nullable = false)]
     site_id: Option<i32>,
-    /// Sort key; default `name`.
-    #[param(inline, nullable = false)]
+    #[param(schema_with = sort_by_schema)]
     sort_by: Option<SecureFormSortBy>,
-    /// Sort direction; default `asc`.
-    #[param(inline, nullable = false)]
+    #[param(schema_with = sort_order_schema)]
     sort_order: Option<SortOrder>,
 }
 

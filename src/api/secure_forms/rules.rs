@@ -7,9 +7,29 @@ use base64::Engine;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
+use crate::api::schema_conditions::{SchemaConditions, when_equals};
 use crate::error::{ApiError, ErrorCode, Violations};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
+
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SecureFormFieldInput", all_of: schema_conditions }];
+
+/// What `validate` checks between a field's properties, for the OpenAPI
+/// document: validation on needs a free-text type and a message; choice types
+/// need options, and only they may have some.
+fn schema_conditions() -> serde_json::Value {
+    use serde_json::json;
+    let choice = [FieldType::RadioBox, FieldType::DropdownList, FieldType::CheckboxList].map(FieldType::as_str);
+    let free_text = [FieldType::Text, FieldType::TextArea].map(FieldType::as_str);
+    json!([
+        when_equals("isInputValidationEnabled", true.into(), json!({
+            "required": ["customValidationErrorMessage"],
+            "properties": {"type": {"enum": free_text}, "customValidationErrorMessage": {"minLength": 1, "pattern": "[^\\t\\n\\r ]"}}})),
+        {"if": {"properties": {"type": {"enum": choice}}, "required": ["type"]},
+         "then": {"required": ["options"], "properties": {"options": {"minItems": 1}}},
+         "else": {"properties": {"options": {"maxItems": 0}}}},
+    ])
+}
 
 /// A validated form, ready to store.
 #[derive(Debug)]

@@ -80,12 +80,12 @@ pub struct SiteBillingConfigInput {
     #[schema(nullable = false, example = "USD")]
     #[rule(required, pattern = "^[A-Z]{3}$")]
     pub currency_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_pricing_visible: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_invoice_visible_to_customer: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_billing_email_sent_automatically: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(nullable = false)] pub is_billing_popup_automatically: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_pricing_visible: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_invoice_visible_to_customer: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_email_sent_automatically: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]

@@ -104,12 +104,12 @@ pub struct VoicebotInput {
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 20, nullable = false)]
     #[rule(range(min = 1, max = 60))]
     pub time_interval_to_repeat_last_message_when_no_input: Option<i32>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 90, nullable = false)]
     #[rule(range(min = 1, max = 600))]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
     #[serde(default, deserialize_with = "non_null")]
@@ -118,7 +118,7 @@ pub struct VoicebotInput {
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 50, nullable = false)]
     #[rule(range(min = 0, max = 100))]
     pub intent_high_confidence_score: Option<i32>,
     /// One word or phrase per entry.
@@ -132,7 +132,7 @@ pub struct VoicebotInput {
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = 90, nullable = false)]
     #[rule(range(min = 1, max = 600))]
     pub bot_waiting_time: Option<i32>,
     /// The bot's own channel instance: created with the bot, updated with it.

@@ -30,21 +30,28 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_voicebot, update_voicebot, delete_voicebot))
 }
 
+/// What `include` can name.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+enum VoicebotInclude {
+    VoicebotChannelInstance,
+}
+
 /// Query parameters of voicebot reads.
 #[switchboard_macros::rules(params)]
 #[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 struct IncludeChannelParams {
-    /// Comma-separated; `voicebotChannelInstance` embeds `channel`.
-    #[rule(pattern = "^(voicebotChannelInstance)?$")]
-    #[param(nullable = false, example = "voicebotChannelInstance")]
-    include: Option<String>,
+    /// `voicebotChannelInstance` embeds `channel`; the only value allowed here (the
+    /// spec's comma-separated list has no other member for this operation).
+    #[param(inline, nullable = false, example = "voicebotChannelInstance")]
+    include: Option<VoicebotInclude>,
 }
 
 impl IncludeChannelParams {
-    /// Whether `include` names the embedded object (it can only name that one, or be empty).
+    /// Whether `include` names the embedded object.
     fn embeds(&self) -> bool {
-        self.include.as_deref().is_some_and(|include| !include.is_empty())
+        self.include.is_some()
     }
 }
 

@@ -33,20 +33,27 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Query parameters of channel instance reads.
+/// What `include` can name.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+enum ChannelInstanceInclude {
+    Info,
+}
+
 #[switchboard_macros::rules(params)]
 #[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 struct IncludeInfoParams {
-    /// Comma-separated; `info` embeds the configuration `infoId` names.
-    #[rule(pattern = "^(info)?$")]
-    #[param(nullable = false, example = "info")]
-    include: Option<String>,
+    /// `info` embeds the configuration `infoId` names; the only value allowed here (the
+    /// spec's comma-separated list has no other member for this operation).
+    #[param(inline, nullable = false, example = "info")]
+    include: Option<ChannelInstanceInclude>,
 }
 
 impl IncludeInfoParams {
-    /// Whether `include` names the embedded object (it can only name that one, or be empty).
+    /// Whether `include` names the embedded object.
     fn embeds(&self) -> bool {
-        self.include.as_deref().is_some_and(|include| !include.is_empty())
+        self.include.is_some()
     }
 }
 

@@ -38,7 +38,7 @@ pub struct SipConfigurationInput {
     pub password: Option<String>,
     /// Default false. When true, `authUsername` is required.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = false, nullable = false)]
     pub is_auth_username_required: Option<bool>,
     /// Required when `isAuthUsernameRequired` is true.
     #[serde(default, deserialize_with = "non_null")]
@@ -47,7 +47,7 @@ pub struct SipConfigurationInput {
     pub auth_username: Option<String>,
     /// Default false. When true, `outboundProxy` is required.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = false, nullable = false)]
     pub is_outbound_proxy_required: Option<bool>,
     /// Required when `isOutboundProxyRequired` is true; host or IPv4 with an optional port.
     #[serde(default, deserialize_with = "non_null")]

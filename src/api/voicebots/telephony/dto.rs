@@ -80,7 +80,7 @@ pub struct TelephonyConfigurationInput {
     #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$")]
     pub phone_number: Option<String>,
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
+    #[schema(default = "US", nullable = false)]
     #[rule(required)]
     pub phone_number_country: Option<PhoneNumberCountry>,
 }
