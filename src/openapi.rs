@@ -65,9 +65,15 @@ pub struct PlatformDoc;
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for partner users"),
+        (name = "Sites", description = "The partner's sites with everything nested under them, and site search (permission ManageSite)"),
+        (name = "Site billing configs", description = "How and when a site is billed: period, currency, payment term, balance (permission ManageSite)"),
+        (name = "Site billing profiles", description = "Who is billed for a site and how; card numbers encrypted and masked (permission ManageSite)"),
+        (name = "Subscriptions", description = "A site's subscriptions with their pricing models and invoice lines (permission ManageSite)"),
+        (name = "Subscription operations", description = "Adding, switching, editing, cancelling subscriptions and their previews: priced, prorated and taxed, on one invoice (permission ManageSite)"),
+        (name = "Subscription features", description = "Products, feature points and limits a subscription grants (permission ManageFeature; setting feature points ManageSite)"),
         (name = "Products", description = "The product catalog (permission ManageProduct)"),
         (name = "Feature points", description = "Products' feature point items (permission ManageFeature)"),
-        (name = "Site billing profiles", description = "Who is billed for a site and how; card numbers encrypted and masked (permission ManageSite)"),
+        (name = "Invoices", description = "Bill-to records of invoices (permission ManageInvoice)"),
     ),
 )]
 pub struct BillingDoc;
@@ -100,6 +106,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     link_created_resources(doc);
     link_new_subscriptions(doc);
     demo_examples::add(doc);
+    describe_permissions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
@@ -115,6 +122,25 @@ pub fn finish(doc: &mut OpenApiDoc) {
         }
     }
     drop_unused_responses(doc);
+}
+
+/// Each handler names the permission its caller needs (the `SiteCaller` or
+/// `PartnerCaller` type parameter) in an `x-permissions` extension beside its
+/// route; its description says it in words too.
+fn describe_permissions(doc: &mut OpenApiDoc) {
+    for item in doc.paths.paths.values_mut() {
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten() {
+            let Some(permissions) = operation.extensions.as_ref().and_then(|e| e.get("x-permissions")).and_then(|p| p.as_array()) else {
+                continue;
+            };
+            let names: Vec<String> = permissions.iter().filter_map(|p| Some(format!("`{}`", p.as_str()?))).collect();
+            let needs = format!("Needs the permission {} (else 403).", names.join(" and "));
+            operation.description = Some(match operation.description.take() {
+                Some(text) if !text.is_empty() => format!("{text}\n\n{needs}"),
+                _ => needs,
+            });
+        }
+    }
 }
 
 /// Every billing POST takes an optional `Idempotency-Key`

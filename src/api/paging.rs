@@ -18,7 +18,8 @@ const DEFAULT_PAGE_SIZE: i32 = 50;
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct PageParams {
-    /// 1-based page number.
+    /// 1-based page number. A page past the last is empty (with the links
+    /// and `total`); the maximum bounds how deep a client can ask, not the data.
     #[rule(range(min = 1, max = 1000000))]
     #[param(default = 1, nullable = false)]
     page_index: Option<i32>,

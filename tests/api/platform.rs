@@ -114,6 +114,8 @@ fn committed_openapi_documents_are_current() {
 fn every_operation_is_documented_with_id_tag_summary_and_problems() {
     for (name, rendered) in switchboard::cli::rendered_documents() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
+        let declared: Vec<&str> = doc["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert!(doc["tags"].as_array().unwrap().iter().all(|t| t["description"].is_string()), "{name}: tags have descriptions");
         let mut ids = std::collections::HashSet::new();
         for (path, item) in doc["paths"].as_object().unwrap() {
             let operations = item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers");
@@ -121,6 +123,7 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                 let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
                 assert!(ids.insert(id.to_owned()), "{name}: operationId {id} twice");
                 assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{id}: tag");
+                assert!(op["tags"].as_array().unwrap().iter().all(|t| declared.contains(&t.as_str().unwrap())), "{id}: declared tags");
                 assert!(op["summary"].is_string(), "{id}: summary");
                 assert!(op["responses"]["500"].is_object(), "{id}: 500");
                 if op["security"] != json!([]) {
@@ -187,6 +190,48 @@ async fn documented_parameter_examples_read_demo_data() {
         }
     }
     assert!(checked >= 18, "{checked} reads checked");
+}
+
+/// Every operation's `x-permissions` is the permission the server asks for: a
+/// token holding every other permission of its interface is a 403 `403001`, a
+/// token holding only that one is not.
+#[tokio::test]
+async fn documented_permissions_are_the_ones_enforced() {
+    use switchboard::auth::Permission;
+    let app = spawn_app().await;
+    let mut checked = 0;
+    for (name, rendered) in switchboard::cli::rendered_documents() {
+        let doc: Value = serde_json::from_str(&rendered).unwrap();
+        let platform = name == switchboard::openapi::PLATFORM_FILE;
+        let all = if platform { Permission::SITE } else { Permission::PARTNER };
+        let token = |held: Vec<Permission>| if platform { app.token_with(SITE_A, ADMIN_A, &held) } else { app.partner_token(1, &held) };
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            let server = item.get("servers").unwrap_or(&doc["servers"]);
+            for (method, operation) in item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers") {
+                let id = operation["operationId"].as_str().unwrap();
+                let Some(needed) = operation.get("x-permissions") else {
+                    assert_eq!(operation["security"], json!([]), "{id}: a secured operation names its permission");
+                    continue;
+                };
+                let needed: Vec<Permission> =
+                    needed.as_array().unwrap().iter().map(|p| *all.iter().find(|q| q.name() == p).expect("a known permission")).collect();
+                let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
+                for parameter in operation["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path") {
+                    let value = if parameter["schema"]["type"] == "integer" { "10000" } else { "00000000-0000-0000-0000-000000000000" };
+                    url = url.replace(&format!("{{{}}}", parameter["name"].as_str().unwrap()), value);
+                }
+                let method: Method = method.to_uppercase().parse().unwrap();
+                let body = (method == Method::POST || method == Method::PUT).then(|| json!({}));
+                let others: Vec<Permission> = all.iter().copied().filter(|p| !needed.contains(p)).collect();
+                let refused = app.send(method.clone(), &url, Some(&token(others)), body.as_ref()).await;
+                assert_problem(refused, 403, 403001).await;
+                let allowed = app.send(method, &url, Some(&token(needed)), body.as_ref()).await;
+                assert_ne!(allowed.status(), 403, "{id}: {url}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 61, "every secured operation");
 }
 
 /// Every `default` a platform input schema states is what the server stores

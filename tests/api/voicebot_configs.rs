@@ -153,6 +153,7 @@ async fn channel_instances_embed_their_configuration_on_request() {
     let with_info: Value = app.get(&format!("{path}?include=info"), &token).await.json().await.unwrap();
     assert_eq!(with_info["info"]["username"], "bot-trunk");
     assert_eq!(with_info["info"]["password"], "demo-sip-password");
+    assert_eq!(with_info["info"]["channelType"], "sip", "the discriminator of `info`");
     let list: Value = app.get(&format!("{CHANNELS}?include=info"), &token).await.json().await.unwrap();
     let infos: Vec<&Value> = list.as_array().unwrap().iter().filter_map(|c| c.get("info")).collect();
     assert_eq!(infos.len(), 2, "the demo bot's telephony channel and the SIP one");

@@ -350,7 +350,8 @@ async fn run_changes(
         (status = 200, description = "The invoice of the changes", body = SubscriptionsChangeOutput),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn change_subscriptions(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -371,7 +372,8 @@ async fn change_subscriptions(
         (status = 200, description = "The figures of the changes", body = SubscriptionsChangeOutput),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn calculate_subscription_changes(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -392,7 +394,8 @@ async fn calculate_subscription_changes(
         (status = 200, description = "The invoice of the cancellation", body = SubscriptionsChangeOutput),
         (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn cancel_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,

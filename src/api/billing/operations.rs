@@ -266,7 +266,8 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
         (status = 200, description = "The figures adding the plan would give", body = SubscriptionOutput),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn calculate_new_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -290,7 +291,8 @@ async fn calculate_new_subscription(
         (status = 200, description = "What the new subscription was charged", body = SubscriptionOutput),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn add_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -313,7 +315,8 @@ async fn add_subscription(
         (status = 200, description = "The credit of the old plan and the charge of the new one", body = SubscriptionOutput),
         (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn switch_subscription_plan(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -334,7 +337,8 @@ pub async fn switch_subscription_plan(
         (status = 200, description = "The figures switching would give", body = SubscriptionOutput),
         (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn calculate_switch_subscription_plan(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -373,7 +377,8 @@ pub struct CancelRequest {
         (status = 200, description = "The credit cancelling would give", body = SubscriptionOutput),
         (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn calculate_cancel_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,

@@ -290,8 +290,10 @@ pub struct SecureFormFieldOption {
 pub struct SecureFormPage {
     pub secure_forms: Vec<SecureForm>,
     /// Absolute URL of the next page; null on the last page.
+    #[schema(required = true)]
     pub next_page: Option<String>,
     /// Absolute URL of the previous page; null on the first page.
+    #[schema(required = true)]
     pub previous_page: Option<String>,
     /// Number of forms across all pages.
     pub total: u64,

@@ -91,7 +91,8 @@ struct ListSecureFormsParams {
     tag = TAG,
     params(PageParams, ListSecureFormsParams),
     responses((status = 200, description = "A page of secure forms", body = SecureFormPage)),
-)]
+
+    extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn list_secure_forms(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
@@ -117,7 +118,8 @@ async fn list_secure_forms(
     tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the secure form")),
     responses((status = 200, description = "The secure form", body = SecureForm)),
-)]
+
+    extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn get_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
@@ -138,7 +140,8 @@ async fn get_secure_form(
     responses(
         (status = 201, description = "The stored secure form", body = SecureForm),
     ),
-)]
+
+    extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn create_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
@@ -162,7 +165,8 @@ async fn create_secure_form(
     params(("id" = Uuid, Path, description = "Id of the secure form")),
     request_body = SecureFormInput,
     responses((status = 200, description = "The stored secure form", body = SecureForm)),
-)]
+
+    extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn update_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
@@ -183,7 +187,8 @@ async fn update_secure_form(
     tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the secure form")),
     responses((status = 204, description = "Deleted")),
-)]
+
+    extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn delete_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,

@@ -34,7 +34,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 ///
 /// The configurations of the partner's sites, by site id.
 #[utoipa::path(get, path = "/api/billing/siteBillingConfigs", operation_id = "listSiteBillingConfigs", tag = TAG,
-    responses((status = 200, description = "The configurations of the partner's sites", body = [SiteBillingConfig])))]
+    responses((status = 200, description = "The configurations of the partner's sites", body = [SiteBillingConfig])),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_site_billing_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -45,7 +46,8 @@ async fn list_site_billing_configs(
 /// Get a site's billing config
 #[utoipa::path(get, path = "/api/billing/siteBillingConfigs/{siteId}", operation_id = "getSiteBillingConfig", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
-    responses((status = 200, description = "The site's billing configuration", body = SiteBillingConfig)))]
+    responses((status = 200, description = "The site's billing configuration", body = SiteBillingConfig)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_site_billing_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -69,7 +71,8 @@ async fn get_site_billing_config(
             )),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The site already has a billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn create_site_billing_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -99,7 +102,8 @@ async fn create_site_billing_config(
     responses(
         (status = 200, description = "The stored configuration", body = SiteBillingConfig),
         (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn update_site_billing_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -125,7 +129,8 @@ async fn update_site_billing_config(
     responses(
         (status = 200, description = "The stored configuration", body = SiteBillingConfig),
         (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 #[deprecated = "the spec\'s POST sample; use the PUT"]
 async fn update_site_billing_config_by_post(
     state: State<AppState>,

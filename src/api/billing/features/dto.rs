@@ -39,14 +39,19 @@ pub struct SubscriptionProductRelation {
 pub struct SubscriptionFeatureLimitationConfig {
     pub subscription_id: Uuid,
     #[serde(default)]
+    #[schema(required = true)]
     pub site_id: i32,
     #[serde(default)]
+    #[schema(required = true)]
     pub months_of_history_can_be_accessed: i32,
     #[serde(default)]
+    #[schema(required = true)]
     pub months_of_history_can_be_accessed_beyond_freemium: i32,
     #[serde(default)]
+    #[schema(required = true)]
     pub months_of_history_being_stored: i32,
     #[serde(default)]
+    #[schema(required = true)]
     pub months_of_history_being_stored_beyond_freemium: i32,
 }
 

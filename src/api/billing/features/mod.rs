@@ -40,7 +40,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// feature point items. Two queries whatever the number of rows.
 #[utoipa::path(get, path = "/api/billing/subscriptionProductRelations", operation_id = "listSubscriptionProductRelations",
     tag = TAG,
-    responses((status = 200, description = "The product relations of the partner's subscriptions", body = [SubscriptionProductRelation])))]
+    responses((status = 200, description = "The product relations of the partner's subscriptions", body = [SubscriptionProductRelation])),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn list_subscription_product_relations(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
@@ -55,7 +56,8 @@ async fn list_subscription_product_relations(
 /// operation and its type are pricing models: this answers the documented type.
 #[utoipa::path(get, path = "/api/billing/subscriptionPricingModels", operation_id = "listSubscriptionPricingModels",
     tag = TAG,
-    responses((status = 200, description = "The pricing models of the partner's subscriptions", body = [SubscriptionPricingModel])))]
+    responses((status = 200, description = "The pricing models of the partner's subscriptions", body = [SubscriptionPricingModel])),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn list_subscription_pricing_models(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
@@ -78,7 +80,8 @@ struct LimitationConfigParams {
 #[utoipa::path(get, path = "/api/billing/subscriptionFeatureLimitationConfigs",
     operation_id = "listSubscriptionFeatureLimitationConfigs", tag = TAG,
     params(LimitationConfigParams),
-    responses((status = 200, description = "The limitation configurations of the partner's subscriptions", body = [SubscriptionFeatureLimitationConfig])))]
+    responses((status = 200, description = "The limitation configurations of the partner's subscriptions", body = [SubscriptionFeatureLimitationConfig])),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn list_subscription_feature_limitation_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
@@ -92,7 +95,8 @@ async fn list_subscription_feature_limitation_configs(
 #[utoipa::path(get, path = "/api/billing/subscriptionFeatureLimitationConfigs/{subscriptionId}",
     operation_id = "getSubscriptionFeatureLimitationConfig", tag = TAG,
     params(("subscriptionId" = Uuid, Path, description = "Id of the subscription")),
-    responses((status = 200, description = "The subscription's limitation configuration", body = SubscriptionFeatureLimitationConfig)))]
+    responses((status = 200, description = "The subscription's limitation configuration", body = SubscriptionFeatureLimitationConfig)),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn get_subscription_feature_limitation_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
@@ -123,7 +127,8 @@ struct SubscriptionSiteParams {
         (status = 200, description = "The feature points are set"),
         (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn set_subscription_product_feature_points(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,

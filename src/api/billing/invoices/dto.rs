@@ -115,8 +115,10 @@ pub struct InvoiceBillTo {
 pub struct InvoiceBillToPage {
     pub invoice_bill_tos: Vec<InvoiceBillTo>,
     /// Absolute URL of the next page; null on the last page.
+    #[schema(required = true)]
     pub next_page: Option<String>,
     /// Absolute URL of the previous page; null on the first page.
+    #[schema(required = true)]
     pub previous_page: Option<String>,
     /// Number of records across all pages.
     pub total: u64,

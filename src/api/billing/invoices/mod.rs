@@ -46,7 +46,8 @@ struct ListInvoiceBillTosParams {
 /// One page of the bill-to records of the partner's invoices, by invoice id.
 #[utoipa::path(get, path = "/api/billing/invoiceBillTos", operation_id = "listInvoiceBillTos", tag = TAG,
     params(PageParams, ListInvoiceBillTosParams),
-    responses((status = 200, description = "A page of bill-to records", body = InvoiceBillToPage)))]
+    responses((status = 200, description = "A page of bill-to records", body = InvoiceBillToPage)),
+    extensions(("x-permissions" = json!(["ManageInvoice"]))))]
 async fn list_invoice_bill_tos(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageInvoice>,
@@ -62,7 +63,8 @@ async fn list_invoice_bill_tos(
 /// Get an invoice's bill-to record
 #[utoipa::path(get, path = "/api/billing/invoiceBillTos/{invoiceId}", operation_id = "getInvoiceBillTo", tag = TAG,
     params(("invoiceId" = Uuid, Path, description = "Id of the invoice")),
-    responses((status = 200, description = "The bill-to record", body = InvoiceBillTo)))]
+    responses((status = 200, description = "The bill-to record", body = InvoiceBillTo)),
+    extensions(("x-permissions" = json!(["ManageInvoice"]))))]
 async fn get_invoice_bill_to(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageInvoice>,

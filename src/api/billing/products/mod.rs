@@ -38,7 +38,8 @@ struct ProductListParams {
 /// List products
 #[utoipa::path(get, path = "/api/billing/products", operation_id = "listProducts", tag = "Products",
     params(ProductListParams),
-    responses((status = 200, description = "Products, by id", body = [Product])))]
+    responses((status = 200, description = "Products, by id", body = [Product])),
+    extensions(("x-permissions" = json!(["ManageProduct"]))))]
 async fn list_products(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageProduct>,
@@ -51,7 +52,8 @@ async fn list_products(
 /// Get a product
 #[utoipa::path(get, path = "/api/billing/products/{id}", operation_id = "getProduct", tag = "Products",
     params(("id" = String, Path, description = "Product id (text)")),
-    responses((status = 200, description = "The product", body = Product)))]
+    responses((status = 200, description = "The product", body = Product)),
+    extensions(("x-permissions" = json!(["ManageProduct"]))))]
 async fn get_product(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageProduct>,
@@ -65,7 +67,8 @@ async fn get_product(
 /// Wrapped in the `/api/global` envelope: `errorCode` 0, empty `errorMessage`, `data`.
 #[utoipa::path(get, path = "/api/global/productFeaturePoint", operation_id = "listProductFeaturePoints",
     tag = "Feature points",
-    responses((status = 200, description = "Every product with its feature point items", body = ProductFeaturePointEnvelope)))]
+    responses((status = 200, description = "Every product with its feature point items", body = ProductFeaturePointEnvelope)),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn list_product_feature_points(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageFeature>,
@@ -77,7 +80,8 @@ async fn list_product_feature_points(
 /// List feature point items
 #[utoipa::path(get, path = "/api/global/featurePointItems", operation_id = "listFeaturePointItems",
     tag = "Feature points",
-    responses((status = 200, description = "Every feature point item", body = [FeaturePointItem])))]
+    responses((status = 200, description = "Every feature point item", body = [FeaturePointItem])),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn list_feature_point_items(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageFeature>,
@@ -89,7 +93,8 @@ async fn list_feature_point_items(
 #[utoipa::path(get, path = "/api/global/featurePointItems/{id}", operation_id = "getFeaturePointItem",
     tag = "Feature points",
     params(("id" = String, Path, description = "Feature point item id (text)")),
-    responses((status = 200, description = "The feature point item", body = FeaturePointItem)))]
+    responses((status = 200, description = "The feature point item", body = FeaturePointItem)),
+    extensions(("x-permissions" = json!(["ManageFeature"]))))]
 async fn get_feature_point_item(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageFeature>,

@@ -40,7 +40,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 ///
 /// The profiles of the partner's sites.
 #[utoipa::path(get, path = "/api/billing/siteBillingProfiles", operation_id = "listSiteBillingProfiles", tag = TAG,
-    responses((status = 200, description = "The profiles of the partner's sites", body = [SiteBillingProfile])))]
+    responses((status = 200, description = "The profiles of the partner's sites", body = [SiteBillingProfile])),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_site_billing_profiles(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -51,7 +52,8 @@ async fn list_site_billing_profiles(
 /// Get a site's billing profile
 #[utoipa::path(get, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "getSiteBillingProfile", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
-    responses((status = 200, description = "The site's billing profile", body = SiteBillingProfile)))]
+    responses((status = 200, description = "The site's billing profile", body = SiteBillingProfile)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_site_billing_profile(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -75,7 +77,8 @@ async fn get_site_billing_profile(
             )),
         (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The site already has a billing profile", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn create_site_billing_profile(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -95,7 +98,8 @@ async fn create_site_billing_profile(
 #[utoipa::path(put, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "updateSiteBillingProfile", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
     request_body = SiteBillingProfileInput,
-    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)))]
+    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn update_site_billing_profile(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -119,7 +123,8 @@ async fn update_site_billing_profile(
 #[utoipa::path(post, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "updateSiteBillingProfileByPost", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
     request_body = SiteBillingProfileInput,
-    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)))]
+    responses((status = 200, description = "The stored profile", body = SiteBillingProfile)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 #[deprecated = "the spec\'s POST sample; use the PUT"]
 async fn update_site_billing_profile_by_post(
     state: State<AppState>,

@@ -346,7 +346,9 @@ pub struct SitePage {
     pub total: u64,
     pub items: Vec<SitePagedModel>,
     /// Absolute URL of the next page; null on the last page.
+    #[schema(required = true)]
     pub next_page: Option<String>,
     /// Absolute URL of the previous page; null on the first page.
+    #[schema(required = true)]
     pub previous_page: Option<String>,
 }

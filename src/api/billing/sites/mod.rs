@@ -42,7 +42,8 @@ struct ListSitesParams {
 /// The partner's sites by id, each with every nested object.
 #[utoipa::path(get, path = "/api/billing/sites", operation_id = "listSites", tag = TAG,
     params(ListSitesParams),
-    responses((status = 200, description = "The partner's sites", body = [Site])))]
+    responses((status = 200, description = "The partner's sites", body = [Site])),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_sites(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -59,7 +60,8 @@ async fn list_sites(
 /// subscriptions (with pricing models and invoice lines).
 #[utoipa::path(get, path = "/api/billing/sites/{id}", operation_id = "getSite", tag = TAG,
     params(("id" = i32, Path, description = "Id of the site")),
-    responses((status = 200, description = "The site", body = Site)))]
+    responses((status = 200, description = "The site", body = Site)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_site(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -85,7 +87,8 @@ struct SearchSitesParams {
 /// subscription names.
 #[utoipa::path(get, path = "/api/billing/site/search", operation_id = "searchSites", tag = TAG,
     params(PageParams, SearchSitesParams),
-    responses((status = 200, description = "A page of sites", body = SitePage)))]
+    responses((status = 200, description = "A page of sites", body = SitePage)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn search_sites(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,

@@ -48,7 +48,8 @@ struct ListSubscriptionsParams {
 /// its pricing models, price segments and invoice lines.
 #[utoipa::path(get, path = "/api/billing/subscriptions", operation_id = "listSubscriptions", tag = TAG,
     params(ListSubscriptionsParams),
-    responses((status = 200, description = "The partner's subscriptions", body = [Subscription])))]
+    responses((status = 200, description = "The partner's subscriptions", body = [Subscription])),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_subscriptions(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -62,7 +63,8 @@ async fn list_subscriptions(
 /// Get a subscription
 #[utoipa::path(get, path = "/api/billing/subscriptions/{id}", operation_id = "getSubscription", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the subscription")),
-    responses((status = 200, description = "The subscription", body = Subscription)))]
+    responses((status = 200, description = "The subscription", body = Subscription)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
@@ -82,7 +84,8 @@ async fn get_subscription(
     responses(
         (status = 200, description = "The updated subscription", body = Subscription),
         (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn update_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,

@@ -165,7 +165,7 @@ pub struct Voicebot {
     #[schema(nullable = false)]
     pub engine_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, value_type = Option<LanguageId>)]
     pub language_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]

@@ -60,7 +60,8 @@ impl IncludeChannelParams {
 /// Without `include`, each bot carries `channelId` and no `channel`.
 #[utoipa::path(get, path = "/voicebot/voicebots", operation_id = "listVoicebots", tag = TAG,
     params(IncludeChannelParams),
-    responses((status = 200, description = "The site's voicebots", body = [Voicebot])))]
+    responses((status = 200, description = "The site's voicebots", body = [Voicebot])),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn list_voicebots(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -73,7 +74,8 @@ async fn list_voicebots(
 /// Get a voicebot
 #[utoipa::path(get, path = "/voicebot/voicebots/{id}", operation_id = "getVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot"), IncludeChannelParams),
-    responses((status = 200, description = "The voicebot", body = Voicebot)))]
+    responses((status = 200, description = "The voicebot", body = Voicebot)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn get_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -92,7 +94,8 @@ async fn get_voicebot(
     request_body = VoicebotInput,
     responses(
         (status = 201, description = "The stored voicebot with its channel", body = Voicebot),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn create_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -109,7 +112,8 @@ async fn create_voicebot(
 #[utoipa::path(put, path = "/voicebot/voicebots/{id}", operation_id = "updateVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot")),
     request_body = VoicebotInput,
-    responses((status = 200, description = "The stored voicebot with its channel", body = Voicebot)))]
+    responses((status = 200, description = "The stored voicebot with its channel", body = Voicebot)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn update_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -124,7 +128,8 @@ async fn update_voicebot(
 /// Deletes the bot and its own channel instance.
 #[utoipa::path(delete, path = "/voicebot/voicebots/{id}", operation_id = "deleteVoicebot", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the voicebot")),
-    responses((status = 204, description = "Deleted")))]
+    responses((status = 204, description = "Deleted")),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,

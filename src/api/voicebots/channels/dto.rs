@@ -35,12 +35,59 @@ pub struct VoicebotChannelInstanceInput {
     pub channel_type: Option<ChannelType>,
 }
 
-/// The configuration a channel instance's `infoId` names.
+/// The configuration a channel instance's `infoId` names; its `channelType`
+/// (the instance's) says which kind it is.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
+#[schema(discriminator(property_name = "channelType", mapping(
+    ("telephony" = "#/components/schemas/TelephonyChannelInfo"),
+    ("sip" = "#/components/schemas/SipChannelInfo"),
+)))]
 pub enum ChannelInfo {
-    Telephony(TelephonyConfiguration),
-    Sip(SipConfiguration),
+    Telephony(TelephonyChannelInfo),
+    Sip(SipChannelInfo),
+}
+
+impl ChannelInfo {
+    pub fn telephony(config: TelephonyConfiguration) -> Self {
+        Self::Telephony(TelephonyChannelInfo { channel_type: TelephonyKind::Telephony, config })
+    }
+
+    pub fn sip(config: SipConfiguration) -> Self {
+        Self::Sip(SipChannelInfo { channel_type: SipKind::Sip, config })
+    }
+}
+
+/// A telephony configuration as a channel instance's `info`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TelephonyChannelInfo {
+    #[schema(inline)]
+    channel_type: TelephonyKind,
+    #[serde(flatten)]
+    config: TelephonyConfiguration,
+}
+
+/// A SIP configuration as a channel instance's `info`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SipChannelInfo {
+    #[schema(inline)]
+    channel_type: SipKind,
+    #[serde(flatten)]
+    config: SipConfiguration,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+enum TelephonyKind {
+    Telephony,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+enum SipKind {
+    Sip,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

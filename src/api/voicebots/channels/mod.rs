@@ -60,7 +60,8 @@ impl IncludeInfoParams {
 /// List voicebot channel instances
 #[utoipa::path(get, path = "/voicebot/voicebotChannelInstances",
     operation_id = "listVoicebotChannelInstances", tag = TAG, params(IncludeInfoParams),
-    responses((status = 200, description = "The site's channel instances", body = [VoicebotChannelInstance])))]
+    responses((status = 200, description = "The site's channel instances", body = [VoicebotChannelInstance])),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn list_channel_instances(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -74,7 +75,8 @@ async fn list_channel_instances(
 #[utoipa::path(get, path = "/voicebot/voicebotChannelInstances/{id}",
     operation_id = "getVoicebotChannelInstance", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the channel instance"), IncludeInfoParams),
-    responses((status = 200, description = "The channel instance", body = VoicebotChannelInstance)))]
+    responses((status = 200, description = "The channel instance", body = VoicebotChannelInstance)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn get_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -91,7 +93,8 @@ async fn get_channel_instance(
     request_body = VoicebotChannelInstanceInput,
     responses(
         (status = 201, description = "The stored channel instance", body = VoicebotChannelInstance),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn create_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -109,7 +112,8 @@ async fn create_channel_instance(
     operation_id = "updateVoicebotChannelInstance", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the channel instance")),
     request_body = VoicebotChannelInstanceInput,
-    responses((status = 200, description = "The stored channel instance", body = VoicebotChannelInstance)))]
+    responses((status = 200, description = "The stored channel instance", body = VoicebotChannelInstance)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn update_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -128,7 +132,8 @@ async fn update_channel_instance(
     responses(
         (status = 204, description = "Deleted"),
         (status = 409, description = "A voicebot still uses the channel instance", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,

@@ -190,10 +190,10 @@ async fn load(
             let channel_type = r.channel_type.as_deref().and_then(ChannelType::parse);
             let info = match (include_info, channel_type, r.info_id) {
                 (true, Some(ChannelType::Telephony), Some(id)) => {
-                    telephony.get(&id).cloned().map(|t| ChannelInfo::Telephony(t.into()))
+                    telephony.get(&id).cloned().map(|t| ChannelInfo::telephony(t.into()))
                 }
                 (true, Some(ChannelType::Sip), Some(id)) => match sip.get(&id).cloned() {
-                    Some(s) => Some(ChannelInfo::Sip(SipConfiguration::from_row(s, cipher)?)),
+                    Some(s) => Some(ChannelInfo::sip(SipConfiguration::from_row(s, cipher)?)),
                     None => None,
                 },
                 _ => None,

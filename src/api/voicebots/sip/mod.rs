@@ -31,7 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// List SIP configurations
 #[utoipa::path(get, path = "/voicebot/voicebotChannelSIPConfigurations",
     operation_id = "listSipConfigurations", tag = TAG,
-    responses((status = 200, description = "The site's SIP configurations", body = [SipConfiguration])))]
+    responses((status = 200, description = "The site's SIP configurations", body = [SipConfiguration])),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn list_sip_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -43,7 +44,8 @@ async fn list_sip_configurations(
 #[utoipa::path(get, path = "/voicebot/voicebotChannelSIPConfigurations/{id}",
     operation_id = "getSipConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
-    responses((status = 200, description = "The SIP configuration", body = SipConfiguration)))]
+    responses((status = 200, description = "The SIP configuration", body = SipConfiguration)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn get_sip_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -58,7 +60,8 @@ async fn get_sip_configuration(
     request_body = SipConfigurationInput,
     responses(
         (status = 201, description = "The stored configuration", body = SipConfiguration),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn create_sip_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -77,7 +80,8 @@ async fn create_sip_configuration(
     operation_id = "updateSipConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
     request_body = SipConfigurationInput,
-    responses((status = 200, description = "The stored configuration", body = SipConfiguration)))]
+    responses((status = 200, description = "The stored configuration", body = SipConfiguration)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn update_sip_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -97,7 +101,8 @@ async fn update_sip_configuration(
     responses(
         (status = 204, description = "Deleted"),
         (status = 409, description = "A channel instance still uses the configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_sip_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,

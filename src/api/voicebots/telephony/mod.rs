@@ -31,7 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// List telephony configurations
 #[utoipa::path(get, path = "/voicebot/voicebotChannelTelephonyConfigurations",
     operation_id = "listTelephonyConfigurations", tag = TAG,
-    responses((status = 200, description = "The site's telephony configurations", body = [TelephonyConfiguration])))]
+    responses((status = 200, description = "The site's telephony configurations", body = [TelephonyConfiguration])),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn list_telephony_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -43,7 +44,8 @@ async fn list_telephony_configurations(
 #[utoipa::path(get, path = "/voicebot/voicebotChannelTelephonyConfigurations/{id}",
     operation_id = "getTelephonyConfiguration", tag = TAG,
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
-    responses((status = 200, description = "The telephony configuration", body = TelephonyConfiguration)))]
+    responses((status = 200, description = "The telephony configuration", body = TelephonyConfiguration)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn get_telephony_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -59,7 +61,8 @@ async fn get_telephony_configuration(
     responses(
         (status = 201, description = "The stored configuration", body = TelephonyConfiguration),
         (status = 409, description = "The site already has a configuration for this number", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn create_telephony_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -82,7 +85,8 @@ async fn create_telephony_configuration(
     params(("id" = Uuid, Path, description = "Id of the telephony configuration")),
     request_body(content = TelephonyConfigurationInput, description = "The stored number, and its country",
         example = json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})),
-    responses((status = 200, description = "The stored configuration", body = TelephonyConfiguration)))]
+    responses((status = 200, description = "The stored configuration", body = TelephonyConfiguration)),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn update_telephony_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
@@ -108,7 +112,8 @@ async fn update_telephony_configuration(
     responses(
         (status = 204, description = "Deleted"),
         (status = 409, description = "A channel instance still uses the configuration", body = crate::error::Problem, content_type = "application/problem+json"),
-    ))]
+    ),
+    extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_telephony_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
