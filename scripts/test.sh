@@ -45,6 +45,10 @@ find_pg_bin() {
   return 1
 }
 
+# Where cargo puts the binaries: CARGO_TARGET_DIR or the workspace's setting,
+# not necessarily ./target.
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+
 log "cargo test (SQLite)"
 cargo test --locked
 
@@ -141,9 +145,9 @@ contract_tests() { # backend label
     PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/scenario.py" "http://127.0.0.1:$PORT"
     if [ "$1" = sqlite ]; then
       log "Swagger UI in Chromium (clients/swagger-ui.mjs)"
-      mkdir -p "$ROOT/target/test-output"
+      mkdir -p "$TARGET_DIR/test-output"
       node "$ROOT/clients/swagger-ui.mjs" "http://127.0.0.1:$PORT" "$platform_token" "$partner_token" \
-        "$ROOT/target/test-output/swagger-ui.png"
+        "$TARGET_DIR/test-output/swagger-ui.png"
     fi
   fi
   # The platform document's paths are the spec's, relative to its `base_url`
@@ -165,7 +169,7 @@ client_checks() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
   (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund)
-  CLIENT_VENV="$ROOT/target/venv-clients"
+  CLIENT_VENV="$TARGET_DIR/venv-clients"
   [ -x "$CLIENT_VENV/bin/openapi-python-client" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1"; }
   mkdir -p "$ROOT/clients/generated" "$WORK/python"
   for doc in platform-v4 partner-billing-v1; do
@@ -237,9 +241,9 @@ sys.exit("not served again after PostgreSQL came back")
 PY
 }
 
-BIN="$ROOT/target/debug/switchboard"
+BIN="$TARGET_DIR/debug/switchboard"
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
-  VENV="$ROOT/target/venv"
+  VENV="$TARGET_DIR/venv"
   [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
   contract_tests sqlite SQLite
   [ -z "${PG_PORT:-}" ] || contract_tests postgres PostgreSQL
