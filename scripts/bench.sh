@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The benchmark: switchboard (release build, fresh database, demo data) against
+# a bare axum "ceiling" answering the same bytes (bench/ceiling), side by side in
+# one run, with wrk from Debian (installed when missing: a C load generator that
+# is not slowed by the 2 cores it shares with the server as much as a Python or
+# Node one would be). Each scenario runs ROUNDS times, switchboard and ceiling
+# interleaved; the table gives medians and ratios, never absolute targets
+# (numbers are noisy on shared machines).
+#
+#   scripts/bench.sh                 SQLite, 1k and 100k secure forms
+#   scripts/bench.sh --postgres      the same on a throwaway PostgreSQL cluster
+#   scripts/bench.sh --quick         seconds-long smoke run (scripts/test.sh)
+#
+#   ROUNDS=3 DURATION=5 CONNECTIONS=32 LARGE=100000 override the defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BACKEND=sqlite
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --postgres) BACKEND=postgres ;;
+    --quick) QUICK=1 ;;
+    *) echo "usage: scripts/bench.sh [--postgres] [--quick]" >&2; exit 2 ;;
+  esac
+done
+if [ "$QUICK" = 1 ]; then
+  ROUNDS=${ROUNDS:-1} DURATION=${DURATION:-1} LARGE=${LARGE:-300} SMALL=${SMALL:-100}
+else
+  ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5} LARGE=${LARGE:-100000} SMALL=${SMALL:-1000}
+fi
+CONNECTIONS=${CONNECTIONS:-32}
+WORK=$(mktemp -d /tmp/switchboard-bench.XXXXXX)
+chmod 755 "$WORK"
+PIDS=()
+PG_DIR=""
+log() { printf '\n==> %s\n' "$*" >&2; }
+
+cleanup() {
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+  if [ -n "$PG_DIR" ] && [ -f "$PG_DIR/data/postmaster.pid" ]; then as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- env PATH="$PG_BIN:$PATH" "$@"; else env PATH="$PG_BIN:$PATH" "$@"; fi
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_for() {
+  for _ in $(seq 1 100); do
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "timed out waiting for $1" >&2; return 1
+}
+
+command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+log "cargo build --release (switchboard, ceiling)"
+cargo build --release --locked -p switchboard -p ceiling
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+BIN="$TARGET_DIR/release/switchboard"
+CEILING="$TARGET_DIR/release/ceiling"
+
+if [ "$BACKEND" = postgres ]; then
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | head -n 1)
+  [ -x "${PG_BIN:-}/initdb" ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | head -n 1); }
+  PG_DIR="$WORK/pg"; mkdir -p "$PG_DIR"; [ "$(id -u)" = 0 ] && chown postgres "$PG_DIR"
+  PG_PORT=$(free_port)
+  as_pg initdb -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+  export SWITCHBOARD_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+else
+  export SWITCHBOARD_DATABASE_URL="sqlite://$WORK/bench.db?mode=rwc"
+fi
+export SWITCHBOARD_SECRET="bench-secret-0123456789abcdef0123456789"
+
+PORT=$(free_port)
+"$BIN" serve --listen "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+PIDS+=("$SERVER_PID")
+wait_for "http://127.0.0.1:$PORT/health/ready"
+BASE="http://127.0.0.1:$PORT"
+SITE_TOKEN=$("$BIN" token --site 10000 --email admin@site10000.example)
+PARTNER_TOKEN=$("$BIN" token --partner 1 --email admin@partner1.example)
+
+# Creates secure forms through the API until the site holds $1 of them.
+fill_forms() { # count
+  python3 "$ROOT/scripts/bench_fill.py" "$BASE" "$SITE_TOKEN" "$1"
+}
+
+# One wrk run: prints "req/s p99-ms errors".
+run_wrk() { # url token method body-file
+  local script="$WORK/wrk.lua"
+  {
+    echo "wrk.method = \"$3\""
+    echo "wrk.headers[\"Authorization\"] = \"Bearer $2\""
+    echo "wrk.headers[\"Content-Type\"] = \"application/json\""
+    if [ -n "$4" ]; then printf 'wrk.body = [==[%s]==]\n' "$(cat "$4")"; fi
+  } > "$script"
+  wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$1" 2>&1 | python3 -c '
+import re, sys
+out = sys.stdin.read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", out)
+scale = {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+sockets = re.search(r"Socket errors: (.*)", out)
+errors = (int(non2xx.group(1)) if non2xx else 0) + (sum(map(int, re.findall(r"\d+", sockets.group(1)))) if sockets else 0)
+print(f"{rps:.0f} {float(p99.group(1)) * scale:.2f} {errors}")'
+}
+
+RESULTS="$WORK/results.txt"
+: > "$RESULTS"
+
+# A scenario: switchboard and the ceiling answering the bytes switchboard
+# answered, interleaved ROUNDS times; one line of medians into $RESULTS.
+scenario() { # name path token method body-file
+  local name=$1 url="$BASE$2" token=$3 method=$4 body=${5:-} answer="$WORK/answer-$1.json" port pid i
+  curl -s -X "$method" -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+    ${body:+--data-binary @"$body"} "$url" > "$answer"
+  port=$(free_port)
+  "$CEILING" "127.0.0.1:$port" "$answer" & pid=$!
+  PIDS+=("$pid")
+  wait_for "http://127.0.0.1:$port/"
+  for i in $(seq 1 "$ROUNDS"); do
+    echo "$name switchboard $(run_wrk "$url" "$token" "$method" "$body")" >> "$WORK/runs.txt"
+    echo "$name ceiling $(run_wrk "http://127.0.0.1:$port$2" "$token" "$method" "$body")" >> "$WORK/runs.txt"
+  done
+  kill "$pid" 2>/dev/null || true
+  log "$name: $(grep "^$name " "$WORK/runs.txt" | tail -n 2 | tr '\n' ' ')"
+  echo "$name $(wc -c < "$answer")" >> "$RESULTS"
+}
+
+log "data: a 10x5 secure form, $SMALL forms in all"
+python3 - "$BASE" "$SITE_TOKEN" > "$WORK/form-id" <<'PY'
+import json, sys, urllib.request
+base, token = sys.argv[1], sys.argv[2]
+fields = [{"name": f"Field {i}", "type": "radioBox", "order": i,
+           "options": [{"displayText": f"Option {i}.{j}", "order": j} for j in range(5)]} for i in range(10)]
+body = {"name": "Benchmark 10x5", "color": "#1a73e8", "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": fields}
+request = urllib.request.Request(base + "/v4/secureform/secureForms", data=json.dumps(body).encode(), method="POST",
+    headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(request))["id"])
+PY
+FORM_ID=$(cat "$WORK/form-id")
+fill_forms "$SMALL"
+cat > "$WORK/new-form.json" <<'JSON'
+{"name": "Created by wrk", "color": "#1a73e8", "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": [{"name": "Card", "type": "cardNumber"}]}
+JSON
+echo '{"planId": 4, "name": "Platform"}' > "$WORK/plan.json"
+AGENT=0192f0c4-0000-7000-8000-000000010000
+
+scenario get_form_10x5 "/v4/secureform/secureForms/$FORM_ID" "$SITE_TOKEN" GET
+scenario get_site "/api/billing/sites/10000" "$PARTNER_TOKEN" GET
+scenario calculate_new "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json"
+scenario list_by_name_small "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
+scenario list_by_created_deep_small "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
+log "data: $LARGE forms in all"
+fill_forms "$LARGE"
+scenario list_by_name_large "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
+scenario list_by_created_deep_large "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
+# Last: it adds forms.
+scenario create_form "/v4/secureform/secureForms" "$SITE_TOKEN" POST "$WORK/new-form.json"
+
+PEAK=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$SERVER_PID/status")
+python3 - "$WORK/runs.txt" "$RESULTS" "$BACKEND" "$PEAK" "$CONNECTIONS" "$DURATION" "$ROUNDS" <<'PY'
+import statistics, sys
+runs, results, backend, peak, connections, duration, rounds = sys.argv[1:]
+by = {}
+for line in open(runs):
+    name, who, rps, p99, errors = line.split()
+    by.setdefault((name, who), []).append((float(rps), float(p99), int(errors)))
+print(f"\nswitchboard benchmark: {backend}, wrk -t1 -c{connections} -d{duration}s, medians of {rounds} interleaved rounds, peak RSS {peak} MiB\n")
+print("| scenario | bytes | switchboard req/s | p99 ms | errors | ceiling req/s | ratio to ceiling |")
+print("|---|---|---|---|---|---|---|")
+small = {}
+for line in open(results):
+    name, size = line.split()
+    s, c = by[(name, "switchboard")], by[(name, "ceiling")]
+    rps = statistics.median(r for r, _, _ in s)
+    p99 = statistics.median(p for _, p, _ in s)
+    errors = sum(e for _, _, e in s)
+    ceiling = statistics.median(r for r, _, _ in c)
+    small[name] = rps
+    print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} |")
+for kind in ("list_by_name", "list_by_created_deep"):
+    a, b = small.get(f"{kind}_small"), small.get(f"{kind}_large")
+    if a and b:
+        print(f"\n{kind}: large / small data = {b / a:.2f} (1.00 is flat)", end="")
+print()
+PY
