@@ -30,7 +30,10 @@ use crate::openapi::{self, BillingDoc, PlatformDoc};
 
 #[derive(Clone)]
 pub struct AppState {
+    /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
+    /// Reads of GET operations (`db::connect_reader`): beside the writer on SQLite.
+    pub reads: DatabaseConnection,
     pub tokens: Arc<TokenService>,
     /// Encrypts secrets at rest (SIP passwords).
     pub cipher: Arc<FieldCipher>,
@@ -105,7 +108,7 @@ pub fn app(state: AppState) -> Router {
                     // The path only: query strings and headers may carry secrets.
                     tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
                 })
-                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
         )
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(middleware::from_fn(plain_request_id))

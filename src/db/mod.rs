@@ -42,6 +42,33 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
         .with_context(|| format!("connecting to the database at {}", redact(url)))
 }
 
+/// The connections reads go through. SQLite in WAL mode lets readers run beside
+/// the one writer, each on its own connection: a pool of read-only connections,
+/// two per core. (sqlx runs each SQLite connection on a thread of its own, so
+/// one connection would serialise every read of every request.) PostgreSQL and
+/// in-memory SQLite read through `writer`'s pool.
+pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::Result<DatabaseConnection> {
+    if !is_sqlite(url) || url.contains(":memory:") || url.contains("mode=memory") {
+        return Ok(writer.clone());
+    }
+    let readers = std::thread::available_parallelism().map_or(2, |n| n.get() as u32 * 2);
+    let mut options = ConnectOptions::new(url.to_owned());
+    options
+        .max_connections(readers)
+        .min_connections(1)
+        .acquire_timeout(Duration::from_secs(10))
+        .sqlx_logging(false)
+        .map_sqlx_sqlite_opts(|opts| {
+            opts.read_only(true)
+                .journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+        });
+    Database::connect(options)
+        .await
+        .with_context(|| format!("connecting readers to the database at {}", redact(url)))
+}
+
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     Migrator::up(db, None).await.context("running migrations")
 }

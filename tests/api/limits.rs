@@ -98,6 +98,7 @@ async fn a_keyed_request_that_panics_releases_its_key() {
     let app = spawn_app().await;
     let state = switchboard::AppState {
         db: app.db.clone(),
+        reads: app.db.clone(),
         tokens: app.tokens.clone(),
         cipher: Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET))),
         public_url: None,

@@ -105,7 +105,7 @@ async fn list_secure_forms(
         Some(SecureFormSortBy::Name) | None => SortBy::Name,
     };
     let descending = matches!(params.sort_order, Some(SortOrder::Desc));
-    let (secure_forms, total) = store::list(&state.db, caller.site_id, list.page, sort_by, descending).await?;
+    let (secure_forms, total) = store::list(&state.reads, caller.site_id, list.page, sort_by, descending).await?;
     let (next_page, previous_page) = list.links(total);
     Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
 }
@@ -125,7 +125,7 @@ async fn get_secure_form(
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<SecureForm>> {
-    Ok(Json(store::find(&state.db, caller.site_id, id).await?))
+    Ok(Json(store::find(&state.reads, caller.site_id, id).await?))
 }
 
 /// Create a secure form

@@ -40,7 +40,7 @@ async fn list_site_billing_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingConfig>>> {
-    Ok(Json(store::load(&state.db, &SiteSet::Partner(caller.partner_id)).await?))
+    Ok(Json(store::load(&state.reads, &SiteSet::Partner(caller.partner_id)).await?))
 }
 
 /// Get a site's billing config
@@ -53,7 +53,7 @@ async fn get_site_billing_config(
     caller: PartnerCaller<ManageSite>,
     Path(site_id): Path<i32>,
 ) -> ApiResult<Json<SiteBillingConfig>> {
-    Ok(Json(store::find(&state.db, caller.partner_id, site_id).await?))
+    Ok(Json(store::find(&state.reads, caller.partner_id, site_id).await?))
 }
 
 /// Create a site's billing config

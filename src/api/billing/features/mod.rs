@@ -46,7 +46,7 @@ async fn list_subscription_product_relations(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionProductRelation>>> {
-    Ok(Json(store::product_relations(&state.db, &SiteSet::Partner(caller.partner_id)).await?))
+    Ok(Json(store::product_relations(&state.reads, &SiteSet::Partner(caller.partner_id)).await?))
 }
 
 /// List subscription pricing models
@@ -63,7 +63,7 @@ async fn list_subscription_pricing_models(
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
     let selection = Selection { with_line_items: false, ..Selection::all(SiteSet::Partner(caller.partner_id), None) };
-    let subscriptions = subscriptions::load(&state.db, &selection).await?;
+    let subscriptions = subscriptions::load(&state.reads, &selection).await?;
     Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }
 
@@ -88,7 +88,7 @@ async fn list_subscription_feature_limitation_configs(
     query: Query<LimitationConfigParams>,
 ) -> ApiResult<Json<Vec<SubscriptionFeatureLimitationConfig>>> {
     let LimitationConfigParams { site_id } = query.checked()?;
-    Ok(Json(store::limitation_configs(&state.db, &SiteSet::Partner(caller.partner_id), site_id).await?))
+    Ok(Json(store::limitation_configs(&state.reads, &SiteSet::Partner(caller.partner_id), site_id).await?))
 }
 
 /// Get a subscription's feature limitation config
@@ -102,7 +102,7 @@ async fn get_subscription_feature_limitation_config(
     caller: PartnerCaller<ManageFeature>,
     Path(subscription_id): Path<Uuid>,
 ) -> ApiResult<Json<SubscriptionFeatureLimitationConfig>> {
-    Ok(Json(store::limitation_config(&state.db, &SiteSet::Partner(caller.partner_id), subscription_id).await?))
+    Ok(Json(store::limitation_config(&state.reads, &SiteSet::Partner(caller.partner_id), subscription_id).await?))
 }
 
 #[switchboard_macros::rules(params)]

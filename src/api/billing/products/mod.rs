@@ -46,7 +46,7 @@ async fn list_products(
     query: Query<ProductListParams>,
 ) -> ApiResult<Json<Vec<Product>>> {
     let ProductListParams { id } = query.checked()?;
-    Ok(Json(store::products(&state.db, id.as_deref()).await?))
+    Ok(Json(store::products(&state.reads, id.as_deref()).await?))
 }
 
 /// Get a product
@@ -59,7 +59,7 @@ async fn get_product(
     _caller: PartnerCaller<ManageProduct>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Product>> {
-    Ok(Json(store::product(&state.db, &id).await?))
+    Ok(Json(store::product(&state.reads, &id).await?))
 }
 
 /// List products with their feature points
@@ -73,7 +73,7 @@ async fn list_product_feature_points(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<ProductFeaturePointEnvelope>> {
-    let data = store::products_with_feature_points(&state.db).await?;
+    let data = store::products_with_feature_points(&state.reads).await?;
     Ok(Json(ProductFeaturePointEnvelope { error_code: 0, error_message: String::new(), data }))
 }
 
@@ -86,7 +86,7 @@ async fn list_feature_point_items(
     State(state): State<AppState>,
     _caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<FeaturePointItem>>> {
-    Ok(Json(store::feature_point_items(&state.db).await?))
+    Ok(Json(store::feature_point_items(&state.reads).await?))
 }
 
 /// Get a feature point item
@@ -100,5 +100,5 @@ async fn get_feature_point_item(
     _caller: PartnerCaller<ManageFeature>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<FeaturePointItem>> {
-    Ok(Json(store::feature_point_item(&state.db, &id).await?))
+    Ok(Json(store::feature_point_item(&state.reads, &id).await?))
 }

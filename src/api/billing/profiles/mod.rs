@@ -46,7 +46,7 @@ async fn list_site_billing_profiles(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingProfile>>> {
-    Ok(Json(store::list(&state.db, &state.cipher, caller.partner_id).await?))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.partner_id).await?))
 }
 
 /// Get a site's billing profile
@@ -59,7 +59,7 @@ async fn get_site_billing_profile(
     caller: PartnerCaller<ManageSite>,
     Path(site_id): Path<i32>,
 ) -> ApiResult<Json<SiteBillingProfile>> {
-    let stored = store::find(&state.db, caller.partner_id, site_id).await?;
+    let stored = store::find(&state.reads, caller.partner_id, site_id).await?;
     Ok(Json(SiteBillingProfile::from_row(stored, &state.cipher)?))
 }
 

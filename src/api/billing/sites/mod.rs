@@ -50,7 +50,7 @@ async fn list_sites(
     query: Query<ListSitesParams>,
 ) -> ApiResult<Json<Vec<Site>>> {
     let ListSitesParams { id } = query.checked()?;
-    Ok(Json(store::load_sites(&state.db, &SiteSet::Partner(caller.partner_id), id).await?))
+    Ok(Json(store::load_sites(&state.reads, &SiteSet::Partner(caller.partner_id), id).await?))
 }
 
 /// Get a site
@@ -67,8 +67,8 @@ async fn get_site(
     caller: PartnerCaller<ManageSite>,
     Path(id): Path<i32>,
 ) -> ApiResult<Json<Site>> {
-    partner_site(&state.db, caller.partner_id, id).await?;
-    let mut sites = store::load_sites(&state.db, &SiteSet::Ids(vec![id]), None).await?;
+    partner_site(&state.reads, caller.partner_id, id).await?;
+    let mut sites = store::load_sites(&state.reads, &SiteSet::Ids(vec![id]), None).await?;
     Ok(Json(sites.pop().ok_or_else(|| crate::error::ApiError::not_found("site"))?))
 }
 
@@ -95,7 +95,7 @@ async fn search_sites(
     list: Paged<SearchSitesParams>,
 ) -> ApiResult<Json<SitePage>> {
     let page = list.page;
-    let (total, items) = store::search(&state.db, caller.partner_id, list.params.site_id, &page).await?;
+    let (total, items) = store::search(&state.reads, caller.partner_id, list.params.site_id, &page).await?;
     let (next_page, previous_page) = list.links(total);
     Ok(Json(SitePage {
         page_index: page.index,

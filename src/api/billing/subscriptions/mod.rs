@@ -57,7 +57,7 @@ async fn list_subscriptions(
 ) -> ApiResult<Json<Vec<Subscription>>> {
     let ListSubscriptionsParams { site_id } = query.checked()?;
     let selection = Selection::all(SiteSet::Partner(caller.partner_id), site_id);
-    Ok(Json(load(&state.db, &selection).await?))
+    Ok(Json(load(&state.reads, &selection).await?))
 }
 
 /// Get a subscription
@@ -71,7 +71,7 @@ async fn get_subscription(
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<Subscription>> {
     let selection = Selection::one(SiteSet::Partner(caller.partner_id), id);
-    load(&state.db, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
+    load(&state.reads, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
 }
 
 /// Update a subscription

@@ -68,7 +68,7 @@ async fn list_voicebots(
     query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Vec<Voicebot>>> {
     let include = query.checked()?.embeds();
-    Ok(Json(store::list(&state.db, &state.cipher, caller.site_id, include).await?))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id, include).await?))
 }
 
 /// Get a voicebot
@@ -83,7 +83,7 @@ async fn get_voicebot(
     query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Voicebot>> {
     let include = query.checked()?.embeds();
-    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include).await?))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id, include).await?))
 }
 
 /// Create a voicebot

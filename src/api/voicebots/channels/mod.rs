@@ -68,7 +68,7 @@ async fn list_channel_instances(
     query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<Vec<VoicebotChannelInstance>>> {
     let include_info = query.checked()?.embeds();
-    Ok(Json(store::list(&state.db, &state.cipher, caller.site_id, include_info).await?))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id, include_info).await?))
 }
 
 /// Get a voicebot channel instance
@@ -84,7 +84,7 @@ async fn get_channel_instance(
     query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
     let include_info = query.checked()?.embeds();
-    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id, include_info).await?))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id, include_info).await?))
 }
 
 /// Create a voicebot channel instance

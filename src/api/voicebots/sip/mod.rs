@@ -37,7 +37,7 @@ async fn list_sip_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
 ) -> ApiResult<Json<Vec<SipConfiguration>>> {
-    Ok(Json(store::list(&state.db, &state.cipher, caller.site_id).await?))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id).await?))
 }
 
 /// Get a SIP configuration
@@ -51,7 +51,7 @@ async fn get_sip_configuration(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<SipConfiguration>> {
-    Ok(Json(store::find(&state.db, &state.cipher, caller.site_id, id).await?))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id).await?))
 }
 
 /// Create a SIP configuration

@@ -37,7 +37,7 @@ async fn list_telephony_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
 ) -> ApiResult<Json<Vec<TelephonyConfiguration>>> {
-    Ok(Json(store::list(&state.db, caller.site_id).await?))
+    Ok(Json(store::list(&state.reads, caller.site_id).await?))
 }
 
 /// Get a telephony configuration
@@ -51,7 +51,7 @@ async fn get_telephony_configuration(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<TelephonyConfiguration>> {
-    Ok(Json(store::find(&state.db, caller.site_id, id).await?))
+    Ok(Json(store::find(&state.reads, caller.site_id, id).await?))
 }
 
 /// Create a telephony configuration
