@@ -12,6 +12,7 @@ mod m20261121_000006_partner_billing;
 mod m20261121_000007_billing_engine;
 mod m20261121_000008_idempotent_location;
 mod m20261123_000009_refresh_tokens;
+mod m20261123_000010_list_counts;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000007_billing_engine::Migration),
             Box::new(m20261121_000008_idempotent_location::Migration),
             Box::new(m20261123_000009_refresh_tokens::Migration),
+            Box::new(m20261123_000010_list_counts::Migration),
         ]
     }
 }

@@ -1,6 +1,7 @@
 //! HTTP interfaces, one module per resource family.
 
 pub mod billing;
+pub mod counts;
 pub mod health;
 pub mod paging;
 pub mod schema_conditions;

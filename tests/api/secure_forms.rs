@@ -262,6 +262,32 @@ async fn lists_load_children_in_a_fixed_number_of_queries() {
     assert!(app.query_count() <= 3, "a read takes form, fields and options: {}", app.query_count());
 }
 
+/// The list's `total` is a per-site counter kept by triggers, not a count per
+/// request: it follows creates and deletes, and other sites' forms.
+#[tokio::test]
+async fn list_totals_follow_creates_and_deletes_of_the_site_only() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    async fn total(app: &TestApp) -> u64 {
+        app.get(FORMS, &app.admin_a()).await.json::<Value>().await.unwrap()["total"].as_u64().unwrap()
+    }
+    let before = total(&app).await;
+    let ids: Vec<String> = {
+        let mut ids = Vec::new();
+        for i in 0..3 {
+            ids.push(create(&app, &token, &form_body(&format!("counted {i}"))).await["id"].as_str().unwrap().to_owned());
+        }
+        ids
+    };
+    create(&app, &app.admin_b(), &form_body("another site's")).await;
+    assert_eq!(total(&app).await, before + 3);
+    assert_eq!(app.delete(&format!("{FORMS}/{}", ids[0]), &token).await.status(), 204);
+    assert_eq!(app.delete(&format!("{FORMS}/{}", ids[0]), &token).await.status(), 404);
+    assert_eq!(total(&app).await, before + 2);
+    let rows = app.count_rows(&format!("secure_forms WHERE site_id = {SITE_A}")).await;
+    assert_eq!(total(&app).await, rows as u64, "the counter is the rows' count");
+}
+
 #[tokio::test]
 async fn agent_without_the_permission_gets_403_before_the_body_is_read() {
     let app = spawn_app().await;
