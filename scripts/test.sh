@@ -182,8 +182,11 @@ print("   ", totals)
 sys.exit(0 if totals["errors"] == 0 and totals["warnings"] == 0 else 1)
 PY
     log "openapi-typescript: $doc"
-    # --enum: named enums (ActionType.AddSubscription) from x-enum-varnames.
-    out=$("$ROOT/clients/node_modules/.bin/openapi-typescript" "$ROOT/openapi/$doc.json" --enum -o "$ROOT/clients/generated/$doc.ts" 2>&1)
+    # --enum: named enums (ActionType.AddSubscription) from x-enum-varnames;
+    # --dedupe-enums: a discriminated oneOf otherwise emits its tag enum twice;
+    # --default-non-nullable false: a documented default must not make a request
+    # property mandatory (openapi-typescript's default reads defaults that way).
+    out=$("$ROOT/clients/node_modules/.bin/openapi-typescript" "$ROOT/openapi/$doc.json" --enum --dedupe-enums --default-non-nullable false -o "$ROOT/clients/generated/$doc.ts" 2>&1)
     echo "$out" | grep -qi "warn" && { echo "$out"; exit 1; }
     log "openapi-python-client: $doc"
     out=$("$CLIENT_VENV/bin/openapi-python-client" generate --path "$ROOT/openapi/$doc.json" \
