@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use validator::Validate;
 use uuid::Uuid;
 
-use crate::db::entities::{secure_form, secure_form_field, secure_form_field_option};
+use crate::db::entities::secure_form;
 use crate::extract::non_null;
 
 /// The type of a secure form field.
@@ -297,33 +297,6 @@ pub struct SecureFormPage {
     pub previous_page: Option<String>,
     /// Number of forms across all pages.
     pub total: u64,
-}
-
-impl From<secure_form_field_option::Model> for SecureFormFieldOption {
-    fn from(row: secure_form_field_option::Model) -> Self {
-        Self { id: row.id, field_id: row.field_id, display_text: row.display_text, order: row.sort_order }
-    }
-}
-
-impl SecureFormField {
-    pub fn from_row(row: secure_form_field::Model, options: Vec<SecureFormFieldOption>) -> Self {
-        Self {
-            id: row.id,
-            secure_form_id: row.secure_form_id,
-            name: row.name,
-            display_name: row.display_name,
-            // Only the API writes this column, always from a FieldType.
-            field_type: FieldType::parse(&row.field_type).unwrap_or(FieldType::Text),
-            order: row.sort_order,
-            is_required: row.is_required,
-            is_visible: row.is_visible,
-            is_system: row.is_system,
-            is_input_validation_enabled: row.is_input_validation_enabled,
-            regular_expression: row.regular_expression,
-            custom_validation_error_message: row.custom_validation_error_message,
-            options,
-        }
-    }
 }
 
 impl SecureForm {

@@ -1,17 +1,20 @@
-//! Persistence of secure forms. Every read loads a page of forms with a fixed
-//! number of queries: the forms, their fields, and the fields' options.
+//! Persistence of secure forms. A read is one query whatever the number of
+//! forms, fields and options: each form row carries its fields and options as
+//! JSON aggregated by the database (`with_fields`).
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::Utc;
-use sea_orm::sea_query::Query;
+use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, Order, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult,
+    Order, QueryFilter, QueryOrder, QueryResult, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
-use super::dto::{SecureForm, SecureFormField, SecureFormFieldOption};
+use serde::Deserialize;
+
+use super::dto::{FieldType, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
 use crate::api::paging::PageRequest;
 use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
@@ -49,18 +52,25 @@ pub async fn list(
         .offset(page.offset())
         .limit(page.size)
         .to_owned();
-    let rows = form::Entity::find()
+    let rows = with_fields(db, form::Entity::find())
         .filter(form::Column::Id.in_subquery(page_ids))
         .order_by(sort_column, order)
         .order_by_asc(form::Column::Id)
+        .into_model::<FormRow>()
         .all(db)
         .await?;
-    Ok((with_children(db, rows).await?, total))
+    rows.into_iter().map(FormRow::into_form).collect::<ApiResult<Vec<_>>>().map(|forms| (forms, total))
 }
 
+/// The form `id` of `site_id` with its fields and options, in one query.
 pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<SecureForm> {
-    let row = find_row(db, site_id, id).await?;
-    Ok(with_children(db, vec![row]).await?.remove(0))
+    with_fields(db, form::Entity::find_by_id(id))
+        .filter(form::Column::SiteId.eq(site_id))
+        .into_model::<FormRow>()
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("secure form"))?
+        .into_form()
 }
 
 /// Another site's form is answered exactly like a missing one.
@@ -224,38 +234,115 @@ async fn insert_children(db: &impl ConnectionTrait, form_id: Uuid, fields: Vec<F
     Ok(())
 }
 
-/// Attaches fields and options to `rows` with two queries, whatever their count.
-async fn with_children(db: &impl ConnectionTrait, rows: Vec<form::Model>) -> ApiResult<Vec<SecureForm>> {
-    if rows.is_empty() {
-        return Ok(Vec::new());
+/// Adds the column `fields_json` to a form query: the form's fields, each with
+/// its options, as one JSON array built by the database. sqlx hands every row
+/// from its SQLite thread to the runtime on its own, so a 10-field form with 5
+/// options each cost 61 hand-offs in three queries; this way it is one row in one
+/// query (docs/performance.md). The order is restored in Rust (`into_form`).
+fn with_fields(db: &impl ConnectionTrait, select: sea_orm::Select<form::Entity>) -> sea_orm::Select<form::Entity> {
+    let sql = match db.get_database_backend() {
+        DbBackend::Postgres => {
+            "(SELECT COALESCE(json_agg(json_build_object('id', f.id, 'secureFormId', f.secure_form_id, 'name', f.name, \
+             'displayName', f.display_name, 'type', f.field_type, 'order', f.sort_order, 'isRequired', f.is_required, \
+             'isVisible', f.is_visible, 'isSystem', f.is_system, 'isInputValidationEnabled', f.is_input_validation_enabled, \
+             'regularExpression', f.regular_expression, 'customValidationErrorMessage', f.custom_validation_error_message, \
+             'options', (SELECT COALESCE(json_agg(json_build_object('id', o.id, 'fieldId', o.field_id, \
+             'displayText', o.display_text, 'order', o.sort_order)), '[]'::json) \
+             FROM secure_form_field_options o WHERE o.field_id = f.id))), '[]'::json)::text \
+             FROM secure_form_fields f WHERE f.secure_form_id = \"secure_forms\".\"id\")"
+        }
+        // UUIDs are 16-byte blobs here, which JSON cannot hold: hex, which `Uuid` parses.
+        _ => {
+            "(SELECT json_group_array(json_object('id', hex(f.id), 'secureFormId', hex(f.secure_form_id), 'name', f.name, \
+             'displayName', f.display_name, 'type', f.field_type, 'order', f.sort_order, 'isRequired', f.is_required, \
+             'isVisible', f.is_visible, 'isSystem', f.is_system, 'isInputValidationEnabled', f.is_input_validation_enabled, \
+             'regularExpression', f.regular_expression, 'customValidationErrorMessage', f.custom_validation_error_message, \
+             'options', json((SELECT json_group_array(json_object('id', hex(o.id), 'fieldId', hex(o.field_id), \
+             'displayText', o.display_text, 'order', o.sort_order)) \
+             FROM secure_form_field_options o WHERE o.field_id = f.id)))) \
+             FROM secure_form_fields f WHERE f.secure_form_id = \"secure_forms\".\"id\")"
+        }
+    };
+    select.column_as(Expr::cust(sql), "fields_json")
+}
+
+/// A form row with its `fields_json` column (see `with_fields`).
+struct FormRow {
+    form: form::Model,
+    fields_json: String,
+}
+
+impl FromQueryResult for FormRow {
+    fn from_query_result(row: &QueryResult, pre: &str) -> Result<Self, DbErr> {
+        Ok(Self { form: form::Model::from_query_result(row, pre)?, fields_json: row.try_get(pre, "fields_json")? })
     }
-    let form_ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
-    let fields = field::Entity::find()
-        .filter(field::Column::SecureFormId.is_in(form_ids.clone()))
-        .order_by_asc(field::Column::SortOrder)
-        .order_by_asc(field::Column::Id)
-        .all(db)
-        .await?;
-    let options = option::Entity::find()
-        .filter(option::Column::FieldId.in_subquery(field_ids_of(form_ids)))
-        .order_by_asc(option::Column::SortOrder)
-        .order_by_asc(option::Column::Id)
-        .all(db)
-        .await?;
-    let mut options_by_field: HashMap<Uuid, Vec<SecureFormFieldOption>> = HashMap::new();
-    for row in options {
-        options_by_field.entry(row.field_id).or_default().push(row.into());
+}
+
+/// A field as `fields_json` holds it: SQLite has no booleans (0 and 1 come back).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredField {
+    id: Uuid,
+    secure_form_id: Uuid,
+    name: String,
+    display_name: String,
+    #[serde(rename = "type")]
+    field_type: String,
+    order: i32,
+    #[serde(deserialize_with = "flag")]
+    is_required: bool,
+    #[serde(deserialize_with = "flag")]
+    is_visible: bool,
+    #[serde(deserialize_with = "flag")]
+    is_system: bool,
+    #[serde(deserialize_with = "flag")]
+    is_input_validation_enabled: bool,
+    regular_expression: String,
+    custom_validation_error_message: String,
+    options: Vec<SecureFormFieldOption>,
+}
+
+fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Flag {
+        Bool(bool),
+        Int(i64),
     }
-    let mut fields_by_form: HashMap<Uuid, Vec<SecureFormField>> = HashMap::new();
-    for row in fields {
-        let options = options_by_field.remove(&row.id).unwrap_or_default();
-        fields_by_form.entry(row.secure_form_id).or_default().push(SecureFormField::from_row(row, options));
+    Ok(match Flag::deserialize(deserializer)? {
+        Flag::Bool(value) => value,
+        Flag::Int(value) => value != 0,
+    })
+}
+
+impl FormRow {
+    /// Fields and options sorted as the lists' `ORDER BY sort_order, id` would.
+    fn into_form(self) -> ApiResult<SecureForm> {
+        let mut stored: Vec<StoredField> = serde_json::from_str(&self.fields_json)
+            .map_err(|err| ApiError::internal(anyhow::anyhow!("reading the fields of form {}: {err}", self.form.id)))?;
+        stored.sort_by_key(|field| (field.order, field.id));
+        let fields = stored
+            .into_iter()
+            .map(|mut field| {
+                field.options.sort_by_key(|option| (option.order, option.id));
+                SecureFormField {
+                    id: field.id,
+                    secure_form_id: field.secure_form_id,
+                    name: field.name,
+                    display_name: field.display_name,
+                    // Only the API writes this column, always from a FieldType.
+                    field_type: FieldType::parse(&field.field_type).unwrap_or(FieldType::Text),
+                    order: field.order,
+                    is_required: field.is_required,
+                    is_visible: field.is_visible,
+                    is_system: field.is_system,
+                    is_input_validation_enabled: field.is_input_validation_enabled,
+                    regular_expression: field.regular_expression,
+                    custom_validation_error_message: field.custom_validation_error_message,
+                    options: field.options,
+                }
+            })
+            .collect();
+        Ok(SecureForm::from_row(self.form, fields))
     }
-    Ok(rows
-        .into_iter()
-        .map(|row| {
-            let fields = fields_by_form.remove(&row.id).unwrap_or_default();
-            SecureForm::from_row(row, fields)
-        })
-        .collect())
 }
