@@ -218,7 +218,13 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     print_banner(&db, &tokens, &base, loads_demo).await;
-    let reads = db::connect_reader(&common.database_url, &db).await?;
+    let mut db = db;
+    crate::telemetry::time_statements(&mut db, "writer");
+    // On PostgreSQL the readers are the writer's pool (a clone, timed with it).
+    let mut reads = db::connect_reader(&common.database_url, &db).await?;
+    if db::is_sqlite(&common.database_url) {
+        crate::telemetry::time_statements(&mut reads, "readers");
+    }
     let state = AppState { db, reads, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default(), logins: Default::default() };
     let app = match args.rate_limit {
         Some(per_second) => crate::rate_limit::limit(crate::app(state), per_second),

@@ -16,6 +16,7 @@ pub mod rate_limit;
 pub mod secret;
 pub mod seed;
 mod server;
+pub mod telemetry;
 pub mod validation;
 
 pub use server::{AppState, Documents, app, documents, serve, serve_with};

@@ -27,6 +27,7 @@ use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
+use crate::telemetry;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -81,15 +82,18 @@ pub fn documents() -> Documents {
 }
 
 pub fn app(state: AppState) -> Router {
+    telemetry::recorder();
     let (platform_routes, billing_routes, docs) = routers();
     // Idempotency wraps every billing POST, the `{id}:verb` operations included.
     let billing_routes = billing_routes
         .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
         .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
+    let operations = Arc::new(telemetry::Operations::from_documents(&docs));
     platform_routes
         .merge(billing_routes)
         .merge(swagger_ui(docs))
+        .merge(telemetry::router())
         .fallback(no_route)
         .layer(middleware::from_fn(no_store))
         .layer(middleware::from_fn(bounded_head))
@@ -112,6 +116,7 @@ pub fn app(state: AppState) -> Router {
         )
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(middleware::from_fn(plain_request_id))
+        .layer(middleware::from_fn_with_state(operations, telemetry::observe))
         .with_state(state)
 }
 

@@ -63,8 +63,11 @@ impl Hashers {
     pub async fn verify(&self, password: String, stored: Option<String>, wait: std::time::Duration) -> Result<bool, Busy> {
         let (reply, answer) = oneshot::channel();
         match self.jobs.try_send(Job { password, stored, reply }) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => return Err(Busy),
+            Ok(()) => metrics::gauge!("switchboard_login_checks_waiting").increment(1.0),
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                metrics::counter!("switchboard_login_checks_refused_total").increment(1);
+                return Err(Busy);
+            }
         }
         match tokio::time::timeout(wait, answer).await {
             Ok(Ok(matches)) => Ok(matches),
@@ -82,6 +85,7 @@ fn work(receiver: &Mutex<Receiver<Job>>) {
             receiver.recv()
         };
         let Ok(job) = job else { return };
+        metrics::gauge!("switchboard_login_checks_waiting").decrement(1.0);
         // The asker may have stopped waiting: then the check is not worth running.
         if job.reply.is_closed() {
             continue;

@@ -11,6 +11,7 @@ mod faults;
 mod connections;
 mod helpers;
 mod limits;
+mod metrics;
 mod platform;
 mod products;
 mod secure_forms;

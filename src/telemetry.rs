@@ -1,0 +1,231 @@
+//! What operators watch: Prometheus metrics at `GET /metrics` (not an API
+//! operation, so not in the documents; README "Metrics").
+//!
+//! - `switchboard_http_requests_total{operation,status}` and
+//!   `switchboard_http_request_duration_seconds{operation}` (a histogram), by the
+//!   documents' operationId (`unmatched` for paths no operation serves), never by
+//!   raw path, so a scanner cannot grow the label set;
+//! - `switchboard_http_requests_in_flight`;
+//! - `switchboard_db_pool_connections{pool,state}` and
+//!   `switchboard_db_pool_max_connections{pool}` (sampled at each scrape), and
+//!   `switchboard_db_statement_duration_seconds` (sqlx does not expose the wait
+//!   for a connection; a pool whose `in_use` stays at its maximum is where it
+//!   shows);
+//! - `switchboard_login_checks_waiting` and `switchboard_login_checks_refused_total`
+//!   (the password hashing queue, `auth::password`).
+//!
+//! The recorder is process-wide (the `metrics` facade); recording is a few
+//! atomic operations per request.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use sea_orm::{DatabaseConnection, DbBackend};
+
+use crate::AppState;
+
+const DURATION_BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+/// The process's recorder, installed on first use; a thread drains histogram
+/// samples every few seconds so that memory stays flat between scrapes.
+pub fn recorder() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let handle = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("duration_seconds".to_owned()), &DURATION_BUCKETS)
+            .expect("buckets are not empty")
+            .install_recorder()
+            .expect("no other metrics recorder is installed");
+        let upkeep = handle.clone();
+        std::thread::Builder::new()
+            .name("metrics-upkeep".to_owned())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_secs(5));
+                    upkeep.run_upkeep();
+                }
+            })
+            .expect("start the metrics upkeep thread");
+        handle
+    })
+}
+
+/// Times every statement of `db` into `switchboard_db_statement_duration_seconds`.
+pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
+    recorder();
+    db.set_metric_callback(move |info| {
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => pool).record(info.elapsed.as_secs_f64());
+    });
+}
+
+/// `GET /metrics`: the Prometheus text format.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/metrics", get(scrape))
+}
+
+async fn scrape(State(state): State<AppState>) -> Response {
+    sample_pool("writer", &state.db);
+    // On PostgreSQL the readers are the writer's pool.
+    if state.reads.get_database_backend() == DbBackend::Sqlite {
+        sample_pool("readers", &state.reads);
+    }
+    let mut response = recorder().render().into_response();
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    response
+}
+
+fn sample_pool(pool: &'static str, db: &DatabaseConnection) {
+    let (size, idle, max) = match db.get_database_backend() {
+        DbBackend::Sqlite => {
+            let p = db.get_sqlite_connection_pool();
+            (p.size(), p.num_idle(), p.options().get_max_connections())
+        }
+        DbBackend::Postgres => {
+            let p = db.get_postgres_connection_pool();
+            (p.size(), p.num_idle(), p.options().get_max_connections())
+        }
+        _ => return,
+    };
+    let idle = idle as f64;
+    metrics::gauge!("switchboard_db_pool_connections", "pool" => pool, "state" => "idle").set(idle);
+    metrics::gauge!("switchboard_db_pool_connections", "pool" => pool, "state" => "in_use").set(f64::from(size) - idle);
+    metrics::gauge!("switchboard_db_pool_max_connections", "pool" => pool).set(f64::from(max));
+}
+
+/// Counts and times every request by its operationId, and the requests in flight.
+pub async fn observe(State(operations): State<Arc<Operations>>, request: Request, next: Next) -> Response {
+    let operation = operations.find(request.method(), request.uri().path());
+    let in_flight = metrics::gauge!("switchboard_http_requests_in_flight");
+    in_flight.increment(1.0);
+    // Decremented on drop: a request whose client goes away still leaves.
+    let _leaving = Leaving(in_flight);
+    let started = Instant::now();
+    let response = next.run(request).await;
+    metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => operation)
+        .record(started.elapsed().as_secs_f64());
+    metrics::counter!("switchboard_http_requests_total", "operation" => operation, "status" => status_label(response.status().as_u16()))
+        .increment(1);
+    response
+}
+
+struct Leaving(metrics::Gauge);
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
+/// A `&'static str` per status code, so labels do not allocate.
+fn status_label(code: u16) -> &'static str {
+    static LABELS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    let labels = LABELS.get_or_init(|| (0..600u16).map(|c| &*Box::leak(c.to_string().into_boxed_str())).collect());
+    labels.get(usize::from(code)).copied().unwrap_or("other")
+}
+
+/// The documents' operations by method and path template, to name a request's
+/// operation without axum's routing (which does not see `{id}:verb` paths).
+pub struct Operations {
+    by_method: HashMap<Method, Vec<Template>>,
+}
+
+struct Template {
+    segments: Vec<Segment>,
+    operation: &'static str,
+}
+
+enum Segment {
+    Literal(String),
+    /// `{id}`, or `{id}:verb` (a parameter then a fixed suffix).
+    Parameter { suffix: String },
+}
+
+impl Operations {
+    /// From the served documents. Platform paths are also served under `/v4`.
+    pub fn from_documents(documents: &crate::Documents) -> Self {
+        let mut by_method: HashMap<Method, Vec<Template>> = HashMap::new();
+        for (doc, prefixes) in [(&documents.platform, &["", "/v4"][..]), (&documents.billing, &[""][..])] {
+            for (path, item) in &doc.paths.paths {
+                let operations = [
+                    (Method::GET, &item.get),
+                    (Method::PUT, &item.put),
+                    (Method::POST, &item.post),
+                    (Method::DELETE, &item.delete),
+                    (Method::PATCH, &item.patch),
+                ];
+                for (method, operation) in operations {
+                    let Some(id) = operation.as_ref().and_then(|op| op.operation_id.clone()) else { continue };
+                    let id: &'static str = Box::leak(id.into_boxed_str());
+                    for prefix in prefixes {
+                        let segments = format!("{prefix}{path}").split('/').skip(1).map(Segment::parse).collect();
+                        by_method.entry(method.clone()).or_default().push(Template { segments, operation: id });
+                    }
+                }
+            }
+        }
+        // Most literal segments first: `/subscriptions/products` before `/subscriptions/{id}`.
+        for templates in by_method.values_mut() {
+            templates.sort_by_key(|t| std::cmp::Reverse(t.segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count()));
+        }
+        Self { by_method }
+    }
+
+    /// The operationId serving `method` at `path`, or `unmatched`.
+    pub fn find(&self, method: &Method, path: &str) -> &'static str {
+        let Some(templates) = self.by_method.get(method) else { return "unmatched" };
+        let segments = path.split('/').skip(1);
+        templates
+            .iter()
+            .find(|t| t.segments.len() == segments.clone().count() && t.segments.iter().zip(segments.clone()).all(|(s, v)| s.matches(v)))
+            .map_or("unmatched", |t| t.operation)
+    }
+}
+
+impl Segment {
+    fn parse(segment: &str) -> Self {
+        match segment.strip_prefix('{').and_then(|rest| rest.split_once('}')) {
+            Some((_, suffix)) => Segment::Parameter { suffix: suffix.to_owned() },
+            None => Segment::Literal(segment.to_owned()),
+        }
+    }
+
+    fn matches(&self, value: &str) -> bool {
+        match self {
+            Segment::Literal(literal) => literal == value,
+            Segment::Parameter { suffix } => value.len() > suffix.len() && value.ends_with(suffix.as_str()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_named_by_their_operation() {
+        let operations = Operations::from_documents(&crate::documents());
+        let id = "0192f0c4-0000-7000-8000-00000000f001";
+        for (method, path, expected) in [
+            (Method::GET, format!("/v4/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, format!("/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, "/v4/secureform/secureForms".to_owned(), "listSecureForms"),
+            (Method::POST, "/oauth/token".to_owned(), "createPlatformToken"),
+            (Method::POST, format!("/api/billing/subscriptions/{id}:cancel"), "cancelSubscription"),
+            (Method::GET, format!("/api/billing/subscriptions/{id}"), "getSubscription"),
+            (Method::GET, "/api/billing/sites/10000".to_owned(), "getSite"),
+            (Method::GET, "/wp-admin/setup.php".to_owned(), "unmatched"),
+            (Method::PATCH, format!("/v4/secureform/secureForms/{id}"), "unmatched"),
+        ] {
+            assert_eq!(operations.find(&method, &path), expected, "{method} {path}");
+        }
+    }
+}
