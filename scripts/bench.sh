@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark: switchboard (release build, fresh database, demo data) against
-# a bare axum "ceiling" answering the same bytes (bench/ceiling), side by side in
-# one run, with wrk from Debian (installed when missing: a C load generator that
+# a bare axum "ceiling" answering the same bytes (bench/ceiling) and Prism
+# mocking the same request (clients/package.json), side by side in one run, with wrk from Debian (installed when missing: a C load generator that
 # is not slowed by the 2 cores it shares with the server as much as a Python or
 # Node one would be). Each scenario runs ROUNDS times, switchboard and ceiling
 # interleaved; the table gives medians and ratios, never absolute targets
@@ -55,6 +55,7 @@ wait_for() {
   echo "timed out waiting for $1" >&2; return 1
 }
 
+[ -x "$ROOT/clients/node_modules/.bin/prism" ] || { log "npm ci (Prism)"; (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund); }
 command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 log "cargo build --release (switchboard, ceiling)"
@@ -114,22 +115,44 @@ print(f"{rps:.0f} {float(p99.group(1)) * scale:.2f} {errors}")'
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
 
-# A scenario: switchboard and the ceiling answering the bytes switchboard
-# answered, interleaved ROUNDS times; one line of medians into $RESULTS.
-scenario() { # name path token method body-file
-  local name=$1 url="$BASE$2" token=$3 method=$4 body=${5:-} answer="$WORK/answer-$1.json" port pid i
+# Prism (pinned in clients/package.json) mocking a document, started on first use.
+declare -A PRISM_PORTS=()
+prism_port() { # document
+  if [ -z "${PRISM_PORTS[$1]:-}" ]; then
+    local port pid
+    port=$(free_port)
+    "$ROOT/clients/node_modules/.bin/prism" mock "$ROOT/openapi/$1.json" -h 127.0.0.1 -p "$port" > "$WORK/prism-$1.log" 2>&1 & pid=$!
+    PIDS+=("$pid")
+    for _ in $(seq 1 150); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+      sleep 0.2
+    done
+    PRISM_PORTS[$1]=$port
+  fi
+  echo "${PRISM_PORTS[$1]}"
+}
+
+# A scenario: switchboard, the ceiling answering the bytes switchboard answered
+# and, when a document is named, Prism mocking it (at the document's path: the
+# platform document's paths are relative to /v4), interleaved ROUNDS times; one
+# line into $RESULTS.
+scenario() { # name path token method [body-file] [prism-document prism-path]
+  local name=$1 url="$BASE$2" token=$3 method=$4 body=${5:-} prism_doc=${6:-} prism_path=${7:-}
+  local answer="$WORK/answer-$1.json" port pid i prism=""
   curl -s -X "$method" -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
     ${body:+--data-binary @"$body"} "$url" > "$answer"
   port=$(free_port)
   "$CEILING" "127.0.0.1:$port" "$answer" & pid=$!
   PIDS+=("$pid")
   wait_for "http://127.0.0.1:$port/"
+  [ -n "$prism_doc" ] && prism="http://127.0.0.1:$(prism_port "$prism_doc")$prism_path"
   for i in $(seq 1 "$ROUNDS"); do
     echo "$name switchboard $(run_wrk "$url" "$token" "$method" "$body")" >> "$WORK/runs.txt"
     echo "$name ceiling $(run_wrk "http://127.0.0.1:$port$2" "$token" "$method" "$body")" >> "$WORK/runs.txt"
+    [ -n "$prism" ] && echo "$name prism $(run_wrk "$prism" "$token" "$method" "$body")" >> "$WORK/runs.txt"
   done
   kill "$pid" 2>/dev/null || true
-  log "$name: $(grep "^$name " "$WORK/runs.txt" | tail -n 2 | tr '\n' ' ')"
+  log "$name: $(grep "^$name " "$WORK/runs.txt" | tail -n 3 | tr '\n' ' ')"
   echo "$name $(wc -c < "$answer")" >> "$RESULTS"
 }
 
@@ -152,9 +175,10 @@ JSON
 echo '{"planId": 4, "name": "Platform"}' > "$WORK/plan.json"
 AGENT=0192f0c4-0000-7000-8000-000000010000
 
-scenario get_form_10x5 "/v4/secureform/secureForms/$FORM_ID" "$SITE_TOKEN" GET
-scenario get_site "/api/billing/sites/10000" "$PARTNER_TOKEN" GET
-scenario calculate_new "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json"
+scenario get_form_10x5 "/v4/secureform/secureForms/$FORM_ID" "$SITE_TOKEN" GET "" platform-v4 "/secureform/secureForms/$FORM_ID"
+scenario get_site "/api/billing/sites/10000" "$PARTNER_TOKEN" GET "" partner-billing-v1 "/api/billing/sites/10000"
+scenario calculate_new "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json" \
+  partner-billing-v1 "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT"
 scenario list_by_name_small "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
 scenario list_by_created_deep_small "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
 log "data: $LARGE forms in all"
@@ -173,8 +197,8 @@ for line in open(runs):
     name, who, rps, p99, errors = line.split()
     by.setdefault((name, who), []).append((float(rps), float(p99), int(errors)))
 print(f"\nswitchboard benchmark: {backend}, wrk -t1 -c{connections} -d{duration}s, medians of {rounds} interleaved rounds, peak RSS {peak} MiB\n")
-print("| scenario | bytes | switchboard req/s | p99 ms | errors | ceiling req/s | ratio to ceiling |")
-print("|---|---|---|---|---|---|---|")
+print("| scenario | bytes | switchboard req/s | p99 ms | errors | ceiling req/s | ratio to ceiling | Prism req/s | x Prism |")
+print("|---|---|---|---|---|---|---|---|---|")
 small = {}
 for line in open(results):
     name, size = line.split()
@@ -184,7 +208,9 @@ for line in open(results):
     errors = sum(e for _, _, e in s)
     ceiling = statistics.median(r for r, _, _ in c)
     small[name] = rps
-    print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} |")
+    prism = by.get((name, "prism"))
+    versus = f"{statistics.median(r for r, _, _ in prism):.0f} | {rps / statistics.median(r for r, _, _ in prism):.1f}" if prism else "- | -"
+    print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} | {versus} |")
 for kind in ("list_by_name", "list_by_created_deep"):
     a, b = small.get(f"{kind}_small"), small.get(f"{kind}_large")
     if a and b:

@@ -62,15 +62,29 @@ impl MigrationTrait for Migration {
                 .await?;
             }
         }
-        for (old, new, column) in [
-            ("ix_secure_forms_site_name", "ix_secure_forms_site_name_id", "name"),
-            ("ix_secure_forms_site_created", "ix_secure_forms_site_created_id", "created_time"),
+        for (table, old, new, column) in [
+            ("secure_forms", Some("ix_secure_forms_site_name"), "ix_secure_forms_site_name_id", "name"),
+            ("secure_forms", Some("ix_secure_forms_site_created"), "ix_secure_forms_site_created_id", "created_time"),
+            // The voicebot lists: the site's rows oldest first, ties by id.
+            ("voicebots", Some("ix_voicebots_site"), "ix_voicebots_site_created_id", "created_time"),
+            (
+                "voicebot_channel_instances",
+                Some("ix_voicebot_channel_instances_site"),
+                "ix_voicebot_channel_instances_site_created_id",
+                "created_time",
+            ),
+            ("sip_configurations", Some("ix_sip_configurations_site"), "ix_sip_configurations_site_created_id", "created_time"),
+            ("telephony_configurations", None, "ix_telephony_configurations_site_created_id", "created_time"),
         ] {
-            manager.drop_index(Index::drop().name(old).table("secure_forms").to_owned()).await?;
-            manager
-                .create_index(Index::create().name(new).table("secure_forms").col("site_id").col(column).col("id").to_owned())
-                .await?;
+            if let Some(old) = old {
+                manager.drop_index(Index::drop().name(old).table(table).to_owned()).await?;
+            }
+            manager.create_index(Index::create().name(new).table(table).col("site_id").col(column).col("id").to_owned()).await?;
         }
+        // The site search pages a partner's sites by id (SQLite's rowid is in every
+        // index already; PostgreSQL needs it spelled out to skip the sort).
+        manager.drop_index(Index::drop().name("ix_sites_partner_id").table("sites").to_owned()).await?;
+        manager.create_index(Index::create().name("ix_sites_partner_id_id").table("sites").col("partner_id").col("id").to_owned()).await?;
         Ok(())
     }
 
