@@ -7,7 +7,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{ColumnTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{
+    AccessMode, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait, IsolationLevel,
+    QueryFilter, QueryOrder, TransactionTrait,
+};
 use uuid::Uuid;
 
 use super::invoices::store::{InvoiceHeader, insert_invoice, minor_units, tax_for};
@@ -18,6 +21,7 @@ use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::CHARGE;
 use crate::billing::periods::BillingPeriod;
+use crate::AppState;
 use crate::crypto::FieldCipher;
 use crate::db::entities::{
     agent, invoice_line_item as line, site, site_billing_config as config, site_billing_profile, subscription,
@@ -61,15 +65,19 @@ pub struct Operation {
 /// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
 /// transaction: opens it, applies the steps, figures the invoice and, unless
 /// previewing, writes every row; all or nothing.
+///
+/// A preview writes nothing, so it reads a snapshot through the readers
+/// (`AppState::reads`) without the site's write lock: previews run beside each
+/// other and beside applies instead of queueing on the one SQLite writer.
 pub async fn run<T>(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
+    state: &AppState,
     op: Operation,
     steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
 ) -> ApiResult<(T, Outcome)> {
-    let txn = db.begin().await?;
+    let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
     let result = async {
-        let Opened { mut ledger, plans, site } = open(&txn, cipher, op.partner_id, op.site_id, op.agent_id, op.now, &op.wants).await?;
+        let Opened { mut ledger, plans, site } =
+            open(&txn, &state.cipher, op.partner_id, op.site_id, op.agent_id, op.now, &op.wants, !op.preview).await?;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(op.mode);
         if !op.preview {
@@ -79,6 +87,15 @@ pub async fn run<T>(
     }
     .await;
     conclude(txn, op.preview, result).await
+}
+
+/// A read-only transaction that sees one state of the database: SQLite's
+/// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
+async fn begin_snapshot(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
+    Ok(match db.get_database_backend() {
+        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await?,
+        _ => db.begin().await?,
+    })
 }
 
 /// What an operation may touch besides the site itself.
@@ -109,10 +126,10 @@ struct SiteRows {
     now: DateTime<Utc>,
 }
 
-/// Opens an operation on the partner's site (404 otherwise): locks the site's
-/// billing configuration for the transaction (the first statement, so that
-/// SQLite takes its write lock before it reads anything and concurrent
-/// operations on a site run one after the other), checks the agent (400
+/// Opens an operation on the partner's site (404 otherwise): unless `lock` is
+/// false (previews), locks the site's billing configuration for the transaction
+/// (the first statement, so that SQLite takes its write lock before it reads
+/// anything and concurrent operations on a site run one after the other), checks the agent (400
 /// unless one of the site's), loads the billing terms (409 without a billing
 /// configuration) and what `wants` names.
 async fn open(
@@ -123,13 +140,18 @@ async fn open(
     agent_id: Option<Uuid>,
     now: DateTime<Utc>,
     wants: &Wants,
+    lock: bool,
 ) -> ApiResult<Opened> {
-    let locked = config::Entity::update_many()
-        .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents).into())
-        .filter(config::Column::SiteId.eq(site_id))
-        .exec(txn)
-        .await?
-        .rows_affected;
+    let locked = if lock {
+        config::Entity::update_many()
+            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents).into())
+            .filter(config::Column::SiteId.eq(site_id))
+            .exec(txn)
+            .await?
+            .rows_affected
+    } else {
+        1
+    };
     let site = partner_site(txn, partner_id, site_id).await?;
     if let Some(agent_id) = agent_id {
         let agent = agent::Entity::find_by_id(agent_id).filter(agent::Column::SiteId.eq(site_id)).one(txn).await?;

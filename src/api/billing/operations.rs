@@ -221,7 +221,7 @@ async fn plan_operation(
         mode: InvoiceMode::Issue,
         preview,
     };
-    let (id, outcome) = ledger_store::run(&state.db, &state.cipher, op, |ledger, plans| {
+    let (id, outcome) = ledger_store::run(state, op, |ledger, plans| {
         if let Some(id) = replacing {
             let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&current)?;
@@ -401,7 +401,7 @@ pub async fn calculate_cancel_subscription(
         mode: InvoiceMode::Issue,
         preview: true,
     };
-    let ((), outcome) = ledger_store::run(&state.db, &state.cipher, op, |ledger, _| {
+    let ((), outcome) = ledger_store::run(&state, op, |ledger, _| {
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
         Ok(ledger.cancel(&current)?)
     })

@@ -303,16 +303,23 @@ struct StoredField {
 }
 
 fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Flag {
-        Bool(bool),
-        Int(i64),
+    struct Flag;
+    impl serde::de::Visitor<'_> for Flag {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a boolean, or 0 or 1")
+        }
+        fn visit_bool<E>(self, value: bool) -> Result<bool, E> {
+            Ok(value)
+        }
+        fn visit_u64<E>(self, value: u64) -> Result<bool, E> {
+            Ok(value != 0)
+        }
+        fn visit_i64<E>(self, value: i64) -> Result<bool, E> {
+            Ok(value != 0)
+        }
     }
-    Ok(match Flag::deserialize(deserializer)? {
-        Flag::Bool(value) => value,
-        Flag::Int(value) => value != 0,
-    })
+    deserializer.deserialize_any(Flag)
 }
 
 impl FormRow {
