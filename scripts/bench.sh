@@ -9,7 +9,7 @@
 #
 #   scripts/bench.sh                 SQLite, 1k and 100k secure forms
 #   scripts/bench.sh --postgres      the same on a throwaway PostgreSQL cluster
-#   scripts/bench.sh --quick         seconds-long smoke run (scripts/test.sh)
+#   scripts/bench.sh --quick         smoke run of a minute on the debug build (scripts/test.sh)
 #
 #   ROUNDS=3 DURATION=5 CONNECTIONS=32 LARGE=100000 override the defaults.
 set -euo pipefail
@@ -58,11 +58,14 @@ wait_for() {
 [ -x "$ROOT/clients/node_modules/.bin/prism" ] || { log "npm ci (Prism)"; (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund); }
 command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
-log "cargo build --release (switchboard, ceiling)"
-cargo build --release --locked -p switchboard -p ceiling
+# The smoke run proves the script works, not figures: it takes the debug build
+# that scripts/test.sh has already made instead of a release build.
+if [ "$QUICK" = 1 ]; then PROFILE=debug; else PROFILE=release; fi
+log "cargo build ($PROFILE: switchboard, ceiling)"
+cargo build --locked -p switchboard -p ceiling $([ "$PROFILE" = release ] && echo --release)
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-BIN="$TARGET_DIR/release/switchboard"
-CEILING="$TARGET_DIR/release/ceiling"
+BIN="$TARGET_DIR/$PROFILE/switchboard"
+CEILING="$TARGET_DIR/$PROFILE/ceiling"
 
 if [ "$BACKEND" = postgres ]; then
   PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | head -n 1)

@@ -254,4 +254,9 @@ fi
 
 [ -z "${PG_PORT:-}" ] || pg_outage
 
+# The benchmark must keep working; its figures mean nothing here (debug build,
+# one-second runs) and nothing is asserted about them.
+log "scripts/bench.sh --quick (smoke run)"
+bash "$ROOT/scripts/bench.sh" --quick | tail -n 15
+
 log "all tests passed"

@@ -18,7 +18,7 @@
 //! atomic operations per request.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -102,26 +102,48 @@ fn sample_pool(pool: &'static str, db: &DatabaseConnection) {
 }
 
 /// Counts and times every request by its operationId, and the requests in flight.
+/// The metric handles are made once per operation (`Operations`), so a request
+/// costs a few atomic operations, not a registry lookup per metric.
 pub async fn observe(State(operations): State<Arc<Operations>>, request: Request, next: Next) -> Response {
     let operation = operations.find(request.method(), request.uri().path());
-    let in_flight = metrics::gauge!("switchboard_http_requests_in_flight");
-    in_flight.increment(1.0);
+    operations.in_flight.increment(1.0);
     // Decremented on drop: a request whose client goes away still leaves.
-    let _leaving = Leaving(in_flight);
+    let _leaving = Leaving(&operations.in_flight);
     let started = Instant::now();
     let response = next.run(request).await;
-    metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => operation)
-        .record(started.elapsed().as_secs_f64());
-    metrics::counter!("switchboard_http_requests_total", "operation" => operation, "status" => status_label(response.status().as_u16()))
-        .increment(1);
+    operation.duration.record(started.elapsed().as_secs_f64());
+    operation.answered(response.status().as_u16()).increment(1);
     response
 }
 
-struct Leaving(metrics::Gauge);
+struct Leaving<'a>(&'a metrics::Gauge);
 
-impl Drop for Leaving {
+impl Drop for Leaving<'_> {
     fn drop(&mut self) {
         self.0.decrement(1.0);
+    }
+}
+
+/// One operation's metrics.
+struct OperationMetrics {
+    id: &'static str,
+    duration: metrics::Histogram,
+    by_status: RwLock<HashMap<u16, metrics::Counter>>,
+}
+
+impl OperationMetrics {
+    fn new(id: &'static str) -> Self {
+        let duration = metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => id);
+        Self { id, duration, by_status: RwLock::new(HashMap::new()) }
+    }
+
+    fn answered(&self, status: u16) -> metrics::Counter {
+        if let Some(counter) = self.by_status.read().unwrap_or_else(|p| p.into_inner()).get(&status) {
+            return counter.clone();
+        }
+        let counter = metrics::counter!("switchboard_http_requests_total", "operation" => self.id, "status" => status_label(status));
+        self.by_status.write().unwrap_or_else(|p| p.into_inner()).insert(status, counter.clone());
+        counter
     }
 }
 
@@ -136,11 +158,15 @@ fn status_label(code: u16) -> &'static str {
 /// operation without axum's routing (which does not see `{id}:verb` paths).
 pub struct Operations {
     by_method: HashMap<Method, Vec<Template>>,
+    metrics: Vec<OperationMetrics>,
+    unmatched: OperationMetrics,
+    in_flight: metrics::Gauge,
 }
 
 struct Template {
     segments: Vec<Segment>,
-    operation: &'static str,
+    /// Index into `Operations::metrics`.
+    operation: usize,
 }
 
 enum Segment {
@@ -152,7 +178,9 @@ enum Segment {
 impl Operations {
     /// From the served documents. Platform paths are also served under `/v4`.
     pub fn from_documents(documents: &crate::Documents) -> Self {
+        recorder();
         let mut by_method: HashMap<Method, Vec<Template>> = HashMap::new();
+        let mut metrics = Vec::new();
         for (doc, prefixes) in [(&documents.platform, &["", "/v4"][..]), (&documents.billing, &[""][..])] {
             for (path, item) in &doc.paths.paths {
                 let operations = [
@@ -164,10 +192,10 @@ impl Operations {
                 ];
                 for (method, operation) in operations {
                     let Some(id) = operation.as_ref().and_then(|op| op.operation_id.clone()) else { continue };
-                    let id: &'static str = Box::leak(id.into_boxed_str());
+                    metrics.push(OperationMetrics::new(Box::leak(id.into_boxed_str())));
                     for prefix in prefixes {
                         let segments = format!("{prefix}{path}").split('/').skip(1).map(Segment::parse).collect();
-                        by_method.entry(method.clone()).or_default().push(Template { segments, operation: id });
+                        by_method.entry(method.clone()).or_default().push(Template { segments, operation: metrics.len() - 1 });
                     }
                 }
             }
@@ -176,17 +204,22 @@ impl Operations {
         for templates in by_method.values_mut() {
             templates.sort_by_key(|t| std::cmp::Reverse(t.segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count()));
         }
-        Self { by_method }
+        Self {
+            by_method,
+            metrics,
+            unmatched: OperationMetrics::new("unmatched"),
+            in_flight: metrics::gauge!("switchboard_http_requests_in_flight"),
+        }
     }
 
-    /// The operationId serving `method` at `path`, or `unmatched`.
-    pub fn find(&self, method: &Method, path: &str) -> &'static str {
-        let Some(templates) = self.by_method.get(method) else { return "unmatched" };
-        let segments = path.split('/').skip(1);
+    /// The operation serving `method` at `path` (`unmatched` when none does).
+    fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
+        let Some(templates) = self.by_method.get(method) else { return &self.unmatched };
+        let segments: Vec<&str> = path.split('/').skip(1).collect();
         templates
             .iter()
-            .find(|t| t.segments.len() == segments.clone().count() && t.segments.iter().zip(segments.clone()).all(|(s, v)| s.matches(v)))
-            .map_or("unmatched", |t| t.operation)
+            .find(|t| t.segments.len() == segments.len() && t.segments.iter().zip(&segments).all(|(s, v)| s.matches(v)))
+            .map_or(&self.unmatched, |t| &self.metrics[t.operation])
     }
 }
 
@@ -225,7 +258,7 @@ mod tests {
             (Method::GET, "/wp-admin/setup.php".to_owned(), "unmatched"),
             (Method::PATCH, format!("/v4/secureform/secureForms/{id}"), "unmatched"),
         ] {
-            assert_eq!(operations.find(&method, &path), expected, "{method} {path}");
+            assert_eq!(operations.find(&method, &path).id, expected, "{method} {path}");
         }
     }
 }
