@@ -134,8 +134,10 @@ fn many_sites(count: i32) -> Value {
     let mut agents = Vec::new();
     let mut subscriptions = Vec::new();
     let mut invoices = Vec::new();
+    let mut configs = Vec::new();
     for n in 0..count {
         let id = 30000 + n;
+        configs.push(json!({"siteId": id, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 30}));
         sites.push(json!({"id": id, "partnerId": 1, "company": format!("Load {n}"),
             "tagIds": ["0192f0c4-0000-7000-8000-000000110001"],
             "siteContracts": [{"name": "MSA", "siteContractAttachments": [{"name": "a.pdf", "attachment": "https://files.example/a.pdf"}]}]}));
@@ -154,7 +156,7 @@ fn many_sites(count: i32) -> Value {
                     "serviceStartDate": "2026-11-01T00:00:00Z", "serviceEndDate": "2026-12-01T00:00:00Z", "type": "charge"}]}));
         }
     }
-    json!({"sites": sites, "agents": agents, "subscriptions": subscriptions, "invoices": invoices})
+    json!({"sites": sites, "agents": agents, "siteBillingConfigs": configs, "subscriptions": subscriptions, "invoices": invoices})
 }
 
 async fn queries_for(app: &TestApp, path: &str, token: &str) -> usize {
@@ -169,7 +171,17 @@ async fn queries_for(app: &TestApp, path: &str, token: &str) -> usize {
 async fn site_reads_take_a_fixed_number_of_queries() {
     let app = spawn_app().await;
     let token = app.partner_admin(1);
-    let paths = ["/api/billing/sites", "/api/billing/sites/10000", "/api/billing/site/search?pageSize=100", "/api/billing/subscriptionPricingModels", "/api/billing/subscriptions"];
+    let paths = [
+        "/api/billing/sites",
+        "/api/billing/sites/10000",
+        "/api/billing/site/search?pageSize=100",
+        "/api/billing/subscriptionPricingModels",
+        "/api/billing/subscriptions",
+        "/api/billing/invoiceBillTos?pageSize=100",
+        "/api/billing/siteBillingConfigs",
+        "/api/billing/subscriptionProductRelations",
+        "/api/billing/subscriptionFeatureLimitationConfigs",
+    ];
     let mut before = Vec::new();
     for path in paths {
         before.push(queries_for(&app, path, &token).await);
