@@ -1,8 +1,9 @@
 //! Lists answer their `total` without counting the tenant's rows on every
-//! request: `site_row_counts` holds each site's number of rows per table, kept
-//! by triggers in the same transaction as the inserts and deletes (so no write
-//! path, seeds included, can forget it). Paging indexes end in `id`, the
-//! lists' tie-breaker, so a page is found in the index alone.
+//! request: `tenant_row_counts` holds each tenant's number of rows per table
+//! (a site's secure forms, a partner's sites), kept by triggers in the same
+//! transaction as the inserts and deletes (so no write path, seeds included, can
+//! forget it). Paging indexes end in `id`, the lists' tie-breaker, so a page is
+//! found in the index alone.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
@@ -10,8 +11,10 @@ use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-/// The tables whose per-site totals are kept.
-const COUNTED: [&str; 1] = ["secure_forms"];
+/// The tables whose per-tenant totals are kept, and their tenant column. Rows
+/// never change tenant (no update moves a form or a site), so inserts and
+/// deletes are all the triggers follow.
+const COUNTED: [(&str, &str); 2] = [("secure_forms", "site_id"), ("sites", "partner_id")];
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
@@ -19,47 +22,38 @@ impl MigrationTrait for Migration {
         let db = manager.get_connection();
         let backend = manager.get_database_backend();
         db.execute_unprepared(
-            "CREATE TABLE site_row_counts (site_id INTEGER NOT NULL, table_name VARCHAR(64) NOT NULL, \
-             row_count BIGINT NOT NULL, PRIMARY KEY (site_id, table_name))",
+            "CREATE TABLE tenant_row_counts (tenant_id INTEGER NOT NULL, table_name VARCHAR(64) NOT NULL, \
+             row_count BIGINT NOT NULL, PRIMARY KEY (tenant_id, table_name))",
         )
         .await?;
-        if backend == DbBackend::Postgres {
-            db.execute_unprepared(
-                "CREATE FUNCTION count_site_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-                 IF TG_OP = 'INSERT' THEN \
-                   INSERT INTO site_row_counts (site_id, table_name, row_count) VALUES (NEW.site_id, TG_TABLE_NAME, 1) \
-                   ON CONFLICT (site_id, table_name) DO UPDATE SET row_count = site_row_counts.row_count + 1; \
-                   RETURN NEW; \
-                 END IF; \
-                 UPDATE site_row_counts SET row_count = row_count - 1 WHERE site_id = OLD.site_id AND table_name = TG_TABLE_NAME; \
-                 RETURN OLD; \
-                 END $$",
-            )
-            .await?;
-        }
-        for table in COUNTED {
+        for (table, tenant) in COUNTED {
             db.execute_unprepared(&format!(
-                "INSERT INTO site_row_counts (site_id, table_name, row_count) \
-                 SELECT site_id, '{table}', COUNT(*) FROM {table} GROUP BY site_id"
+                "INSERT INTO tenant_row_counts (tenant_id, table_name, row_count) \
+                 SELECT {tenant}, '{table}', COUNT(*) FROM {table} GROUP BY {tenant}"
             ))
             .await?;
+            let add = format!(
+                "INSERT INTO tenant_row_counts (tenant_id, table_name, row_count) VALUES (NEW.{tenant}, '{table}', 1) \
+                 ON CONFLICT (tenant_id, table_name) DO UPDATE SET row_count = tenant_row_counts.row_count + 1"
+            );
+            let remove = format!(
+                "UPDATE tenant_row_counts SET row_count = row_count - 1 WHERE tenant_id = OLD.{tenant} AND table_name = '{table}'"
+            );
             if backend == DbBackend::Postgres {
                 db.execute_unprepared(&format!(
-                    "CREATE TRIGGER {table}_counted AFTER INSERT OR DELETE ON {table} FOR EACH ROW EXECUTE FUNCTION count_site_rows()"
+                    "CREATE FUNCTION {table}_count() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                     IF TG_OP = 'INSERT' THEN {add}; RETURN NEW; END IF; {remove}; RETURN OLD; END $$"
+                ))
+                .await?;
+                db.execute_unprepared(&format!(
+                    "CREATE TRIGGER {table}_counted AFTER INSERT OR DELETE ON {table} FOR EACH ROW EXECUTE FUNCTION {table}_count()"
                 ))
                 .await?;
             } else {
-                db.execute_unprepared(&format!(
-                    "CREATE TRIGGER {table}_counted_insert AFTER INSERT ON {table} BEGIN \
-                     INSERT INTO site_row_counts (site_id, table_name, row_count) VALUES (NEW.site_id, '{table}', 1) \
-                     ON CONFLICT (site_id, table_name) DO UPDATE SET row_count = row_count + 1; END"
-                ))
-                .await?;
-                db.execute_unprepared(&format!(
-                    "CREATE TRIGGER {table}_counted_delete AFTER DELETE ON {table} BEGIN \
-                     UPDATE site_row_counts SET row_count = row_count - 1 WHERE site_id = OLD.site_id AND table_name = '{table}'; END"
-                ))
-                .await?;
+                db.execute_unprepared(&format!("CREATE TRIGGER {table}_counted_insert AFTER INSERT ON {table} BEGIN {add}; END"))
+                    .await?;
+                db.execute_unprepared(&format!("CREATE TRIGGER {table}_counted_delete AFTER DELETE ON {table} BEGIN {remove}; END"))
+                    .await?;
             }
         }
         for (table, old, new, column) in [
@@ -90,15 +84,17 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
-        for table in COUNTED {
-            for trigger in [format!("{table}_counted"), format!("{table}_counted_insert"), format!("{table}_counted_delete")] {
-                let on = if manager.get_database_backend() == DbBackend::Postgres { format!(" ON {table}") } else { String::new() };
-                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger}{on}")).await?;
+        let postgres = manager.get_database_backend() == DbBackend::Postgres;
+        for (table, _) in COUNTED {
+            if postgres {
+                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {table}_counted ON {table}")).await?;
+                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {table}_count()")).await?;
+            } else {
+                for trigger in [format!("{table}_counted_insert"), format!("{table}_counted_delete")] {
+                    db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger}")).await?;
+                }
             }
         }
-        if manager.get_database_backend() == DbBackend::Postgres {
-            db.execute_unprepared("DROP FUNCTION IF EXISTS count_site_rows()").await?;
-        }
-        manager.drop_table(Table::drop().table("site_row_counts").to_owned()).await
+        manager.drop_table(Table::drop().table("tenant_row_counts").to_owned()).await
     }
 }

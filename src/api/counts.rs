@@ -1,18 +1,19 @@
-//! Per-site row counts that lists answer as their `total`, kept by database
-//! triggers (migration `m20261123_000010_list_counts`): one indexed row read
-//! instead of counting the site's rows.
+//! Per-tenant row counts that lists answer as their `total` (a site's secure
+//! forms, a partner's sites), kept by database triggers (migration
+//! `m20261123_000010_list_counts`): one indexed row read instead of counting the
+//! tenant's rows.
 
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
 use sea_orm::{ConnectionTrait, TryGetable};
 
 use crate::error::ApiResult;
 
-/// How many rows of `table` the site has.
-pub async fn site_rows(db: &impl ConnectionTrait, site_id: i32, table: &str) -> ApiResult<u64> {
+/// How many rows of `table` the tenant (a site, or a partner for `sites`) has.
+pub async fn tenant_rows(db: &impl ConnectionTrait, tenant_id: i32, table: &str) -> ApiResult<u64> {
     let query = Query::select()
         .column(Alias::new("row_count"))
-        .from(Alias::new("site_row_counts"))
-        .and_where(Expr::col(Alias::new("site_id")).eq(site_id))
+        .from(Alias::new("tenant_row_counts"))
+        .and_where(Expr::col(Alias::new("tenant_id")).eq(tenant_id))
         .and_where(Expr::col(Alias::new("table_name")).eq(table))
         .to_owned();
     let row = db.query_one(&query).await?;

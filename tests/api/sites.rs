@@ -199,6 +199,28 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     assert!(after.iter().all(|&n| n <= 16), "{after:?}");
 }
 
+/// The search's `total` is the partner's counter kept by triggers: it follows
+/// the sites a data set adds, and only the partner's own.
+#[tokio::test]
+async fn search_totals_follow_the_partners_sites_only() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    let total = |page: Value| page["total"].as_u64().unwrap();
+    assert_eq!(total(app.get("/api/billing/site/search", &token).await.json().await.unwrap()), 2);
+    app.load(many_sites(5)).await;
+    app.load(json!({"sites": [{"id": 39999, "partnerId": 2}]})).await;
+    let page: Value = app.get("/api/billing/site/search?pageSize=3&pageIndex=3", &token).await.json().await.unwrap();
+    assert_eq!((page["total"].as_u64(), page["pageCount"].as_u64()), (Some(7), Some(3)));
+    assert_eq!(ids(&page["items"], "siteId"), [30004]);
+    let rows = app.count_rows("sites WHERE partner_id = 1").await;
+    assert_eq!(rows, 7, "the counter is the rows' count");
+    assert_eq!(total(app.get("/api/billing/site/search", &app.partner_admin(2)).await.json().await.unwrap()), rows_of(&app, 2).await);
+}
+
+async fn rows_of(app: &TestApp, partner: i32) -> u64 {
+    app.count_rows(&format!("sites WHERE partner_id = {partner}")).await as u64
+}
+
 #[tokio::test]
 async fn exact_money_survives_the_database() {
     let app = spawn_app().await;

@@ -38,7 +38,7 @@ pub async fn list(
     descending: bool,
 ) -> ApiResult<(Vec<SecureForm>, u64)> {
     let order = if descending { Order::Desc } else { Order::Asc };
-    let total = crate::api::counts::site_rows(db, site_id, "secure_forms").await?;
+    let total = crate::api::counts::tenant_rows(db, site_id, "secure_forms").await?;
     let sort_column = match sort_by {
         SortBy::Name => form::Column::Name,
         SortBy::CreatedTime => form::Column::CreatedTime,

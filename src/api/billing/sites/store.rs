@@ -183,10 +183,14 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
 /// and how many there are.
 pub async fn search(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<SitePagedModel>)> {
     let mut select = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
-    if let Some(id) = site_id {
-        select = select.filter(site::Column::Id.eq(id));
-    }
-    let total = select.clone().count(db).await?;
+    // The partner's total is its counter (kept by triggers); one site's is 0 or 1.
+    let total = match site_id {
+        Some(id) => {
+            select = select.filter(site::Column::Id.eq(id));
+            select.clone().count(db).await?
+        }
+        None => crate::api::counts::tenant_rows(db, partner_id, "sites").await?,
+    };
     let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, summarise(db, sites).await?))
 }
