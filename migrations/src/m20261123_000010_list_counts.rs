@@ -1,11 +1,11 @@
 //! Lists answer their `total` without counting the tenant's rows on every
 //! request: `tenant_row_counts` holds each tenant's number of rows per table
-//! (a site's secure forms, a partner's sites), kept by triggers in the same
+//! (a site's secure forms, a partner's sites and invoice bill-tos), kept by triggers in the same
 //! transaction as the inserts and deletes (so no write path, seeds included, can
 //! forget it). Paging indexes end in `id`, the lists' tie-breaker, so a page is
 //! found in the index alone.
 
-use sea_orm_migration::prelude::*;
+use sea_orm_migration::{prelude::*, schema::integer};
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 
 #[derive(DeriveMigrationName)]
@@ -14,13 +14,27 @@ pub struct Migration;
 /// The tables whose per-tenant totals are kept, and their tenant column. Rows
 /// never change tenant (no update moves a form or a site), so inserts and
 /// deletes are all the triggers follow.
-const COUNTED: [(&str, &str); 2] = [("secure_forms", "site_id"), ("sites", "partner_id")];
+const COUNTED: [(&str, &str); 3] = [("secure_forms", "site_id"), ("sites", "partner_id"), ("invoice_bill_tos", "partner_id")];
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
         let backend = manager.get_database_backend();
+        // A partner's bill-tos page by invoice id from one index: the partner is
+        // copied onto each record (sites never change partner).
+        manager
+            .alter_table(Table::alter().table("invoice_bill_tos").add_column(integer("partner_id").default(0)).to_owned())
+            .await?;
+        db.execute_unprepared(
+            "UPDATE invoice_bill_tos SET partner_id = (SELECT partner_id FROM sites WHERE sites.id = invoice_bill_tos.site_id)",
+        )
+        .await?;
+        manager
+            .create_index(
+                Index::create().name("ix_invoice_bill_tos_partner_invoice").table("invoice_bill_tos").col("partner_id").col("invoice_id").to_owned(),
+            )
+            .await?;
         db.execute_unprepared(
             "CREATE TABLE tenant_row_counts (tenant_id INTEGER NOT NULL, table_name VARCHAR(64) NOT NULL, \
              row_count BIGINT NOT NULL, PRIMARY KEY (tenant_id, table_name))",

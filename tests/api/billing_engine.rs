@@ -335,6 +335,10 @@ async fn if_create_invoice_and_is_draft_are_honored() {
     assert_eq!(app.get(&format!("/api/billing/invoiceBillTos/{invoice}"), &token).await.status(), 200);
     assert_eq!(app.count_rows("invoices WHERE status = 'draft'").await, 1, "the invoice is a draft");
     assert_eq!(balance(&app, SITE_A).await, "0.00", "a draft is not booked");
+    // The list's total is the partner's counter, kept by a trigger: it follows the new record.
+    let page: Value = app.get("/api/billing/invoiceBillTos", &token).await.json().await.unwrap();
+    let rows = app.count_rows("invoice_bill_tos WHERE site_id IN (SELECT id FROM sites WHERE partner_id = 1)").await;
+    assert_eq!((page["total"].as_i64(), rows), (Some(3), 3), "the demo's two and the draft's");
 }
 
 #[tokio::test]

@@ -7,6 +7,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub invoice_id: Uuid,
     pub site_id: i32,
+    /// The site's partner, copied so that a partner's bill-tos page from one index.
+    pub partner_id: i32,
     pub first_name: String,
     pub last_name: String,
     pub company_name: String,

@@ -55,7 +55,7 @@ async fn list_invoice_bill_tos(
 ) -> ApiResult<Json<InvoiceBillToPage>> {
     // At most nine digits (the declared pattern): always an i32.
     let site_id = list.params.site_id.as_deref().and_then(|digits| digits.parse::<i32>().ok());
-    let (total, invoice_bill_tos) = store::bill_tos(&state.reads, &SiteSet::Partner(caller.partner_id), site_id, &list.page).await?;
+    let (total, invoice_bill_tos) = store::bill_tos(&state.reads, caller.partner_id, site_id, &list.page).await?;
     let (next_page, previous_page) = list.links(total);
     Ok(Json(InvoiceBillToPage { invoice_bill_tos, next_page, previous_page, total }))
 }

@@ -227,16 +227,17 @@ pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>
         line::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
     if let Some(p) = header.profile {
-        write_bill_to(db, header.id, p).await?;
+        write_bill_to(db, header.id, header.site.partner_id, p).await?;
     }
     Ok(())
 }
 
 /// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
-async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_billing_profile::Model) -> ApiResult<()> {
+async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: i32, p: &site_billing_profile::Model) -> ApiResult<()> {
     invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
         invoice_id: Set(invoice_id),
         site_id: Set(p.site_id),
+        partner_id: Set(partner_id),
         first_name: Set(p.first_name.clone()),
         last_name: Set(p.last_name.clone()),
         company_name: Set(p.company_name.clone()),
@@ -254,14 +255,19 @@ async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, p: &site_bil
     Ok(())
 }
 
-/// One page of the bill-to records of `sites` (or of `site_id` alone), by
-/// invoice id; and how many there are.
-pub async fn bill_tos(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
-    let mut select = invoice_bill_to::Entity::find().filter(sites.contains(invoice_bill_to::Column::SiteId));
-    if let Some(site_id) = site_id {
-        select = select.filter(invoice_bill_to::Column::SiteId.eq(site_id));
-    }
-    let total = select.clone().count(db).await?;
+/// One page of the partner's bill-to records (or of its site `site_id` alone),
+/// by invoice id; and how many there are. The page comes from the
+/// `(partner_id, invoice_id)` index and the partner's total from its counter
+/// (`tenant_row_counts`), so neither grows with the partner's invoices.
+pub async fn bill_tos(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
+    let mut select = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
+    let total = match site_id {
+        Some(site_id) => {
+            select = select.filter(invoice_bill_to::Column::SiteId.eq(site_id));
+            select.clone().count(db).await?
+        }
+        None => crate::api::counts::tenant_rows(db, partner_id, "invoice_bill_tos").await?,
+    };
     let rows = select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, rows.into_iter().map(Into::into).collect()))
 }
