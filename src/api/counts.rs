@@ -3,8 +3,8 @@
 //! `m20261123_000010_list_counts`): one indexed row read instead of counting the
 //! tenant's rows.
 
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
-use sea_orm::{ConnectionTrait, TryGetable};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
+use sea_orm::{ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Select, TryGetable};
 
 use crate::error::ApiResult;
 
@@ -22,4 +22,28 @@ pub async fn tenant_rows(db: &impl ConnectionTrait, tenant_id: i32, table: &str)
         None => 0,
     };
     Ok(u64::try_from(count).unwrap_or(0))
+}
+
+/// A partner's list narrowed, or not, to one of its sites: `select` (the
+/// partner's rows of `table`) with `narrow` applied, and its total: the
+/// partner's counter when not narrowed, else a count of the one site's rows.
+pub async fn partner_list<E>(
+    db: &impl ConnectionTrait,
+    select: Select<E>,
+    partner_id: i32,
+    table: &str,
+    narrow: Option<SimpleExpr>,
+) -> ApiResult<(Select<E>, u64)>
+where
+    E: EntityTrait,
+    E::Model: Sync,
+{
+    Ok(match narrow {
+        Some(condition) => {
+            let select = select.filter(condition);
+            let total = select.clone().count(db).await?;
+            (select, total)
+        }
+        None => (select, tenant_rows(db, partner_id, table).await?),
+    })
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use sea_orm::sea_query::{Query, SimpleExpr};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -260,14 +260,9 @@ async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: 
 /// `(partner_id, invoice_id)` index and the partner's total from its counter
 /// (`tenant_row_counts`), so neither grows with the partner's invoices.
 pub async fn bill_tos(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
-    let mut select = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
-    let total = match site_id {
-        Some(site_id) => {
-            select = select.filter(invoice_bill_to::Column::SiteId.eq(site_id));
-            select.clone().count(db).await?
-        }
-        None => crate::api::counts::tenant_rows(db, partner_id, "invoice_bill_tos").await?,
-    };
+    let partner_rows = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
+    let narrow = site_id.map(|id| invoice_bill_to::Column::SiteId.eq(id));
+    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
     let rows = select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, rows.into_iter().map(Into::into).collect()))
 }

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use sea_orm::sea_query::Query;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -182,15 +182,9 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
 /// One page of the partner's sites (or of `site_id` alone) by id, summarised;
 /// and how many there are.
 pub async fn search(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<SitePagedModel>)> {
-    let mut select = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
-    // The partner's total is its counter (kept by triggers); one site's is 0 or 1.
-    let total = match site_id {
-        Some(id) => {
-            select = select.filter(site::Column::Id.eq(id));
-            select.clone().count(db).await?
-        }
-        None => crate::api::counts::tenant_rows(db, partner_id, "sites").await?,
-    };
+    let partner_rows = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
+    let narrow = site_id.map(|id| site::Column::Id.eq(id));
+    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
     let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, summarise(db, sites).await?))
 }
