@@ -93,13 +93,13 @@ pub async fn run() -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve(&common, args).await,
         Some(Command::Migrate) => {
             let db = db::connect(&common.database_url).await?;
-            db::migrate(&db).await?;
+            crate::migrate(&db).await?;
             println!("migrations applied to {}", db::redact(&common.database_url));
             Ok(())
         }
         Some(Command::Seed { demo, file }) => {
             let db = db::connect(&common.database_url).await?;
-            db::migrate(&db).await?;
+            crate::migrate(&db).await?;
             let data = match (demo, file) {
                 (true, _) => seed::demo(),
                 (false, Some(path)) => {
@@ -203,7 +203,7 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let db = db::connect(&common.database_url).await?;
-    db::migrate(&db).await?;
+    crate::migrate(&db).await?;
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));

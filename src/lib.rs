@@ -23,3 +23,17 @@ pub use server::{AppState, Documents, app, documents, serve, serve_with};
 
 /// `<package version> (<git commit>)`, stamped by build.rs.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");
+
+/// The schema's migrations, then the data they leave to the application: forms
+/// stored before they kept their fields' wire shape get it. Every start-up and
+/// `switchboard migrate` runs this.
+pub async fn migrate(db: &sea_orm::DatabaseConnection) -> anyhow::Result<()> {
+    db::migrate(db).await?;
+    let filled = api::secure_forms::store::fill_missing_fields_json(db)
+        .await
+        .map_err(|err| anyhow::anyhow!("filling in the fields_json of stored secure forms: {err:?}"))?;
+    if filled > 0 {
+        tracing::info!(forms = filled, "filled in the fields_json of secure forms stored before it existed");
+    }
+    Ok(())
+}

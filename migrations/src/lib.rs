@@ -13,6 +13,7 @@ mod m20261121_000007_billing_engine;
 mod m20261121_000008_idempotent_location;
 mod m20261123_000009_refresh_tokens;
 mod m20261123_000010_list_counts;
+mod m20261124_000011_form_fields_json;
 
 pub struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000008_idempotent_location::Migration),
             Box::new(m20261123_000009_refresh_tokens::Migration),
             Box::new(m20261123_000010_list_counts::Migration),
+            Box::new(m20261124_000011_form_fields_json::Migration),
         ]
     }
 }

@@ -68,7 +68,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
         }
     };
     let mut connection = db::connect(&url).await.expect("connect");
-    db::migrate(&connection).await.expect("migrate");
+    switchboard::migrate(&connection).await.expect("migrate");
     let secret = ServerSecret::from_bytes(TEST_SECRET);
     let cipher = Arc::new(FieldCipher::new(&secret));
     seed::load(&connection, &cipher, seed::demo()).await.expect("demo data");

@@ -1,6 +1,7 @@
 //! The five secure form operations: persistence, paging, sorting, tenancy.
 
 use reqwest::Method;
+use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
 
 use crate::helpers::*;
@@ -263,6 +264,25 @@ async fn reads_load_children_in_a_fixed_number_of_queries() {
     let options: usize = form["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
     assert_eq!(options, 3, "the demo form's dropdown has its options: {form}");
     assert_eq!(app.query_count(), 1, "a form with its fields and options is one query");
+}
+
+/// A form's row keeps its fields in their wire shape (`fields_json`); forms from
+/// before that column get it from their field and option rows at start-up, and
+/// it must be what the API wrote for them.
+#[tokio::test]
+async fn forms_stored_before_fields_json_get_it_from_their_rows_at_start_up() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let form = create(&app, &token, &form_body("older")).await;
+    let path = format!("{FORMS}/{}", form["id"].as_str().unwrap());
+    app.db.execute_unprepared("UPDATE secure_forms SET fields_json = NULL").await.unwrap();
+    assert_problem(app.get(&path, &token).await, 500, 500001).await;
+    switchboard::migrate(&app.db).await.unwrap();
+    let read: Value = app.get(&path, &token).await.json().await.unwrap();
+    assert_eq!(read, form, "filled in from the rows, as create wrote it");
+    let demo: Value = app.get(&format!("{FORMS}/{DEMO_FORM_A}"), &token).await.json().await.unwrap();
+    let options: usize = demo["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
+    assert_eq!(options, 3, "the demo form is filled in too: {demo}");
 }
 
 /// The list's `total` is a per-site counter kept by triggers, not a count per

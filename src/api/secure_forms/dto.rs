@@ -248,7 +248,31 @@ pub struct SecureForm {
     pub logo: String,
     pub submit_button_text: String,
     /// Sorted by `order`.
-    pub fields: Vec<SecureFormField>,
+    #[schema(value_type = Vec<SecureFormField>)]
+    pub fields: FormFields,
+}
+
+/// A form's fields as the database keeps them: already in their wire shape
+/// (`Vec<SecureFormField>`, sorted), so a read copies them out instead of
+/// parsing and serialising them again (docs/performance.md).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FormFields(Box<serde_json::value::RawValue>);
+
+impl FormFields {
+    /// Sorts fields and their options as the documents promise (by `order`, then
+    /// id) and renders them.
+    pub fn render(mut fields: Vec<SecureFormField>) -> Self {
+        fields.sort_by_key(|field| (field.order, field.id));
+        for field in &mut fields {
+            field.options.sort_by_key(|option| (option.order, option.id));
+        }
+        Self(serde_json::value::to_raw_value(&fields).expect("fields serialise: no maps with non-string keys"))
+    }
+
+    pub fn as_json(&self) -> &str {
+        self.0.get()
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -300,8 +324,14 @@ pub struct SecureFormPage {
 }
 
 impl SecureForm {
-    pub fn from_row(row: secure_form::Model, fields: Vec<SecureFormField>) -> Self {
-        Self {
+    /// The form a row holds. Every write sets `fields_json` (and the server fills
+    /// it in at start-up for rows from before it existed), so its absence or a
+    /// JSON that does not parse is a fault, not a client's error.
+    pub fn from_row(row: secure_form::Model) -> anyhow::Result<Self> {
+        let fields = row.fields_json.ok_or_else(|| anyhow::anyhow!("secure form {} has no fields_json", row.id))?;
+        let fields = serde_json::value::RawValue::from_string(fields)
+            .map_err(|err| anyhow::anyhow!("the fields_json of secure form {}: {err}", row.id))?;
+        Ok(Self {
             id: row.id,
             name: row.name,
             description: row.description,
@@ -309,7 +339,7 @@ impl SecureForm {
             color: row.color,
             logo: row.logo,
             submit_button_text: row.submit_button_text,
-            fields,
-        }
+            fields: FormFields(fields),
+        })
     }
 }

@@ -1,20 +1,20 @@
-//! Persistence of secure forms. A read is one query whatever the number of
-//! forms, fields and options: each form row carries its fields and options as
-//! JSON aggregated by the database (`with_fields`).
+//! Persistence of secure forms. A form's row carries its fields and options in
+//! their wire shape (`fields_json`), written in the same transaction as the field
+//! and option rows, which keep the constraints (unique names, ids that belong to
+//! the form). A read is one row per form, copied out without parsing; a page is
+//! its rows and the site's counter.
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult,
-    Order, QueryFilter, QueryOrder, QueryResult, QuerySelect, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, Order,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
-use serde::Deserialize;
-
-use super::dto::{FieldType, SecureForm, SecureFormField, SecureFormFieldOption};
+use super::dto::{FieldType, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
 use crate::api::paging::PageRequest;
 use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
@@ -52,25 +52,24 @@ pub async fn list(
         .offset(page.offset())
         .limit(page.size)
         .to_owned();
-    let rows = with_fields(db, form::Entity::find())
+    let rows = form::Entity::find()
         .filter(form::Column::Id.in_subquery(page_ids))
         .order_by(sort_column, order)
         .order_by_asc(form::Column::Id)
-        .into_model::<FormRow>()
         .all(db)
         .await?;
-    rows.into_iter().map(FormRow::into_form).collect::<ApiResult<Vec<_>>>().map(|forms| (forms, total))
+    let forms = rows.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<Vec<_>>>().map_err(ApiError::internal)?;
+    Ok((forms, total))
 }
 
-/// The form `id` of `site_id` with its fields and options, in one query.
+/// The form `id` of `site_id` with its fields and options: one row.
 pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<SecureForm> {
-    with_fields(db, form::Entity::find_by_id(id))
+    let row = form::Entity::find_by_id(id)
         .filter(form::Column::SiteId.eq(site_id))
-        .into_model::<FormRow>()
         .one(db)
         .await?
-        .ok_or_else(|| ApiError::not_found("secure form"))?
-        .into_form()
+        .ok_or_else(|| ApiError::not_found("secure form"))?;
+    SecureForm::from_row(row).map_err(ApiError::internal)
 }
 
 /// Another site's form is answered exactly like a missing one.
@@ -82,22 +81,22 @@ pub async fn create(
     db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
     site_id: i32,
     id: Uuid,
-    draft: FormDraft,
+    mut draft: FormDraft,
 ) -> ApiResult<SecureForm> {
     let now = Utc::now();
+    let (children, fields_json) = Children::of(id, std::mem::take(&mut draft.fields));
     let txn = db.begin().await?;
-    form::Entity::insert(form::ActiveModel {
+    let row = form::Entity::insert(form::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),
         created_time: Set(now),
-        ..form_values(&draft, now)
+        ..form_values(&draft, now, fields_json)
     })
-    .exec_without_returning(&txn)
+    .exec_with_returning(&txn)
     .await?;
-    insert_children(&txn, id, draft.fields).await?;
-    let stored = find(&txn, site_id, id).await?;
+    children.insert(&txn).await?;
     txn.commit().await?;
-    Ok(stored)
+    SecureForm::from_row(row).map_err(ApiError::internal)
 }
 
 /// Full replacement. Fields and options keep the ids the body names (after
@@ -106,13 +105,14 @@ pub async fn replace(
     db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
     site_id: i32,
     id: Uuid,
-    draft: FormDraft,
+    mut draft: FormDraft,
 ) -> ApiResult<SecureForm> {
     let txn = db.begin().await?;
     find_row(&txn, site_id, id).await?;
     check_sent_ids(&txn, id, &draft.fields).await?;
     let now = Utc::now();
-    form::Entity::update(form::ActiveModel { id: Set(id), ..form_values(&draft, now) })
+    let (children, fields_json) = Children::of(id, std::mem::take(&mut draft.fields));
+    let row = form::Entity::update(form::ActiveModel { id: Set(id), ..form_values(&draft, now, fields_json) })
         .exec(&txn)
         .await?;
     // Children are rewritten wholesale: simpler than a diff, and it cannot trip
@@ -121,10 +121,9 @@ pub async fn replace(
         .filter(field::Column::SecureFormId.eq(id))
         .exec(&txn)
         .await?;
-    insert_children(&txn, id, draft.fields).await?;
-    let stored = find(&txn, site_id, id).await?;
+    children.insert(&txn).await?;
     txn.commit().await?;
-    Ok(stored)
+    SecureForm::from_row(row).map_err(ApiError::internal)
 }
 
 pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<()> {
@@ -139,7 +138,7 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     Ok(())
 }
 
-fn form_values(draft: &FormDraft, now: chrono::DateTime<Utc>) -> form::ActiveModel {
+fn form_values(draft: &FormDraft, now: chrono::DateTime<Utc>, fields_json: FormFields) -> form::ActiveModel {
     form::ActiveModel {
         name: Set(draft.name.clone()),
         description: Set(draft.description.clone()),
@@ -148,6 +147,7 @@ fn form_values(draft: &FormDraft, now: chrono::DateTime<Utc>) -> form::ActiveMod
         logo: Set(draft.logo.clone()),
         submit_button_text: Set(draft.submit_button_text.clone()),
         updated_time: Set(now),
+        fields_json: Set(Some(fields_json.as_json().to_owned())),
         ..Default::default()
     }
 }
@@ -199,157 +199,136 @@ fn field_ids_of(form_ids: Vec<Uuid>) -> sea_orm::sea_query::SelectStatement {
         .to_owned()
 }
 
-async fn insert_children(db: &impl ConnectionTrait, form_id: Uuid, fields: Vec<FieldDraft>) -> ApiResult<()> {
-    let mut field_rows = Vec::with_capacity(fields.len());
-    let mut option_rows = Vec::new();
-    for draft in fields {
-        let field_id = draft.id.unwrap_or_else(Uuid::now_v7);
-        option_rows.extend(draft.options.into_iter().map(|opt| option::ActiveModel {
-            id: Set(opt.id.unwrap_or_else(Uuid::now_v7)),
-            field_id: Set(field_id),
-            display_text: Set(opt.display_text),
-            sort_order: Set(opt.order),
-        }));
-        field_rows.push(field::ActiveModel {
-            id: Set(field_id),
-            secure_form_id: Set(form_id),
-            name: Set(draft.name),
-            display_name: Set(draft.display_name),
-            field_type: Set(draft.field_type.as_str().to_owned()),
-            sort_order: Set(draft.order),
-            is_required: Set(draft.is_required),
-            is_visible: Set(draft.is_visible),
-            is_system: Set(draft.is_system),
-            is_input_validation_enabled: Set(draft.is_input_validation_enabled),
-            regular_expression: Set(draft.regular_expression),
-            custom_validation_error_message: Set(draft.custom_validation_error_message),
-        });
-    }
-    if !field_rows.is_empty() {
-        field::Entity::insert_many(field_rows).exec_without_returning(db).await?;
-    }
-    if !option_rows.is_empty() {
-        option::Entity::insert_many(option_rows).exec_without_returning(db).await?;
-    }
-    Ok(())
+/// The field and option rows of a form, and the same in their wire shape.
+struct Children {
+    fields: Vec<field::ActiveModel>,
+    options: Vec<option::ActiveModel>,
 }
 
-/// Adds the column `fields_json` to a form query: the form's fields, each with
-/// its options, as one JSON array built by the database. sqlx hands every row
-/// from its SQLite thread to the runtime on its own, so a 10-field form with 5
-/// options each cost 61 hand-offs in three queries; this way it is one row in one
-/// query (docs/performance.md). The order is restored in Rust (`into_form`).
-fn with_fields(db: &impl ConnectionTrait, select: sea_orm::Select<form::Entity>) -> sea_orm::Select<form::Entity> {
-    let sql = match db.get_database_backend() {
-        DbBackend::Postgres => {
-            "(SELECT COALESCE(json_agg(json_build_object('id', f.id, 'secureFormId', f.secure_form_id, 'name', f.name, \
-             'displayName', f.display_name, 'type', f.field_type, 'order', f.sort_order, 'isRequired', f.is_required, \
-             'isVisible', f.is_visible, 'isSystem', f.is_system, 'isInputValidationEnabled', f.is_input_validation_enabled, \
-             'regularExpression', f.regular_expression, 'customValidationErrorMessage', f.custom_validation_error_message, \
-             'options', (SELECT COALESCE(json_agg(json_build_object('id', o.id, 'fieldId', o.field_id, \
-             'displayText', o.display_text, 'order', o.sort_order)), '[]'::json) \
-             FROM secure_form_field_options o WHERE o.field_id = f.id))), '[]'::json)::text \
-             FROM secure_form_fields f WHERE f.secure_form_id = \"secure_forms\".\"id\")"
+impl Children {
+    /// Gives new fields and options their ids.
+    fn of(form_id: Uuid, drafts: Vec<FieldDraft>) -> (Self, FormFields) {
+        let mut rows = Children { fields: Vec::with_capacity(drafts.len()), options: Vec::new() };
+        let mut wire = Vec::with_capacity(drafts.len());
+        for draft in drafts {
+            let field_id = draft.id.unwrap_or_else(Uuid::now_v7);
+            let options: Vec<SecureFormFieldOption> = draft
+                .options
+                .into_iter()
+                .map(|opt| SecureFormFieldOption {
+                    id: opt.id.unwrap_or_else(Uuid::now_v7),
+                    field_id,
+                    display_text: opt.display_text,
+                    order: opt.order,
+                })
+                .collect();
+            rows.options.extend(options.iter().map(|opt| option::ActiveModel {
+                id: Set(opt.id),
+                field_id: Set(field_id),
+                display_text: Set(opt.display_text.clone()),
+                sort_order: Set(opt.order),
+            }));
+            rows.fields.push(field::ActiveModel {
+                id: Set(field_id),
+                secure_form_id: Set(form_id),
+                name: Set(draft.name.clone()),
+                display_name: Set(draft.display_name.clone()),
+                field_type: Set(draft.field_type.as_str().to_owned()),
+                sort_order: Set(draft.order),
+                is_required: Set(draft.is_required),
+                is_visible: Set(draft.is_visible),
+                is_system: Set(draft.is_system),
+                is_input_validation_enabled: Set(draft.is_input_validation_enabled),
+                regular_expression: Set(draft.regular_expression.clone()),
+                custom_validation_error_message: Set(draft.custom_validation_error_message.clone()),
+            });
+            wire.push(SecureFormField {
+                id: field_id,
+                secure_form_id: form_id,
+                name: draft.name,
+                display_name: draft.display_name,
+                field_type: draft.field_type,
+                order: draft.order,
+                is_required: draft.is_required,
+                is_visible: draft.is_visible,
+                is_system: draft.is_system,
+                is_input_validation_enabled: draft.is_input_validation_enabled,
+                regular_expression: draft.regular_expression,
+                custom_validation_error_message: draft.custom_validation_error_message,
+                options,
+            });
         }
-        // UUIDs are 16-byte blobs here, which JSON cannot hold: hex, which `Uuid` parses.
-        _ => {
-            "(SELECT json_group_array(json_object('id', hex(f.id), 'secureFormId', hex(f.secure_form_id), 'name', f.name, \
-             'displayName', f.display_name, 'type', f.field_type, 'order', f.sort_order, 'isRequired', f.is_required, \
-             'isVisible', f.is_visible, 'isSystem', f.is_system, 'isInputValidationEnabled', f.is_input_validation_enabled, \
-             'regularExpression', f.regular_expression, 'customValidationErrorMessage', f.custom_validation_error_message, \
-             'options', json((SELECT json_group_array(json_object('id', hex(o.id), 'fieldId', hex(o.field_id), \
-             'displayText', o.display_text, 'order', o.sort_order)) \
-             FROM secure_form_field_options o WHERE o.field_id = f.id)))) \
-             FROM secure_form_fields f WHERE f.secure_form_id = \"secure_forms\".\"id\")"
+        (rows, FormFields::render(wire))
+    }
+
+    async fn insert(self, db: &impl ConnectionTrait) -> ApiResult<()> {
+        if !self.fields.is_empty() {
+            field::Entity::insert_many(self.fields).exec_without_returning(db).await?;
         }
-    };
-    select.column_as(Expr::cust(sql), "fields_json")
-}
-
-/// A form row with its `fields_json` column (see `with_fields`).
-struct FormRow {
-    form: form::Model,
-    fields_json: String,
-}
-
-impl FromQueryResult for FormRow {
-    fn from_query_result(row: &QueryResult, pre: &str) -> Result<Self, DbErr> {
-        Ok(Self { form: form::Model::from_query_result(row, pre)?, fields_json: row.try_get(pre, "fields_json")? })
+        if !self.options.is_empty() {
+            option::Entity::insert_many(self.options).exec_without_returning(db).await?;
+        }
+        Ok(())
     }
 }
 
-/// A field as `fields_json` holds it: SQLite has no booleans (0 and 1 come back).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StoredField {
-    id: Uuid,
-    secure_form_id: Uuid,
-    name: String,
-    display_name: String,
-    #[serde(rename = "type")]
-    field_type: String,
-    order: i32,
-    #[serde(deserialize_with = "flag")]
-    is_required: bool,
-    #[serde(deserialize_with = "flag")]
-    is_visible: bool,
-    #[serde(deserialize_with = "flag")]
-    is_system: bool,
-    #[serde(deserialize_with = "flag")]
-    is_input_validation_enabled: bool,
-    regular_expression: String,
-    custom_validation_error_message: String,
-    options: Vec<SecureFormFieldOption>,
-}
-
-fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    struct Flag;
-    impl serde::de::Visitor<'_> for Flag {
-        type Value = bool;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a boolean, or 0 or 1")
+/// Gives forms stored before `fields_json` existed theirs, from their field and
+/// option rows, a few hundred forms per transaction; a no-op once all have it.
+/// Runs after the migrations, before the server answers.
+pub async fn fill_missing_fields_json(db: &DatabaseConnection) -> ApiResult<u64> {
+    const BATCH: u64 = 500;
+    let mut filled = 0;
+    loop {
+        let txn = db.begin().await?;
+        let ids: Vec<Uuid> = form::Entity::find()
+            .select_only()
+            .column(form::Column::Id)
+            .filter(form::Column::FieldsJson.is_null())
+            .limit(BATCH)
+            .into_tuple()
+            .all(&txn)
+            .await?;
+        if ids.is_empty() {
+            txn.commit().await?;
+            return Ok(filled);
         }
-        fn visit_bool<E>(self, value: bool) -> Result<bool, E> {
-            Ok(value)
+        let fields = field::Entity::find().filter(field::Column::SecureFormId.is_in(ids.clone())).all(&txn).await?;
+        let mut options: HashMap<Uuid, Vec<SecureFormFieldOption>> = HashMap::new();
+        for opt in option::Entity::find().filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone()))).all(&txn).await? {
+            options.entry(opt.field_id).or_default().push(SecureFormFieldOption {
+                id: opt.id,
+                field_id: opt.field_id,
+                display_text: opt.display_text,
+                order: opt.sort_order,
+            });
         }
-        fn visit_u64<E>(self, value: u64) -> Result<bool, E> {
-            Ok(value != 0)
+        let mut by_form: HashMap<Uuid, Vec<SecureFormField>> = ids.iter().map(|id| (*id, Vec::new())).collect();
+        for f in fields {
+            by_form.entry(f.secure_form_id).or_default().push(SecureFormField {
+                id: f.id,
+                secure_form_id: f.secure_form_id,
+                name: f.name,
+                display_name: f.display_name,
+                // Only the API writes this column, always from a FieldType.
+                field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
+                order: f.sort_order,
+                is_required: f.is_required,
+                is_visible: f.is_visible,
+                is_system: f.is_system,
+                is_input_validation_enabled: f.is_input_validation_enabled,
+                regular_expression: f.regular_expression,
+                custom_validation_error_message: f.custom_validation_error_message,
+                options: options.remove(&f.id).unwrap_or_default(),
+            });
         }
-        fn visit_i64<E>(self, value: i64) -> Result<bool, E> {
-            Ok(value != 0)
+        for (id, fields) in by_form {
+            form::Entity::update_many()
+                .col_expr(form::Column::FieldsJson, Expr::value(FormFields::render(fields).as_json()))
+                .filter(form::Column::Id.eq(id))
+                .exec(&txn)
+                .await?;
+            filled += 1;
         }
-    }
-    deserializer.deserialize_any(Flag)
-}
-
-impl FormRow {
-    /// Fields and options sorted as the lists' `ORDER BY sort_order, id` would.
-    fn into_form(self) -> ApiResult<SecureForm> {
-        let mut stored: Vec<StoredField> = serde_json::from_str(&self.fields_json)
-            .map_err(|err| ApiError::internal(anyhow::anyhow!("reading the fields of form {}: {err}", self.form.id)))?;
-        stored.sort_by_key(|field| (field.order, field.id));
-        let fields = stored
-            .into_iter()
-            .map(|mut field| {
-                field.options.sort_by_key(|option| (option.order, option.id));
-                SecureFormField {
-                    id: field.id,
-                    secure_form_id: field.secure_form_id,
-                    name: field.name,
-                    display_name: field.display_name,
-                    // Only the API writes this column, always from a FieldType.
-                    field_type: FieldType::parse(&field.field_type).unwrap_or(FieldType::Text),
-                    order: field.order,
-                    is_required: field.is_required,
-                    is_visible: field.is_visible,
-                    is_system: field.is_system,
-                    is_input_validation_enabled: field.is_input_validation_enabled,
-                    regular_expression: field.regular_expression,
-                    custom_validation_error_message: field.custom_validation_error_message,
-                    options: field.options,
-                }
-            })
-            .collect();
-        Ok(SecureForm::from_row(self.form, fields))
+        txn.commit().await?;
     }
 }

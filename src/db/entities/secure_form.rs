@@ -16,6 +16,10 @@ pub struct Model {
     pub submit_button_text: String,
     pub created_time: DateTimeUtc,
     pub updated_time: DateTimeUtc,
+    /// The fields with their options in their wire shape, sorted; written with
+    /// the field and option rows (`secure_forms::store`).
+    #[sea_orm(column_type = "Text", nullable)]
+    pub fields_json: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
