@@ -14,7 +14,10 @@ use crate::error::ApiResult;
 /// Opens the database. SQLite runs in WAL mode with foreign keys on and a busy
 /// timeout, through a single pooled connection: SQLite allows one writer at a
 /// time, and one connection turns would-be "database is locked" errors into a
-/// short wait in the pool queue. PostgreSQL gets a regular pool.
+/// short wait in the pool queue. Its connections are not pinged when taken from
+/// the pool (sqlx's default): a ping is one more hand-off to the connection's
+/// thread per statement, and a file does not hang up. PostgreSQL gets a regular
+/// pool, pinged.
 pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options
@@ -26,6 +29,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
         options
             .max_connections(1)
             .min_connections(1)
+            .test_before_acquire(false)
             .map_sqlx_sqlite_opts(|opts| sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal));
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
@@ -51,6 +55,9 @@ pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::R
     options
         .max_connections(readers)
         .min_connections(1)
+        // A ping is a round trip to the connection's thread before every
+        // statement; a SQLite file does not hang up the way a server does.
+        .test_before_acquire(false)
         .acquire_timeout(Duration::from_secs(10))
         .sqlx_logging(false)
         .map_sqlx_sqlite_opts(|opts| sqlite_pragmas(opts.read_only(true)));
