@@ -190,21 +190,28 @@ fill_sites() { # from to
   python3 - "$1" "$2" > "$WORK/sites.json" <<'PY'
 import json, sys
 first, end = int(sys.argv[1]), int(sys.argv[2])
-print(json.dumps({"sites": [{"id": 100000 + n, "partnerId": 1, "company": f"Bench {n}"} for n in range(first, end)]}))
+sites = range(first, end)
+# Each site also gets a telephony configuration: the voicebot lists are the
+# spec's unpaged arrays of one site's rows, so what must not grow is the cost of
+# site 10000's list as the table fills with other sites' rows.
+print(json.dumps({"sites": [{"id": 100000 + n, "partnerId": 1, "company": f"Bench {n}"} for n in sites],
+                  "telephonyConfigurations": [{"siteId": 100000 + n, "phoneNumber": f"+1415{n:07d}", "phoneNumberCountry": "US"} for n in sites]}))
 PY
   "$BIN" seed --file "$WORK/sites.json" > /dev/null
 }
-log "data: $SMALL sites of partner 1"
+log "data: $SMALL sites of partner 1, a telephony configuration each"
 fill_sites 0 "$SMALL"
 scenario site_search_small "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_small "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
-log "data: $LARGE forms and $LARGE sites of partner 1"
+scenario telephony_list_small "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
+log "data: $LARGE forms, $LARGE sites of partner 1 and their telephony configurations"
 fill_forms "$LARGE"
 fill_sites "$SMALL" "$LARGE"
 scenario list_by_name_large "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
 scenario list_by_created_deep_large "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
 scenario site_search_large "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_large "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
+scenario telephony_list_large "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
 # Last: it adds forms.
 scenario create_form "/v4/secureform/secureForms" "$SITE_TOKEN" POST "$WORK/new-form.json"
 
@@ -231,7 +238,7 @@ for line in open(results):
     prism = by.get((name, "prism"))
     versus = f"{statistics.median(r for r, _, _ in prism):.0f} | {rps / statistics.median(r for r, _, _ in prism):.1f}" if prism else "- | -"
     print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} | {versus} |")
-for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep"):
+for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list"):
     a, b = small.get(f"{kind}_small"), small.get(f"{kind}_large")
     if a and b:
         print(f"\n{kind}: large / small data = {b / a:.2f} (1.00 is flat)", end="")

@@ -2,11 +2,6 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-// glibc's allocator spent ~12% of a GET under load in malloc/free and its locks
-// (perf, docs/performance.md); mimalloc's thread-local free lists do not.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
