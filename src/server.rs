@@ -44,6 +44,8 @@ pub struct AppState {
     pub clock: crate::clock::Clock,
     /// Bounds password hashing and throttles failed sign-ins.
     pub logins: Arc<crate::auth::guard::LoginGuard>,
+    /// Sites' answers kept by revision (`api::billing::sites::rendered`).
+    pub sites: Arc<crate::api::billing::sites::rendered::RenderedSites>,
 }
 
 pub struct Documents {

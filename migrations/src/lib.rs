@@ -14,6 +14,7 @@ mod m20261121_000008_idempotent_location;
 mod m20261123_000009_refresh_tokens;
 mod m20261123_000010_list_counts;
 mod m20261124_000011_form_fields_json;
+mod m20261125_000012_site_revisions;
 
 pub struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000009_refresh_tokens::Migration),
             Box::new(m20261123_000010_list_counts::Migration),
             Box::new(m20261124_000011_form_fields_json::Migration),
+            Box::new(m20261125_000012_site_revisions::Migration),
         ]
     }
 }

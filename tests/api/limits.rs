@@ -104,6 +104,7 @@ async fn a_keyed_request_that_panics_releases_its_key() {
         public_url: None,
         clock: Default::default(),
         logins: Default::default(),
+        sites: Default::default(),
     };
     async fn boom() -> &'static str {
         panic!("a handler that panics")

@@ -1,6 +1,7 @@
 //! Sites and site search: nested objects, partner isolation, paging, exact
 //! money, and a fixed number of queries whatever the data.
 
+use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
 use switchboard::auth::Permission;
 
@@ -173,7 +174,6 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     let token = app.partner_admin(1);
     let paths = [
         "/api/billing/sites",
-        "/api/billing/sites/10000",
         "/api/billing/site/search?pageSize=100",
         "/api/billing/subscriptionPricingModels",
         "/api/billing/subscriptions",
@@ -186,6 +186,7 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     for path in paths {
         before.push(queries_for(&app, path, &token).await);
     }
+    let demo_site = queries_for(&app, "/api/billing/sites/10000", &token).await;
     app.load(many_sites(12)).await;
     let sites: Value = app.get("/api/billing/sites", &token).await.json().await.unwrap();
     assert_eq!(sites.as_array().unwrap().len(), 14);
@@ -197,6 +198,69 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     }
     assert_eq!(before, after, "queries per request for {paths:?}");
     assert!(after.iter().all(|&n| n <= 16), "{after:?}");
+    // A site's answer: rendered in as many queries for a site of many rows as for
+    // the demo's, then kept for its revision (one query checks it).
+    assert_eq!(queries_for(&app, "/api/billing/sites/30011", &token).await, demo_site);
+    assert!(demo_site <= 16, "{demo_site}");
+    assert_eq!(queries_for(&app, "/api/billing/sites/30011", &token).await, 1, "a kept answer");
+    assert_eq!(queries_for(&app, "/api/billing/sites/10000", &token).await, 1, "a kept answer");
+}
+
+/// A site's answer is kept per revision of the site, and the revision follows
+/// every write to what the answer shows, by triggers (migration 12): each write
+/// below, made straight in the database as no API path would, moves the
+/// revision, and the kept answer is then the one a fresh read renders
+/// (`GET /sites?id=`, never kept).
+#[tokio::test]
+async fn a_kept_site_answer_follows_every_write_to_what_it_shows() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    app.load(many_sites(1)).await;
+    let path = "/api/billing/sites/30000";
+    let writes = [
+        ("sites", "UPDATE sites SET company = 'Renamed' WHERE id = 30000"),
+        ("tags", "UPDATE tags SET name = 'Renamed' WHERE id IN (SELECT tag_id FROM site_tags WHERE site_id = 30000)"),
+        ("agents", "UPDATE agents SET display_name = 'Renamed' WHERE site_id = 30000"),
+        ("site_contracts", "UPDATE site_contracts SET name = 'Renamed' WHERE site_id = 30000"),
+        ("site_contract_attachments", "UPDATE site_contract_attachments SET name = 'renamed.pdf' WHERE site_id = 30000"),
+        ("site_billing_configs", "UPDATE site_billing_configs SET purchased_agents = purchased_agents + 7 WHERE site_id = 30000"),
+        ("currencies", "UPDATE currencies SET symbol = 'US$' WHERE id = 'USD'"),
+        ("subscriptions", "UPDATE subscriptions SET name = 'Renamed' WHERE site_id = 30000"),
+        ("subscription_pricing_models", "UPDATE subscription_pricing_models SET name = 'Renamed' WHERE site_id = 30000"),
+        ("subscription_price_segments", "UPDATE subscription_price_segments SET to_quantity = to_quantity + 1 WHERE site_id = 30000"),
+        ("invoice_line_items", "UPDATE invoice_line_items SET name = 'Renamed' WHERE site_id = 30000"),
+        ("invoices", "UPDATE invoices SET currency_id = 'EUR' WHERE site_id = 30000"),
+        ("site_tags", "DELETE FROM site_tags WHERE site_id = 30000"),
+        ("site_tags", "INSERT INTO site_tags (site_id, tag_id) SELECT 30000, tag_id FROM site_tags WHERE site_id = 10000"),
+        ("agents", "DELETE FROM agents WHERE site_id = 30000"),
+    ];
+    let mut kept: Value = app.get(path, &token).await.json().await.unwrap();
+    for (table, write) in writes {
+        let before = site_revision(&app, 30000).await;
+        app.db.execute_unprepared(write).await.unwrap();
+        assert_ne!(site_revision(&app, 30000).await, before, "a write to {table} moves the revision: {write}");
+        let answer: Value = app.get(path, &token).await.json().await.unwrap();
+        let fresh: Value = app.get("/api/billing/sites?id=30000", &token).await.json().await.unwrap();
+        assert_eq!(answer, fresh[0], "after {write}");
+        if table != "invoices" {
+            assert_ne!(answer, kept, "{write} changes the answer");
+        }
+        kept = answer;
+    }
+    // Another site's rows leave this one's revision alone.
+    let before = site_revision(&app, 30000).await;
+    app.db.execute_unprepared("UPDATE agents SET display_name = 'Other' WHERE site_id = 10000").await.unwrap();
+    assert_eq!(site_revision(&app, 30000).await, before);
+}
+
+async fn site_revision(app: &TestApp, site: i32) -> i64 {
+    let row = app
+        .db
+        .query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), format!("SELECT revision FROM sites WHERE id = {site}")))
+        .await
+        .unwrap()
+        .expect("the site");
+    row.try_get_by_index::<i64>(0).unwrap()
 }
 
 /// The search's `total` is the partner's counter kept by triggers: it follows

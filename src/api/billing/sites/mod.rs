@@ -1,23 +1,27 @@
 //! Sites (permission ManageSite): a partner's customer sites with everything
 //! partner billing knows about them, and a paged search over them. Wire types
-//! are in `dto`, the queries in `store`.
+//! are in `dto`, the queries in `store`, answers kept by revision in `rendered`.
 
 pub mod dto;
+pub mod rendered;
 pub mod store;
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
-use super::scope::{SiteSet, partner_site};
+use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
 
 const TAG: &str = "Sites";
@@ -66,10 +70,21 @@ async fn get_site(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Path(id): Path<i32>,
-) -> ApiResult<Json<Site>> {
-    partner_site(&state.reads, caller.partner_id, id).await?;
-    let mut sites = store::load_sites(&state.reads, &SiteSet::Ids(vec![id]), None).await?;
-    Ok(Json(sites.pop().ok_or_else(|| crate::error::ApiError::not_found("site"))?))
+) -> ApiResult<Response> {
+    // Rendered once per revision of the site (`rendered`); the revision's query
+    // is also the tenancy check.
+    let revision = store::revision(&state.reads, caller.partner_id, id).await?;
+    let answer = match state.sites.get(id, revision) {
+        Some(kept) => kept,
+        None => {
+            let site = store::load_sites(&state.reads, &SiteSet::Ids(vec![id]), None).await?.pop();
+            let site = site.ok_or_else(|| ApiError::not_found("site"))?;
+            let answer = Bytes::from(serde_json::to_vec(&site).map_err(ApiError::internal)?);
+            state.sites.keep(id, revision, answer.clone());
+            answer
+        }
+    };
+    Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 #[derive(Deserialize, IntoParams, Validate)]

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sea_orm::sea_query::Query;
+use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
@@ -17,7 +17,10 @@ use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
 };
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
+
+/// Kept by triggers only, so not a field of the entity: no write sets it.
+const REVISION: &str = "revision";
 
 fn agent_out(a: agent::Model) -> Agent {
     Agent {
@@ -65,6 +68,19 @@ fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) ->
         grouped.entry(site_of(&row)).or_default().push(row);
     }
     grouped
+}
+
+/// The partner's site's revision (migration 12), or 404 (also for another
+/// partner's site).
+pub async fn revision(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<i64> {
+    site::Entity::find_by_id(site_id)
+        .filter(site::Column::PartnerId.eq(partner_id))
+        .select_only()
+        .column_as(Expr::col(REVISION), "revision")
+        .into_tuple::<i64>()
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site"))
 }
 
 /// The sites of `set` by id, each with every nested object.
