@@ -225,7 +225,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     if db::is_sqlite(&common.database_url) {
         crate::telemetry::time_statements(&mut reads, "readers");
     }
-    let state = AppState { db, reads, tokens, cipher, public_url: args.public_url.map(Arc::from), clock: Default::default(), logins: Default::default(), sites: Default::default() };
+    let state = AppState { public_url: args.public_url.map(Arc::from), ..AppState::new(db, reads, tokens, cipher) };
     let app = match args.rate_limit {
         Some(per_second) => crate::rate_limit::limit(crate::app(state), per_second),
         None => crate::app(state),

@@ -46,6 +46,26 @@ pub struct AppState {
     pub logins: Arc<crate::auth::guard::LoginGuard>,
     /// Sites' answers kept by revision (`api::billing::sites::rendered`).
     pub sites: Arc<crate::api::billing::sites::rendered::RenderedSites>,
+    /// Writes secure form creates in batches (`api::secure_forms::writer`).
+    pub forms: crate::api::secure_forms::writer::FormWriter,
+}
+
+impl AppState {
+    /// The state over `db` (writes) and `reads`, everything else at its
+    /// default; starts the secure form writer on `db`.
+    pub fn new(db: DatabaseConnection, reads: DatabaseConnection, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
+        Self {
+            forms: secure_forms::writer::FormWriter::spawn(db.clone()),
+            db,
+            reads,
+            tokens,
+            cipher,
+            public_url: None,
+            clock: Default::default(),
+            logins: Default::default(),
+            sites: Default::default(),
+        }
+    }
 }
 
 pub struct Documents {

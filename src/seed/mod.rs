@@ -401,5 +401,7 @@ async fn secure_form(
     input: secure_forms::dto::SecureFormInput,
 ) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
     let draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
-    secure_forms::store::create(txn, site_id, id.unwrap_or_else(uuid::Uuid::now_v7), draft).await
+    let form = secure_forms::store::NewForm { site_id, id: id.unwrap_or_else(uuid::Uuid::now_v7), draft };
+    let mut created = secure_forms::store::create_all(txn, std::slice::from_ref(&form)).await?;
+    Ok(created.remove(0))
 }

@@ -81,7 +81,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     let mut reads = db::connect_reader(&url, &connection).await.expect("connect readers");
     reads.set_metric_callback(count);
     let tokens = Arc::new(TokenService::new(&secret));
-    let state = AppState { db: connection.clone(), reads, tokens: tokens.clone(), cipher, public_url: public_url.map(Into::into), clock, logins: Default::default(), sites: Default::default() };
+    let state = AppState { public_url: public_url.map(Into::into), clock, ..AppState::new(connection.clone(), reads, tokens.clone(), cipher) };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve_with(listener, switchboard::app(state), limits));

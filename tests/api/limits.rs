@@ -96,16 +96,8 @@ async fn a_keyed_request_that_panics_releases_its_key() {
     use switchboard::secret::ServerSecret;
 
     let app = spawn_app().await;
-    let state = switchboard::AppState {
-        db: app.db.clone(),
-        reads: app.db.clone(),
-        tokens: app.tokens.clone(),
-        cipher: Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET))),
-        public_url: None,
-        clock: Default::default(),
-        logins: Default::default(),
-        sites: Default::default(),
-    };
+    let cipher = Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET)));
+    let state = switchboard::AppState::new(app.db.clone(), app.db.clone(), app.tokens.clone(), cipher);
     async fn boom() -> &'static str {
         panic!("a handler that panics")
     }

@@ -4,6 +4,7 @@ pub mod dto;
 pub mod rules;
 pub mod store;
 mod svg;
+pub mod writer;
 
 use axum::Json;
 use axum::extract::State;
@@ -148,7 +149,7 @@ async fn create_secure_form(
     JsonBody(input): JsonBody<SecureFormInput>,
 ) -> ApiResult<impl IntoResponse> {
     let draft = rules::validate(input, Target::Create)?;
-    let form = store::create(&state.db, caller.site_id, Uuid::now_v7(), draft).await?;
+    let form = state.forms.create(store::NewForm { site_id: caller.site_id, id: Uuid::now_v7(), draft }).await?;
     let location = format!("{BASE}/{}", form.id);
     Ok(crate::api::created(location, form))
 }

@@ -1,0 +1,146 @@
+//! Creates of secure forms go through one task, which writes every create
+//! waiting at that moment in one transaction (group commit): a create used to
+//! take the database four times (BEGIN, the form, its fields, COMMIT) on the
+//! one SQLite writer, each a hand-off to the connection's thread; a batch takes
+//! it four or five times for all its creates. A create is answered after its
+//! batch commits, so an acknowledged form is stored. If a batch fails, each of
+//! its creates is tried again alone, so one bad create fails only itself.
+
+use futures_util::FutureExt;
+use sea_orm::DatabaseConnection;
+use tokio::sync::{mpsc, oneshot};
+
+use super::dto::SecureForm;
+use super::store::{self, NewForm};
+use crate::error::{ApiError, ApiResult};
+
+/// Creates written together at most (each batch's rows are chunked further by
+/// `store::create_all`); more wait for the next batch.
+const MAX_BATCH: usize = 128;
+/// Creates waiting at most; more wait to be queued (back pressure on the
+/// requests, each bounded by the server's request timeout).
+const QUEUE: usize = 1_024;
+
+#[derive(Clone)]
+pub struct FormWriter(mpsc::Sender<Job>);
+
+struct Job {
+    form: NewForm,
+    answer: oneshot::Sender<ApiResult<SecureForm>>,
+}
+
+impl FormWriter {
+    /// Starts the writer on `db`; it runs until every `FormWriter` is dropped.
+    pub fn spawn(db: DatabaseConnection) -> Self {
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        tokio::spawn(run(db, receiver));
+        Self(sender)
+    }
+
+    pub async fn create(&self, form: NewForm) -> ApiResult<SecureForm> {
+        let (answer, answered) = oneshot::channel();
+        self.0.send(Job { form, answer }).await.map_err(|_| stopped())?;
+        answered.await.map_err(|_| stopped())?
+    }
+}
+
+fn stopped() -> ApiError {
+    ApiError::internal(anyhow::anyhow!("the secure form writer stopped before answering"))
+}
+
+async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
+    let mut jobs = Vec::with_capacity(MAX_BATCH);
+    while receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
+        let batch = std::mem::take(&mut jobs);
+        // A panic fails its batch's requests (their answers are dropped: 500),
+        // not the writer.
+        if std::panic::AssertUnwindSafe(write(&db, batch)).catch_unwind().await.is_err() {
+            tracing::error!("the secure form writer panicked on a batch; its creates were answered 500");
+        }
+    }
+}
+
+async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
+    let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
+    if forms.len() > 1 {
+        if let Ok(created) = store::create_all(db, &forms).await {
+            for (answer, form) in answers.into_iter().zip(created) {
+                let _ = answer.send(Ok(form));
+            }
+            return;
+        }
+    }
+    for (form, answer) in forms.iter().zip(answers) {
+        let created = store::create_all(db, std::slice::from_ref(form)).await.map(|mut one| one.remove(0));
+        let _ = answer.send(created);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::api::secure_forms::dto::SecureFormInput;
+    use crate::api::secure_forms::rules::{Target, validate};
+
+    fn new_form(id: Uuid, name: &str) -> NewForm {
+        let input: SecureFormInput = serde_json::from_value(serde_json::json!({
+            "name": name, "color": "#112233", "greetingMessage": "Hi", "submitButtonText": "Pay",
+            "fields": [{"name": "card", "displayName": "Card", "type": "text", "order": 1}]
+        }))
+        .unwrap();
+        NewForm { site_id: 10000, id, draft: validate(input, Target::Create).unwrap() }
+    }
+
+    async fn demo_database() -> DatabaseConnection {
+        let db = crate::db::connect("sqlite::memory:").await.unwrap();
+        crate::db::migrate(&db).await.unwrap();
+        let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[7; 32]));
+        crate::seed::load(&db, &cipher, crate::seed::demo()).await.unwrap();
+        db
+    }
+
+    /// One create that the database refuses (an id already stored) in a batch
+    /// fails alone; the others are stored and answered.
+    #[tokio::test]
+    async fn a_refused_create_fails_alone_in_its_batch() {
+        let db = demo_database().await;
+        let taken = Uuid::now_v7();
+        FormWriter::spawn(db.clone()).create(new_form(taken, "first")).await.unwrap();
+        let (mut batch, mut answers) = (Vec::new(), Vec::new());
+        for n in 0..20 {
+            let (answer, answered) = oneshot::channel();
+            let id = if n == 7 { taken } else { Uuid::now_v7() };
+            batch.push(Job { form: new_form(id, &format!("form {n}")), answer });
+            answers.push(answered);
+        }
+        write(&db, batch).await;
+        for (n, answered) in answers.into_iter().enumerate() {
+            match answered.await.unwrap() {
+                Ok(form) => assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("form {n}")),
+                Err(err) => assert_eq!((n, axum::response::IntoResponse::into_response(err).status().as_u16()), (7, 409)),
+            }
+        }
+        let (forms, total) = store::list(&db, 10000, crate::api::paging::PageRequest { index: 1, size: 100 }, store::SortBy::Name, false).await.unwrap();
+        assert_eq!(forms.iter().filter(|f| f.name.starts_with("form ")).count(), 19);
+        assert!(total >= 20, "{total}");
+    }
+
+    /// Creates sent at once are written in batches and each answered with its own form.
+    #[tokio::test]
+    async fn creates_sent_together_are_each_answered() {
+        let db = demo_database().await;
+        let writer = FormWriter::spawn(db.clone());
+        let pending: Vec<_> = (0..50)
+            .map(|n| {
+                let writer = writer.clone();
+                tokio::spawn(async move { writer.create(new_form(Uuid::now_v7(), &format!("together {n}"))).await })
+            })
+            .collect();
+        for (n, task) in pending.into_iter().enumerate() {
+            let form = task.await.unwrap().unwrap();
+            assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("together {n}"));
+        }
+    }
+}
