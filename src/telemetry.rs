@@ -12,7 +12,11 @@
 //!   for a connection; a pool whose `in_use` stays at its maximum is where it
 //!   shows);
 //! - `switchboard_login_checks_waiting` and `switchboard_login_checks_refused_total`
-//!   (the password hashing queue, `auth::password`).
+//!   (the password hashing queue, `auth::password`);
+//! - `switchboard_form_writer_waiting` (sampled at each scrape) and
+//!   `switchboard_form_writer_batch_size` (a histogram): the creates queued for
+//!   the secure form writer and how many it commits together
+//!   (`api::secure_forms::writer`).
 //!
 //! The recorder is process-wide (the `metrics` facade); recording is a few
 //! atomic operations per request.
@@ -33,6 +37,7 @@ use sea_orm::{DatabaseConnection, DbBackend};
 
 use crate::AppState;
 
+const BATCH_BUCKETS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
 const DURATION_BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
 /// The process's recorder, installed on first use; a thread drains histogram
@@ -42,6 +47,8 @@ pub fn recorder() -> &'static PrometheusHandle {
     HANDLE.get_or_init(|| {
         let handle = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Suffix("duration_seconds".to_owned()), &DURATION_BUCKETS)
+            .expect("buckets are not empty")
+            .set_buckets_for_metric(Matcher::Suffix("batch_size".to_owned()), &BATCH_BUCKETS)
             .expect("buckets are not empty")
             .install_recorder()
             .expect("no other metrics recorder is installed");
@@ -73,6 +80,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn scrape(State(state): State<AppState>) -> Response {
+    metrics::gauge!("switchboard_form_writer_waiting").set(state.forms.waiting() as f64);
     sample_pool("writer", &state.db);
     // On PostgreSQL the readers are the writer's pool.
     if state.reads.get_database_backend() == DbBackend::Sqlite {

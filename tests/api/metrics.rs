@@ -30,6 +30,8 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert_eq!(app.get("/wp-login.php", &token).await.status(), 404);
     let wrong = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "not-it")];
     assert_eq!(app.client.post(app.url("/oauth/token")).form(&wrong).send().await.unwrap().status(), 401);
+    let form = serde_json::json!({"name": "Counted", "color": "#112233", "greetingMessage": "Hi", "submitButtonText": "Pay", "fields": []});
+    assert_eq!(app.post("/v4/secureform/secureForms", &token, &form).await.status(), 201);
     let after = scrape(&app).await;
 
     let ok = r#"switchboard_http_requests_total{operation="getSecureForm",status="200"}"#;
@@ -45,6 +47,10 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert!(after.contains(r#"switchboard_db_pool_max_connections{pool="writer"}"#), "{after}");
     assert!(after.contains(r#"switchboard_db_pool_connections{pool="writer",state="in_use"}"#), "{after}");
     assert!(after.contains("switchboard_login_checks_waiting"), "{after}");
+    let batches = "switchboard_form_writer_batch_size_count";
+    assert!(sample(&after, batches) > sample(&before, batches), "{after}");
+    assert!(after.contains(r#"switchboard_form_writer_batch_size_bucket{le="1"}"#), "{after}");
+    assert!(after.contains("switchboard_form_writer_waiting 0"), "{after}");
 }
 
 #[tokio::test]

@@ -37,6 +37,11 @@ impl FormWriter {
         Self(sender)
     }
 
+    /// Creates queued and not yet taken into a batch.
+    pub fn waiting(&self) -> usize {
+        self.0.max_capacity() - self.0.capacity()
+    }
+
     pub async fn create(&self, form: NewForm) -> ApiResult<SecureForm> {
         let (answer, answered) = oneshot::channel();
         self.0.send(Job { form, answer }).await.map_err(|_| stopped())?;
@@ -52,6 +57,7 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     while receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
         let batch = std::mem::take(&mut jobs);
+        metrics::histogram!("switchboard_form_writer_batch_size").record(batch.len() as f64);
         // A panic fails its batch's requests (their answers are dropped: 500),
         // not the writer.
         if std::panic::AssertUnwindSafe(write(&db, batch)).catch_unwind().await.is_err() {
