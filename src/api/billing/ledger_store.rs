@@ -14,7 +14,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::invoices::store::{InvoiceHeader, insert_invoice, minor_units, tax_for};
-use super::scope::{SiteSet, partner_site};
+use super::scope::SiteSet;
 use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load, plans};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use crate::billing::BillingError;
@@ -142,17 +142,22 @@ async fn open(
     wants: &Wants,
     lock: bool,
 ) -> ApiResult<Opened> {
-    let locked = if lock {
+    if lock {
         config::Entity::update_many()
             .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents).into())
             .filter(config::Column::SiteId.eq(site_id))
             .exec(txn)
-            .await?
-            .rows_affected
-    } else {
-        1
-    };
-    let site = partner_site(txn, partner_id, site_id).await?;
+            .await?;
+    }
+    // The site with its configuration and profile: one query (each statement is
+    // a hand-off to the connection's thread, docs/performance.md).
+    let (site, config, profile) = site::Entity::find_by_id(site_id)
+        .filter(site::Column::PartnerId.eq(partner_id))
+        .find_also_related(config::Entity)
+        .find_also(site::Entity, site_billing_profile::Entity)
+        .one(txn)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site"))?;
     if let Some(agent_id) = agent_id {
         let agent = agent::Entity::find_by_id(agent_id).filter(agent::Column::SiteId.eq(site_id)).one(txn).await?;
         if agent.is_none() {
@@ -161,12 +166,8 @@ async fn open(
             return Err(v.into_error());
         }
     }
-    let config = match locked {
-        0 => None,
-        _ => config::Entity::find_by_id(site_id).one(txn).await?,
-    }
-    .ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
-    let profile = site_billing_profile::Entity::find_by_id(site_id).one(txn).await?;
+    let config =
+        config.ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
     let card_number = match &profile {
         Some(p) if !p.primary_card_number_encrypted.is_empty() => {
             Some(cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)

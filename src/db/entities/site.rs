@@ -49,3 +49,24 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// A site's billing configuration (one at most), read with the site by the
+/// billing operations.
+impl Related<super::site_billing_config::Entity> for Entity {
+    fn to() -> RelationDef {
+        Entity::belongs_to(super::site_billing_config::Entity)
+            .from(Column::Id)
+            .to(super::site_billing_config::Column::SiteId)
+            .into()
+    }
+}
+
+/// A site's billing profile (one at most).
+impl Related<super::site_billing_profile::Entity> for Entity {
+    fn to() -> RelationDef {
+        Entity::belongs_to(super::site_billing_profile::Entity)
+            .from(Column::Id)
+            .to(super::site_billing_profile::Column::SiteId)
+            .into()
+    }
+}
