@@ -223,7 +223,10 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     // On PostgreSQL the readers are the writer's pool (a clone, timed with it).
     let mut reads = db::connect_reader(&common.database_url, &db).await?;
     if db::is_sqlite(&common.database_url) {
-        crate::telemetry::time_statements(&mut reads, "readers");
+        crate::telemetry::time_statements(&mut reads.pool, "readers");
+    }
+    if let Some(on_thread) = &mut reads.on_thread {
+        crate::telemetry::time_on_thread_statements(on_thread);
     }
     let state = AppState { public_url: args.public_url.map(Arc::from), ..AppState::new(db, reads, tokens, cipher) };
     let app = match args.rate_limit {

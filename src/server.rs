@@ -48,16 +48,19 @@ pub struct AppState {
     pub sites: Arc<crate::api::billing::sites::rendered::RenderedSites>,
     /// Writes secure form creates in batches (`api::secure_forms::writer`).
     pub forms: crate::api::secure_forms::writer::FormWriter,
+    /// Point reads on the request's thread, on SQLite files (`db::on_thread`).
+    pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
 }
 
 impl AppState {
     /// The state over `db` (writes) and `reads`, everything else at its
     /// default; starts the secure form writer on `db`.
-    pub fn new(db: DatabaseConnection, reads: DatabaseConnection, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
+    pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
         Self {
             forms: secure_forms::writer::FormWriter::spawn(db.clone()),
+            on_thread: reads.on_thread.map(Arc::new),
             db,
-            reads,
+            reads: reads.pool,
             tokens,
             cipher,
             public_url: None,

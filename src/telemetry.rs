@@ -74,6 +74,15 @@ pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
     });
 }
 
+/// Times every statement read on the request's thread (`db::on_thread`) into
+/// the same histogram, as pool "on_thread".
+pub fn time_on_thread_statements(reads: &mut crate::db::on_thread::OnThreadReads) {
+    recorder();
+    reads.set_metric_callback(|elapsed| {
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => "on_thread").record(elapsed.as_secs_f64());
+    });
+}
+
 /// `GET /metrics`: the Prometheus text format.
 pub fn router() -> Router<AppState> {
     Router::new().route("/metrics", get(scrape))

@@ -2,6 +2,7 @@
 
 pub mod entities;
 pub mod money;
+pub mod on_thread;
 
 use std::time::Duration;
 
@@ -10,14 +11,20 @@ use migration::{Migrator, MigratorTrait};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DatabaseTransaction};
 
 use crate::error::ApiResult;
+use on_thread::OnThreadReads;
 
 /// Opens the database. SQLite runs in WAL mode with foreign keys on and a busy
 /// timeout, through a single pooled connection: SQLite allows one writer at a
 /// time, and one connection turns would-be "database is locked" errors into a
-/// short wait in the pool queue. Its connections are not pinged when taken from
-/// the pool (sqlx's default): a ping is one more hand-off to the connection's
-/// thread per statement, and a file does not hang up. PostgreSQL gets a regular
-/// pool, pinged.
+/// short wait in the pool queue. PostgreSQL gets a pool of 16.
+///
+/// Connections are not pinged when taken from the pool (sqlx's default is to):
+/// on SQLite a ping is one more hand-off to the connection's thread per
+/// statement, on PostgreSQL one more round trip per request, and sqlx pings
+/// each connection anyway when it is given back, closing those that fail. A
+/// connection cut since (PostgreSQL restarted) fails its next statement with a
+/// connection error, which is a 503 to retry (`error::database_unreachable`),
+/// and is closed.
 pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options
@@ -34,7 +41,11 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
         // SQLite pool's one connection is shared by queued writers: they may wait.)
-        options.max_connections(16).min_connections(1).acquire_timeout(Duration::from_secs(3));
+        options
+            .max_connections(16)
+            .min_connections(1)
+            .acquire_timeout(Duration::from_secs(3))
+            .test_before_acquire(false);
     }
     Database::connect(options)
         .await
@@ -46,9 +57,9 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
 /// two per core. (sqlx runs each SQLite connection on a thread of its own, so
 /// one connection would serialise every read of every request.) PostgreSQL and
 /// in-memory SQLite read through `writer`'s pool.
-pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::Result<DatabaseConnection> {
-    if !is_sqlite(url) || url.contains(":memory:") || url.contains("mode=memory") {
-        return Ok(writer.clone());
+pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::Result<Readers> {
+    if !is_sqlite(url) || is_in_memory(url) {
+        return Ok(Readers::pool_only(writer.clone()));
     }
     let readers = std::thread::available_parallelism().map_or(2, |n| n.get() as u32 * 2);
     let mut options = ConnectOptions::new(url.to_owned());
@@ -61,9 +72,23 @@ pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::R
         .acquire_timeout(Duration::from_secs(10))
         .sqlx_logging(false)
         .map_sqlx_sqlite_opts(|opts| sqlite_pragmas(opts.read_only(true)));
-    Database::connect(options)
+    let pool = Database::connect(options)
         .await
-        .with_context(|| format!("connecting readers to the database at {}", redact(url)))
+        .with_context(|| format!("connecting readers to the database at {}", redact(url)))?;
+    Ok(Readers { pool, on_thread: OnThreadReads::for_url(url) })
+}
+
+/// What reads go through: a pool, and on SQLite files readers on the
+/// request's own thread for the reads of one row by key (`on_thread`).
+pub struct Readers {
+    pub pool: DatabaseConnection,
+    pub on_thread: Option<OnThreadReads>,
+}
+
+impl Readers {
+    pub fn pool_only(pool: DatabaseConnection) -> Self {
+        Self { pool, on_thread: None }
+    }
 }
 
 /// What every SQLite connection runs with, writer and readers: WAL, foreign keys,
@@ -84,6 +109,10 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
 
 pub fn is_sqlite(url: &str) -> bool {
     url.starts_with("sqlite:")
+}
+
+fn is_in_memory(url: &str) -> bool {
+    url.contains(":memory:") || url.contains("mode=memory")
 }
 
 /// Creates the directory of a file-backed SQLite URL so a fresh checkout starts.
@@ -146,7 +175,7 @@ mod tests {
         let url = format!("sqlite://{}/db.sqlite?mode=rwc", dir.display());
         let writer = connect(&url).await.unwrap();
         let readers = connect_reader(&url, &writer).await.unwrap();
-        for db in [&writer, &readers] {
+        for db in [&writer, &readers.pool] {
             assert_eq!(pragma(db, "journal_mode").await, "wal");
             assert_eq!(pragma(db, "foreign_keys").await, "1");
             assert_eq!(pragma(db, "busy_timeout").await, "10000");

@@ -79,7 +79,14 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     };
     connection.set_metric_callback(count.clone());
     let mut reads = db::connect_reader(&url, &connection).await.expect("connect readers");
-    reads.set_metric_callback(count);
+    reads.pool.set_metric_callback(count);
+    // Statements run on the request's thread (SQLite files) are queries too.
+    if let Some(on_thread) = &mut reads.on_thread {
+        let counter = queries.clone();
+        on_thread.set_metric_callback(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+    }
     let tokens = Arc::new(TokenService::new(&secret));
     let state = AppState { public_url: public_url.map(Into::into), clock, ..AppState::new(connection.clone(), reads, tokens.clone(), cipher) };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

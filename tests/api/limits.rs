@@ -97,7 +97,7 @@ async fn a_keyed_request_that_panics_releases_its_key() {
 
     let app = spawn_app().await;
     let cipher = Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET)));
-    let state = switchboard::AppState::new(app.db.clone(), app.db.clone(), app.tokens.clone(), cipher);
+    let state = switchboard::AppState::new(app.db.clone(), switchboard::db::Readers::pool_only(app.db.clone()), app.tokens.clone(), cipher);
     async fn boom() -> &'static str {
         panic!("a handler that panics")
     }

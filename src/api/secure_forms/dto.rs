@@ -323,22 +323,48 @@ pub struct SecureFormPage {
     pub total: u64,
 }
 
+/// What a form's answer takes from its row besides the id.
+pub struct FormColumns {
+    pub name: String,
+    pub description: String,
+    pub greeting_message: String,
+    pub color: String,
+    pub logo: String,
+    pub submit_button_text: String,
+    pub fields_json: Option<String>,
+}
+
 impl SecureForm {
-    /// The form a row holds. Every write sets `fields_json` (and the server fills
-    /// it in at start-up for rows from before it existed), so its absence or a
-    /// JSON that does not parse is a fault, not a client's error.
+    /// The form a row holds.
     pub fn from_row(row: secure_form::Model) -> anyhow::Result<Self> {
-        let fields = row.fields_json.ok_or_else(|| anyhow::anyhow!("secure form {} has no fields_json", row.id))?;
-        let fields = serde_json::value::RawValue::from_string(fields)
-            .map_err(|err| anyhow::anyhow!("the fields_json of secure form {}: {err}", row.id))?;
-        Ok(Self {
-            id: row.id,
+        let columns = FormColumns {
             name: row.name,
             description: row.description,
             greeting_message: row.greeting_message,
             color: row.color,
             logo: row.logo,
             submit_button_text: row.submit_button_text,
+            fields_json: row.fields_json,
+        };
+        Self::from_columns(row.id, columns)
+    }
+
+    /// The form `id` whose row has `columns`. Every write sets `fields_json`
+    /// (and the server fills it in at start-up for rows from before it existed),
+    /// so its absence or a JSON that does not parse is a fault, not a client's
+    /// error.
+    pub fn from_columns(id: Uuid, columns: FormColumns) -> anyhow::Result<Self> {
+        let fields = columns.fields_json.ok_or_else(|| anyhow::anyhow!("secure form {id} has no fields_json"))?;
+        let fields = serde_json::value::RawValue::from_string(fields)
+            .map_err(|err| anyhow::anyhow!("the fields_json of secure form {id}: {err}"))?;
+        Ok(Self {
+            id,
+            name: columns.name,
+            description: columns.description,
+            greeting_message: columns.greeting_message,
+            color: columns.color,
+            logo: columns.logo,
+            submit_button_text: columns.submit_button_text,
             fields: FormFields(fields),
         })
     }

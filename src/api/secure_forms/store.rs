@@ -14,9 +14,10 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use super::dto::{FieldType, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
+use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
 use crate::api::paging::PageRequest;
+use crate::db::on_thread::OnThreadReads;
 use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -70,6 +71,33 @@ pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
         .await?
         .ok_or_else(|| ApiError::not_found("secure form"))?;
     SecureForm::from_row(row).map_err(ApiError::internal)
+}
+
+/// `find`'s row, read on the request's thread (`db::on_thread`).
+const FIND_ON_THREAD: &str = "SELECT name, description, greeting_message, color, logo, submit_button_text, fields_json \
+     FROM secure_forms WHERE id = ?1 AND site_id = ?2";
+
+/// As `find`, on the request's thread where the database allows it (SQLite
+/// files), else through `db`.
+pub async fn find_for_read(db: &impl ConnectionTrait, on_thread: Option<&OnThreadReads>, site_id: i32, id: Uuid) -> ApiResult<SecureForm> {
+    let read = on_thread.and_then(|reads| {
+        reads.row(FIND_ON_THREAD, (id, site_id), |row| {
+            Ok(FormColumns {
+                name: row.get(0)?,
+                description: row.get(1)?,
+                greeting_message: row.get(2)?,
+                color: row.get(3)?,
+                logo: row.get(4)?,
+                submit_button_text: row.get(5)?,
+                fields_json: row.get(6)?,
+            })
+        })
+    });
+    match read {
+        Some(Some(columns)) => SecureForm::from_columns(id, columns).map_err(ApiError::internal),
+        Some(None) => Err(ApiError::not_found("secure form")),
+        None => find(db, site_id, id).await,
+    }
 }
 
 /// Another site's form is answered exactly like a missing one.

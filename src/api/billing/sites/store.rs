@@ -13,6 +13,7 @@ use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::paging::PageRequest;
+use crate::db::on_thread::OnThreadReads;
 use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
@@ -71,8 +72,14 @@ fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) ->
 }
 
 /// The partner's site's revision (migration 12), or 404 (also for another
-/// partner's site).
-pub async fn revision(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<i64> {
+/// partner's site); read on the request's thread where the database allows.
+pub async fn revision(db: &impl ConnectionTrait, on_thread: Option<&OnThreadReads>, partner_id: i32, site_id: i32) -> ApiResult<i64> {
+    const ON_THREAD: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
+    match on_thread.and_then(|reads| reads.row(ON_THREAD, (site_id, partner_id), |row| row.get::<_, i64>(0))) {
+        Some(Some(revision)) => return Ok(revision),
+        Some(None) => return Err(ApiError::not_found("site")),
+        None => {}
+    }
     site::Entity::find_by_id(site_id)
         .filter(site::Column::PartnerId.eq(partner_id))
         .select_only()
