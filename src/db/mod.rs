@@ -18,13 +18,15 @@ use on_thread::OnThreadReads;
 /// time, and one connection turns would-be "database is locked" errors into a
 /// short wait in the pool queue. PostgreSQL gets a pool of 16.
 ///
-/// Connections are not pinged when taken from the pool (sqlx's default is to):
-/// on SQLite a ping is one more hand-off to the connection's thread per
-/// statement, on PostgreSQL one more round trip per request, and sqlx pings
-/// each connection anyway when it is given back, closing those that fail. A
-/// connection cut since (PostgreSQL restarted) fails its next statement with a
-/// connection error, which is a 503 to retry (`error::database_unreachable`),
-/// and is closed.
+/// Connections are not pinged each time they are taken from the pool (sqlx's
+/// default is to): on SQLite a ping is one more hand-off to the connection's
+/// thread per statement, on PostgreSQL one more round trip per request, and
+/// sqlx pings each connection anyway when it is given back, closing those that
+/// fail. A PostgreSQL connection idle for a second or more is pinged first, so
+/// the pool finds connections cut while it was quiet (PostgreSQL restarted)
+/// before a request does; one cut under load fails its statement with a
+/// connection error, a 503 to retry (`error::database_unreachable`), and is
+/// closed.
 pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options
@@ -45,7 +47,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .max_connections(16)
             .min_connections(1)
             .acquire_timeout(Duration::from_secs(3))
-            .test_before_acquire(false);
+            .test_before_acquire_if_idle_for(Duration::from_secs(1));
     }
     Database::connect(options)
         .await
