@@ -13,7 +13,7 @@ use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, partner_user};
 use crate::openapi::{BILLING_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
-use crate::{AppState, db, seed};
+use crate::{AppState, SharedState, db, seed};
 
 #[derive(Parser)]
 #[command(name = "switchboard", version = crate::VERSION, about = "Support platform administration and partner-billing API server")]
@@ -228,7 +228,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     if let Some(on_thread) = &mut reads.on_thread {
         crate::telemetry::time_on_thread_statements(on_thread);
     }
-    let state = AppState { public_url: args.public_url.map(Arc::from), ..AppState::new(db, reads, tokens, cipher) };
+    let state: AppState = SharedState { public_url: args.public_url.map(Arc::from), ..SharedState::new(db, reads, tokens, cipher) }.into();
     let app = match args.rate_limit {
         Some(per_second) => crate::rate_limit::limit(crate::app(state), per_second),
         None => crate::app(state),

@@ -19,7 +19,7 @@ mod server;
 pub mod telemetry;
 pub mod validation;
 
-pub use server::{AppState, Documents, app, documents, serve, serve_with};
+pub use server::{AppState, Documents, SharedState, app, documents, serve, serve_with};
 
 /// `<package version> (<git commit>)`, stamped by build.rs.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");

@@ -12,7 +12,7 @@ use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
 use switchboard::secret::ServerSecret;
-use switchboard::{AppState, db, seed};
+use switchboard::{AppState, SharedState, db, seed};
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;
@@ -88,7 +88,8 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
         });
     }
     let tokens = Arc::new(TokenService::new(&secret));
-    let state = AppState { public_url: public_url.map(Into::into), clock, ..AppState::new(connection.clone(), reads, tokens.clone(), cipher) };
+    let state: AppState =
+        SharedState { public_url: public_url.map(Into::into), clock, ..SharedState::new(connection.clone(), reads, tokens.clone(), cipher) }.into();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve_with(listener, switchboard::app(state), limits));
