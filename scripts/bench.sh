@@ -208,9 +208,8 @@ log "data: $LARGE forms, $LARGE sites of partner 1 and their telephony configura
 fill_forms "$LARGE"
 fill_sites "$SMALL" "$LARGE"
 # PostgreSQL's autovacuum would now work through the 200,000 new rows on the same
-# 2 cores while the large scenarios run (a bulk load's after-effect, measured as
-# 0.70-0.88 on lists whose plans do not grow): vacuum and analyze first, so the
-# large phase measures the steady state as the small one does.
+# 2 cores while the large scenarios run: vacuum and analyze first, so the large
+# phase measures the steady state, as the small one does.
 if [ "$BACKEND" = postgres ]; then
   as_pg psql -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "VACUUM (ANALYZE)" >/dev/null
 fi
