@@ -32,6 +32,8 @@ pub struct TestApp {
     pub db: DatabaseConnection,
     pub tokens: Arc<TokenService>,
     queries: Arc<AtomicUsize>,
+    /// Of those, the ones run on the request's thread (`db::on_thread`).
+    on_thread: Arc<AtomicUsize>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -81,10 +83,12 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     let mut reads = db::connect_reader(&url, &connection).await.expect("connect readers");
     reads.pool.set_metric_callback(count);
     // Statements run on the request's thread (SQLite files) are queries too.
+    let on_thread_queries = Arc::new(AtomicUsize::new(0));
     if let Some(on_thread) = &mut reads.on_thread {
-        let counter = queries.clone();
+        let (counter, on_thread_counter) = (queries.clone(), on_thread_queries.clone());
         on_thread.set_metric_callback(move |_| {
             counter.fetch_add(1, Ordering::SeqCst);
+            on_thread_counter.fetch_add(1, Ordering::SeqCst);
         });
     }
     let tokens = Arc::new(TokenService::new(&secret));
@@ -94,7 +98,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve_with(listener, switchboard::app(state), limits));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, _dir: dir }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, on_thread: on_thread_queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {
@@ -245,10 +249,22 @@ impl TestApp {
 
     pub fn reset_query_count(&self) {
         self.queries.store(0, Ordering::SeqCst);
+        self.on_thread.store(0, Ordering::SeqCst);
     }
 
     pub fn query_count(&self) -> usize {
         self.queries.load(Ordering::SeqCst)
+    }
+
+    /// Of `query_count`, the statements run on the request's thread: all of a
+    /// one-row read's on a SQLite file, none on PostgreSQL.
+    pub fn on_thread_count(&self) -> usize {
+        self.on_thread.load(Ordering::SeqCst)
+    }
+
+    /// What `on_thread_count` is for a read of `n` statements on one row by key.
+    pub fn on_thread_expected(&self, n: usize) -> usize {
+        if self.sqlite_path.is_some() { n } else { 0 }
     }
 
     /// Loads a data set (the `seed --file` format) into the app's database.

@@ -264,6 +264,7 @@ async fn reads_load_children_in_a_fixed_number_of_queries() {
     let options: usize = form["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
     assert_eq!(options, 3, "the demo form's dropdown has its options: {form}");
     assert_eq!(app.query_count(), 1, "a form with its fields and options is one query");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(1), "on a SQLite file it runs on the request's thread");
 }
 
 /// A form's row keeps its fields in their wire shape (`fields_json`); forms from

@@ -204,6 +204,7 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     assert!(demo_site <= 16, "{demo_site}");
     assert_eq!(queries_for(&app, "/api/billing/sites/30011", &token).await, 1, "a kept answer");
     assert_eq!(queries_for(&app, "/api/billing/sites/10000", &token).await, 1, "a kept answer");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(1), "the revision is read on the request's thread on SQLite");
 }
 
 /// A site's answer is kept per revision of the site, and the revision follows
