@@ -76,6 +76,8 @@ pub struct SharedState {
     pub forms: crate::api::secure_forms::writer::FormWriter,
     /// Point reads on the request's thread, on SQLite files (`db::on_thread`).
     pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
+    /// The plans of the catalog, each read once (`PlanCatalog`).
+    pub plans: crate::api::billing::subscriptions::store::PlanCatalog,
 }
 
 impl SharedState {
@@ -93,6 +95,7 @@ impl SharedState {
             clock: Default::default(),
             logins: Default::default(),
             sites: Default::default(),
+            plans: Default::default(),
         }
     }
 }

@@ -68,6 +68,22 @@ async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
 }
 
 #[tokio::test]
+async fn a_preview_of_adding_reads_the_site_in_one_statement_and_each_plan_once() {
+    let app = spawn_app_at(NOW).await;
+    let path = calculate_new(SITE_A, ADMIN_A);
+    let platform = json!({"planId": 4, "name": "Platform"});
+    app.reset_query_count();
+    let first = figures(&app, &path, platform.clone()).await;
+    assert_eq!(app.query_count(), 2, "the site with its terms, tax and agent; then the plan");
+    app.reset_query_count();
+    assert_eq!(figures(&app, &path, platform).await, first);
+    assert_eq!(app.query_count(), 1, "a plan read once is kept: the site's statement alone");
+    // The agent check and the tax rate are part of that one statement.
+    let problem = assert_problem(app.post(&calculate_new(SITE_A, AGENT_B), &app.partner_admin(1), &json!({"planId": 4, "name": "P"})).await, 400, 400003).await;
+    assert_eq!(problem["errors"][0]["parameter"], "agentId");
+}
+
+#[tokio::test]
 async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);

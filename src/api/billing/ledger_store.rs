@@ -6,26 +6,25 @@
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, Query};
+use sea_orm::sea_query::{Condition, Expr, JoinType, Query};
 use sea_orm::{
-    AccessMode, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait, IsolationLevel,
-    QueryFilter, QueryOrder, TransactionTrait,
+    AccessMode, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
+    FromQueryResult, IsolationLevel, QueryFilter, QueryOrder, QueryTrait, TransactionTrait,
 };
 use uuid::Uuid;
 
-use super::invoices::store::{InvoiceHeader, insert_invoice, minor_units, tax_for};
+use super::invoices::store::{InvoiceHeader, insert_invoice};
 use super::scope::SiteSet;
-use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load, plans};
+use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes};
-use crate::billing::invoice::CHARGE;
+use crate::billing::invoice::{CHARGE, TaxRate};
 use crate::billing::periods::BillingPeriod;
 use crate::AppState;
-use crate::crypto::FieldCipher;
 use crate::db::entities::{
-    agent, invoice_line_item as line, site, site_billing_config as config, site_billing_profile, subscription,
-    subscription_pricing_model as model,
+    agent, currency, invoice_line_item as line, site, site_billing_config as config, site_billing_profile, subscription,
+    subscription_pricing_model as model, tax_rate,
 };
 use crate::db::conclude;
 use crate::db::money::StoredDecimal;
@@ -66,21 +65,27 @@ pub struct Operation {
 /// transaction: opens it, applies the steps, figures the invoice and, unless
 /// previewing, writes every row; all or nothing.
 ///
-/// A preview writes nothing, so it reads a snapshot through the readers
+/// A preview writes nothing, so it reads through the readers
 /// (`AppState::reads`) without the site's write lock: previews run beside each
-/// other and beside applies instead of queueing on the one SQLite writer.
+/// other and beside applies instead of queueing on the one SQLite writer. A
+/// preview that names no subscriptions reads what can change in one statement
+/// (`open`), which sees one state of the database by itself: it needs no
+/// transaction (each statement is a hand-off to a connection's thread on
+/// SQLite, BEGIN and ROLLBACK too; docs/performance.md).
 pub async fn run<T>(
     state: &AppState,
     op: Operation,
     steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
 ) -> ApiResult<(T, Outcome)> {
+    if op.preview && !op.wants.names_subscriptions() {
+        let (value, outcome, _) = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;
+        return Ok((value, outcome));
+    }
     let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
     let result = async {
-        let Opened { mut ledger, plans, site } =
-            open(&txn, &state.cipher, op.partner_id, op.site_id, op.agent_id, op.now, &op.wants, !op.preview).await?;
-        let value = steps(&mut ledger, &plans)?;
-        let (outcome, writes) = ledger.finish(op.mode);
+        let (value, outcome, written) = open(&txn, state, &op, !op.preview).await?.compute(steps, op.mode)?;
         if !op.preview {
+            let (site, writes) = written;
             site.save(&txn, writes).await?;
         }
         Ok((value, outcome))
@@ -109,6 +114,13 @@ pub struct Wants {
     pub plans: BTreeSet<i32>,
 }
 
+impl Wants {
+    /// Whether the operation reads subscriptions (more statements than the site's one).
+    fn names_subscriptions(&self) -> bool {
+        self.active || !self.subscriptions.is_empty()
+    }
+}
+
 /// An opened operation (`run` opens one): the ledger, the plans it may start subscriptions
 /// from, and the site's rows an apply writes with.
 struct Opened {
@@ -126,78 +138,160 @@ struct SiteRows {
     now: DateTime<Utc>,
 }
 
+impl Opened {
+    /// Applies `steps` and figures the invoice: the value of the steps, the
+    /// figures, and what an apply writes.
+    #[allow(clippy::type_complexity)]
+    fn compute<T>(
+        self,
+        steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
+        mode: InvoiceMode,
+    ) -> ApiResult<(T, Outcome, (SiteRows, Writes<SubscriptionPricingModel>))> {
+        let Opened { mut ledger, plans, site } = self;
+        let value = steps(&mut ledger, &plans)?;
+        let (outcome, writes) = ledger.finish(mode);
+        Ok((value, outcome, (site, writes)))
+    }
+}
+
 /// Opens an operation on the partner's site (404 otherwise): unless `lock` is
 /// false (previews), locks the site's billing configuration for the transaction
 /// (the first statement, so that SQLite takes its write lock before it reads
 /// anything and concurrent operations on a site run one after the other), checks the agent (400
-/// unless one of the site's), loads the billing terms (409 without a billing
-/// configuration) and what `wants` names.
-async fn open(
-    txn: &DatabaseTransaction,
-    cipher: &FieldCipher,
-    partner_id: i32,
-    site_id: i32,
-    agent_id: Option<Uuid>,
-    now: DateTime<Utc>,
-    wants: &Wants,
-    lock: bool,
-) -> ApiResult<Opened> {
+/// unless one of the site's), reads the billing terms (409 without a billing
+/// configuration), what `wants` names, and the plans from the catalog.
+async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock: bool) -> ApiResult<Opened> {
+    let (partner_id, site_id) = (op.partner_id, op.site_id);
     if lock {
         config::Entity::update_many()
-            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents).into())
+            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents))
             .filter(config::Column::SiteId.eq(site_id))
-            .exec(txn)
+            .exec(db)
             .await?;
     }
-    // The site with its configuration and profile: one query (each statement is
-    // a hand-off to the connection's thread, docs/performance.md).
-    let (site, config, profile) = site::Entity::find_by_id(site_id)
-        .filter(site::Column::PartnerId.eq(partner_id))
-        .find_also_related(config::Entity)
-        .find_also(site::Entity, site_billing_profile::Entity)
-        .one(txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site"))?;
-    if let Some(agent_id) = agent_id {
-        let agent = agent::Entity::find_by_id(agent_id).filter(agent::Column::SiteId.eq(site_id)).one(txn).await?;
-        if agent.is_none() {
-            let mut v = Violations::new();
-            v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
-            return Err(v.into_error());
-        }
+    let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or_else(|| ApiError::not_found("site"))?;
+    if !row.agent_found {
+        let mut v = Violations::new();
+        v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
+        return Err(v.into_error());
     }
+    let SiteRow { site, config, profile, minor_units, tax, .. } = row;
     let config =
         config.ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
     let card_number = match &profile {
         Some(p) if !p.primary_card_number_encrypted.is_empty() => {
-            Some(cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
+            Some(state.cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
         }
         _ => None,
     };
+    let minor_units = minor_units
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {} is missing", config.currency_id)))?
+        .max(0) as u32;
     let terms = SiteTerms {
         site_id,
         billing_start_date: config.billing_start_date,
         period: BillingPeriod::parse(&config.billing_period).unwrap_or(BillingPeriod::Monthly),
         purchased_agents: config.purchased_agents,
         balance: config.balance.0,
-        minor_units: minor_units(txn, &config.currency_id).await?,
-        tax: tax_for(txn, profile.as_ref()).await?,
+        minor_units,
+        tax,
         charged_automatically: profile.as_ref().is_some_and(|p| p.is_charged_automatically),
         card_number,
     };
-    let subscriptions = subscriptions_of(txn, partner_id, site_id, wants).await?;
-    let open_charges = open_charges(txn, &subscriptions).await?;
-    let plans = plans(txn, &wants.plans).await?;
+    let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
+    let open_charges = open_charges(db, &subscriptions).await?;
+    let plans = state.plans.plans(db, &op.wants.plans).await?;
     Ok(Opened {
-        ledger: Ledger::new(terms, now, subscriptions, open_charges),
+        ledger: Ledger::new(terms, op.now, subscriptions, open_charges),
         plans,
-        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id, now },
+        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id: op.agent_id, now: op.now },
     })
+}
+
+/// What an operation knows of its site before anything it names: the site
+/// with its billing configuration and profile, the minor units of the
+/// configuration's currency, the profile's tax rate and whether the agent is
+/// one of the site's. One statement (each is a hand-off to a connection's
+/// thread on SQLite), so a preview that reads nothing else needs no transaction.
+struct SiteRow {
+    site: site::Model,
+    config: Option<config::Model>,
+    profile: Option<site_billing_profile::Model>,
+    minor_units: Option<i32>,
+    /// The rate of the profile's state where one exists, else the country's.
+    tax: Option<TaxRate>,
+    /// True when no agent was named.
+    agent_found: bool,
+}
+
+impl SiteRow {
+    async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> ApiResult<Option<Self>> {
+        // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
+        use sea_orm::sea_query::ExprTrait;
+        let (state_tax, country_tax) = ("state_tax", "country_tax");
+        let profile_col = |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
+        let mut query = site::Entity::find_by_id(site_id)
+            .filter(site::Column::PartnerId.eq(partner_id))
+            .find_also_related(config::Entity)
+            .find_also(site::Entity, site_billing_profile::Entity)
+            .into_query();
+        query
+            .left_join(currency::Entity, Expr::col((currency::Entity, currency::Column::Id)).equals((config::Entity, config::Column::CurrencyId)))
+            .expr_as(Expr::col((currency::Entity, currency::Column::MinorUnits)), "minor_units")
+            .join_as(
+                JoinType::LeftJoin,
+                tax_rate::Entity,
+                state_tax,
+                Condition::all()
+                    .add(Expr::col((state_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
+                    .add(Expr::col((state_tax, tax_rate::Column::State)).eq(profile_col(site_billing_profile::Column::StateOrProvince)))
+                    .add(Expr::col((state_tax, tax_rate::Column::State)).ne("")),
+            )
+            .join_as(
+                JoinType::LeftJoin,
+                tax_rate::Entity,
+                country_tax,
+                Condition::all()
+                    .add(Expr::col((country_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
+                    .add(Expr::col((country_tax, tax_rate::Column::State)).eq("")),
+            )
+            .expr_as(Expr::col((state_tax, tax_rate::Column::Name)), "state_tax_name")
+            .expr_as(Expr::col((state_tax, tax_rate::Column::Rate)), "state_tax_rate")
+            .expr_as(Expr::col((country_tax, tax_rate::Column::Name)), "country_tax_name")
+            .expr_as(Expr::col((country_tax, tax_rate::Column::Rate)), "country_tax_rate");
+        if let Some(agent_id) = agent_id {
+            let agent = Query::select()
+                .expr(Expr::val(1))
+                .from(agent::Entity)
+                .and_where(agent::Column::Id.eq(agent_id))
+                .and_where(agent::Column::SiteId.eq(site_id))
+                .to_owned();
+            query.expr_as(Expr::exists(agent), "agent_found");
+        }
+        let Some(row) = db.query_one(&query).await? else { return Ok(None) };
+        let rate = |prefix: &str| -> Result<Option<TaxRate>, sea_orm::DbErr> {
+            let name: Option<String> = row.try_get("", &format!("{prefix}_name"))?;
+            let rate: Option<StoredDecimal> = row.try_get("", &format!("{prefix}_rate"))?;
+            Ok(name.zip(rate).map(|(name, rate)| TaxRate { name, rate: rate.0 }))
+        };
+        Ok(Some(Self {
+            site: site::Model::from_query_result(&row, "A_")?,
+            config: config::Model::from_query_result_optional(&row, "B_")?,
+            profile: site_billing_profile::Model::from_query_result_optional(&row, "C_")?,
+            minor_units: row.try_get("", "minor_units")?,
+            // Without a profile there is no tax, whatever the joins found.
+            tax: match rate(state_tax)? {
+                Some(rate) => Some(rate),
+                None => rate(country_tax)?,
+            },
+            agent_found: if agent_id.is_some() { row.try_get("", "agent_found")? } else { true },
+        }))
+    }
 }
 
 /// The wanted subscriptions of the site, with their pricing models.
 async fn subscriptions_of(
-    txn: &DatabaseTransaction,
+    db: &impl ConnectionTrait,
     partner_id: i32,
     site_id: i32,
     wants: &Wants,
@@ -212,7 +306,7 @@ async fn subscriptions_of(
         with_active: wants.active,
         with_line_items: false,
     };
-    Ok(load(txn, &selection)
+    Ok(load(db, &selection)
         .await?
         .into_iter()
         .map(|s| Subscription {
@@ -228,7 +322,7 @@ async fn subscriptions_of(
 /// Per pricing model of `subscriptions`, its charge lines that no credit
 /// points at yet, latest service start first. One query.
 async fn open_charges(
-    txn: &DatabaseTransaction,
+    db: &impl ConnectionTrait,
     subscriptions: &[Subscription<SubscriptionPricingModel>],
 ) -> ApiResult<HashMap<Uuid, Vec<OpenCharge>>> {
     let model_ids: Vec<Uuid> = subscriptions.iter().flat_map(|s| s.models.iter().map(|m| m.id)).collect();
@@ -247,7 +341,7 @@ async fn open_charges(
         .filter(line::Column::Id.not_in_subquery(already_credited))
         .order_by_desc(line::Column::ServiceStartDate)
         .order_by_asc(line::Column::SortOrder)
-        .all(txn)
+        .all(db)
         .await?
     {
         if let Some(model_id) = l.subscription_pricing_model_id {

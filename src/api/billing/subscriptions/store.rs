@@ -249,6 +249,45 @@ pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<
     Ok(plans)
 }
 
+/// The plans of the catalog kept in memory, each read once. Plans are written
+/// by data sets only (`crate::seed`, plain inserts) and never changed or
+/// deleted, so a kept plan stays true. A plan not kept yet is read from the
+/// database, which finds one that a data set loaded after this instance
+/// started; ids that name no plan are not kept, so what is kept is bounded by
+/// the catalog, not by what callers send.
+#[derive(Default)]
+pub struct PlanCatalog {
+    kept: std::sync::RwLock<HashMap<i32, Plan<SubscriptionPricingModel>>>,
+}
+
+impl PlanCatalog {
+    /// The plans of `ids` that exist; one statement when some are not kept yet, none otherwise.
+    pub async fn plans(&self, db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+        let mut found = HashMap::with_capacity(ids.len());
+        let mut missing = BTreeSet::new();
+        {
+            let kept = self.kept.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for &id in ids {
+                match kept.get(&id) {
+                    Some(plan) => {
+                        found.insert(id, plan.clone());
+                    }
+                    None => {
+                        missing.insert(id);
+                    }
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let read = plans(db, &missing).await?;
+            let mut kept = self.kept.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+            kept.extend(read.iter().map(|(id, plan)| (*id, plan.clone())));
+            found.extend(read);
+        }
+        Ok(found)
+    }
+}
+
 fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PeriodPrices) -> segment::ActiveModel {
     segment::ActiveModel {
         id: Set(Uuid::now_v7()),
