@@ -177,11 +177,19 @@ cat > "$WORK/new-form.json" <<'JSON'
 JSON
 echo '{"planId": 4, "name": "Platform"}' > "$WORK/plan.json"
 AGENT=0192f0c4-0000-7000-8000-000000010000
+# The demo's Bot Actions subscription of site 10000 upgraded to Team: credits of
+# its open charge lines and charges of the new plan (a preview in a snapshot).
+cat > "$WORK/change.json" <<'JSON'
+{"ifCreateInvoice": true, "isDraft": false, "subscriptionChangeDtos": [{"actionType": 4, "srcSubscriptionId": "0192f0c4-0000-7000-8000-000000140002",
+ "subscription": {"planId": 1, "name": "Team", "isServicePlan": false, "canBeCancelledByCustomer": true, "subscriptionPricingModels": []}}]}
+JSON
+CHANGES="/api/billing/subscriptions:calculateChanges?siteId=10000"
 
 scenario get_form_10x5 "/v4/secureform/secureForms/$FORM_ID" "$SITE_TOKEN" GET "" platform-v4 "/secureform/secureForms/$FORM_ID"
 scenario get_site "/api/billing/sites/10000" "$PARTNER_TOKEN" GET "" partner-billing-v1 "/api/billing/sites/10000"
 scenario calculate_new "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json" \
   partner-billing-v1 "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT"
+scenario calculate_changes "$CHANGES" "$PARTNER_TOKEN" POST "$WORK/change.json" partner-billing-v1 "$CHANGES"
 scenario list_by_name_small "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
 scenario list_by_created_deep_small "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
 # Partner 1's sites number FROM to TO-1 (ids 100000 + n), through a data set
@@ -218,8 +226,13 @@ scenario list_by_created_deep_large "/v4/secureform/secureForms?pageSize=20&sort
 scenario site_search_large "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_large "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
 scenario telephony_list_large "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
-# Last: it adds forms.
+# Last: they add forms, and subscriptions with their invoices.
 scenario create_form "/v4/secureform/secureForms" "$SITE_TOKEN" POST "$WORK/new-form.json"
+scenario add_subscription "/api/billing/subscriptions:new?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json" \
+  partner-billing-v1 "/api/billing/subscriptions:new?siteId=10000&agentId=$AGENT"
+# The change preview again, now that the applies above have written thousands of
+# invoice lines: what it reads of them must follow its own subscription's lines.
+scenario calculate_changes_large "$CHANGES" "$PARTNER_TOKEN" POST "$WORK/change.json"
 
 PEAK=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$SERVER_PID/status")
 python3 - "$WORK/runs.txt" "$RESULTS" "$BACKEND" "$PEAK" "$CONNECTIONS" "$DURATION" "$ROUNDS" <<'PY'
@@ -244,8 +257,8 @@ for line in open(results):
     prism = by.get((name, "prism"))
     versus = f"{statistics.median(r for r, _, _ in prism):.0f} | {rps / statistics.median(r for r, _, _ in prism):.1f}" if prism else "- | -"
     print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} | {versus} |")
-for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list"):
-    a, b = small.get(f"{kind}_small"), small.get(f"{kind}_large")
+for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list", "calculate_changes"):
+    a, b = small.get(f"{kind}_small", small.get(kind)), small.get(f"{kind}_large")
     if a and b:
         print(f"\n{kind}: large / small data = {b / a:.2f} (1.00 is flat)", end="")
 print()

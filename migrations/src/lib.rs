@@ -15,6 +15,7 @@ mod m20261123_000009_refresh_tokens;
 mod m20261123_000010_list_counts;
 mod m20261124_000011_form_fields_json;
 mod m20261125_000012_site_revisions;
+mod m20261126_000013_credited_lines;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000010_list_counts::Migration),
             Box::new(m20261124_000011_form_fields_json::Migration),
             Box::new(m20261125_000012_site_revisions::Migration),
+            Box::new(m20261126_000013_credited_lines::Migration),
         ]
     }
 }
