@@ -1,7 +1,7 @@
 //! Partner tenancy: a partner sees its own sites and everything under them;
 //! another partner's site answers exactly like a missing one.
 
-use sea_orm::sea_query::{Query, SelectStatement, SimpleExpr};
+use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::db::entities::site;
@@ -22,6 +22,25 @@ impl SiteSet {
         match self {
             Self::Partner(partner_id) => column.in_subquery(partner_site_ids(*partner_id)),
             Self::Ids(ids) => column.is_in(ids.iter().copied()),
+        }
+    }
+
+    /// "`column` names a site of this set", for reads narrowed by a key (an
+    /// id, a site): one primary-key probe of `sites` per row the key finds.
+    /// `contains` reads the list of every site of the partner instead, once a
+    /// row matches, which suits a read of all the partner's rows and costs a
+    /// point read as much as the partner has sites (9 ms at 100,000).
+    pub fn owns(&self, column: impl ColumnTrait) -> SimpleExpr {
+        match self {
+            Self::Partner(partner_id) => Expr::exists(
+                Query::select()
+                    .expr(Expr::val(1))
+                    .from(site::Entity)
+                    .and_where(Expr::col((site::Entity, site::Column::Id)).equals(column.as_column_ref()))
+                    .and_where(site::Column::PartnerId.eq(*partner_id))
+                    .to_owned(),
+            ),
+            Self::Ids(_) => self.contains(column),
         }
     }
 }

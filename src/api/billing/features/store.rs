@@ -89,7 +89,7 @@ pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site
 /// The limitation config of a subscription of `sites`.
 pub async fn limitation_config(db: &impl ConnectionTrait, sites: &SiteSet, subscription_id: Uuid) -> ApiResult<SubscriptionFeatureLimitationConfig> {
     let row = limits::Entity::find_by_id(subscription_id)
-        .filter(sites.contains(limits::Column::SiteId))
+        .filter(sites.owns(limits::Column::SiteId))
         .one(db)
         .await?
         .ok_or_else(|| ApiError::not_found("subscription feature limitation config"))?;

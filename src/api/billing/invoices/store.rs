@@ -270,7 +270,7 @@ pub async fn bill_tos(db: &impl ConnectionTrait, partner_id: i32, site_id: Optio
 /// The bill-to record of an invoice of `sites`.
 pub async fn bill_to(db: &impl ConnectionTrait, sites: &SiteSet, invoice_id: Uuid) -> ApiResult<InvoiceBillTo> {
     let row = invoice_bill_to::Entity::find_by_id(invoice_id)
-        .filter(sites.contains(invoice_bill_to::Column::SiteId))
+        .filter(sites.owns(invoice_bill_to::Column::SiteId))
         .one(db)
         .await?
         .ok_or_else(|| ApiError::not_found("invoice bill-to record"))?;

@@ -119,6 +119,15 @@ impl Selection {
         Self { sites, site_id: None, ids: Some(vec![id]), with_active: false, with_line_items: true }
     }
 
+    /// The tenancy condition on `column`: probed per row when a key narrows
+    /// the selection, else the partner's list of sites (`SiteSet`).
+    fn scope(&self, column: impl ColumnTrait) -> sea_orm::sea_query::SimpleExpr {
+        match self.ids.is_some() || self.site_id.is_some() {
+            true => self.sites.owns(column),
+            false => self.sites.contains(column),
+        }
+    }
+
     pub(super) fn subscriptions(&self) -> Condition {
         let which = self.ids.as_ref().map(|ids| {
             let named = subscription::Column::Id.is_in(ids.iter().copied());
@@ -128,7 +137,7 @@ impl Selection {
             }
         });
         Condition::all()
-            .add(self.sites.contains(subscription::Column::SiteId))
+            .add(self.scope(subscription::Column::SiteId))
             .add_option(self.site_id.map(|site_id| subscription::Column::SiteId.eq(site_id)))
             .add_option(which)
     }
@@ -141,7 +150,7 @@ impl Selection {
             false => model::Column::SubscriptionId.is_in(ids.iter().copied()),
         });
         Condition::all()
-            .add(self.sites.contains(model::Column::SiteId))
+            .add(self.scope(model::Column::SiteId))
             .add_option(self.site_id.map(|site_id| model::Column::SiteId.eq(site_id)))
             .add_option(which)
     }
@@ -172,8 +181,8 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult
         .all(db)
         .await?;
     let mut segments: HashMap<Uuid, Vec<segment::Model>> = HashMap::new();
+    // Scoped through the models: each segment belongs to one of them.
     for s in segment::Entity::find()
-        .filter(selection.sites.contains(segment::Column::SiteId))
         .filter(segment::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids()))
         .order_by_asc(segment::Column::SortOrder)
         .order_by_asc(segment::Column::Id)
