@@ -7,6 +7,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use crate::db::entities::site;
 use crate::error::{ApiError, ApiResult};
 
+const OWNER: &str = "owner";
+
 /// The sites a read covers.
 #[derive(Clone, Debug)]
 pub enum SiteSet {
@@ -32,12 +34,13 @@ impl SiteSet {
     /// point read as much as the partner has sites (9 ms at 100,000).
     pub fn owns(&self, column: impl ColumnTrait) -> SimpleExpr {
         match self {
+            // Aliased, so that `column` may be `sites.id` itself.
             Self::Partner(partner_id) => Expr::exists(
                 Query::select()
                     .expr(Expr::val(1))
-                    .from(site::Entity)
-                    .and_where(Expr::col((site::Entity, site::Column::Id)).equals(column.as_column_ref()))
-                    .and_where(site::Column::PartnerId.eq(*partner_id))
+                    .from_as(site::Entity, OWNER)
+                    .and_where(Expr::col((OWNER, site::Column::Id)).equals(column.as_column_ref()))
+                    .and_where(Expr::col((OWNER, site::Column::PartnerId)).eq(*partner_id))
                     .to_owned(),
             ),
             Self::Ids(_) => self.contains(column),

@@ -78,10 +78,10 @@ pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> Ap
 
 /// The limitation configs of `sites` (or of `site_id` alone), by site and subscription.
 pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
-    let mut select = limits::Entity::find().filter(sites.contains(limits::Column::SiteId));
-    if let Some(site_id) = site_id {
-        select = select.filter(limits::Column::SiteId.eq(site_id));
-    }
+    let select = match site_id {
+        Some(site_id) => limits::Entity::find().filter(sites.owns(limits::Column::SiteId)).filter(limits::Column::SiteId.eq(site_id)),
+        None => limits::Entity::find().filter(sites.contains(limits::Column::SiteId)),
+    };
     let rows = select.order_by_asc(limits::Column::SiteId).order_by_asc(limits::Column::SubscriptionId).all(db).await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }

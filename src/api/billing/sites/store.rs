@@ -92,10 +92,10 @@ pub async fn revision(db: &impl ConnectionTrait, on_thread: Option<&OnThreadRead
 
 /// The sites of `set` by id, each with every nested object.
 pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -> ApiResult<Vec<Site>> {
-    let mut select = site::Entity::find().filter(set.contains(site::Column::Id));
-    if let Some(id) = id {
-        select = select.filter(site::Column::Id.eq(id));
-    }
+    let select = match id {
+        Some(id) => site::Entity::find().filter(set.owns(site::Column::Id)).filter(site::Column::Id.eq(id)),
+        None => site::Entity::find().filter(set.contains(site::Column::Id)),
+    };
     let sites = select.order_by_asc(site::Column::Id).all(db).await?;
     if sites.is_empty() {
         return Ok(Vec::new());
