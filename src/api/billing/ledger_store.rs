@@ -78,14 +78,13 @@ pub async fn run<T>(
     steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
 ) -> ApiResult<(T, Outcome)> {
     if op.preview && !op.wants.names_subscriptions() {
-        let (value, outcome, _) = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;
+        let Computed { value, outcome, .. } = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;
         return Ok((value, outcome));
     }
     let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
     let result = async {
-        let (value, outcome, written) = open(&txn, state, &op, !op.preview).await?.compute(steps, op.mode)?;
+        let Computed { value, outcome, site, writes } = open(&txn, state, &op, !op.preview).await?.compute(steps, op.mode)?;
         if !op.preview {
-            let (site, writes) = written;
             site.save(&txn, writes).await?;
         }
         Ok((value, outcome))
@@ -138,19 +137,25 @@ struct SiteRows {
     now: DateTime<Utc>,
 }
 
+/// An operation computed: the steps' value, the figures, and what an apply writes.
+struct Computed<T> {
+    value: T,
+    outcome: Outcome,
+    site: SiteRows,
+    writes: Writes<SubscriptionPricingModel>,
+}
+
 impl Opened {
-    /// Applies `steps` and figures the invoice: the value of the steps, the
-    /// figures, and what an apply writes.
-    #[allow(clippy::type_complexity)]
+    /// Applies `steps` and figures the invoice.
     fn compute<T>(
         self,
         steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
         mode: InvoiceMode,
-    ) -> ApiResult<(T, Outcome, (SiteRows, Writes<SubscriptionPricingModel>))> {
+    ) -> ApiResult<Computed<T>> {
         let Opened { mut ledger, plans, site } = self;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(mode);
-        Ok((value, outcome, (site, writes)))
+        Ok(Computed { value, outcome, site, writes })
     }
 }
 
