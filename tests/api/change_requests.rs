@@ -103,3 +103,17 @@ async fn pricing_models_are_refused_at_the_pointer_of_what_is_wrong() {
             "monthlyPrice": 1_000_000_000}]}]);
     assert_eq!(figures(&app, PREVIEW, request(0, huge)).await, r#"{"amount":33333333666666666.66,"tax":2750000027500000.00"#);
 }
+
+#[tokio::test]
+async fn a_change_preview_reads_in_three_statements_whatever_the_subscription_holds() {
+    let app = spawn_app_at(NOW).await;
+    // Upgrading the Team subscription: it is read with its pricing models and
+    // their segments in one statement, its open charge lines in another.
+    let body = request(4, json!([]));
+    app.reset_query_count();
+    let first = figures(&app, PREVIEW, body.clone()).await;
+    assert_eq!(app.query_count(), 4, "the site; the subscription tree; its open charges; the plan");
+    app.reset_query_count();
+    assert_eq!(figures(&app, PREVIEW, body).await, first);
+    assert_eq!(app.query_count(), 3, "a plan read once is kept");
+}

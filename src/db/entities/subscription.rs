@@ -25,3 +25,14 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// A subscription's pricing models, read with it in one statement
+/// (`subscriptions::store::load`).
+impl Related<super::subscription_pricing_model::Entity> for Entity {
+    fn to() -> RelationDef {
+        Entity::belongs_to(super::subscription_pricing_model::Entity)
+            .from(Column::Id)
+            .to(super::subscription_pricing_model::Column::SubscriptionId)
+            .into()
+    }
+}

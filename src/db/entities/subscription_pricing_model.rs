@@ -26,3 +26,13 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// A pricing model's price segments, read with it in one statement.
+impl Related<super::subscription_price_segment::Entity> for Entity {
+    fn to() -> RelationDef {
+        Entity::belongs_to(super::subscription_price_segment::Entity)
+            .from(Column::Id)
+            .to(super::subscription_price_segment::Column::SubscriptionPricingModelId)
+            .into()
+    }
+}

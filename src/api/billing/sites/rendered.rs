@@ -3,7 +3,7 @@
 //! write to what its answer shows (triggers, migration 12), so an answer kept
 //! for the revision the database has now is the answer a fresh read would
 //! render: a read costs the one query that checks the revision instead of
-//! fifteen. Every server instance keeps its own; the database's revision keeps
+//! thirteen. Every server instance keeps its own; the database's revision keeps
 //! them all true. Bounded by bytes.
 
 use axum::body::Bytes;

@@ -1,4 +1,4 @@
-//! Subscriptions in the database: the reads (three queries, six with invoice
+//! Subscriptions in the database: the reads (one query, four with invoice
 //! lines, whatever the number of rows), the plan catalog, and the inserts of
 //! subscriptions and pricing models with their segments.
 
@@ -161,35 +161,26 @@ impl Selection {
 }
 
 /// The selected subscriptions (by site, then creation), each with its pricing
-/// models and segments, and with its invoice lines when asked. Three queries,
-/// six with the lines, whatever the number of rows.
+/// models and segments, and with its invoice lines when asked. One statement
+/// (the subscriptions joined to their models and segments), four with the
+/// lines, whatever the number of rows.
 pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult<Vec<Subscription>> {
-    let subscriptions = subscription::Entity::find()
+    let tree = subscription::Entity::find()
         .filter(selection.subscriptions())
+        .find_also_related(model::Entity)
+        .and_also_related(segment::Entity)
         .order_by_asc(subscription::Column::SiteId)
         .order_by_asc(subscription::Column::CreatedTime)
         .order_by_asc(subscription::Column::Id)
-        .all(db)
-        .await?;
-    if subscriptions.is_empty() {
-        return Ok(Vec::new());
-    }
-    let models = model::Entity::find()
-        .filter(selection.models())
         .order_by_asc(model::Column::SortOrder)
         .order_by_asc(model::Column::Id)
-        .all(db)
-        .await?;
-    let mut segments: HashMap<Uuid, Vec<segment::Model>> = HashMap::new();
-    // Scoped through the models: each segment belongs to one of them.
-    for s in segment::Entity::find()
-        .filter(segment::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids()))
         .order_by_asc(segment::Column::SortOrder)
         .order_by_asc(segment::Column::Id)
+        .consolidate()
         .all(db)
-        .await?
-    {
-        segments.entry(s.subscription_pricing_model_id).or_default().push(s);
+        .await?;
+    if tree.is_empty() {
+        return Ok(Vec::new());
     }
     let mut lines: HashMap<Uuid, Vec<InvoiceLineItem>> = HashMap::new();
     if selection.with_line_items {
@@ -200,18 +191,13 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult
             }
         }
     }
-    let mut by_subscription: HashMap<Uuid, Vec<model::Model>> = HashMap::new();
-    for m in models {
-        by_subscription.entry(m.subscription_id).or_default().push(m);
-    }
-    subscriptions
-        .into_iter()
-        .map(|s| {
+    tree.into_iter()
+        .map(|(s, models)| {
             let mut line_items = Vec::new();
-            let mut pricing_models = Vec::new();
-            for m in by_subscription.remove(&s.id).unwrap_or_default() {
+            let mut pricing_models = Vec::with_capacity(models.len());
+            for (m, segments) in models {
                 line_items.extend(lines.remove(&m.id).unwrap_or_default());
-                pricing_models.push(model_out(m.clone(), &s, segments.remove(&m.id).unwrap_or_default())?);
+                pricing_models.push(model_out(m, &s, segments)?);
             }
             Ok(Subscription {
                 id: s.id,
