@@ -157,6 +157,18 @@ impl ApiError {
         }
     }
 
+    /// The same problem, for another request that shared the failed statement
+    /// (`db::batched`); the internal cause is carried as its message.
+    pub fn same_for_another_request(&self) -> Self {
+        Self {
+            code: self.code,
+            detail: self.detail.clone(),
+            errors: self.errors.clone(),
+            source: self.source.as_ref().map(|source| anyhow::anyhow!("{source:#}")),
+            retry_after: self.retry_after,
+        }
+    }
+
     fn with_errors(code: ErrorCode, errors: Vec<FieldProblem>) -> Self {
         let detail = match errors.len() {
             1 => format!("{}: {}", errors[0].location(), errors[0].detail),

@@ -72,8 +72,12 @@ pub struct SharedState {
     pub logins: Arc<crate::auth::guard::LoginGuard>,
     /// Sites' answers kept by revision (`api::billing::sites::rendered`).
     pub sites: Arc<crate::api::billing::sites::rendered::RenderedSites>,
+    /// Sites' revisions, in batches (`db::batched`), where `on_thread` cannot read them.
+    pub site_revisions: crate::api::billing::sites::store::SiteRevisions,
     /// Writes secure form creates in batches (`api::secure_forms::writer`).
     pub forms: crate::api::secure_forms::writer::FormWriter,
+    /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
+    pub form_reads: crate::api::secure_forms::store::FormReads,
     /// Point reads on the request's thread, on SQLite files (`db::on_thread`).
     pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
@@ -87,6 +91,8 @@ impl SharedState {
         Self {
             forms: secure_forms::writer::FormWriter::spawn(db.clone()),
             on_thread: reads.on_thread.map(Arc::new),
+            form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
+            site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),
             db,
             reads: reads.pool,
             tokens,

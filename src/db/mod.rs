@@ -1,5 +1,6 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
+pub mod batched;
 pub mod entities;
 pub mod money;
 pub mod on_thread;

@@ -126,7 +126,7 @@ async fn get_secure_form(
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<SecureForm>> {
-    Ok(Json(store::find_for_read(&state.reads, state.on_thread.as_deref(), caller.site_id, id).await?))
+    Ok(Json(store::find_for_read(&state.form_reads, state.on_thread.as_deref(), caller.site_id, id).await?))
 }
 
 /// Create a secure form

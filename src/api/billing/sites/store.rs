@@ -13,6 +13,7 @@ use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::paging::PageRequest;
+use crate::db::batched::BatchedReads;
 use crate::db::on_thread::OnThreadReads;
 use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
@@ -72,22 +73,43 @@ fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) ->
 }
 
 /// The partner's site's revision (migration 12), or 404 (also for another
-/// partner's site); read on the request's thread where the database allows.
-pub async fn revision(db: &impl ConnectionTrait, on_thread: Option<&OnThreadReads>, partner_id: i32, site_id: i32) -> ApiResult<i64> {
+/// partner's site); read on the request's thread where the database allows,
+/// else in a batch of reads (`batched_revisions`).
+pub async fn revision(reads: &SiteRevisions, on_thread: Option<&OnThreadReads>, partner_id: i32, site_id: i32) -> ApiResult<i64> {
     const ON_THREAD: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
     match on_thread.and_then(|reads| reads.row(ON_THREAD, (site_id, partner_id), |row| row.get::<_, i64>(0))) {
         Some(Some(revision)) => return Ok(revision),
         Some(None) => return Err(ApiError::not_found("site")),
         None => {}
     }
-    site::Entity::find_by_id(site_id)
-        .filter(site::Column::PartnerId.eq(partner_id))
-        .select_only()
-        .column_as(Expr::col(REVISION), "revision")
-        .into_tuple::<i64>()
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site"))
+    match reads.get(site_id).await? {
+        // Another partner's site is answered exactly like a missing one.
+        Some((owner, revision)) if owner == partner_id => Ok(revision),
+        _ => Err(ApiError::not_found("site")),
+    }
+}
+
+/// Sites' owners (partner ids) and revisions by site id, read in batches (`db::batched`).
+pub type SiteRevisions = BatchedReads<i32, (i32, i64)>;
+
+/// Reads sites' owners and revisions through `db` in batches: one statement
+/// for every GET of a site waiting at the moment.
+pub fn batched_revisions(db: sea_orm::DatabaseConnection) -> SiteRevisions {
+    BatchedReads::spawn("site_revisions", move |ids: Vec<i32>| {
+        let db = db.clone();
+        async move {
+            let rows: Vec<(i32, i32, i64)> = site::Entity::find()
+                .filter(site::Column::Id.is_in(ids))
+                .select_only()
+                .column(site::Column::Id)
+                .column(site::Column::PartnerId)
+                .column_as(Expr::col(REVISION), "revision")
+                .into_tuple()
+                .all(&db)
+                .await?;
+            Ok(rows.into_iter().map(|(id, partner_id, revision)| (id, (partner_id, revision))).collect())
+        }
+    })
 }
 
 /// The sites of `set` by id, each with every nested object.
