@@ -16,7 +16,9 @@
 //! - `switchboard_form_writer_waiting` (sampled at each scrape) and
 //!   `switchboard_form_writer_batch_size` (a histogram): the creates queued for
 //!   the secure form writer and how many it commits together
-//!   (`api::secure_forms::writer`).
+//!   (`api::secure_forms::writer`);
+//! - `switchboard_batched_read_batch_size{rows}` (a histogram): keys read
+//!   together per statement by the batched point reads (`db::batched`).
 //!
 //! The recorder is process-wide (the `metrics` facade); recording is a few
 //! atomic operations per request.

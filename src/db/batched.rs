@@ -89,7 +89,7 @@ where
             return;
         }
         let batch = std::mem::take(&mut jobs);
-        metrics::histogram!("switchboard_batched_read_size", "rows" => name).record(batch.len() as f64);
+        metrics::histogram!("switchboard_batched_read_batch_size", "rows" => name).record(batch.len() as f64);
         // A panic fails its batch's requests (their answers are dropped: 500), not the task.
         if std::panic::AssertUnwindSafe(answer(&*load, batch)).catch_unwind().await.is_err() {
             tracing::error!(rows = name, "a batched read panicked; its requests were answered 500");

@@ -51,6 +51,11 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert!(sample(&after, batches) > sample(&before, batches), "{after}");
     assert!(after.contains(r#"switchboard_form_writer_batch_size_bucket{le="1"}"#), "{after}");
     assert!(after.contains("switchboard_form_writer_waiting 0"), "{after}");
+    // Where a form is not read on the request's thread (PostgreSQL), it is read in a batch.
+    if app.on_thread_expected(1) == 0 {
+        let batched = r#"switchboard_batched_read_batch_size_count{rows="secure_forms"}"#;
+        assert!(sample(&after, batched) - sample(&before, batched) >= 2.0, "{after}");
+    }
 }
 
 #[tokio::test]

@@ -338,6 +338,39 @@ async fn concurrent_writers_all_succeed() {
     assert_eq!(page["total"], 21);
 }
 
+/// Reads sent together (read in batches where they are not read on the
+/// request's thread, `db::batched`) are each answered with their own form, and
+/// another site's form stays a 404 inside a batch.
+#[tokio::test]
+async fn concurrent_reads_each_get_their_own_form() {
+    let app = spawn_app().await;
+    let (a, b) = (app.admin_a(), app.admin_b());
+    let mut forms = Vec::new();
+    for (token, name) in [(&a, "first of A"), (&a, "second of A"), (&b, "of B")] {
+        forms.push((token, create(&app, token, &form_body(name)).await["id"].as_str().unwrap().to_owned(), name));
+    }
+    let reads = (0..60).map(|i| {
+        let (app, (owner, id, name)) = (&app, &forms[i % 3]);
+        // Every fourth read asks with the other site's token.
+        let (token, expected) = match i % 4 == 3 {
+            true => (if *owner == &a { &b } else { &a }, None),
+            false => (*owner, Some(*name)),
+        };
+        async move {
+            let response = app.get(&format!("{FORMS}/{id}"), token).await;
+            let got = match response.status().as_u16() {
+                200 => Some(response.json::<Value>().await.unwrap()["name"].as_str().unwrap().to_owned()),
+                status => {
+                    assert_eq!(status, 404);
+                    None
+                }
+            };
+            assert_eq!(got.as_deref(), expected, "read {i}");
+        }
+    });
+    futures_util::future::join_all(reads).await;
+}
+
 #[tokio::test]
 async fn paging_links_use_the_public_url_when_one_is_set() {
     let app = spawn_app_with_public_url(Some("https://forms.example.com/")).await;
