@@ -9,7 +9,8 @@ pub mod writer;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use validator::Validate;
@@ -125,8 +126,9 @@ async fn get_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
-) -> ApiResult<Json<SecureForm>> {
-    Ok(Json(store::find_for_read(&state.form_reads, state.on_thread.as_deref(), caller.site_id, id).await?))
+) -> ApiResult<Response> {
+    let answer = store::answer_for_read(&state.form_reads, state.on_thread.as_deref(), caller.site_id, id).await?;
+    Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 /// Create a secure form

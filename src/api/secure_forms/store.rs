@@ -89,9 +89,10 @@ pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 const FIND_ON_THREAD: &str = "SELECT name, description, greeting_message, color, logo, submit_button_text, fields_json \
      FROM secure_forms WHERE id = ?1 AND site_id = ?2";
 
-/// As `find`, on the request's thread where the database allows it (SQLite
-/// files), else in a batch of reads (`batched_reads`).
-pub async fn find_for_read(reads: &FormReads, on_thread: Option<&OnThreadReads>, site_id: i32, id: Uuid) -> ApiResult<SecureForm> {
+/// The answer of a GET of the form `id` of `site_id` (`FormColumns::into_answer`),
+/// read on the request's thread where the database allows it (SQLite files),
+/// else in a batch of reads (`batched_reads`).
+pub async fn answer_for_read(reads: &FormReads, on_thread: Option<&OnThreadReads>, site_id: i32, id: Uuid) -> ApiResult<Vec<u8>> {
     let read = on_thread.and_then(|reads| {
         reads.row(FIND_ON_THREAD, (id, site_id), |row| {
             Ok(FormColumns {
@@ -105,15 +106,16 @@ pub async fn find_for_read(reads: &FormReads, on_thread: Option<&OnThreadReads>,
             })
         })
     });
-    match read {
-        Some(Some(columns)) => SecureForm::from_columns(id, columns).map_err(ApiError::internal),
-        Some(None) => Err(ApiError::not_found("secure form")),
+    let columns = match read {
+        Some(Some(columns)) => columns,
+        Some(None) => return Err(ApiError::not_found("secure form")),
         None => match reads.get(id).await? {
             // Another site's form is answered exactly like a missing one.
-            Some(row) if row.site_id == site_id => SecureForm::from_row(row).map_err(ApiError::internal),
-            _ => Err(ApiError::not_found("secure form")),
+            Some(row) if row.site_id == site_id => FormColumns::from(row),
+            _ => return Err(ApiError::not_found("secure form")),
         },
-    }
+    };
+    columns.into_answer(id).map_err(ApiError::internal)
 }
 
 /// Forms by id, read in batches (`db::batched`).
