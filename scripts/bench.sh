@@ -115,13 +115,14 @@ errors = (int(non2xx.group(1)) if non2xx else 0) + (sum(map(int, re.findall(r"\d
 print(f"{rps:.0f} {float(p99.group(1)) * scale:.2f} {errors}")'
 }
 
-# Waits until the fill's aftermath is over before a phase is measured: the
-# kernel writing the fill's dirty pages back, and whatever else still runs. An
-# earlier run measured the first scenario after the 100k fill (forms by name)
-# at 0.63-0.64 of its small-data rate in some runs and 0.95-1.00 in others with
-# the same code, while the ceiling in the same rounds also dropped (84k against
-# 98k req/s): the machine, not the query. `sync` flushes the dirty pages; then
-# up to 60 s for the machine to be at least 90 % idle over a second.
+# Waits, before each scenario, until what ran before it is over: the kernel
+# writing a fill's dirty pages back, a Prism still starting. Forms by name
+# measured 0.63-0.64 of its small-data rate in some runs and 0.95-1.25 in
+# others with the same code, while the ceiling in the same rounds moved too
+# (84k against 98k req/s): the machine, not the query (each scenario with a
+# Prism used to start one more, in a command substitution that forgot it).
+# `sync` flushes the dirty pages; then up to 60 s for the machine to be at
+# least 90 % idle over a second.
 settle() {
   sync
   python3 - <<'PY'
@@ -142,21 +143,21 @@ PY
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
 
-# Prism (pinned in clients/package.json) mocking a document, started on first use.
+# Prism (pinned in clients/package.json) mocking a document, started on first
+# use (in this shell, not in a command substitution, so that the next scenario
+# finds it running instead of starting another).
 declare -A PRISM_PORTS=()
-prism_port() { # document
-  if [ -z "${PRISM_PORTS[$1]:-}" ]; then
-    local port pid
-    port=$(free_port)
-    "$ROOT/clients/node_modules/.bin/prism" mock "$ROOT/openapi/$1.json" -h 127.0.0.1 -p "$port" > "$WORK/prism-$1.log" 2>&1 & pid=$!
-    PIDS+=("$pid")
-    for _ in $(seq 1 150); do
-      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-      sleep 0.2
-    done
-    PRISM_PORTS[$1]=$port
-  fi
-  echo "${PRISM_PORTS[$1]}"
+start_prism() { # document
+  [ -n "${PRISM_PORTS[$1]:-}" ] && return 0
+  local port pid
+  port=$(free_port)
+  "$ROOT/clients/node_modules/.bin/prism" mock "$ROOT/openapi/$1.json" -h 127.0.0.1 -p "$port" > "$WORK/prism-$1.log" 2>&1 & pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 150); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+    sleep 0.2
+  done
+  PRISM_PORTS[$1]=$port
 }
 
 # A scenario: switchboard, the ceiling answering the bytes switchboard answered
@@ -172,7 +173,11 @@ scenario() { # name path token method [body-file] [prism-document prism-path]
   "$CEILING" "127.0.0.1:$port" "$answer" & pid=$!
   PIDS+=("$pid")
   wait_for "http://127.0.0.1:$port/"
-  [ -n "$prism_doc" ] && prism="http://127.0.0.1:$(prism_port "$prism_doc")$prism_path"
+  if [ -n "$prism_doc" ]; then
+    start_prism "$prism_doc"
+    prism="http://127.0.0.1:${PRISM_PORTS[$prism_doc]}$prism_path"
+  fi
+  settle
   # A warm-up second, not counted: caches and connections as the rounds find them.
   DURATION=1 run_wrk "$url" "$token" "$method" "$body" > /dev/null
   for i in $(seq 1 "$ROUNDS"); do
@@ -211,7 +216,6 @@ cat > "$WORK/change.json" <<'JSON'
 JSON
 CHANGES="/api/billing/subscriptions:calculateChanges?siteId=10000"
 
-settle
 scenario get_form_10x5 "/v4/secureform/secureForms/$FORM_ID" "$SITE_TOKEN" GET "" platform-v4 "/secureform/secureForms/$FORM_ID"
 scenario get_site "/api/billing/sites/10000" "$PARTNER_TOKEN" GET "" partner-billing-v1 "/api/billing/sites/10000"
 scenario calculate_new "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json" \
@@ -239,6 +243,10 @@ fill_sites 0 "$SMALL"
 scenario site_search_small "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_small "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
 scenario telephony_list_small "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
+# Two of the partner's unpaged lists (the demo's few rows): what must not grow
+# is their cost as the partner's sites do.
+scenario partner_profiles_small "/api/billing/siteBillingProfiles" "$PARTNER_TOKEN" GET
+scenario partner_subscriptions_small "/api/billing/subscriptions" "$PARTNER_TOKEN" GET
 log "data: $LARGE forms, $LARGE sites of partner 1 and their telephony configurations"
 fill_forms "$LARGE"
 fill_sites "$SMALL" "$LARGE"
@@ -257,12 +265,13 @@ busy, log_pages, moved = sqlite3.connect(sys.argv[1], timeout=30).execute("PRAGM
 print(f"checkpoint: {moved} of {log_pages} log pages moved" + (" (busy: not all)" if busy else ""))
 PY
 fi
-settle
 scenario list_by_name_large "/v4/secureform/secureForms?pageSize=20&sortBy=name" "$SITE_TOKEN" GET
 scenario list_by_created_deep_large "/v4/secureform/secureForms?pageSize=20&sortBy=createdTime&sortOrder=desc&pageIndex=40" "$SITE_TOKEN" GET
 scenario site_search_large "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_large "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
 scenario telephony_list_large "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
+scenario partner_profiles_large "/api/billing/siteBillingProfiles" "$PARTNER_TOKEN" GET
+scenario partner_subscriptions_large "/api/billing/subscriptions" "$PARTNER_TOKEN" GET
 # Last: they add forms, and subscriptions with their invoices.
 scenario create_form "/v4/secureform/secureForms" "$SITE_TOKEN" POST "$WORK/new-form.json"
 scenario add_subscription "/api/billing/subscriptions:new?siteId=10000&agentId=$AGENT" "$PARTNER_TOKEN" POST "$WORK/plan.json" \
@@ -294,7 +303,7 @@ for line in open(results):
     prism = by.get((name, "prism"))
     versus = f"{statistics.median(r for r, _, _ in prism):.0f} | {rps / statistics.median(r for r, _, _ in prism):.1f}" if prism else "- | -"
     print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} | {versus} |")
-for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list", "calculate_changes"):
+for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list", "partner_profiles", "partner_subscriptions", "calculate_changes"):
     a, b = small.get(f"{kind}_small", small.get(kind)), small.get(f"{kind}_large")
     if a and b:
         print(f"\n{kind}: large / small data = {b / a:.2f} (1.00 is flat)", end="")
