@@ -16,6 +16,7 @@ mod m20261123_000010_list_counts;
 mod m20261124_000011_form_fields_json;
 mod m20261125_000012_site_revisions;
 mod m20261126_000013_credited_lines;
+mod m20261127_000014_partner_rows;
 
 pub struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000011_form_fields_json::Migration),
             Box::new(m20261125_000012_site_revisions::Migration),
             Box::new(m20261126_000013_credited_lines::Migration),
+            Box::new(m20261127_000014_partner_rows::Migration),
         ]
     }
 }

@@ -188,4 +188,26 @@ mod tests {
         assert_eq!(pragma(&writer, "synchronous").await, "1", "NORMAL");
         let _ = std::fs::remove_dir_all(dir);
     }
+
+    /// Migration 14 copies each row's partner from its site onto rows stored
+    /// before it (the writes set it from then on).
+    #[tokio::test]
+    async fn rows_stored_before_the_partner_copy_get_their_sites_partner() {
+        let db = connect("sqlite::memory:").await.unwrap();
+        Migrator::up(&db, Some(13)).await.unwrap();
+        for sql in [
+            "INSERT INTO partners (id, name) VALUES (7, 'seven'), (8, 'eight')",
+            "INSERT INTO sites (id, partner_id) VALUES (1, 7), (2, 8), (3, 7)",
+            "INSERT INTO site_billing_profiles (site_id) VALUES (1), (2), (3)",
+        ] {
+            db.execute_unprepared(sql).await.unwrap();
+        }
+        Migrator::up(&db, None).await.unwrap();
+        let rows = db
+            .query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT site_id, partner_id FROM site_billing_profiles ORDER BY site_id"))
+            .await
+            .unwrap();
+        let copied: Vec<(i32, i32)> = rows.iter().map(|r| (r.try_get_by_index(0).unwrap(), r.try_get_by_index(1).unwrap())).collect();
+        assert_eq!(copied, [(1, 7), (2, 8), (3, 7)]);
+    }
 }

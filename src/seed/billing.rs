@@ -12,6 +12,7 @@ use crate::api::billing::features;
 use crate::api::billing::invoices;
 use crate::billing::invoice::LineSpec;
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
+use crate::api::billing::scope::partner_of;
 use crate::crypto::FieldCipher;
 use crate::api::billing::money::Money;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
@@ -55,12 +56,15 @@ pub async fn billing_config(db: &impl ConnectionTrait, seed: SiteBillingConfigSe
     store::require_currency(db, &checked.currency_id).await?;
     let now = Utc::now();
     let start = seed.billing_start_date.unwrap_or_else(|| rules::start_of_day(now));
-    store::insert(db, site_id, checked, start, now, seed.balance, seed.purchased_agents).await
+    let partner_id = partner_of(db, site_id).await?;
+    let opening = store::Opening { start, balance: seed.balance, purchased_agents: seed.purchased_agents };
+    store::insert(db, partner_id, site_id, checked, opening, now).await
 }
 
 pub async fn billing_profile(db: &impl ConnectionTrait, cipher: &FieldCipher, input: SiteBillingProfileInput) -> ApiResult<()> {
     let site_id = input.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
-    profiles::store::insert(db, cipher, site_id, profiles::checked(input)?).await
+    let partner_id = partner_of(db, site_id).await?;
+    profiles::store::insert(db, cipher, partner_id, site_id, profiles::checked(input)?).await
 }
 
 /// A product relation of a data set: the subscription, the product and the

@@ -32,6 +32,8 @@ pub struct TestApp {
     pub db: DatabaseConnection,
     pub tokens: Arc<TokenService>,
     queries: Arc<AtomicUsize>,
+    /// The SQL of the statements run through the pools since the last reset.
+    statements: Arc<std::sync::Mutex<Vec<String>>>,
     /// Of those, the ones run on the request's thread (`db::on_thread`).
     on_thread: Arc<AtomicUsize>,
     _dir: Option<tempfile::TempDir>,
@@ -75,9 +77,11 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     let cipher = Arc::new(FieldCipher::new(&secret));
     seed::load(&connection, &cipher, seed::demo()).await.expect("demo data");
     let queries = Arc::new(AtomicUsize::new(0));
-    let counter = queries.clone();
-    let count = move |_: &sea_orm::metric::Info<'_>| {
+    let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (counter, log) = (queries.clone(), statements.clone());
+    let count = move |info: &sea_orm::metric::Info<'_>| {
         counter.fetch_add(1, Ordering::SeqCst);
+        log.lock().unwrap().push(info.statement.sql.clone());
     };
     connection.set_metric_callback(count.clone());
     let mut reads = db::connect_reader(&url, &connection).await.expect("connect readers");
@@ -98,7 +102,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(switchboard::serve_with(listener, switchboard::app(state), limits));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, on_thread: on_thread_queries, _dir: dir }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, statements, on_thread: on_thread_queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {
@@ -250,6 +254,13 @@ impl TestApp {
     pub fn reset_query_count(&self) {
         self.queries.store(0, Ordering::SeqCst);
         self.on_thread.store(0, Ordering::SeqCst);
+        self.statements.lock().unwrap().clear();
+    }
+
+    /// The SQL of the statements run through the pools since the last reset
+    /// (those on the request's thread are only counted).
+    pub fn statements(&self) -> Vec<String> {
+        self.statements.lock().unwrap().clone()
     }
 
     pub fn query_count(&self) -> usize {

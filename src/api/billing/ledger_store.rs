@@ -367,7 +367,7 @@ impl SiteRows {
     async fn save(&self, txn: &DatabaseTransaction, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
-            insert_subscription(txn, new).await?;
+            insert_subscription(txn, self.site.partner_id, new).await?;
         }
         for mut new in writes.models {
             insert_pricing_model(txn, site_id, new.subscription_id, new.order, &mut new.model).await?;

@@ -8,6 +8,8 @@ use crate::db::money::StoredDecimal;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub site_id: i32,
+    /// The site's partner, copied so that a partner's lists read only its own rows (migration 14).
+    pub partner_id: i32,
     pub billing_period: String,
     pub billing_start_date: DateTimeUtc,
     pub next_billing_date: DateTimeUtc,

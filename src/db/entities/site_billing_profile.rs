@@ -5,6 +5,8 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub site_id: i32,
+    /// The site's partner, copied so that a partner's lists read only its own rows (migration 14).
+    pub partner_id: i32,
     pub first_name: String,
     pub last_name: String,
     pub company_name: String,

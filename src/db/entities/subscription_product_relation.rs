@@ -7,6 +7,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub site_id: i32,
+    /// The site's partner, copied so that a partner's lists read only its own rows (migration 14).
+    pub partner_id: i32,
     pub subscription_id: Uuid,
     pub product_id: String,
 }

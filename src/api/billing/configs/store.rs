@@ -40,7 +40,7 @@ impl SiteBillingConfig {
 
 /// The configurations of `sites`, by site id, with their currencies. Two queries.
 pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<SiteBillingConfig>> {
-    let rows = row::Entity::find().filter(sites.contains(row::Column::SiteId)).order_by_asc(row::Column::SiteId).all(db).await?;
+    let rows = row::Entity::find().filter(sites.contains(row::Column::SiteId, row::Column::PartnerId)).order_by_asc(row::Column::SiteId).all(db).await?;
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -89,18 +89,20 @@ fn settings(model: &mut row::ActiveModel, checked: Checked) {
     model.payment_term_value = Set(checked.payment_term_value);
 }
 
-/// Stores a new configuration billing from `start`.
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    checked: Checked,
-    start: DateTime<Utc>,
-    now: DateTime<Utc>,
-    balance: Money,
-    purchased_agents: i32,
-) -> ApiResult<()> {
+/// What a new configuration starts with: billing from `start`, a balance and
+/// purchased agents (zero but for a data set's).
+pub struct Opening {
+    pub start: DateTime<Utc>,
+    pub balance: Money,
+    pub purchased_agents: i32,
+}
+
+/// Stores a new configuration of site `site_id` of partner `partner_id`.
+pub async fn insert(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, checked: Checked, opening: Opening, now: DateTime<Utc>) -> ApiResult<()> {
+    let Opening { start, balance, purchased_agents } = opening;
     let mut model = row::ActiveModel {
         site_id: Set(site_id),
+        partner_id: Set(partner_id),
         billing_start_date: Set(start),
         next_billing_date: Set(next_billing_date(start, checked.period.months(), now)),
         balance: Set(balance.into()),
@@ -120,7 +122,8 @@ pub async fn create(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, ch
     if row::Entity::find_by_id(site_id).one(db).await?.is_some() {
         return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing configuration; update it with PUT")));
     }
-    insert(db, site_id, checked, super::rules::start_of_day(now), now, Money::default(), 0).await?;
+    let opening = Opening { start: super::rules::start_of_day(now), balance: Money::default(), purchased_agents: 0 };
+    insert(db, partner_id, site_id, checked, opening, now).await?;
     find(db, partner_id, site_id).await
 }
 

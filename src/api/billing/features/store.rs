@@ -30,19 +30,19 @@ impl From<limits::Model> for SubscriptionFeatureLimitationConfig {
     }
 }
 
-/// The site of a subscription (404 when there is none).
-pub async fn site_of_subscription(db: &impl ConnectionTrait, id: Uuid) -> ApiResult<i32> {
+/// The site of a subscription and the site's partner (404 when there is none).
+pub async fn site_of_subscription(db: &impl ConnectionTrait, id: Uuid) -> ApiResult<(i32, i32)> {
     subscription::Entity::find_by_id(id)
         .one(db)
         .await?
-        .map(|s| s.site_id)
+        .map(|s| (s.site_id, s.partner_id))
         .ok_or_else(|| ApiError::not_found("subscription"))
 }
 
 /// The product relations of `sites` with their feature point items. Two queries.
 pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<SubscriptionProductRelation>> {
     let relations = relation::Entity::find()
-        .filter(sites.contains(relation::Column::SiteId))
+        .filter(sites.contains(relation::Column::SiteId, relation::Column::PartnerId))
         .order_by_asc(relation::Column::SiteId)
         .order_by_asc(relation::Column::SubscriptionId)
         .order_by_asc(relation::Column::ProductId)
@@ -51,7 +51,7 @@ pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> Ap
         .await?;
     let mut points: HashMap<Uuid, Vec<SubscriptionProductFeaturePointRelation>> = HashMap::new();
     for p in point::Entity::find()
-        .filter(sites.contains(point::Column::SiteId))
+        .filter(sites.contains(point::Column::SiteId, point::Column::PartnerId))
         .order_by_asc(point::Column::FeaturePointItemId)
         .order_by_asc(point::Column::Id)
         .all(db)
@@ -80,7 +80,7 @@ pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> Ap
 pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
     let select = match site_id {
         Some(site_id) => limits::Entity::find().filter(sites.owns(limits::Column::SiteId)).filter(limits::Column::SiteId.eq(site_id)),
-        None => limits::Entity::find().filter(sites.contains(limits::Column::SiteId)),
+        None => limits::Entity::find().filter(sites.contains(limits::Column::SiteId, limits::Column::PartnerId)),
     };
     let rows = select.order_by_asc(limits::Column::SiteId).order_by_asc(limits::Column::SubscriptionId).all(db).await?;
     Ok(rows.into_iter().map(Into::into).collect())
@@ -153,6 +153,7 @@ pub async fn set_feature_points(
                 relation::Entity::insert(relation::ActiveModel {
                     id: Set(relation_id),
                     site_id: Set(site_id),
+                    partner_id: Set(partner_id),
                     subscription_id: Set(id),
                     product_id: Set(product_id.to_owned()),
                 })
@@ -165,6 +166,7 @@ pub async fn set_feature_points(
             let rows = items.iter().map(|item| point::ActiveModel {
                 id: Set(Uuid::now_v7()),
                 site_id: Set(site_id),
+                partner_id: Set(partner_id),
                 subscription_product_relation_id: Set(relation_id),
                 feature_point_item_id: Set(item.clone()),
             });
@@ -178,10 +180,11 @@ pub async fn set_feature_points(
 
 /// Stores a data set's product relation of a subscription with the feature point items it grants.
 pub async fn insert_relation(db: &impl ConnectionTrait, id: Uuid, subscription_id: Uuid, product_id: String, feature_point_items: Vec<String>) -> ApiResult<()> {
-    let site_id = site_of_subscription(db, subscription_id).await?;
+    let (site_id, partner_id) = site_of_subscription(db, subscription_id).await?;
     relation::Entity::insert(relation::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),
+        partner_id: Set(partner_id),
         subscription_id: Set(subscription_id),
         product_id: Set(product_id),
     })
@@ -191,6 +194,7 @@ pub async fn insert_relation(db: &impl ConnectionTrait, id: Uuid, subscription_i
         point::Entity::insert(point::ActiveModel {
             id: Set(Uuid::now_v7()),
             site_id: Set(site_id),
+            partner_id: Set(partner_id),
             subscription_product_relation_id: Set(id),
             feature_point_item_id: Set(item),
         })
@@ -202,10 +206,11 @@ pub async fn insert_relation(db: &impl ConnectionTrait, id: Uuid, subscription_i
 
 /// Stores a data set's limitation config of a subscription.
 pub async fn insert_limits(db: &impl ConnectionTrait, input: SubscriptionFeatureLimitationConfig) -> ApiResult<()> {
-    let site_id = site_of_subscription(db, input.subscription_id).await?;
+    let (site_id, partner_id) = site_of_subscription(db, input.subscription_id).await?;
     limits::Entity::insert(limits::ActiveModel {
         subscription_id: Set(input.subscription_id),
         site_id: Set(site_id),
+        partner_id: Set(partner_id),
         months_of_history_can_be_accessed: Set(input.months_of_history_can_be_accessed),
         months_of_history_can_be_accessed_beyond_freemium: Set(input.months_of_history_can_be_accessed_beyond_freemium),
         months_of_history_being_stored: Set(input.months_of_history_being_stored),

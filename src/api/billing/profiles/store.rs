@@ -66,7 +66,7 @@ pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> A
 
 /// The row of a checked body for `site_id`; `stored` is the current row on
 /// update, whose cards a masked number keeps.
-pub fn row_of(draft: ProfileDraft, site_id: i32, stored: Option<&row::Model>, cipher: &FieldCipher) -> ApiResult<row::ActiveModel> {
+pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option<&row::Model>, cipher: &FieldCipher) -> ApiResult<row::ActiveModel> {
     let mut v = Violations::new();
     let encrypted = |number: CardNumber, kept: Option<&String>, pointer: &str, v: &mut Violations| match number {
         CardNumber::None => String::new(),
@@ -84,6 +84,7 @@ pub fn row_of(draft: ProfileDraft, site_id: i32, stored: Option<&row::Model>, ci
     let i = draft.input;
     v.finish(row::ActiveModel {
         site_id: Set(site_id),
+        partner_id: Set(partner_id),
         first_name: Set(i.first_name.unwrap_or_default()),
         last_name: Set(i.last_name.unwrap_or_default()),
         company_name: Set(i.company_name.unwrap_or_default()),
@@ -118,7 +119,7 @@ pub fn row_of(draft: ProfileDraft, site_id: i32, stored: Option<&row::Model>, ci
 /// The profiles of the partner's sites, by site id.
 pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32) -> ApiResult<Vec<SiteBillingProfile>> {
     let rows = row::Entity::find()
-        .filter(SiteSet::Partner(partner_id).contains(row::Column::SiteId))
+        .filter(SiteSet::Partner(partner_id).contains(row::Column::SiteId, row::Column::PartnerId))
         .order_by_asc(row::Column::SiteId)
         .all(db)
         .await?;
@@ -126,15 +127,15 @@ pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i
 }
 
 /// Stores a data set's profile.
-pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, draft: ProfileDraft) -> ApiResult<()> {
-    row::Entity::insert(row_of(draft, site_id, None, cipher)?).exec_without_returning(db).await?;
+pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<()> {
+    row::Entity::insert(row_of(draft, partner_id, site_id, None, cipher)?).exec_without_returning(db).await?;
     Ok(())
 }
 
 /// Stores the first profile of the partner's site: 404 for another
 /// partner's site, 409 when it has one.
 pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
-    let model = row_of(draft, site_id, None, cipher)?;
+    let model = row_of(draft, partner_id, site_id, None, cipher)?;
     partner_site(db, partner_id, site_id).await?;
     if row::Entity::find_by_id(site_id).one(db).await?.is_some() {
         return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing profile; update it with PUT")));
@@ -145,7 +146,7 @@ pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id:
 
 /// Replaces a stored profile (as `find` gave it).
 pub async fn update(db: &impl ConnectionTrait, cipher: &FieldCipher, stored: row::Model, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
-    let model = row_of(draft, stored.site_id, Some(&stored), cipher)?;
+    let model = row_of(draft, stored.partner_id, stored.site_id, Some(&stored), cipher)?;
     let updated = row::Entity::update(model).exec(db).await?;
     SiteBillingProfile::from_row(updated, cipher)
 }

@@ -116,15 +116,15 @@ pub fn batched_revisions(db: sea_orm::DatabaseConnection) -> SiteRevisions {
 pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -> ApiResult<Vec<Site>> {
     let select = match id {
         Some(id) => site::Entity::find().filter(set.owns(site::Column::Id)).filter(site::Column::Id.eq(id)),
-        None => site::Entity::find().filter(set.contains(site::Column::Id)),
+        None => site::Entity::find().filter(set.contains(site::Column::Id, site::Column::PartnerId)),
     };
     let sites = select.order_by_asc(site::Column::Id).all(db).await?;
     if sites.is_empty() {
         return Ok(Vec::new());
     }
     let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
-    let links = site_tag::Entity::find().filter(set.contains(site_tag::Column::SiteId)).all(db).await?;
-    let linked_tags = Query::select().column(site_tag::Column::TagId).from(site_tag::Entity).and_where(set.contains(site_tag::Column::SiteId)).to_owned();
+    let links = site_tag::Entity::find().filter(set.owns(site_tag::Column::SiteId)).all(db).await?;
+    let linked_tags = Query::select().column(site_tag::Column::TagId).from(site_tag::Entity).and_where(set.owns(site_tag::Column::SiteId)).to_owned();
     let tags: HashMap<Uuid, tag::Model> = tag::Entity::find()
         .filter(tag::Column::Id.in_subquery(linked_tags))
         .all(db)
@@ -134,14 +134,14 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         .collect();
     let mut links = by_site(links, |l| l.site_id);
     let agents = agent::Entity::find()
-        .filter(set.contains(agent::Column::SiteId))
+        .filter(set.owns(agent::Column::SiteId))
         .order_by_asc(agent::Column::Email)
         .all(db)
         .await?;
     let mut agents = by_site(agents, |a| a.site_id);
     let mut attachments: HashMap<Uuid, Vec<SiteContractAttachment>> = HashMap::new();
     for a in attachment::Entity::find()
-        .filter(set.contains(attachment::Column::SiteId))
+        .filter(set.owns(attachment::Column::SiteId))
         .order_by_asc(attachment::Column::Name)
         .order_by_asc(attachment::Column::Id)
         .all(db)
@@ -156,7 +156,7 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         });
     }
     let contracts = site_contract::Entity::find()
-        .filter(set.contains(site_contract::Column::SiteId))
+        .filter(set.owns(site_contract::Column::SiteId))
         .order_by_asc(site_contract::Column::StartDate)
         .order_by_asc(site_contract::Column::Id)
         .all(db)
@@ -250,13 +250,13 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         .into_iter()
         .map(|u| (u.id, u.display_name))
         .collect();
-    let agents = agent::Entity::find().filter(set.contains(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
+    let agents = agent::Entity::find().filter(set.owns(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
     let mut agents = by_site(agents, |a| a.site_id);
     let names = subscription::Entity::find()
         .select_only()
         .column(subscription::Column::SiteId)
         .column(subscription::Column::Name)
-        .filter(set.contains(subscription::Column::SiteId))
+        .filter(set.contains(subscription::Column::SiteId, subscription::Column::PartnerId))
         .order_by_asc(subscription::Column::CreatedTime)
         .order_by_asc(subscription::Column::Id)
         .into_tuple::<(i32, String)>()
@@ -264,7 +264,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         .await?;
     let mut names = by_site(names, |(site_id, _)| *site_id);
     let mut configs: HashMap<i32, site_billing_config::Model> = site_billing_config::Entity::find()
-        .filter(set.contains(site_billing_config::Column::SiteId))
+        .filter(set.contains(site_billing_config::Column::SiteId, site_billing_config::Column::PartnerId))
         .all(db)
         .await?
         .into_iter()
@@ -273,7 +273,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
     let with_profile: HashSet<i32> = site_billing_profile::Entity::find()
         .select_only()
         .column(site_billing_profile::Column::SiteId)
-        .filter(set.contains(site_billing_profile::Column::SiteId))
+        .filter(set.contains(site_billing_profile::Column::SiteId, site_billing_profile::Column::PartnerId))
         .into_tuple::<i32>()
         .all(db)
         .await?

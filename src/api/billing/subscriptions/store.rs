@@ -119,15 +119,6 @@ impl Selection {
         Self { sites, site_id: None, ids: Some(vec![id]), with_active: false, with_line_items: true }
     }
 
-    /// The tenancy condition on `column`: probed per row when a key narrows
-    /// the selection, else the partner's list of sites (`SiteSet`).
-    fn scope(&self, column: impl ColumnTrait) -> sea_orm::sea_query::SimpleExpr {
-        match self.ids.is_some() || self.site_id.is_some() {
-            true => self.sites.owns(column),
-            false => self.sites.contains(column),
-        }
-    }
-
     pub(super) fn subscriptions(&self) -> Condition {
         let which = self.ids.as_ref().map(|ids| {
             let named = subscription::Column::Id.is_in(ids.iter().copied());
@@ -136,23 +127,22 @@ impl Selection {
                 false => Condition::all().add(named),
             }
         });
+        // Narrowed by a key: a probe of the site per row the key finds; else
+        // the partner's own rows in its index.
+        let tenancy = match self.ids.is_some() || self.site_id.is_some() {
+            true => self.sites.owns(subscription::Column::SiteId),
+            false => self.sites.contains(subscription::Column::SiteId, subscription::Column::PartnerId),
+        };
         Condition::all()
-            .add(self.scope(subscription::Column::SiteId))
+            .add(tenancy)
             .add_option(self.site_id.map(|site_id| subscription::Column::SiteId.eq(site_id)))
             .add_option(which)
     }
 
+    /// The pricing models of the selected subscriptions.
     fn models(&self) -> Condition {
-        let which = self.ids.as_ref().map(|ids| match self.with_active {
-            true => model::Column::SubscriptionId.in_subquery(
-                Query::select().column(subscription::Column::Id).from(subscription::Entity).cond_where(self.subscriptions()).to_owned(),
-            ),
-            false => model::Column::SubscriptionId.is_in(ids.iter().copied()),
-        });
-        Condition::all()
-            .add(self.scope(model::Column::SiteId))
-            .add_option(self.site_id.map(|site_id| model::Column::SiteId.eq(site_id)))
-            .add_option(which)
+        let subscriptions = Query::select().column(subscription::Column::Id).from(subscription::Entity).cond_where(self.subscriptions()).to_owned();
+        Condition::all().add(model::Column::SubscriptionId.in_subquery(subscriptions))
     }
 
     fn model_ids(&self) -> sea_orm::sea_query::SelectStatement {
@@ -311,10 +301,12 @@ fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usiz
     }
 }
 
-pub async fn insert_subscription(db: &impl ConnectionTrait, new: &NewSubscription) -> ApiResult<()> {
+/// Writes a subscription of a site of partner `partner_id`.
+pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new: &NewSubscription) -> ApiResult<()> {
     subscription::Entity::insert(subscription::ActiveModel {
         id: Set(new.id),
         site_id: Set(new.site_id),
+        partner_id: Set(partner_id),
         plan_id: Set(new.plan_id),
         name: Set(new.name.clone()),
         is_service_plan: Set(new.is_service_plan),
