@@ -59,6 +59,7 @@ error_codes! {
     UriTooLong = 414001, URI_TOO_LONG, "uri-too-long", "The request URI is longer than the server accepts";
     UnsupportedMediaType = 415001, UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "The request body has an unsupported content type";
     IdempotencyKeyReused = 422001, UNPROCESSABLE_ENTITY, "idempotency-key-reused", "The Idempotency-Key was already used with a different request";
+    TooManyToList = 422002, UNPROCESSABLE_ENTITY, "too-many-to-list", "The list would hold more items than it answers unpaged; narrow it or use the paged form";
     HeadersTooLarge = 431001, REQUEST_HEADER_FIELDS_TOO_LARGE, "headers-too-large", "The request headers are larger than the server accepts";
     TooManyFailedLogins = 429001, TOO_MANY_REQUESTS, "too-many-failed-logins", "Too many failed sign-ins for this account or address; retry later";
     TooManyRequests = 429002, TOO_MANY_REQUESTS, "too-many-requests", "Too many requests from this caller; retry later";

@@ -60,6 +60,29 @@ async fn a_site_carries_every_nested_object() {
     }
 }
 
+/// The unpaged list answers up to 1,000 sites with everything nested; a
+/// partner with more pages through them with the site search (a 422 that says
+/// so, not a 500 from too many bound values nor an answer that grows without
+/// bound), and still reads any one of them by `id`.
+#[tokio::test]
+async fn the_unpaged_list_of_sites_stops_at_a_thousand() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    let sites = |from: i64, to: i64| json!({"sites": (from..to).map(|id| json!({"id": id, "partnerId": 1, "company": format!("Site {id}")})).collect::<Vec<_>>()});
+    // The demo's two and 998 more.
+    app.load(sites(40_000, 40_998)).await;
+    let all: Value = app.get("/api/billing/sites", &token).await.json().await.unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 1_000);
+    app.load(sites(40_998, 40_999)).await;
+    let problem = assert_problem(app.get("/api/billing/sites", &token).await, 422, 422002).await;
+    assert!(problem["detail"].as_str().unwrap().contains("/api/billing/site/search"), "{problem}");
+    assert_eq!(ids(&app.get("/api/billing/sites?id=40998", &token).await.json().await.unwrap(), "id"), [40998]);
+    let page: Value = app.get("/api/billing/site/search?pageSize=1", &token).await.json().await.unwrap();
+    assert_eq!(page["total"], 1_001);
+    // Another partner's list is its own.
+    assert_eq!(ids(&app.get("/api/billing/sites", &app.partner_admin(2)).await.json().await.unwrap(), "id"), [20000]);
+}
+
 #[tokio::test]
 async fn lists_filter_by_id_and_hold_only_the_partners_sites() {
     let app = spawn_app().await;

@@ -43,10 +43,16 @@ struct ListSitesParams {
 
 /// List sites
 ///
-/// The partner's sites by id, each with every nested object.
+/// The partner's sites by id, each with every nested object. A partner with
+/// more than 1,000 sites pages through them with the site search (422 here
+/// without `id`).
 #[utoipa::path(get, path = "/api/billing/sites", operation_id = "listSites", tag = TAG,
     params(ListSitesParams),
-    responses((status = 200, description = "The partner's sites", body = [Site])),
+    responses(
+        (status = 200, description = "The partner's sites", body = [Site]),
+        (status = 422, description = "The partner has more than 1,000 sites: page through them with the site search, or name one with `id`",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_sites(
     State(state): State<AppState>,

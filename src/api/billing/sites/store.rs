@@ -19,7 +19,7 @@ use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
 };
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Kept by triggers only, so not a field of the entity: no write sets it.
 const REVISION: &str = "revision";
@@ -112,11 +112,33 @@ pub fn batched_revisions(db: sea_orm::DatabaseConnection) -> SiteRevisions {
     })
 }
 
-/// The sites of `set` by id, each with every nested object.
+/// The most sites the unpaged list of a partner's sites answers, each with
+/// every nested object (1-10 KB a site): beyond it the answer, and the memory
+/// it takes, would grow with the partner's sites without bound, and the ids of
+/// the nested reads would pass SQLite's limit of bound values. The site search
+/// pages through any number.
+pub const MAX_LISTED_SITES: u64 = 1_000;
+
+/// The sites of `set` by id, each with every nested object: 422 when a
+/// partner's whole list would hold more than `MAX_LISTED_SITES`.
 pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -> ApiResult<Vec<Site>> {
     let select = match id {
         Some(id) => site::Entity::find().filter(set.owns(site::Column::Id)).filter(site::Column::Id.eq(id)),
-        None => site::Entity::find().filter(set.contains(site::Column::Id, site::Column::PartnerId)),
+        None => {
+            if let SiteSet::Partner(partner_id) = set {
+                let count = crate::api::counts::tenant_rows(db, *partner_id, "sites").await?;
+                if count > MAX_LISTED_SITES {
+                    return Err(ApiError::new(
+                        ErrorCode::TooManyToList,
+                        format!(
+                            "the partner has {count} sites, more than the {MAX_LISTED_SITES} this list answers; \
+                             page through them with GET /api/billing/site/search, or name one with ?id="
+                        ),
+                    ));
+                }
+            }
+            site::Entity::find().filter(set.contains(site::Column::Id, site::Column::PartnerId))
+        }
     };
     let sites = select.order_by_asc(site::Column::Id).all(db).await?;
     if sites.is_empty() {
