@@ -2,6 +2,7 @@
 
 pub mod batched;
 pub mod entities;
+pub mod in_list;
 pub mod money;
 pub mod on_thread;
 

@@ -344,15 +344,13 @@ async fn open_charges(
         .from_as(line::Entity, credit)
         .and_where(Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)))
         .to_owned();
-    for l in line::Entity::find()
-        .filter(line::Column::SubscriptionPricingModelId.is_in(model_ids))
+    let charges = line::Entity::find()
         .filter(line::Column::LineType.eq(CHARGE))
         .filter(Expr::not_exists(credited))
         .order_by_desc(line::Column::ServiceStartDate)
-        .order_by_asc(line::Column::SortOrder)
-        .all(db)
-        .await?
-    {
+        .order_by_asc(line::Column::SortOrder);
+    // A model's lines come from one statement, so each keeps the order.
+    for l in crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await? {
         if let Some(model_id) = l.subscription_pricing_model_id {
             open.entry(model_id).or_default().push(OpenCharge { id: l.id, name: l.name });
         }

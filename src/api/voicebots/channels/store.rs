@@ -14,6 +14,7 @@ use crate::api::voicebots::catalog;
 use crate::api::voicebots::store::touch_bots_using_channel;
 use crate::api::voicebots::sip::SipConfiguration;
 use crate::crypto::FieldCipher;
+use crate::db::in_list::all_in;
 use crate::db::entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -125,7 +126,7 @@ pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32,
 
 /// The channel instances with these ids, without `info`: two queries.
 pub async fn by_ids(db: &impl ConnectionTrait, cipher: &FieldCipher, ids: Vec<Uuid>) -> ApiResult<Vec<VoicebotChannelInstance>> {
-    let rows = row::Entity::find().filter(row::Column::Id.is_in(ids)).all(db).await?;
+    let rows = all_in(db, row::Entity::find(), row::Column::Id, ids).await?;
     load(db, cipher, rows, false).await
 }
 
@@ -166,9 +167,7 @@ async fn load(
     if include_info {
         let wanted = info_ids(ChannelType::Telephony);
         if !wanted.is_empty() {
-            telephony = telephony_configuration::Entity::find()
-                .filter(telephony_configuration::Column::Id.is_in(wanted))
-                .all(db)
+            telephony = all_in(db, telephony_configuration::Entity::find(), telephony_configuration::Column::Id, wanted)
                 .await?
                 .into_iter()
                 .map(|r| (r.id, r))
@@ -176,9 +175,7 @@ async fn load(
         }
         let wanted = info_ids(ChannelType::Sip);
         if !wanted.is_empty() {
-            sip = sip_configuration::Entity::find()
-                .filter(sip_configuration::Column::Id.is_in(wanted))
-                .all(db)
+            sip = all_in(db, sip_configuration::Entity::find(), sip_configuration::Column::Id, wanted)
                 .await?
                 .into_iter()
                 .map(|r| (r.id, r))
