@@ -345,7 +345,7 @@ impl IntoResponse for ApiError {
 
 impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
-        match err.sql_err() {
+        match err.sql_err().or_else(|| constraint_violation(&err)) {
             Some(SqlErr::UniqueConstraintViolation(_)) => {
                 return ApiError::new(ErrorCode::Conflict, "a resource with these values already exists");
             }
@@ -364,6 +364,20 @@ impl From<DbErr> for ApiError {
             };
         }
         ApiError::internal(err)
+    }
+}
+
+/// A constraint violation sea-orm's `sql_err` does not know by its driver's
+/// error type: SQLite's on the request's thread (`db::on_thread`), told by
+/// sqlx's kind of database error.
+fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
+    use sea_orm::{RuntimeErr, sqlx};
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return None };
+    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return None };
+    match db.kind() {
+        sqlx::error::ErrorKind::UniqueViolation => Some(SqlErr::UniqueConstraintViolation(db.message().to_owned())),
+        sqlx::error::ErrorKind::ForeignKeyViolation => Some(SqlErr::ForeignKeyConstraintViolation(db.message().to_owned())),
+        _ => None,
     }
 }
 

@@ -78,8 +78,10 @@ pub struct SharedState {
     pub forms: crate::api::secure_forms::writer::FormWriter,
     /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
     pub form_reads: crate::api::secure_forms::store::FormReads,
-    /// Point reads on the request's thread, on SQLite files (`db::on_thread`).
+    /// Point reads and billing previews on the request's thread, on SQLite files (`db::on_thread`).
     pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
+    /// Billing applies on the request's thread, on SQLite files (`db::on_thread`).
+    pub on_thread_writer: Option<Arc<crate::db::on_thread::OnThreadWriter>>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
     pub plans: crate::api::billing::subscriptions::store::PlanCatalog,
 }
@@ -90,6 +92,7 @@ impl SharedState {
     pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
         Self {
             forms: secure_forms::writer::FormWriter::spawn(db.clone()),
+            on_thread_writer: reads.on_thread.as_ref().map(|r| Arc::new(r.writer())),
             on_thread: reads.on_thread.map(Arc::new),
             form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),

@@ -233,13 +233,17 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     let body = json!({"planId": 4, "name": "Platform"});
     let preview = ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), body.clone()).await;
     assert_eq!(state(&app).await, before, "a preview writes nothing");
+    app.reset_query_count();
+    assert_eq!(call(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await.0, 200);
+    assert!(app.query_count() >= 6, "the site's lock and read; subscription, pricing model, invoice, lines, bill-to");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(app.query_count()), "a SQLite file's apply runs on the request's thread");
     let (_, applied) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
     // Example 17 again, now applied.
     assert_eq!(applied, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
     assert_eq!(applied, preview);
     let after = rows(&app).await;
     let delta: Vec<i64> = after.iter().zip(&before.0).map(|(a, b)| a - b).collect();
-    assert_eq!(delta, [1, 1, 1, 1, 1, 1, 0, 0, 0]);
+    assert_eq!(delta, [2, 2, 2, 2, 2, 2, 0, 0, 0], "two applies");
     assert_eq!(balance(&app, SITE_A).await, "0.00", "paid by card");
 
     // The declined test card: chargeResult false, the invoice unpaid, its total owed.

@@ -113,6 +113,7 @@ async fn a_change_preview_reads_in_three_statements_whatever_the_subscription_ho
     app.reset_query_count();
     let first = figures(&app, PREVIEW, body.clone()).await;
     assert_eq!(app.query_count(), 4, "the site; the subscription tree; its open charges; the plan");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(4), "on a SQLite file, in a snapshot on the request's thread");
     app.reset_query_count();
     assert_eq!(figures(&app, PREVIEW, body).await, first);
     assert_eq!(app.query_count(), 3, "a plan read once is kept");

@@ -75,6 +75,7 @@ async fn a_preview_of_adding_reads_the_site_in_one_statement_and_each_plan_once(
     app.reset_query_count();
     let first = figures(&app, &path, platform.clone()).await;
     assert_eq!(app.query_count(), 2, "the site with its terms, tax and agent; then the plan");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(2), "on a SQLite file, on the request's thread");
     app.reset_query_count();
     assert_eq!(figures(&app, &path, platform).await, first);
     assert_eq!(app.query_count(), 1, "a plan read once is kept: the site's statement alone");

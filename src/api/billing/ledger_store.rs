@@ -72,11 +72,35 @@ pub struct Operation {
 /// (`open`), which sees one state of the database by itself: it needs no
 /// transaction (each statement is a hand-off to a connection's thread on
 /// SQLite, BEGIN and ROLLBACK too; docs/performance.md).
+///
+/// On a SQLite file the same statements run on the request's thread
+/// (`db::on_thread`): previews on a reader, applies on the writer while
+/// holding the writer pool's connection. A preview that finds the database
+/// busy there reads again through the pool.
 pub async fn run<T>(
     state: &AppState,
     op: Operation,
     steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
 ) -> ApiResult<(T, Outcome)> {
+    if op.preview {
+        if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
+            if op.wants.names_subscriptions() {
+                session.control("BEGIN")?;
+            }
+            let opened = open(&session, state, &op, false).await;
+            if !session.was_busy() {
+                let Computed { value, outcome, .. } = opened?.compute(steps, op.mode)?;
+                return Ok((value, outcome));
+            }
+        }
+    } else if let Some(writer) = &state.on_thread_writer
+        && let Some(session) = writer.begin(&state.db).await?
+    {
+        let Computed { value, outcome, site, writes } = open(&*session, state, &op, true).await?.compute(steps, op.mode)?;
+        site.save(&*session, writes).await?;
+        session.commit()?;
+        return Ok((value, outcome));
+    }
     if op.preview && !op.wants.names_subscriptions() {
         let Computed { value, outcome, .. } = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;
         return Ok((value, outcome));
@@ -289,7 +313,10 @@ impl SiteRow {
                 Some(rate) => Some(rate),
                 None => rate(country_tax)?,
             },
-            agent_found: if agent_id.is_some() { row.try_get("", "agent_found")? } else { true },
+            // EXISTS is a bool on PostgreSQL, an integer on SQLite (which sqlx reads as a bool too;
+            // `db::on_thread` as the i64 SQLite holds).
+            agent_found: agent_id.is_none()
+                || row.try_get::<bool>("", "agent_found").or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
         }))
     }
 }
@@ -362,7 +389,7 @@ impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy, the balance.
-    async fn save(&self, txn: &DatabaseTransaction, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
+    async fn save(&self, txn: &impl ConnectionTrait, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
             insert_subscription(txn, self.site.partner_id, new).await?;
