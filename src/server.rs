@@ -80,8 +80,8 @@ pub struct SharedState {
     pub form_reads: crate::api::secure_forms::store::FormReads,
     /// Point reads and billing previews on the request's thread, on SQLite files (`db::on_thread`).
     pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
-    /// Billing applies on the request's thread, on SQLite files (`db::on_thread`).
-    pub on_thread_writer: Option<Arc<crate::db::on_thread::OnThreadWriter>>,
+    /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
+    pub write_batches: Option<crate::db::on_thread::WriteBatches>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
     pub plans: crate::api::billing::subscriptions::store::PlanCatalog,
 }
@@ -92,7 +92,7 @@ impl SharedState {
     pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
         Self {
             forms: secure_forms::writer::FormWriter::spawn(db.clone()),
-            on_thread_writer: reads.on_thread.as_ref().map(|r| Arc::new(r.writer())),
+            write_batches: reads.on_thread.as_ref().map(|r| crate::db::on_thread::WriteBatches::spawn(r.writer(), db.clone())),
             on_thread: reads.on_thread.map(Arc::new),
             form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),

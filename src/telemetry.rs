@@ -18,7 +18,9 @@
 //!   the secure form writer and how many it commits together
 //!   (`api::secure_forms::writer`);
 //! - `switchboard_batched_read_batch_size{rows}` (a histogram): keys read
-//!   together per statement by the batched point reads (`db::batched`).
+//!   together per statement by the batched point reads (`db::batched`);
+//! - `switchboard_write_batch_size` (a histogram): billing applies committed
+//!   together on a SQLite file (`db::on_thread::batches`).
 //!
 //! The recorder is process-wide (the `metrics` facade); recording is a few
 //! atomic operations per request.

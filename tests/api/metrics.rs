@@ -32,6 +32,9 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert_eq!(app.client.post(app.url("/oauth/token")).form(&wrong).send().await.unwrap().status(), 401);
     let form = serde_json::json!({"name": "Counted", "color": "#112233", "greetingMessage": "Hi", "submitButtonText": "Pay", "fields": []});
     assert_eq!(app.post("/v4/secureform/secureForms", &token, &form).await.status(), 201);
+    let apply = "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
+    let plan = serde_json::json!({"planId": 4, "name": "Counted"});
+    assert_eq!(app.post(apply, &app.partner_admin(1), &plan).await.status(), 200);
     let after = scrape(&app).await;
 
     let ok = r#"switchboard_http_requests_total{operation="getSecureForm",status="200"}"#;
@@ -51,6 +54,11 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert!(sample(&after, batches) > sample(&before, batches), "{after}");
     assert!(after.contains(r#"switchboard_form_writer_batch_size_bucket{le="1"}"#), "{after}");
     assert!(after.contains("switchboard_form_writer_waiting 0"), "{after}");
+    // On a SQLite file, billing applies are committed in batches.
+    if app.on_thread_expected(1) == 1 {
+        let applies = "switchboard_write_batch_size_count";
+        assert!(sample(&after, applies) > sample(&before, applies), "{after}");
+    }
     // Where a form is not read on the request's thread (PostgreSQL), it is read in a batch.
     if app.on_thread_expected(1) == 0 {
         let batched = r#"switchboard_batched_read_batch_size_count{rows="secure_forms"}"#;

@@ -311,7 +311,7 @@ async fn run_changes(
         mode,
         preview,
     };
-    let ((), outcome) = ledger_store::run(state, op, |ledger, plans| {
+    let ((), outcome) = ledger_store::run(state, op, move |ledger, plans| {
         if let Some(id) = cancelling {
             let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&target)?;

@@ -73,14 +73,15 @@ pub struct Operation {
 /// transaction (each statement is a hand-off to a connection's thread on
 /// SQLite, BEGIN and ROLLBACK too; docs/performance.md).
 ///
-/// On a SQLite file the same statements run on the request's thread
-/// (`db::on_thread`): previews on a reader, applies on the writer while
-/// holding the writer pool's connection. A preview that finds the database
-/// busy there reads again through the pool.
-pub async fn run<T>(
+/// On a SQLite file the same statements run without sqlx's thread hand-offs
+/// (`db::on_thread`): previews on a reader on the request's thread (one that
+/// finds the database busy there reads again through the pool), applies in
+/// the on-thread writer's batches, each under a savepoint of its own and
+/// answered once its batch has committed.
+pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
-    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
+    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<(T, Outcome)> {
     if op.preview {
         if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
@@ -93,13 +94,17 @@ pub async fn run<T>(
                 return Ok((value, outcome));
             }
         }
-    } else if let Some(writer) = &state.on_thread_writer
-        && let Some(session) = writer.begin(&state.db).await?
-    {
-        let Computed { value, outcome, site, writes } = open(&*session, state, &op, true).await?.compute(steps, op.mode)?;
-        site.save(&*session, writes).await?;
-        session.commit()?;
-        return Ok((value, outcome));
+    } else if let Some(batches) = &state.write_batches {
+        let state = state.clone();
+        return batches
+            .run(move |session| {
+                Box::pin(async move {
+                    let Computed { value, outcome, site, writes } = open(session, &state, &op, true).await?.compute(steps, op.mode)?;
+                    site.save(session, writes).await?;
+                    Ok((value, outcome))
+                })
+            })
+            .await;
     }
     if op.preview && !op.wants.names_subscriptions() {
         let Computed { value, outcome, .. } = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;

@@ -204,12 +204,12 @@ async fn plan_operation(
     state: &AppState,
     partner_id: i32,
     query: Query<SiteAgentParams>,
-    request: &PlanRequest,
+    request: PlanRequest,
     replacing: Option<Uuid>,
     preview: bool,
 ) -> ApiResult<Response> {
     let (SiteAgentParams { site_id, agent_id }, mut v) = query.into_parts();
-    let (plan_id, months) = check_plan_request(request, &mut v);
+    let (plan_id, months) = check_plan_request(&request, &mut v);
     v.finish(())?;
     let op = Operation {
         partner_id,
@@ -221,12 +221,12 @@ async fn plan_operation(
         mode: InvoiceMode::Issue,
         preview,
     };
-    let (id, outcome) = ledger_store::run(state, op, |ledger, plans| {
+    let (id, outcome) = ledger_store::run(state, op, move |ledger, plans| {
         if let Some(id) = replacing {
             let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&current)?;
         }
-        add_plan(ledger, plans, request, plan_id, months)
+        add_plan(ledger, plans, &request, plan_id, months)
     })
     .await?;
     let output = SubscriptionOutput::from(outcome);
@@ -274,7 +274,7 @@ async fn calculate_new_subscription(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, &request, None, true).await
+    plan_operation(&state, caller.partner_id, query, request, None, true).await
 }
 
 /// Add a subscription
@@ -299,7 +299,7 @@ async fn add_subscription(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, &request, None, false).await
+    plan_operation(&state, caller.partner_id, query, request, None, false).await
 }
 
 /// Switch a subscription to another plan
@@ -324,7 +324,7 @@ pub async fn switch_subscription_plan(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, &request, Some(id), false).await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), false).await
 }
 
 /// Preview switching a subscription to another plan
@@ -346,7 +346,7 @@ pub async fn calculate_switch_subscription_plan(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, &request, Some(id), true).await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), true).await
 }
 
 /// Why a subscription is cancelled.
@@ -401,7 +401,7 @@ pub async fn calculate_cancel_subscription(
         mode: InvoiceMode::Issue,
         preview: true,
     };
-    let ((), outcome) = ledger_store::run(&state, op, |ledger, _| {
+    let ((), outcome) = ledger_store::run(&state, op, move |ledger, _| {
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
         Ok(ledger.cancel(&current)?)
     })

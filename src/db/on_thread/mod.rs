@@ -20,6 +20,7 @@
 //! the caller reads through the pool as before. A busy database is never waited
 //! for by a reader on a request's thread: its busy timeout is zero.
 
+mod batches;
 mod session;
 
 use std::{
@@ -33,6 +34,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Params, Row};
 use sea_orm::sqlx::sqlite::SqliteConnectOptions;
 use sea_orm::{DatabaseConnection, DbErr};
 
+pub use batches::WriteBatches;
 pub use session::{Session, WriteSession};
 
 /// Idle readers kept; more are opened while more threads read at once and

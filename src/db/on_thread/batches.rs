@@ -1,0 +1,201 @@
+//! Write operations on the on-thread writer, in batches (group commit).
+//!
+//! An operation given to `WriteBatches::run` runs on one task with every other
+//! operation waiting at that moment, one after the other in one transaction,
+//! each under a savepoint of its own: an operation that fails rolls back to
+//! its savepoint and fails alone. Each is answered once the batch's
+//! transaction has committed, so an acknowledged write is stored. A batch
+//! takes the writer pool's connection once (`OnThreadWriter::begin`) and
+//! writes the pages the operations share (a table's last leaf, its indexes)
+//! once, instead of once per operation: an apply alone spent most of its time
+//! on the writer in taking and giving back the pool's connection and in
+//! writing its pages to the WAL (docs/performance.md). Between batches the
+//! pool's connection goes back to the pool, so writes through sqlx take their
+//! turn.
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use sea_orm::{DatabaseConnection, DbErr};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{OnThreadWriter, Session};
+
+/// Operations run in one transaction at most; more wait for the next batch.
+const MAX_BATCH: usize = 64;
+/// Operations waiting at most; more wait to be queued (back pressure on the
+/// requests, each bounded by the server's request timeout).
+const QUEUE: usize = 1_024;
+
+/// What an operation leaves for its batch: whether it succeeded (its
+/// savepoint is kept, else rolled back) and how to answer it once the
+/// transaction is over (committed, or why not).
+struct Finished {
+    ok: bool,
+    answer: Box<dyn FnOnce(Result<(), DbErr>) + Send>,
+}
+
+/// An operation, given the batch's session (or why there is none).
+type Job = Box<dyn for<'s, 'w> FnOnce(Result<&'s Session<'w>, DbErr>) -> BoxFuture<'s, Finished> + Send>;
+
+#[derive(Clone)]
+pub struct WriteBatches(mpsc::Sender<Job>);
+
+impl WriteBatches {
+    /// Starts the batches on `writer`, holding `pool`'s connection for each;
+    /// they run until every `WriteBatches` is dropped.
+    pub fn spawn(writer: OnThreadWriter, pool: DatabaseConnection) -> Self {
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        tokio::spawn(run(writer, pool, receiver));
+        Self(sender)
+    }
+
+    /// Runs `work` in the next batch's transaction; its result once that
+    /// transaction has committed (a failed commit fails it too).
+    pub async fn run<T, E>(&self, work: impl for<'s, 'w> FnOnce(&'s Session<'w>) -> BoxFuture<'s, Result<T, E>> + Send + 'static) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbErr> + Send + 'static,
+    {
+        let (answer, answered) = oneshot::channel::<Result<T, E>>();
+        let job: Job = Box::new(move |session| {
+            Box::pin(async move {
+                let result = match session {
+                    Ok(session) => work(session).await,
+                    Err(err) => Err(E::from(err)),
+                };
+                Finished {
+                    ok: result.is_ok(),
+                    answer: Box::new(move |committed| {
+                        let _ = answer.send(committed.map_err(E::from).and(result));
+                    }),
+                }
+            })
+        });
+        self.0.send(job).await.map_err(|_| stopped())?;
+        answered.await.map_err(|_| stopped())?
+    }
+}
+
+/// The batches stopped (the server is shutting down) or an operation panicked.
+fn stopped() -> DbErr {
+    DbErr::Custom("the on-thread writer stopped before answering".to_owned())
+}
+
+async fn run(writer: OnThreadWriter, pool: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
+    let mut jobs = Vec::with_capacity(MAX_BATCH);
+    while receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
+        let batch = std::mem::take(&mut jobs);
+        metrics::histogram!("switchboard_write_batch_size").record(batch.len() as f64);
+        // A panic fails its batch's operations (their answers are dropped: a
+        // 500), rolls the batch back (the session's drop) and leaves the writer running.
+        if std::panic::AssertUnwindSafe(write(&writer, &pool, batch)).catch_unwind().await.is_err() {
+            tracing::error!("an operation panicked in a write batch; the batch was rolled back and answered 500");
+        }
+    }
+}
+
+async fn write(writer: &OnThreadWriter, pool: &DatabaseConnection, jobs: Vec<Job>) {
+    let session = match writer.begin(pool).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return fail(jobs, DbErr::Custom("the on-thread writer could not open the database".to_owned())).await,
+        Err(err) => return fail(jobs, err).await,
+    };
+    let mut finished = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        if let Err(err) = session.control("SAVEPOINT operation") {
+            drop(session);
+            return answer(finished, Err(err));
+        }
+        let done = job(Ok(&*session)).await;
+        let end = if done.ok { "RELEASE operation" } else { "ROLLBACK TO operation; RELEASE operation" };
+        if let Err(err) = session.control(end) {
+            finished.push(done);
+            drop(session);
+            return answer(finished, Err(err));
+        }
+        finished.push(done);
+    }
+    let committed = session.commit();
+    answer(finished, committed);
+}
+
+/// Answers every operation that ran: the commit's outcome, or why the batch ended.
+fn answer(finished: Vec<Finished>, committed: Result<(), DbErr>) {
+    for done in finished {
+        (done.answer)(committed.clone());
+    }
+}
+
+/// Answers each operation with why no transaction could start.
+async fn fail(jobs: Vec<Job>, err: DbErr) {
+    for job in jobs {
+        let done = job(Err(err.clone())).await;
+        (done.answer)(Ok(()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::ConnectionTrait;
+
+    use super::*;
+
+    async fn batches() -> (WriteBatches, DatabaseConnection, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("db.sqlite").display());
+        let pool = crate::db::connect(&url).await.unwrap();
+        pool.execute_unprepared("CREATE TABLE t (id INTEGER PRIMARY KEY)").await.unwrap();
+        let reads = crate::db::on_thread::OnThreadReads::for_url(&url).unwrap();
+        (WriteBatches::spawn(reads.writer(), pool.clone()), pool, dir)
+    }
+
+    async fn ids(pool: &DatabaseConnection) -> Vec<i64> {
+        let rows = pool.query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, "SELECT id FROM t ORDER BY id")).await.unwrap();
+        rows.iter().map(|row| row.try_get_by_index::<i64>(0).unwrap()).collect()
+    }
+
+    /// Inserts `id`, then fails when `fail` is set.
+    async fn insert(batches: &WriteBatches, id: i64, fail: bool) -> Result<i64, DbErr> {
+        batches
+            .run(move |session| {
+                Box::pin(async move {
+                    session.execute_unprepared(&format!("INSERT INTO t VALUES ({id})")).await?;
+                    if fail { Err(DbErr::Custom("refused".into())) } else { Ok(id) }
+                })
+            })
+            .await
+    }
+
+    #[tokio::test]
+    async fn an_operation_that_fails_rolls_back_alone() {
+        let (batches, pool, _dir) = batches().await;
+        let answers = futures_util::future::join_all((1..=20).map(|id| insert(&batches, id, id % 5 == 0))).await;
+        for (id, answer) in (1..=20).zip(&answers) {
+            assert_eq!(answer.is_ok(), id % 5 != 0, "{id}: {answer:?}");
+        }
+        assert_eq!(ids(&pool).await, (1..=20).filter(|id| id % 5 != 0).collect::<Vec<_>>());
+        // A duplicate key fails that operation only, and the next batch runs.
+        assert!(insert(&batches, 1, false).await.is_err());
+        assert_eq!(insert(&batches, 21, false).await.unwrap(), 21);
+    }
+
+    #[tokio::test]
+    async fn a_panic_fails_its_batch_and_the_writer_goes_on() {
+        let (batches, pool, _dir) = batches().await;
+        let panicked = batches
+            .run(|session| {
+                Box::pin(async move {
+                    session.execute_unprepared("INSERT INTO t VALUES (1)").await?;
+                    if session.get_database_backend() == sea_orm::DbBackend::Sqlite {
+                        panic!("an operation's bug");
+                    }
+                    Ok::<_, DbErr>(())
+                })
+            })
+            .await;
+        assert!(panicked.is_err());
+        assert!(ids(&pool).await.is_empty(), "rolled back");
+        assert_eq!(insert(&batches, 2, false).await.unwrap(), 2);
+        assert_eq!(ids(&pool).await, [2]);
+    }
+}
