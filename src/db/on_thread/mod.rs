@@ -68,9 +68,11 @@ impl Stack {
             .ok()
     }
 
-    /// Readers: read-only, never waiting on a lock. The writer: the writer
-    /// pool's settings (`db::sqlite_pragmas`, synchronous NORMAL); WAL is the
-    /// file's own, set when the pool opened it.
+    /// Readers: read-only, never waiting on a lock, sort trees in memory like
+    /// the pools' (SQLite's default page cache: up to eight of them are kept,
+    /// and the memory target counts them). The writer: the writer pool's
+    /// settings (`db::sqlite_pragmas`, synchronous NORMAL). WAL is the file's
+    /// own, set when the pool opened it.
     fn open(&self) -> rusqlite::Result<Connection> {
         let access = if self.writes { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
         let connection = Connection::open_with_flags(&self.path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
@@ -79,6 +81,7 @@ impl Stack {
             connection.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096; PRAGMA temp_store = memory;")?;
         } else {
             connection.busy_timeout(Duration::ZERO)?;
+            connection.execute_batch("PRAGMA temp_store = memory;")?;
         }
         // A billing operation's statements, each prepared once per connection.
         connection.set_prepared_statement_cache_capacity(64);
