@@ -141,11 +141,7 @@ mod tests {
     use super::*;
 
     async fn batches() -> (WriteBatches, DatabaseConnection, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("db.sqlite").display());
-        let pool = crate::db::connect(&url).await.unwrap();
-        pool.execute_unprepared("CREATE TABLE t (id INTEGER PRIMARY KEY)").await.unwrap();
-        let reads = crate::db::on_thread::OnThreadReads::for_url(&url).unwrap();
+        let (pool, reads, dir) = super::super::tests::file_database("CREATE TABLE t (id INTEGER PRIMARY KEY)").await;
         (WriteBatches::spawn(reads.writer(), pool.clone()), pool, dir)
     }
 

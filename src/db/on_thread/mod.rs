@@ -190,19 +190,24 @@ impl OnThreadWriter {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use sea_orm::{ConnectionTrait, DatabaseConnection};
 
     use super::*;
 
-    async fn file_database() -> (DatabaseConnection, OnThreadReads, tempfile::TempDir) {
+    /// A SQLite file holding the table `create` makes: its writer pool and its
+    /// on-thread readers (the directory goes when dropped). Also the other
+    /// on-thread modules' tests' database.
+    pub(super) async fn file_database(create: &str) -> (DatabaseConnection, OnThreadReads, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("db.sqlite").display());
         let writer = crate::db::connect(&url).await.unwrap();
-        writer.execute_unprepared("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)").await.unwrap();
+        writer.execute_unprepared(create).await.unwrap();
         let readers = crate::db::connect_reader(&url, &writer).await.unwrap();
         (writer, readers.on_thread.expect("a SQLite file reads on the thread"), dir)
     }
+
+    const TABLE: &str = "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)";
 
     fn value(reads: &OnThreadReads, id: i64) -> Option<Option<String>> {
         reads.row("SELECT v FROM t WHERE id = ?1", [id], |row| row.get(0))
@@ -210,7 +215,7 @@ mod tests {
 
     #[tokio::test]
     async fn reads_each_commit_of_the_writer_and_no_row_as_none() {
-        let (writer, reads, _dir) = file_database().await;
+        let (writer, reads, _dir) = file_database(TABLE).await;
         assert_eq!(value(&reads, 1), Some(None));
         writer.execute_unprepared("INSERT INTO t VALUES (1, 'one')").await.unwrap();
         assert_eq!(value(&reads, 1), Some(Some("one".into())));
@@ -221,7 +226,7 @@ mod tests {
 
     #[tokio::test]
     async fn what_cannot_be_read_here_is_left_to_the_pool() {
-        let (_writer, reads, dir) = file_database().await;
+        let (_writer, reads, dir) = file_database(TABLE).await;
         assert_eq!(reads.row("SELECT nothing FROM nowhere", [], |row| row.get::<_, i64>(0)), None);
         let missing = OnThreadReads::at(dir.path().join("missing.sqlite"));
         assert_eq!(value(&missing, 1), None);

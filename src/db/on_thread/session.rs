@@ -393,18 +393,12 @@ mod tests {
     }
 
     async fn file_database() -> (DatabaseConnection, OnThreadReads, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("db.sqlite").display());
-        let pool = crate::db::connect(&url).await.unwrap();
-        pool.execute_unprepared(
+        super::super::tests::file_database(
             "CREATE TABLE kinds (id uuid_text NOT NULL PRIMARY KEY, at timestamp_with_timezone_text NOT NULL, \
              maybe_at timestamp_with_timezone_text, flag boolean NOT NULL, n integer NOT NULL, name varchar NOT NULL UNIQUE, \
              owner uuid_text, note TEXT, amount TEXT NOT NULL)",
         )
         .await
-        .unwrap();
-        let readers = crate::db::connect_reader(&url, &pool).await.unwrap();
-        (pool, readers.on_thread.unwrap(), dir)
     }
 
     fn row(name: &str, filled: bool) -> kinds::Model {
