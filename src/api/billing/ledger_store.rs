@@ -99,7 +99,8 @@ pub async fn run<T: Send + 'static>(
         return batches
             .run(move |session| {
                 Box::pin(async move {
-                    let Computed { value, outcome, site, writes } = open(session, &state, &op, true).await?.compute(steps, op.mode)?;
+                    // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
+                    let Computed { value, outcome, site, writes } = open(session, &state, &op, false).await?.compute(steps, op.mode)?;
                     site.save(session, writes).await?;
                     Ok((value, outcome))
                 })
@@ -189,7 +190,8 @@ impl Opened {
 }
 
 /// Opens an operation on the partner's site (404 otherwise): unless `lock` is
-/// false (previews), locks the site's billing configuration for the transaction
+/// false (previews, and applies in a transaction that holds the write lock
+/// already), locks the site's billing configuration for the transaction
 /// (the first statement, so that SQLite takes its write lock before it reads
 /// anything and concurrent operations on a site run one after the other), checks the agent (400
 /// unless one of the site's), reads the billing terms (409 without a billing

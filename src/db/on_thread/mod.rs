@@ -56,6 +56,7 @@ struct Stack {
     keep: usize,
     idle: Mutex<Vec<Connection>>,
     on_statement: Option<StatementCallback>,
+    columns: session::Columns,
 }
 
 impl Stack {
@@ -120,7 +121,7 @@ impl OnThreadReads {
     }
 
     fn at(path: PathBuf) -> Self {
-        Self { stack: Stack { path, writes: false, keep: IDLE_KEPT, idle: Mutex::default(), on_statement: None } }
+        Self { stack: Stack { path, writes: false, keep: IDLE_KEPT, idle: Mutex::default(), on_statement: None, columns: Default::default() } }
     }
 
     /// Tells `callback` how long each statement took, as sea-orm's
@@ -161,7 +162,14 @@ impl OnThreadReads {
     pub fn writer(&self) -> OnThreadWriter {
         let stack = &self.stack;
         OnThreadWriter {
-            stack: Stack { path: stack.path.clone(), writes: true, keep: 1, idle: Mutex::default(), on_statement: stack.on_statement.clone() },
+            stack: Stack {
+                path: stack.path.clone(),
+                writes: true,
+                keep: 1,
+                idle: Mutex::default(),
+                on_statement: stack.on_statement.clone(),
+                columns: Default::default(),
+            },
         }
     }
 }
@@ -183,9 +191,9 @@ impl OnThreadWriter {
             other => DbErr::Conn(sea_orm::RuntimeErr::SqlxError(Arc::new(other))),
         })?;
         let Some(connection) = self.stack.take() else { return Ok(None) };
-        let session = Session::new(connection, &self.stack);
-        session.control("BEGIN IMMEDIATE")?;
-        Ok(Some(WriteSession::new(session, permit)))
+        let session = WriteSession::new(Session::new(connection, &self.stack), permit);
+        session.begin()?;
+        Ok(Some(session))
     }
 }
 

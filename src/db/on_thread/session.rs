@@ -21,7 +21,7 @@
 //! connection meanwhile, so a session lives for one operation's statements.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -100,8 +100,7 @@ impl<'a> Session<'a> {
         let started = Instant::now();
         let result = self.with(|c| {
             let mut prepared = c.prepare_cached(&stmt.sql)?;
-            let columns: Vec<(String, Declared)> =
-                prepared.columns().iter().map(|column| (column.name().to_owned(), Declared::of(column.decl_type()))).collect();
+            let columns = self.stack.columns.of(&stmt.sql, &prepared);
             let mut rows = prepared.query(params_from_iter(values))?;
             let mut read = Vec::new();
             while let Some(row) = rows.next()? {
@@ -173,8 +172,14 @@ impl<'a> WriteSession<'a> {
         Self { session, _permit: permit }
     }
 
-    pub fn commit(self) -> Result<(), DbErr> {
+    /// Commits; the pool's connection stays held, for `begin` or the drop.
+    pub fn commit(&self) -> Result<(), DbErr> {
         self.session.control("COMMIT")
+    }
+
+    /// The next write transaction on the same hold.
+    pub fn begin(&self) -> Result<(), DbErr> {
+        self.session.control("BEGIN IMMEDIATE")
     }
 }
 
@@ -216,6 +221,32 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
         Value::ChronoDateTimeUtc(v) => v.map_or(Sql::Null, |t| Sql::Text(t.to_rfc3339_opts(SecondsFormat::AutoSi, false))),
         other => return Err(RuntimeErr::Internal(format!("{other:?} is not bound on the thread"))),
     })
+}
+
+/// Statements' result columns (name, and what each becomes), worked out once
+/// per SQL text: the same text has the same columns, and working them out
+/// (each column's declared type, its name) cost as much as reading a wide
+/// row. At most `COLUMNS_KEPT` texts; past that it starts again, so what is
+/// kept is bounded by the statements the code builds, not by what callers send.
+#[derive(Default)]
+pub(super) struct Columns(Mutex<HashMap<String, Arc<[(String, Declared)]>>>);
+
+const COLUMNS_KEPT: usize = 256;
+
+impl Columns {
+    fn of(&self, sql: &str, prepared: &rusqlite::Statement<'_>) -> Arc<[(String, Declared)]> {
+        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(columns) = kept.get(sql) {
+            return columns.clone();
+        }
+        let columns: Arc<[(String, Declared)]> =
+            prepared.columns().iter().map(|column| (column.name().to_owned(), Declared::of(column.decl_type()))).collect();
+        if kept.len() >= COLUMNS_KEPT {
+            kept.clear();
+        }
+        kept.insert(sql.to_owned(), columns.clone());
+        columns
+    }
 }
 
 /// What a result column becomes, by its declared type.
@@ -429,6 +460,7 @@ mod tests {
             kinds::Entity::insert(r.clone().into_active_model()).exec_without_returning(&*session).await.unwrap();
         }
         session.commit().unwrap();
+        drop(session); // gives the pool its connection back
         let all: Vec<kinds::Model> = through_pool.iter().chain(&through_session).cloned().collect();
         let mut read_by_pool = kinds::Entity::find().all(&pool).await.unwrap();
         let reader = reads.session().unwrap();
