@@ -88,6 +88,7 @@ wait_for "http://127.0.0.1:$PORT/health/ready"
 BASE="http://127.0.0.1:$PORT"
 SITE_TOKEN=$("$BIN" token --site 10000 --email admin@site10000.example)
 PARTNER_TOKEN=$("$BIN" token --partner 1 --email admin@partner1.example)
+BILLED_TOKEN=$("$BIN" token --partner 2 --email admin@partner2.example)
 
 # Creates secure forms through the API until the site holds $1 of them.
 fill_forms() { # count
@@ -230,24 +231,45 @@ fill_sites() { # from to
 import json, sys
 first, end = int(sys.argv[1]), int(sys.argv[2])
 sites = range(first, end)
-# Each site also gets a telephony configuration: the voicebot lists are the
-# spec's unpaged arrays of one site's rows, so what must not grow is the cost of
-# site 10000's list as the table fills with other sites' rows.
-print(json.dumps({"sites": [{"id": 100000 + n, "partnerId": 1, "company": f"Bench {n}"} for n in sites],
-                  "telephonyConfigurations": [{"siteId": 100000 + n, "phoneNumber": f"+1415{n:07d}", "phoneNumberCountry": "US"} for n in sites]}))
+# Each site also gets a telephony and a SIP configuration and a voicebot on
+# its own channel instance: the voicebot lists are the spec's unpaged arrays of
+# one site's rows, so what must not grow is the cost of site 10000's lists as
+# the tables fill with other sites' rows. Partner 2 gets as many sites, each
+# with a billing profile and an invoice, whose bill-to records make its (paged)
+# list of them (partner 1's unpaged list of profiles must keep its few rows).
+telephony = lambda n: f"0192f0c4-0000-7000-9000-{n:012x}"
+print(json.dumps({
+    "sites": [{"id": 100000 + n, "partnerId": 1, "company": f"Bench {n}"} for n in sites]
+           + [{"id": 300000 + n, "partnerId": 2, "company": f"Billed {n}"} for n in sites],
+    "telephonyConfigurations": [{"siteId": 100000 + n, "id": telephony(n), "phoneNumber": f"+1415{n:07d}", "phoneNumberCountry": "US"} for n in sites],
+    "sipConfigurations": [{"siteId": 100000 + n, "sIPServer": f"sip{n}.bench.example:5061", "username": "bench", "password": "bench-sip-password",
+                           "isAuthUsernameRequired": False, "isOutboundProxyRequired": False} for n in sites],
+    "voicebots": [{"siteId": 100000 + n, "name": f"Bench bot {n}", "engineId": "0192f0c4-0000-7000-8000-0000000a1001", "languageId": "en",
+                   "voiceNameId": "en-US-female-1", "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": telephony(n),
+                   "channelType": "telephony"}} for n in sites],
+    "siteBillingProfiles": [{"siteId": 300000 + n, "firstName": "Bench", "lastName": f"Site {n}", "companyName": f"Billed {n}",
+                             "countryOrRegion": "US", "billTo": f"Billed {n}"} for n in sites],
+    "invoices": [{"id": f"0192f0c4-0000-7000-a000-{n:012x}", "siteId": 300000 + n, "status": "paid", "createdTime": "2026-11-01T00:00:00Z",
+                  "lineItems": []} for n in sites],
+}))
 PY
   "$BIN" seed --file "$WORK/sites.json" > /dev/null
 }
-log "data: $SMALL sites of partner 1, a telephony configuration each"
+log "data: $SMALL sites of partner 1 with voicebot rows, $SMALL of partner 2 with an invoice each"
 fill_sites 0 "$SMALL"
 scenario site_search_small "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_small "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
 scenario telephony_list_small "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
+scenario sip_list_small "/v4/voicebot/voicebotChannelSIPConfigurations" "$SITE_TOKEN" GET
+scenario voicebot_list_small "/v4/voicebot/voicebots" "$SITE_TOKEN" GET
+scenario channel_list_small "/v4/voicebot/voicebotChannelInstances" "$SITE_TOKEN" GET
+scenario bill_tos_small "/api/billing/invoiceBillTos?pageSize=20" "$BILLED_TOKEN" GET
+scenario bill_tos_deep_small "/api/billing/invoiceBillTos?pageSize=20&pageIndex=40" "$BILLED_TOKEN" GET
 # Two of the partner's unpaged lists (the demo's few rows): what must not grow
 # is their cost as the partner's sites do.
 scenario partner_profiles_small "/api/billing/siteBillingProfiles" "$PARTNER_TOKEN" GET
 scenario partner_subscriptions_small "/api/billing/subscriptions" "$PARTNER_TOKEN" GET
-log "data: $LARGE forms, $LARGE sites of partner 1 and their telephony configurations"
+log "data: $LARGE forms, $LARGE sites of partner 1 with voicebot rows, $LARGE of partner 2 with an invoice each"
 fill_forms "$LARGE"
 fill_sites "$SMALL" "$LARGE"
 # PostgreSQL's autovacuum would now work through the 200,000 new rows on the same
@@ -270,6 +292,11 @@ scenario list_by_created_deep_large "/v4/secureform/secureForms?pageSize=20&sort
 scenario site_search_large "/api/billing/site/search?pageSize=20" "$PARTNER_TOKEN" GET
 scenario site_search_deep_large "/api/billing/site/search?pageSize=20&pageIndex=40" "$PARTNER_TOKEN" GET
 scenario telephony_list_large "/v4/voicebot/voicebotChannelTelephonyConfigurations" "$SITE_TOKEN" GET
+scenario sip_list_large "/v4/voicebot/voicebotChannelSIPConfigurations" "$SITE_TOKEN" GET
+scenario voicebot_list_large "/v4/voicebot/voicebots" "$SITE_TOKEN" GET
+scenario channel_list_large "/v4/voicebot/voicebotChannelInstances" "$SITE_TOKEN" GET
+scenario bill_tos_large "/api/billing/invoiceBillTos?pageSize=20" "$BILLED_TOKEN" GET
+scenario bill_tos_deep_large "/api/billing/invoiceBillTos?pageSize=20&pageIndex=40" "$BILLED_TOKEN" GET
 scenario partner_profiles_large "/api/billing/siteBillingProfiles" "$PARTNER_TOKEN" GET
 scenario partner_subscriptions_large "/api/billing/subscriptions" "$PARTNER_TOKEN" GET
 # Last: they add forms, and subscriptions with their invoices.
@@ -304,7 +331,7 @@ for line in open(results):
     prism = by.get((name, "prism"))
     versus = f"{statistics.median(r for r, _, _ in prism):.0f} | {rps / statistics.median(r for r, _, _ in prism):.1f}" if prism else "- | -"
     print(f"| {name} | {size} | {rps:.0f} | {p99:.1f} | {errors} | {ceiling:.0f} | {rps / ceiling:.3f} | {versus} |")
-for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list", "partner_profiles", "partner_subscriptions", "calculate_changes"):
+for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search_deep", "telephony_list", "sip_list", "voicebot_list", "channel_list", "bill_tos", "bill_tos_deep", "partner_profiles", "partner_subscriptions", "calculate_changes"):
     a, b = small.get(f"{kind}_small", small.get(kind)), small.get(f"{kind}_large")
     if a and b:
         # The same with each side divided by its own interleaved ceiling: what

@@ -6,14 +6,14 @@
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Condition, Expr, JoinType, Query};
+use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatement};
 use sea_orm::{
     AccessMode, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
-    FromQueryResult, IsolationLevel, QueryFilter, QueryOrder, QuerySelect, QueryTrait, TransactionTrait,
+    FromQueryResult, IdenStatic, IsolationLevel, QueryFilter, QueryOrder, QuerySelect, QueryTrait, TransactionTrait,
 };
 use uuid::Uuid;
 
-use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
+use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::SiteSet;
 use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
@@ -162,7 +162,7 @@ struct Opened {
 struct SiteRows {
     site: InvoiceSite,
     currency_id: String,
-    profile: Option<site_billing_profile::Model>,
+    profile: Option<BillToProfile>,
     agent_id: Option<Uuid>,
     now: DateTime<Utc>,
 }
@@ -211,10 +211,10 @@ async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock:
         v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
         return Err(v.into_error());
     }
-    let SiteRow { site, config, profile, minor_units, tax, .. } = row;
+    let SiteRow { site, config, profile, payment, minor_units, tax, .. } = row;
     let config =
         config.ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
-    let card_number = match &profile {
+    let card_number = match &payment {
         Some(p) if !p.primary_card_number_encrypted.is_empty() => {
             Some(state.cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
         }
@@ -231,7 +231,7 @@ async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock:
         balance: config.balance.0,
         minor_units,
         tax,
-        charged_automatically: profile.as_ref().is_some_and(|p| p.is_charged_automatically),
+        charged_automatically: payment.is_some_and(|p| p.is_charged_automatically),
         card_number,
     };
     let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
@@ -245,19 +245,60 @@ async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock:
 }
 
 /// What an operation knows of its site before anything it names: what an
-/// invoice takes of the site, its billing configuration and profile, the minor units of the
+/// invoice takes of the site, its billing terms, its profile's bill-to
+/// columns and payment, the minor units of the
 /// configuration's currency, the profile's tax rate and whether the agent is
 /// one of the site's. One statement (each is a hand-off to a connection's
 /// thread on SQLite), so a preview that reads nothing else needs no transaction.
+/// It reads 22 of the three tables' 84 columns: mapping a column costs more
+/// than SQLite takes to read it (docs/performance.md).
 struct SiteRow {
     site: InvoiceSite,
-    config: Option<config::Model>,
-    profile: Option<site_billing_profile::Model>,
+    config: Option<TermsColumns>,
+    profile: Option<BillToProfile>,
+    payment: Option<PaymentColumns>,
     minor_units: Option<i32>,
     /// The rate of the profile's state where one exists, else the country's.
     tax: Option<TaxRate>,
     /// True when no agent was named.
     agent_found: bool,
+}
+
+/// What an operation takes of the site's billing configuration.
+#[derive(FromQueryResult)]
+struct TermsColumns {
+    billing_period: String,
+    billing_start_date: DateTime<Utc>,
+    purchased_agents: i32,
+    balance: StoredDecimal,
+    currency_id: String,
+}
+
+impl TermsColumns {
+    const COLUMNS: [config::Column; 5] = {
+        use config::Column::*;
+        [BillingPeriod, BillingStartDate, PurchasedAgents, Balance, CurrencyId]
+    };
+}
+
+/// How the site pays, of its billing profile.
+#[derive(FromQueryResult)]
+struct PaymentColumns {
+    is_charged_automatically: bool,
+    primary_card_number_encrypted: String,
+}
+
+impl PaymentColumns {
+    const COLUMNS: [site_billing_profile::Column; 2] =
+        [site_billing_profile::Column::IsChargedAutomatically, site_billing_profile::Column::PrimaryCardNumberEncrypted];
+}
+
+/// Selects `columns` of `table` as `prefix` + the column's name, the names
+/// `FromQueryResult::from_query_result(row, prefix)` reads.
+fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, columns: &[E::Column], prefix: &str) {
+    for column in columns {
+        query.expr_as(Expr::col((table, *column)), Alias::new(format!("{prefix}{}", column.as_str())));
+    }
 }
 
 impl SiteRow {
@@ -266,15 +307,18 @@ impl SiteRow {
         use sea_orm::sea_query::ExprTrait;
         let (state_tax, country_tax) = ("state_tax", "country_tax");
         let profile_col = |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
-        // Of the site, what an invoice takes (three of its 36 columns: each
-        // column of this row costs more to map than SQLite takes to read it).
         let mut query = site::Entity::find_by_id(site_id)
             .filter(site::Column::PartnerId.eq(partner_id))
             .select_only()
             .columns([site::Column::Id, site::Column::PartnerId, site::Column::ProfitCenterId])
-            .find_also_related(config::Entity)
-            .find_also(site::Entity, site_billing_profile::Entity)
             .into_query();
+        let of_site = |table_site_id: Expr| table_site_id.equals((site::Entity, site::Column::Id));
+        query
+            .left_join(config::Entity, of_site(Expr::col((config::Entity, config::Column::SiteId))))
+            .left_join(site_billing_profile::Entity, of_site(profile_col(site_billing_profile::Column::SiteId)));
+        select_prefixed(&mut query, config::Entity, &TermsColumns::COLUMNS, "B_");
+        select_prefixed(&mut query, site_billing_profile::Entity, &BillToProfile::COLUMNS, "C_");
+        select_prefixed(&mut query, site_billing_profile::Entity, &PaymentColumns::COLUMNS, "C_");
         query
             .left_join(currency::Entity, Expr::col((currency::Entity, currency::Column::Id)).equals((config::Entity, config::Column::CurrencyId)))
             .expr_as(Expr::col((currency::Entity, currency::Column::MinorUnits)), "minor_units")
@@ -315,9 +359,10 @@ impl SiteRow {
             Ok(name.zip(rate).map(|(name, rate)| TaxRate { name, rate: rate.0 }))
         };
         Ok(Some(Self {
-            site: InvoiceSite::from_query_result(&row, "A_")?,
-            config: config::Model::from_query_result_optional(&row, "B_")?,
-            profile: site_billing_profile::Model::from_query_result_optional(&row, "C_")?,
+            site: InvoiceSite::from_query_result(&row, "")?,
+            config: TermsColumns::from_query_result_optional(&row, "B_")?,
+            profile: BillToProfile::from_query_result_optional(&row, "C_")?,
+            payment: PaymentColumns::from_query_result_optional(&row, "C_")?,
             minor_units: row.try_get("", "minor_units")?,
             // Without a profile there is no tax, whatever the joins found.
             tax: match rate(state_tax)? {
