@@ -50,7 +50,11 @@ pub async fn list(
         .from(form::Entity)
         .and_where(form::Column::SiteId.eq(site_id))
         .order_by(sort_column, order.clone())
-        .order_by(form::Column::Id, Order::Asc)
+        // Ties in the sort's direction: the page comes straight off the
+        // `(site_id, column, id)` index (backwards for desc). With ties
+        // ascending under a descending sort SQLite sorted every row before the
+        // page (page 40: ~360 us against ~40 us, docs/performance.md).
+        .order_by(form::Column::Id, order.clone())
         .to_owned();
     // The page's size and offset are written into the SQL, not bound.
     // PostgreSQL keeps one plan for a prepared statement only when its cost does
@@ -67,8 +71,8 @@ pub async fn list(
     let page_ids = Expr::cust_with_values(format!(r#""id" IN ({site_forms} LIMIT {} OFFSET {})"#, page.size, page.offset()), values);
     let rows = form::Entity::find()
         .filter(page_ids)
-        .order_by(sort_column, order)
-        .order_by_asc(form::Column::Id)
+        .order_by(sort_column, order.clone())
+        .order_by(form::Column::Id, order)
         .all(db)
         .await?;
     let forms = rows.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<Vec<_>>>().map_err(ApiError::internal)?;
