@@ -180,7 +180,27 @@ pub fn app(state: AppState) -> Router {
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(middleware::from_fn(plain_request_id))
         .layer(middleware::from_fn_with_state(operations, telemetry::observe))
+        .layer(middleware::from_fn(to_completion))
         .with_state(state)
+}
+
+/// Runs every request that may write (any method but GET, HEAD and OPTIONS)
+/// to its end on a task of its own, whatever its client does. A client that
+/// goes away drops the request's future; dropped inside a transaction, it
+/// would cut the work at any `.await` (sqlx's `BEGIN` among them, which then
+/// leaves a PostgreSQL connection in the pool inside a transaction that later
+/// statements of other requests silently join). The answer nobody reads is
+/// dropped; the effect and its idempotency record commit together or not at all.
+async fn to_completion(request: Request, next: Next) -> Response {
+    use axum::http::Method;
+    if matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.run(request).await;
+    }
+    match tokio::spawn(next.run(request)).await {
+        Ok(response) => response,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(err) => ApiError::internal(anyhow::anyhow!("a request's task ended early: {err}")).into_response(),
+    }
 }
 
 /// Swagger UI, which loads only its own files: a content security policy that

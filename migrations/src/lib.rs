@@ -17,6 +17,7 @@ mod m20261124_000011_form_fields_json;
 mod m20261125_000012_site_revisions;
 mod m20261126_000013_credited_lines;
 mod m20261127_000014_partner_rows;
+mod m20261128_000015_key_leases;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000012_site_revisions::Migration),
             Box::new(m20261126_000013_credited_lines::Migration),
             Box::new(m20261127_000014_partner_rows::Migration),
+            Box::new(m20261128_000015_key_leases::Migration),
         ]
     }
 }

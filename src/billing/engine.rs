@@ -289,7 +289,7 @@ impl<M: PricedModel> Ledger<M> {
     /// Cancels a subscription: credits the rest of the current period of its
     /// recurring charges; from then on it is read-only.
     pub fn cancel(&mut self, s: &Subscription<M>) -> Result<(), BillingError> {
-        self.credit(&s.live_models(), self.site.months_of(s.billing_months))?;
+        self.credit(s, &s.live_models(), self.site.months_of(s.billing_months))?;
         self.writes.cancelled.push(s.id);
         if let Some(held) = self.held(s.id) {
             held.cancelled = true;
@@ -302,7 +302,7 @@ impl<M: PricedModel> Ledger<M> {
     /// is a credit of what was charged and a charge of the new figures).
     pub fn replace_models(&mut self, s: &Subscription<M>, old: &[M], new: Vec<M>, pointer: &str) -> Result<(), BillingError> {
         let months = self.site.months_of(s.billing_months);
-        self.credit(old, months)?;
+        self.credit(s, old, months)?;
         let old_ids: Vec<Uuid> = old.iter().map(|m| m.id()).collect();
         self.writes.deleted_models.extend(&old_ids);
         let mut models = s.models.clone();
@@ -391,30 +391,61 @@ impl<M: PricedModel> Ledger<M> {
         Ok(())
     }
 
-    /// Credits the rest of the current period of the models' recurring
-    /// charges. Each credit points at the charge line it cancels: among its
-    /// model's charge lines not credited yet (those of this operation first,
-    /// else the stored ones of the latest service start), the one of the same
-    /// name, else the next one in invoice order.
-    fn credit(&mut self, models: &[M], months: u32) -> Result<(), BillingError> {
+    /// Credits the rest of the current period of the recurring charges of
+    /// `models` (of subscription `s`). Only what was invoiced is credited:
+    /// each credit points at the charge line it cancels, among its model's
+    /// charge lines not credited yet (those of this operation first, else the
+    /// stored ones of the latest service start), the one of the same name,
+    /// else the next one in invoice order; a charge with no such line was
+    /// never invoiced and is not credited. A model that replaced another
+    /// without an invoice (`ifCreateInvoice: false`) holds no charge of its
+    /// own: the charges still open on the deleted models of its name, which
+    /// the customer did pay, are credited in its place, at their own prices.
+    fn credit(&mut self, s: &Subscription<M>, models: &[M], months: u32) -> Result<(), BillingError> {
         for m in models {
-            // What was priced once can be priced again; a stored model that no
-            // longer prices is a data problem, not the caller's.
-            let charges = Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
-            let pending: Vec<OpenCharge> = self
-                .lines
-                .iter()
-                .filter(|l| l.line_type != CREDIT && l.subscription_pricing_model_id == Some(m.id()))
-                .map(|l| OpenCharge { id: l.id, name: l.name.clone() })
-                .collect();
-            let candidates = if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
-            for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
-                let mut line = self.line(m, c, months, true);
-                let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.cancelled_invoice_line_item_id).collect();
-                let open = || candidates.iter().filter(|c| !used.contains(&c.id));
-                line.cancelled_invoice_line_item_id = open().find(|c| c.name == line.name).or_else(|| open().next()).map(|c| c.id);
-                self.lines.push(line);
+            if self.open_charges_of(m).is_empty() {
+                let stand_ins: Vec<M> = s
+                    .models
+                    .iter()
+                    .filter(|d| d.is_deleted() && d.name() == m.name() && !self.open_charges_of(d).is_empty())
+                    .cloned()
+                    .collect();
+                for d in &stand_ins {
+                    self.credit_model(d, months)?;
+                }
+            } else {
+                self.credit_model(m, months)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The charge lines of `m` a credit may cancel: this operation's, else the stored open ones.
+    fn open_charges_of(&self, m: &M) -> Vec<OpenCharge> {
+        let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.cancelled_invoice_line_item_id).collect();
+        let pending: Vec<OpenCharge> = self
+            .lines
+            .iter()
+            .filter(|l| l.line_type != CREDIT && l.subscription_pricing_model_id == Some(m.id()))
+            .map(|l| OpenCharge { id: l.id, name: l.name.clone() })
+            .collect();
+        let candidates = if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
+        candidates.into_iter().filter(|c| !used.contains(&c.id)).collect()
+    }
+
+    /// Credits `m`'s recurring charges that have a charge line to cancel.
+    fn credit_model(&mut self, m: &M, months: u32) -> Result<(), BillingError> {
+        // What was priced once can be priced again; a stored model that no
+        // longer prices is a data problem, not the caller's.
+        let charges = Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
+        for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
+            let mut line = self.line(m, c, months, true);
+            let open = self.open_charges_of(m);
+            let Some(cancelled) = open.iter().find(|c| c.name == line.name).or_else(|| open.first()).map(|c| c.id) else {
+                continue;
+            };
+            line.cancelled_invoice_line_item_id = Some(cancelled);
+            self.lines.push(line);
         }
         Ok(())
     }

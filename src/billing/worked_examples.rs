@@ -94,8 +94,15 @@ fn subscription(model: Model) -> Subscription<Model> {
     Subscription { id: Uuid::now_v7(), plan_id: 1, billing_months: 0, cancelled: false, models: vec![model] }
 }
 
+/// A ledger over `subscriptions`, each of whose models was charged for November
+/// on an invoice (one open charge line each, named as the model).
 fn ledger(subscriptions: Vec<Subscription<Model>>) -> Ledger<Model> {
-    Ledger::new(site_10000(), "2026-11-21T15:00:00Z".parse().unwrap(), subscriptions, HashMap::new())
+    let charged = subscriptions
+        .iter()
+        .flat_map(|s| s.models.iter())
+        .map(|m| (m.id(), vec![OpenCharge { id: Uuid::now_v7(), name: m.name().to_owned() }]))
+        .collect();
+    Ledger::new(site_10000(), "2026-11-21T15:00:00Z".parse().unwrap(), subscriptions, charged)
 }
 
 fn plan(model: Model) -> Plan<Model> {
@@ -164,4 +171,29 @@ fn example_30_more_purchased_agents_reprice_team() {
     assert_eq!((outcome.new_amount, outcome.new_tax), (dec!(40.00), dec!(3.30)));
     assert_eq!((outcome.amount, outcome.tax), (dec!(6.67), dec!(0.55)));
     assert_eq!(writes.purchased_agents, Some(6));
+}
+
+#[test]
+fn example_33_a_change_without_an_invoice_is_not_credited_later() {
+    let team = subscription(team());
+    let mut ledger = ledger(vec![team.clone()]);
+    // 5 -> 40 agents, figures only: the 40-agent model is written, never charged.
+    ledger.apply_purchased_agents(40).expect("re-priced");
+    let (outcome, writes) = ledger.finish(InvoiceMode::None);
+    assert_eq!((outcome.amount, outcome.tax), (dec!(233.34), dec!(19.25)));
+    assert!(writes.invoice.is_none());
+    let forty = writes.models[0].model.clone();
+    let mut five = team.models[0].clone();
+    five.set_deleted(true);
+    let after = Subscription { models: vec![five.clone(), forty], ..team };
+    // 40 -> 5 invoiced: the November charge of the 5 agents is credited in the
+    // 40-agent model's place (it holds none): -33.33 + 33.33.
+    let open = HashMap::from([(five.id(), vec![OpenCharge { id: Uuid::now_v7(), name: five.name().to_owned() }])]);
+    let mut ledger = Ledger::new(site_10000(), "2026-11-21T15:00:00Z".parse().unwrap(), vec![after], open);
+    ledger.apply_purchased_agents(5).expect("re-priced");
+    let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
+    assert_eq!((outcome.src_amount, outcome.src_tax), (dec!(-33.33), dec!(-2.75)));
+    assert_eq!((outcome.amount, outcome.tax), (dec!(0.00), dec!(0.00)));
+    assert_eq!(writes.invoice.expect("an invoice").status, "paid");
+    assert_eq!(writes.balance, None);
 }

@@ -303,6 +303,40 @@ async fn purchased_agents_reprice_every_by_agents_model() {
 }
 
 #[tokio::test]
+async fn a_change_made_without_an_invoice_is_not_credited_later() {
+    let app = spawn_app_at(NOW).await;
+    // Example 33: 5 -> 40 agents with no invoice (-33.33 + 40 x 18.00 x 10/30 =
+    // 206.67, taxes -2.75 + 19.80 = 17.05) writes no charge, so 40 -> 5 (invoiced)
+    // credits the 5 agents that were charged, not the 40 that were not:
+    // -33.33 + 33.33 = 0.00, taxes -2.75 + 2.75 = 0.00; the balance stays 0.00.
+    let silent = json!({"ifCreateInvoice": false, "isDraft": false, "purchasedAgents": 40});
+    let answered = ok(&app, &changes(":changes", SITE_A), silent).await;
+    assert_eq!(answered, format!(r#"{{"amount":206.67,"tax":17.05,"invoiceId":"{ZERO}"}}"#), "figures only, no invoice");
+    let invoices = app.count_rows("invoices").await;
+    let back = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 5});
+    let preview = ok(&app, &changes(":calculateChanges", SITE_A), back.clone()).await;
+    assert_eq!(preview, format!(r#"{{"amount":0.00,"tax":0.00,"invoiceId":"{ZERO}"}}"#));
+    let applied = ok(&app, &changes(":changes", SITE_A), back).await;
+    assert_eq!(figures_of(&applied), figures_of(&preview));
+    assert_eq!(app.count_rows("invoices").await, invoices + 1);
+    assert_eq!(balance(&app, SITE_A).await, "0.00");
+    // The November charge is credited once: cancelling Team now credits nothing more.
+    let cancelled = ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false})).await;
+    assert!(cancelled.starts_with(r#"{"amount":-33.33,"tax":-2.75,"#), "the 5 agents charged on this invoice: {cancelled}");
+}
+
+#[tokio::test]
+async fn cancelling_after_a_change_without_an_invoice_credits_what_was_charged() {
+    let app = spawn_app_at(NOW).await;
+    ok(&app, &changes(":changes", SITE_A), json!({"ifCreateInvoice": false, "isDraft": false, "purchasedAgents": 40})).await;
+    // Team's 40-agent pricing was never invoiced; the 5 agents of November were:
+    // the credit is example 23's, -33.33 and -2.75, and the balance -36.08.
+    let cancelled = ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false})).await;
+    assert!(cancelled.starts_with(r#"{"amount":-33.33,"tax":-2.75,"#), "{cancelled}");
+    assert_eq!(balance(&app, SITE_A).await, "-36.08");
+}
+
+#[tokio::test]
 async fn an_invalid_change_late_in_a_batch_leaves_no_partial_rows() {
     let app = spawn_app_at(NOW).await;
     let before = state(&app).await;

@@ -14,6 +14,7 @@ mod limits;
 mod metrics;
 mod platform;
 mod products;
+mod retries;
 mod secure_forms;
 mod secure_form_rules;
 mod sites;

@@ -3,7 +3,9 @@
 //! (`:calculateChanges`) and cancelling one subscription (`{id}:cancel`).
 
 use axum::extract::State;
-use axum::{Extension, Json};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Extension;
 use serde::{Deserialize, Serialize};
 use serde_repr::{Deserialize_repr, Serialize_repr};
 use utoipa::{IntoParams, ToSchema};
@@ -11,6 +13,7 @@ use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
 use std::collections::HashMap;
@@ -20,7 +23,7 @@ use crate::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
-use crate::billing::engine::{InvoiceMode, Plan};
+use crate::billing::engine::{InvoiceMode, Ledger, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Query, non_null};
 
@@ -287,8 +290,8 @@ async fn run_changes(
     query: Query<SiteParams>,
     mut request: ChangeRequest,
     cancelling: Option<Uuid>,
-    preview: bool,
-) -> ApiResult<Json<SubscriptionsChangeOutput>> {
+    receipt: Receipt,
+) -> ApiResult<Response> {
     let (SiteParams { site_id }, mut v) = query.into_parts();
     // `:cancel` answers first for the subscription it names (404, or 409 when
     // already cancelled), then for the rest of its body.
@@ -297,6 +300,7 @@ async fn run_changes(
     }
     v.finish(())?;
     let site_id = site_id.unwrap_or_default();
+    let preview = receipt.is_preview();
     let mode = match (request.if_create_invoice, request.is_draft) {
         (Some(false), _) => InvoiceMode::None,
         (_, Some(true)) => InvoiceMode::Draft,
@@ -306,12 +310,12 @@ async fn run_changes(
         partner_id,
         site_id,
         agent_id: None,
-        now: state.clock.now(),
         wants: wants_of(&request, cancelling),
         mode,
         preview,
+        receipt: receipt.claim(),
     };
-    let ((), outcome) = ledger_store::run(state, op, move |ledger, plans| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = cancelling {
             let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&target)?;
@@ -327,13 +331,16 @@ async fn run_changes(
             ledger.apply_change(change_of(change, plans, &at)?, plans, &at)?;
         }
         Ok(())
+    };
+    ledger_store::run(state, op, steps, move |(), outcome| {
+        let output = SubscriptionsChangeOutput {
+            amount: Money(outcome.amount),
+            tax: Money(outcome.tax),
+            invoice_id: if preview { Uuid::nil() } else { outcome.invoice_id.unwrap_or_default() },
+        };
+        Answer::json(StatusCode::OK, None, &output)
     })
-    .await?;
-    Ok(Json(SubscriptionsChangeOutput {
-        amount: Money(outcome.amount),
-        tax: Money(outcome.tax),
-        invoice_id: if preview { Uuid::nil() } else { outcome.invoice_id.unwrap_or_default() },
-    }))
+    .await
 }
 
 /// Change subscriptions
@@ -355,10 +362,11 @@ async fn run_changes(
 async fn change_subscriptions(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
+    claim: Option<Extension<KeyClaim>>,
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
-) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, query, request, None, false).await
+) -> ApiResult<Response> {
+    run_changes(&state, caller.partner_id, query, request, None, Receipt::Apply(claim)).await
 }
 
 /// Preview subscription changes
@@ -379,8 +387,8 @@ async fn calculate_subscription_changes(
     caller: PartnerCaller<ManageSite>,
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
-) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, query, request, None, true).await
+) -> ApiResult<Response> {
+    run_changes(&state, caller.partner_id, query, request, None, Receipt::Preview).await
 }
 
 /// Cancel a subscription
@@ -399,9 +407,10 @@ async fn calculate_subscription_changes(
 pub async fn cancel_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
+    claim: Option<Extension<KeyClaim>>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
-) -> ApiResult<Json<SubscriptionsChangeOutput>> {
-    run_changes(&state, caller.partner_id, query, request, Some(id), false).await
+) -> ApiResult<Response> {
+    run_changes(&state, caller.partner_id, query, request, Some(id), Receipt::Apply(claim)).await
 }

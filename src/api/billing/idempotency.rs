@@ -4,25 +4,36 @@
 //! on one insert), runs, and stores its successful answer. A later request
 //! with the same key and the same method, path, query and body gets that
 //! answer again with no new effect; with anything else, 422; while the first
-//! still runs, 409. A failed request releases its key, so it can be retried.
-//! Keys are scoped per partner and forgotten after 24 hours.
+//! still runs, 409 with `Retry-After`. A failed request releases its key, so it
+//! can be retried. Keys are scoped per partner and forgotten after 24 hours.
+//!
+//! A key is in flight only while its request is: the claim is a lease (a
+//! token of the request's own, valid until `lease_until`, renewed every few
+//! seconds while the request runs). Billing applies record their answer in
+//! the transaction of their effect, checked against the token
+//! (`KeyClaim::record`), so a key still in flight after its lease ran out
+//! belongs to a request that died (kill -9, a crash) without committing: the
+//! next request with the same key and body takes the key over and runs. A
+//! request that lost its lease (it could not renew for `LEASE`) cannot commit.
 
 use std::panic::AssertUnwindSafe;
+use std::time::Duration as StdDuration;
 
 use axum::body::{Body, to_bytes};
-use futures_util::FutureExt;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
+use futures_util::FutureExt;
 use sea_orm::sea_query::{ExprTrait, OnConflict};
-use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use uuid::Uuid;
 
 use crate::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
-use crate::error::{ApiError, ErrorCode, Violations};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
 
 pub const HEADER: &str = "Idempotency-Key";
@@ -30,6 +41,13 @@ pub const HEADER: &str = "Idempotency-Key";
 pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
 /// How long a key is remembered.
 pub const KEPT_HOURS: i64 = 24;
+/// How long a claim holds without renewal: a key whose request died is free
+/// again this long after its last renewal.
+pub const LEASE: StdDuration = StdDuration::from_secs(10);
+/// How often a running request renews its claim.
+const RENEW_EVERY: StdDuration = StdDuration::from_secs(3);
+/// `Retry-After` of a key in flight: requests take milliseconds.
+const RETRY_IN_FLIGHT_SECONDS: u64 = 1;
 const MAX_KEY_LENGTH: usize = 255;
 const IN_FLIGHT: &str = "inFlight";
 const DONE: &str = "done";
@@ -41,10 +59,95 @@ fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
     state.tokens.verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
 }
 
+/// A request's hold on its key, in the request's extensions: a billing apply
+/// records its answer with it in the transaction of its effect.
+#[derive(Clone, Debug)]
+pub struct KeyClaim {
+    partner_id: i32,
+    key: String,
+    token: String,
+}
+
+/// On a response whose answer was recorded with its effect (`KeyClaim::record`).
+#[derive(Clone, Copy, Debug)]
+pub struct Recorded;
+
+/// A successful JSON answer as stored for replays.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub location: Option<String>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    /// `value` as JSON, with a `Location` when given.
+    pub fn json(status: StatusCode, location: Option<String>, value: &impl serde::Serialize) -> ApiResult<Self> {
+        Ok(Self { status, location, body: serde_json::to_vec(value).map_err(ApiError::internal)? })
+    }
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, [(header::CONTENT_TYPE, "application/json")], self.body).into_response();
+        if let Some(location) = self.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            response.headers_mut().insert(header::LOCATION, location);
+        }
+        response
+    }
+}
+
+impl KeyClaim {
+    fn this_key(&self) -> sea_orm::sea_query::SimpleExpr {
+        key_row::Column::PartnerId.eq(self.partner_id).and(key_row::Column::Key.eq(self.key.as_str()))
+    }
+
+    /// "the key is still this request's, in flight"
+    fn still_held(&self) -> sea_orm::sea_query::SimpleExpr {
+        self.this_key().and(key_row::Column::Claim.eq(self.token.as_str())).and(key_row::Column::State.eq(IN_FLIGHT))
+    }
+
+    /// Stores `answer` as the key's in `db`, the transaction of the request's
+    /// effect, so that both commit or neither does. A request whose lease ran
+    /// out (another took the key over) gets 409 and its transaction rolls back.
+    pub async fn record(&self, db: &impl ConnectionTrait, answer: &Answer) -> ApiResult<()> {
+        let stored = store_answer(db, self, answer.status, "application/json", answer.location.as_deref().unwrap_or(""), &answer.body).await?;
+        if stored != 1 {
+            return Err(in_flight(&self.key));
+        }
+        Ok(())
+    }
+}
+
+/// Marks the key done with the answer, if `claim` still holds it; how many rows changed.
+async fn store_answer(
+    db: &impl ConnectionTrait,
+    claim: &KeyClaim,
+    status: StatusCode,
+    content_type: &str,
+    location: &str,
+    body: &[u8],
+) -> Result<u64, sea_orm::DbErr> {
+    Ok(key_row::Entity::update_many()
+        .col_expr(key_row::Column::State, DONE.into())
+        .col_expr(key_row::Column::ResponseStatus, i32::from(status.as_u16()).into())
+        .col_expr(key_row::Column::ResponseContentType, content_type.into())
+        .col_expr(key_row::Column::ResponseLocation, location.into())
+        .col_expr(key_row::Column::ResponseBody, String::from_utf8_lossy(body).into_owned().into())
+        .filter(claim.still_held())
+        .exec(db)
+        .await?
+        .rows_affected)
+}
+
+fn in_flight(key: &str) -> ApiError {
+    ApiError::new(ErrorCode::IdempotencyKeyInFlight, format!("a request with the {HEADER} {key:?} is still being processed"))
+        .retry_after(RETRY_IN_FLIGHT_SECONDS)
+}
 
 enum Claim {
-    /// This request owns the key and runs.
-    Claimed,
+    /// This request holds the key and runs.
+    Claimed(KeyClaim),
     /// The key's request answered this before.
     Replay(key_row::Model),
     /// The key was used for another request.
@@ -53,11 +156,19 @@ enum Claim {
     InFlight,
 }
 
+fn lease_end() -> DateTime<Utc> {
+    Utc::now() + Duration::from_std(LEASE).expect("a lease of seconds")
+}
+
+/// Claims the key: inserts it, or takes over one whose request's lease ran
+/// out. `now` is the server's clock (the 24-hour expiry); leases run on the
+/// system's, whatever a test sets.
 async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint: &str, now: DateTime<Utc>) -> Result<Claim, ApiError> {
     key_row::Entity::delete_many()
         .filter(key_row::Column::CreatedTime.lt(now - Duration::hours(KEPT_HOURS)))
         .exec(db)
         .await?;
+    let mine = KeyClaim { partner_id, key: key.to_owned(), token: Uuid::new_v4().to_string() };
     let inserted = key_row::Entity::insert(key_row::ActiveModel {
         partner_id: Set(partner_id),
         key: Set(key.to_owned()),
@@ -68,25 +179,63 @@ async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint:
         response_location: Set(String::new()),
         response_body: Set(String::new()),
         created_time: Set(now),
+        claim: Set(mine.token.clone()),
+        lease_until: Set(Some(lease_end())),
     })
     .on_conflict(OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key]).do_nothing().to_owned())
     .exec_without_returning(db)
     .await?;
     if inserted == 1 {
-        return Ok(Claim::Claimed);
+        return Ok(Claim::Claimed(mine));
     }
     // Taken: by this request's twin (replay), another request (422), or one still running.
     let Some(row) = key_row::Entity::find_by_id((partner_id, key.to_owned())).one(db).await? else {
         // Released between the insert and this read: its request failed and a retry may run.
         return Ok(Claim::InFlight);
     };
-    Ok(if row.fingerprint != fingerprint {
-        Claim::Reused
-    } else if row.state == IN_FLIGHT {
-        Claim::InFlight
-    } else {
-        Claim::Replay(row)
-    })
+    if row.fingerprint != fingerprint {
+        return Ok(Claim::Reused);
+    }
+    if row.state != IN_FLIGHT {
+        return Ok(Claim::Replay(row));
+    }
+    if row.lease_until.is_some_and(|until| until > Utc::now()) {
+        return Ok(Claim::InFlight);
+    }
+    // Its request died without committing: take the key over, unless another
+    // retry did first (the claim it read is no longer the key's).
+    let taken = key_row::Entity::update_many()
+        .col_expr(key_row::Column::Claim, mine.token.clone().into())
+        .col_expr(key_row::Column::LeaseUntil, lease_end().into())
+        .filter(mine.this_key().and(key_row::Column::State.eq(IN_FLIGHT)).and(key_row::Column::Claim.eq(row.claim)))
+        .exec(db)
+        .await?
+        .rows_affected;
+    Ok(if taken == 1 { Claim::Claimed(mine) } else { Claim::InFlight })
+}
+
+/// Renews `claim`'s lease every `RENEW_EVERY` until the returned sender is
+/// dropped. A renewal is never cut off halfway: the task checks for the end
+/// between renewals only.
+fn hold(db: DatabaseConnection, claim: KeyClaim) -> tokio::sync::oneshot::Sender<()> {
+    let (done, mut ended) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = &mut ended => return,
+                _ = tokio::time::sleep(RENEW_EVERY) => {}
+            }
+            let renewed = key_row::Entity::update_many()
+                .col_expr(key_row::Column::LeaseUntil, lease_end().into())
+                .filter(claim.still_held())
+                .exec(&db)
+                .await;
+            if let Err(err) = renewed {
+                tracing::warn!(error = %err, "could not renew the lease of an idempotency key");
+            }
+        }
+    });
+    done
 }
 
 fn replay(row: key_row::Model) -> Response {
@@ -139,50 +288,69 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
     let now = state.clock.now();
-    match claim(&state.db, partner_id, &key, &fingerprint, now).await {
+    let claim = match claim(&state.db, partner_id, &key, &fingerprint, now).await {
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {
             return ApiError::new(ErrorCode::IdempotencyKeyReused, format!("the {HEADER} {key:?} was used for a different request")).into_response();
         }
-        Ok(Claim::InFlight) => {
-            return ApiError::new(ErrorCode::IdempotencyKeyInFlight, format!("a request with the {HEADER} {key:?} is still being processed"))
-                .into_response();
-        }
-        Ok(Claim::Claimed) => {}
-    }
+        Ok(Claim::InFlight) => return in_flight(&key).into_response(),
+        Ok(Claim::Claimed(claim)) => claim,
+    };
+    let mut request = Request::from_parts(parts, Body::from(bytes));
+    request.extensions_mut().insert(claim.clone());
+    let renewing = hold(state.db.clone(), claim.clone());
     // A panic is caught here too, so that it releases the key before the outer
     // layer turns it into a 500.
-    let outcome = AssertUnwindSafe(next.run(Request::from_parts(parts, Body::from(bytes)))).catch_unwind().await;
-    let this_key = key_row::Column::PartnerId.eq(partner_id).and(key_row::Column::Key.eq(key.as_str()));
+    let outcome = AssertUnwindSafe(next.run(request)).catch_unwind().await;
+    drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
     if !succeeded {
-        if let Err(err) = key_row::Entity::delete_many().filter(this_key.clone()).exec(&state.db).await {
+        if let Err(err) = key_row::Entity::delete_many().filter(claim.still_held()).exec(&state.db).await {
             tracing::error!(error = %err, "could not release an idempotency key");
         }
     }
     let response = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    if !succeeded {
+    if !succeeded || response.extensions().get::<Recorded>().is_some() {
         return response;
     }
+    // Operations without an effect of their own to commit with (previews), or
+    // whose repeat changes nothing or is refused (creating a configuration
+    // or profile, setting feature points): the answer is stored after them.
     let (parts, body) = response.into_parts();
     let Ok(body) = to_bytes(body, usize::MAX).await else {
         return ApiError::internal(anyhow::anyhow!("could not read a response to store it")).into_response();
     };
     let header_text = |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
     let (content_type, location) = (header_text(header::CONTENT_TYPE), header_text(header::LOCATION));
-    let stored = key_row::Entity::update_many()
-        .col_expr(key_row::Column::State, DONE.into())
-        .col_expr(key_row::Column::ResponseStatus, i32::from(parts.status.as_u16()).into())
-        .col_expr(key_row::Column::ResponseContentType, content_type.into())
-        .col_expr(key_row::Column::ResponseLocation, location.into())
-        .col_expr(key_row::Column::ResponseBody, String::from_utf8_lossy(&body).into_owned().into())
-        .filter(this_key)
-        .exec(&state.db)
-        .await;
-    if let Err(err) = stored {
-        // The operation took effect; only its replay is lost. Say so in the log.
-        tracing::error!(error = %err, "could not store the answer of an idempotent request");
+    match store_answer(&state.db, &claim, parts.status, &content_type, &location, &body).await {
+        Ok(1) => {}
+        // The lease ran out while it ran; a retry runs it again.
+        Ok(_) => tracing::warn!("an idempotent request outlived its lease; its answer is not stored"),
+        // Only its replay is lost: a retry runs it again. Say so in the log.
+        Err(err) => tracing::error!(error = %err, "could not store the answer of an idempotent request"),
     }
     Response::from_parts(parts, Body::from(body))
+}
+
+/// What a billing operation is, for its key: a preview (nothing to commit
+/// with; its answer is stored after it) or an apply, which records its answer
+/// with its effect when its request holds a key.
+pub enum Receipt {
+    Preview,
+    Apply(Option<axum::Extension<KeyClaim>>),
+}
+
+impl Receipt {
+    pub fn is_preview(&self) -> bool {
+        matches!(self, Self::Preview)
+    }
+
+    /// The key an apply records its answer with.
+    pub fn claim(self) -> Option<KeyClaim> {
+        match self {
+            Self::Apply(Some(axum::Extension(claim))) => Some(claim),
+            _ => None,
+        }
+    }
 }

@@ -13,8 +13,11 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use axum::response::{IntoResponse, Response};
+
+use super::idempotency::{Answer, KeyClaim, Recorded};
 use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
-use super::scope::SiteSet;
+use super::scope::{SiteSet, lock_site};
 use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use crate::billing::BillingError;
@@ -54,16 +57,20 @@ pub struct Operation {
     pub site_id: i32,
     /// The agent recorded on the invoice (checked to be one of the site's).
     pub agent_id: Option<Uuid>,
-    pub now: DateTime<Utc>,
     pub wants: Wants,
     pub mode: InvoiceMode,
     /// Figures only: the same steps, nothing written.
     pub preview: bool,
+    /// The request's idempotency key, recorded with the apply's effect.
+    pub receipt: Option<KeyClaim>,
 }
 
 /// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
 /// transaction: opens it, applies the steps, figures the invoice and, unless
-/// previewing, writes every row; all or nothing.
+/// previewing, writes every row and the answer `respond` makes of the steps'
+/// value and the figures (with the request's idempotency key); all or nothing.
+/// "Now" is read once the site is locked, so that timestamps follow the order
+/// in which operations on a site take effect.
 ///
 /// A preview writes nothing, so it reads through the readers
 /// (`AppState::reads`) without the site's write lock: previews run beside each
@@ -82,7 +89,8 @@ pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
     steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
-) -> ApiResult<(T, Outcome)> {
+    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
+) -> ApiResult<Response> {
     if op.preview {
         if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
             if op.wants.names_subscriptions() {
@@ -91,7 +99,7 @@ pub async fn run<T: Send + 'static>(
             let opened = open(&session, state, &op, false).await;
             if !session.was_busy() {
                 let Computed { value, outcome, .. } = opened?.compute(steps, op.mode)?;
-                return Ok((value, outcome));
+                return Ok(respond(value, outcome)?.into_response());
             }
         }
     } else if let Some(batches) = &state.write_batches {
@@ -100,27 +108,46 @@ pub async fn run<T: Send + 'static>(
             .run(move |session| {
                 Box::pin(async move {
                     // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
-                    let Computed { value, outcome, site, writes } = open(session, &state, &op, false).await?.compute(steps, op.mode)?;
-                    site.save(session, writes).await?;
-                    Ok((value, outcome))
+                    let computed = open(session, &state, &op, false).await?.compute(steps, op.mode)?;
+                    write(session, computed, respond, op.receipt.as_ref()).await
                 })
             })
             .await;
     }
     if op.preview && !op.wants.names_subscriptions() {
         let Computed { value, outcome, .. } = open(&state.reads, state, &op, false).await?.compute(steps, op.mode)?;
-        return Ok((value, outcome));
+        return Ok(respond(value, outcome)?.into_response());
     }
     let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
     let result = async {
-        let Computed { value, outcome, site, writes } = open(&txn, state, &op, !op.preview).await?.compute(steps, op.mode)?;
-        if !op.preview {
-            site.save(&txn, writes).await?;
+        let computed = open(&txn, state, &op, !op.preview).await?.compute(steps, op.mode)?;
+        if op.preview {
+            let Computed { value, outcome, .. } = computed;
+            return Ok(respond(value, outcome)?.into_response());
         }
-        Ok((value, outcome))
+        write(&txn, computed, respond, op.receipt.as_ref()).await
     }
     .await;
     conclude(txn, op.preview, result).await
+}
+
+/// Writes what an apply did and, when its request holds an idempotency key,
+/// the key's answer, in `db`'s transaction: the effect and its answer commit
+/// together or not at all (a retry then replays it, or runs).
+async fn write<T>(
+    db: &impl ConnectionTrait,
+    computed: Computed<T>,
+    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer>,
+    receipt: Option<&KeyClaim>,
+) -> ApiResult<Response> {
+    let Computed { value, outcome, site, writes } = computed;
+    site.save(db, writes).await?;
+    let answer = respond(value, outcome)?;
+    let Some(claim) = receipt else { return Ok(answer.into_response()) };
+    claim.record(db, &answer).await?;
+    let mut response = answer.into_response();
+    response.extensions_mut().insert(Recorded);
+    Ok(response)
 }
 
 /// A read-only transaction that sees one state of the database: SQLite's
@@ -191,20 +218,16 @@ impl Opened {
 
 /// Opens an operation on the partner's site (404 otherwise): unless `lock` is
 /// false (previews, and applies in a transaction that holds the write lock
-/// already), locks the site's billing configuration for the transaction
-/// (the first statement, so that SQLite takes its write lock before it reads
-/// anything and concurrent operations on a site run one after the other), checks the agent (400
-/// unless one of the site's), reads the billing terms (409 without a billing
-/// configuration), what `wants` names, and the plans from the catalog.
+/// already), locks the site for the transaction (`scope::lock_site`, the
+/// first statement), then reads "now", checks the agent (400 unless one of the
+/// site's), reads the billing terms (409 without a billing configuration),
+/// what `wants` names, and the plans from the catalog.
 async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock: bool) -> ApiResult<Opened> {
     let (partner_id, site_id) = (op.partner_id, op.site_id);
     if lock {
-        config::Entity::update_many()
-            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents))
-            .filter(config::Column::SiteId.eq(site_id))
-            .exec(db)
-            .await?;
+        lock_site(db, partner_id, site_id).await?;
     }
+    let now = state.clock.now();
     let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or_else(|| ApiError::not_found("site"))?;
     if !row.agent_found {
         let mut v = Violations::new();
@@ -238,9 +261,9 @@ async fn open(db: &impl ConnectionTrait, state: &AppState, op: &Operation, lock:
     let open_charges = open_charges(db, &subscriptions).await?;
     let plans = state.plans.plans(db, &op.wants.plans).await?;
     Ok(Opened {
-        ledger: Ledger::new(terms, op.now, subscriptions, open_charges),
+        ledger: Ledger::new(terms, now, subscriptions, open_charges),
         plans,
-        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id: op.agent_id, now: op.now },
+        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id: op.agent_id, now },
     })
 }
 

@@ -6,19 +6,20 @@
 use std::collections::{BTreeSet, HashMap};
 
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Extension;
 use serde::{Deserialize, Serialize};
 use validator::Validate;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_store::{self, Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
-use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;
@@ -206,36 +207,39 @@ async fn plan_operation(
     query: Query<SiteAgentParams>,
     request: PlanRequest,
     replacing: Option<Uuid>,
-    preview: bool,
+    receipt: Receipt,
 ) -> ApiResult<Response> {
     let (SiteAgentParams { site_id, agent_id }, mut v) = query.into_parts();
     let (plan_id, months) = check_plan_request(&request, &mut v);
     v.finish(())?;
+    let preview = receipt.is_preview();
     let op = Operation {
         partner_id,
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        now: state.clock.now(),
         wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) },
         mode: InvoiceMode::Issue,
         preview,
+        receipt: receipt.claim(),
     };
-    let (id, outcome) = ledger_store::run(state, op, move |ledger, plans| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = replacing {
             let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&current)?;
         }
         add_plan(ledger, plans, &request, plan_id, months)
+    };
+    ledger_store::run(state, op, steps, move |id, outcome| {
+        let output = SubscriptionOutput::from(outcome);
+        if preview {
+            return Answer::json(StatusCode::OK, None, &output);
+        }
+        let created = SubscriptionOutput { subscription_id: Some(id), ..output };
+        Answer::json(StatusCode::OK, Some(format!("/api/billing/subscriptions/{id}")), &created)
     })
-    .await?;
-    let output = SubscriptionOutput::from(outcome);
-    if preview {
-        return Ok(Json(output).into_response());
-    }
-    Ok(located(format!("/api/billing/subscriptions/{id}"), SubscriptionOutput { subscription_id: Some(id), ..output }))
+    .await
 }
-
 
 /// Checks a plan request's own fields; returns the plan id and period months.
 fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option<u32>) {
@@ -274,7 +278,7 @@ async fn calculate_new_subscription(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, request, None, true).await
+    plan_operation(&state, caller.partner_id, query, request, None, Receipt::Preview).await
 }
 
 /// Add a subscription
@@ -296,10 +300,11 @@ async fn calculate_new_subscription(
 async fn add_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
+    claim: Option<Extension<KeyClaim>>,
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, request, None, false).await
+    plan_operation(&state, caller.partner_id, query, request, None, Receipt::Apply(claim)).await
 }
 
 /// Switch a subscription to another plan
@@ -320,11 +325,12 @@ async fn add_subscription(
 pub async fn switch_subscription_plan(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
+    claim: Option<Extension<KeyClaim>>,
     Extension(ActionTarget(id)): Extension<ActionTarget>,
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, request, Some(id), false).await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), Receipt::Apply(claim)).await
 }
 
 /// Preview switching a subscription to another plan
@@ -346,7 +352,7 @@ pub async fn calculate_switch_subscription_plan(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(&state, caller.partner_id, query, request, Some(id), true).await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), Receipt::Preview).await
 }
 
 /// Why a subscription is cancelled.
@@ -385,7 +391,7 @@ pub async fn calculate_cancel_subscription(
     Extension(ActionTarget(id)): Extension<ActionTarget>,
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<CancelRequest>,
-) -> ApiResult<Json<SubscriptionOutput>> {
+) -> ApiResult<Response> {
     let (SiteAgentParams { site_id, agent_id }, mut v) = query.into_parts();
     if let Err(errors) = request.validate() {
         v.add_validation_errors(&errors);
@@ -396,15 +402,14 @@ pub async fn calculate_cancel_subscription(
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        now: state.clock.now(),
         wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
         mode: InvoiceMode::Issue,
         preview: true,
+        receipt: None,
     };
-    let ((), outcome) = ledger_store::run(&state, op, move |ledger, _| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
         Ok(ledger.cancel(&current)?)
-    })
-    .await?;
-    Ok(Json(outcome.into()))
+    };
+    ledger_store::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
 }

@@ -69,3 +69,52 @@ pub async fn partner_of(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<i3
         .await?
         .ok_or_else(|| ApiError::not_found("site"))
 }
+
+/// Locks site `site_id` of the partner for the transaction `db` runs, the
+/// first statement of every billing write: one lock order (the site, then
+/// what is under it), so writes on one site run one after the other, read
+/// what the one before wrote, and never deadlock against each other.
+///
+/// PostgreSQL locks the site's row (`FOR NO KEY UPDATE`: rows that only name
+/// the site, inserts included, are not held up). SQLite has one write lock for
+/// the whole database; a write of nothing (the site's configuration set to
+/// itself) takes it before the transaction reads anything, so that it cannot
+/// read a state another connection then writes over.
+pub async fn lock_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<()> {
+    use crate::db::entities::site_billing_config as config;
+    if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+        site::Entity::find_by_id(site_id)
+            .filter(site::Column::PartnerId.eq(partner_id))
+            .select_only()
+            .column(site::Column::Id)
+            .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
+            .into_tuple::<i32>()
+            .one(db)
+            .await?;
+    } else {
+        config::Entity::update_many()
+            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents))
+            .filter(config::Column::SiteId.eq(site_id))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Runs `work` in a transaction that begins by locking the partner's site
+/// (`lock_site`): committed when it succeeds, rolled back otherwise.
+pub async fn on_locked_site<T>(
+    db: &sea_orm::DatabaseConnection,
+    partner_id: i32,
+    site_id: i32,
+    work: impl AsyncFnOnce(&sea_orm::DatabaseTransaction) -> ApiResult<T>,
+) -> ApiResult<T> {
+    use sea_orm::TransactionTrait;
+    let txn = db.begin().await?;
+    let result = async {
+        lock_site(&txn, partner_id, site_id).await?;
+        work(&txn).await
+    }
+    .await;
+    crate::db::conclude(txn, false, result).await
+}

@@ -15,6 +15,10 @@ pub struct Model {
     pub response_location: String,
     pub response_body: String,
     pub created_time: DateTimeUtc,
+    /// The token of the request that holds the key while it is in flight.
+    pub claim: String,
+    /// Until when that request's hold lasts unless renewed (system time).
+    pub lease_until: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

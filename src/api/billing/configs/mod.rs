@@ -14,7 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub use dto::*;
 pub use store::load;
 use crate::AppState;
-use crate::api::billing::scope::SiteSet;
+use crate::api::billing::scope::{SiteSet, on_locked_site};
 use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
@@ -86,7 +86,10 @@ async fn create_site_billing_config(
     let checked = rules::check(input, &mut v);
     v.finish(())?;
     let site_id = site_id.unwrap_or_default();
-    let stored = store::create(&state.db, caller.partner_id, site_id, checked, state.clock.now()).await?;
+    let partner_id = caller.partner_id;
+    let stored =
+        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, partner_id, site_id, checked, state.clock.now()).await)
+            .await?;
     Ok(located(format!("/api/billing/siteBillingConfigs/{site_id}"), stored))
 }
 
@@ -116,7 +119,11 @@ async fn update_site_billing_config(
     }
     let checked = rules::check(input, &mut v);
     v.finish(())?;
-    Ok(Json(store::update(&state.db, caller.partner_id, site_id, checked, state.clock.now()).await?))
+    let partner_id = caller.partner_id;
+    let stored =
+        on_locked_site(&state.db, partner_id, site_id, async |txn| store::update(txn, partner_id, site_id, checked, state.clock.now()).await)
+            .await?;
+    Ok(Json(stored))
 }
 
 /// Replace a site's billing config (POST alias)

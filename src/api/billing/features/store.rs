@@ -8,7 +8,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransactio
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::api::billing::scope::{SiteSet, partner_site};
+use crate::api::billing::scope::{SiteSet, lock_site, partner_site};
 use crate::api::billing::subscriptions::CANCELLED;
 use crate::billing::BillingError;
 use crate::db::entities::{
@@ -110,6 +110,7 @@ pub async fn set_feature_points(
 ) -> ApiResult<()> {
     let txn = db.begin().await?;
     let result = async {
+        lock_site(&txn, partner_id, site_id).await?;
         partner_site(&txn, partner_id, site_id).await?;
         let owner = subscription::Entity::find_by_id(id)
             .filter(subscription::Column::SiteId.eq(site_id))

@@ -14,6 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
 use crate::AppState;
+use crate::api::billing::scope::on_locked_site;
 use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
@@ -90,7 +91,9 @@ async fn create_site_billing_profile(
         return Err(v.into_error());
     };
     let draft = checked(input)?;
-    let stored = store::create(&state.db, &state.cipher, caller.partner_id, site_id, draft).await?;
+    let partner_id = caller.partner_id;
+    let stored =
+        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, &state.cipher, partner_id, site_id, draft).await).await?;
     Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), stored))
 }
 
@@ -111,9 +114,13 @@ async fn update_site_billing_profile(
         v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
         return Err(v.into_error());
     }
-    let stored = store::find(&state.db, caller.partner_id, site_id).await?;
-    let draft = checked(input)?;
-    Ok(Json(store::update(&state.db, &state.cipher, stored, draft).await?))
+    let partner_id = caller.partner_id;
+    let updated = on_locked_site(&state.db, partner_id, site_id, async |txn| {
+        let stored = store::find(txn, partner_id, site_id).await?;
+        store::update(txn, &state.cipher, stored, checked(input)?).await
+    })
+    .await?;
+    Ok(Json(updated))
 }
 
 /// Replace a site's billing profile (POST alias)

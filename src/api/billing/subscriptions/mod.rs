@@ -94,5 +94,5 @@ async fn update_subscription(
 ) -> ApiResult<Json<Subscription>> {
     Violations::checked(&input).finish(())?;
     let name = input.name.clone().unwrap_or_default();
-    Ok(Json(store::update(&state.db, &SiteSet::Partner(caller.partner_id), id, name, input).await?))
+    Ok(Json(store::update(&state.db, caller.partner_id, id, name, input).await?))
 }

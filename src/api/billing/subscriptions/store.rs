@@ -5,13 +5,13 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
-use crate::api::billing::scope::SiteSet;
+use crate::api::billing::scope::{SiteSet, lock_site};
 use crate::billing::engine::{NewSubscription, Plan};
 use crate::billing::pricing::PeriodPrices;
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
@@ -395,14 +395,25 @@ pub async fn insert_pricing_model(
 /// have, 409 when cancelled.
 pub async fn update(
     db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
-    sites: &SiteSet,
+    partner_id: i32,
     id: Uuid,
     name: String,
     input: SubscriptionInput,
 ) -> ApiResult<Subscription> {
-    let selection = Selection::one(sites.clone(), id);
+    let selection = Selection::one(SiteSet::Partner(partner_id), id);
     let txn = db.begin().await?;
     let result = async {
+        // The site first (`lock_site`), as every billing write: a cancel of
+        // this subscription runs wholly before or after this update.
+        let site_id: i32 = subscription::Entity::find_by_id(id)
+            .filter(selection.subscriptions())
+            .select_only()
+            .column(subscription::Column::SiteId)
+            .into_tuple()
+            .one(&txn)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subscription"))?;
+        lock_site(&txn, partner_id, site_id).await?;
         let current = subscription::Entity::find_by_id(id)
             .filter(selection.subscriptions())
             .one(&txn)
