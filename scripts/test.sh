@@ -51,6 +51,24 @@ TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 
 log "cargo test (SQLite)"
 cargo test --locked
+BIN="$TARGET_DIR/debug/switchboard"
+
+# The bank test (scripts/bank_test.py): random billing applies with retries,
+# reused keys, duplicates, abandoned requests and a kill -9, then every
+# invariant checked over HTTP and in the database.
+bank_test() { # backend
+  local url instances=1
+  if [ "$1" = postgres ]; then
+    as_pg psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE DATABASE bank" >/dev/null
+    url="postgres://postgres@127.0.0.1:$PG_PORT/bank"
+    instances=2
+  else
+    url="sqlite://$WORK/bank.db?mode=rwc"
+  fi
+  log "bank test: $1, $instances instance(s)"
+  PATH="${PG_BIN:-/usr/bin}:$PATH" python3 "$ROOT/scripts/bank_test.py" --bin "$BIN" --database-url "$url" --instances "$instances" --seconds 40
+}
+bank_test sqlite
 
 if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
   log "PostgreSQL: throwaway cluster"
@@ -68,6 +86,7 @@ if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
     -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
   log "cargo test --test api (PostgreSQL)"
   TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres" cargo test --locked --test api
+  bank_test postgres
 fi
 
 # A live server on a fresh database named $2 ("sqlite" or "postgres" picks the
@@ -244,7 +263,6 @@ sys.exit("not served again after PostgreSQL came back")
 PY
 }
 
-BIN="$TARGET_DIR/debug/switchboard"
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   VENV="$TARGET_DIR/venv"
   [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }

@@ -357,6 +357,12 @@ impl From<DbErr> for ApiError {
             }
             _ => {}
         }
+        if rolled_back_by_the_database(&err) {
+            return ApiError {
+                source: Some(err.into()),
+                ..ApiError::new(ErrorCode::Busy, "the request met a concurrent one on the same rows; retry it").retry_after(1)
+            };
+        }
         if database_unreachable(&err) {
             return ApiError {
                 source: Some(err.into()),
@@ -379,6 +385,16 @@ fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
         sqlx::error::ErrorKind::ForeignKeyViolation => Some(SqlErr::ForeignKeyConstraintViolation(db.message().to_owned())),
         _ => None,
     }
+}
+
+/// PostgreSQL's class 40 (a deadlock, a serialization failure): the
+/// transaction was rolled back and a retry can succeed. Every billing write
+/// takes its site's lock first, so none is expected; should one happen, the
+/// client gets a 503 to retry, not a 500.
+fn rolled_back_by_the_database(err: &DbErr) -> bool {
+    use sea_orm::{RuntimeErr, sqlx};
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return false };
+    matches!(sqlx_err.as_ref(), sqlx::Error::Database(db) if db.code().is_some_and(|code| code.starts_with("40")))
 }
 
 /// Whether the database could not be reached (down, restarting, the connection
