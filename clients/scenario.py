@@ -27,7 +27,7 @@ from billing_client.models import (
     SubscriptionPricingModelDto,
     SubscriptionsChangeOutput,
 )
-from billing_client.models import TokenRequestFormType0 as PartnerPassword
+from billing_client.models import TokenRequestForm as PartnerPassword
 from billing_client.models import TokenResponse as PartnerTokens
 from platform_client import AuthenticatedClient, Client
 from platform_client.api.authentication import create_platform_token
@@ -46,7 +46,7 @@ from platform_client.models import (
     SecureFormPage,
     SipConfiguration,
     SipConfigurationInput,
-    TokenRequestFormType0,
+    TokenRequestForm,
     TokenResponse,
     Voicebot,
     VoicebotInput,
@@ -67,7 +67,7 @@ def main(server: str) -> None:
     # Tokens (the platform's token endpoint is answered under the base URL too).
     tokens = create_platform_token.sync(
         client=Client(base_url=base_url),
-        body=TokenRequestFormType0.from_dict({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}),
+        body=TokenRequestForm.from_dict({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"}),
     )
     expect(isinstance(tokens, TokenResponse), "platform token")
     platform = AuthenticatedClient(base_url=base_url, token=tokens.access_token)

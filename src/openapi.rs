@@ -32,12 +32,7 @@ const BEARER: &str = "bearerAuth";
             Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>`. \
             Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
-    servers(
-        (url = "/v4", description = "The server that serves this document: the spec's `base_url`, ending in `v4`"),
-        (url = "{origin}/v4", description = "A server by its address", variables(
-            ("origin" = (default = "http://localhost:8080", description = "Scheme, host and port of the server"))
-        )),
-    ),
+    servers((url = "/v4", description = "The server that serves this document: the spec's `base_url`, ending in `v4`")),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for site agents"),
@@ -78,15 +73,12 @@ pub struct PlatformDoc;
 )]
 pub struct BillingDoc;
 
-/// Adds paths that are not under the document's base URL (the token endpoint,
-/// the health probes), each path item naming the server root as its server.
-pub fn add_root_paths(doc: &mut OpenApiDoc, mut root: OpenApiDoc) {
-    use utoipa::openapi::server::Server;
-    for item in root.paths.paths.values_mut() {
-        let mut server = Server::new("/");
-        server.description = Some("The server root: this path is not under `/v4` (it is also answered there)".to_owned());
-        item.servers = Some(vec![server]);
-    }
+/// Adds the paths that are not the spec's (the token endpoint, the health
+/// probes). They are answered at the server root and under `/v4` alike, so the
+/// document lists them under its one server (`/v4`): a path-level `servers`
+/// naming the root made openapi-generator's Python and Go clients call
+/// `//oauth/token`.
+pub fn add_root_paths(doc: &mut OpenApiDoc, root: OpenApiDoc) {
     doc.merge(root);
 }
 
@@ -206,8 +198,8 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
 /// operation gets its own copy of the schema with `siteId` required, and the
 /// shared schema, now the update's, has `siteId` read-only.
 const SITE_KEYED_CREATES: [(&str, &str, &str); 2] = [
-    ("createSiteBillingConfig", "SiteBillingConfigInput", "NewSiteBillingConfig"),
-    ("createSiteBillingProfile", "SiteBillingProfileInput", "NewSiteBillingProfile"),
+    ("createSiteBillingConfig", "SiteBillingConfigInput", "SiteBillingConfigCreateInput"),
+    ("createSiteBillingProfile", "SiteBillingProfileInput", "SiteBillingProfileCreateInput"),
 ];
 
 fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {

@@ -18,25 +18,37 @@ use crate::db::entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{ClientAddress, FormBody};
 
-/// Form fields of a token request (`application/x-www-form-urlencoded`), one
-/// shape per grant. Documentation only: the handler reads [`TokenRequest`] so
-/// that it can name every missing field and answer 400004 for other grants.
-#[derive(Deserialize, ToSchema)]
-#[serde(tag = "grant_type", rename_all = "snake_case")]
+/// Form fields of a token request (`application/x-www-form-urlencoded`).
+/// `grant_type` picks the grant: `password` needs `email` and `password`,
+/// `refresh_token` needs `refresh_token` (400 naming every missing field).
+// One object rather than a `oneOf` per grant: generated clients type a `oneOf`
+// of forms badly (TypeScript generators accept one branch only; orval merges
+// both and sends `grant_type` twice). Documentation only: the handler reads
+// `TokenRequest`.
+#[derive(ToSchema)]
 #[allow(dead_code)]
-enum TokenRequestForm {
+struct TokenRequestForm {
+    grant_type: GrantType,
+    /// The account's email (password grant).
+    #[schema(min_length = 1, nullable = false)]
+    email: Option<String>,
+    /// The account's password (password grant).
+    #[schema(format = Password, min_length = 1, nullable = false)]
+    password: Option<String>,
+    /// A refresh token of an earlier answer (refresh_token grant).
+    #[schema(min_length = 1, nullable = false)]
+    refresh_token: Option<String>,
+}
+
+/// How a token is obtained.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum GrantType {
     /// Sign in with email and password.
-    Password {
-        #[schema(min_length = 1)]
-        email: String,
-        #[schema(format = Password, min_length = 1)]
-        password: String,
-    },
+    Password,
     /// Exchange a refresh token for a new token pair.
-    RefreshToken {
-        #[schema(min_length = 1)]
-        refresh_token: String,
-    },
+    RefreshToken,
 }
 
 /// What the handler reads of a token request form.

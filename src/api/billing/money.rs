@@ -23,10 +23,18 @@ impl<'de> Deserialize<'de> for Money {
     }
 }
 
+/// `double`: generators without a decimal type take the widest float (Go's
+/// `float64`; without a format openapi-generator's Go client used `float32`,
+/// which loses cents past 100,000). The README names, per generator, the type
+/// mapping that makes amounts exact.
+const MONEY_FORMAT: utoipa::openapi::schema::SchemaFormat =
+    utoipa::openapi::schema::SchemaFormat::KnownFormat(utoipa::openapi::schema::KnownFormat::Double);
+
 impl utoipa::PartialSchema for Money {
     fn schema() -> RefOr<Schema> {
         ObjectBuilder::new()
             .schema_type(Type::Number)
+            .format(Some(MONEY_FORMAT))
             .description(Some("An exact decimal amount, written with all its digits (never rounded through a float)."))
             .examples([serde_json::json!(19.99)])
             .into()
@@ -98,6 +106,7 @@ impl utoipa::PartialSchema for Price {
         let bound = MAX_PRICE.to_string().parse::<f64>().unwrap_or(1e9);
         ObjectBuilder::new()
             .schema_type(Type::Number)
+            .format(Some(MONEY_FORMAT))
             .minimum(Some(0.0))
             .maximum(Some(bound))
             .description(Some("A price or discount: an exact decimal with at most 4 decimal places (more is a 400), written with all its digits (never rounded through a float)."))

@@ -37,16 +37,24 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Months per billing period, as a plan request sends them (the schema of
 /// `billingPeriod`; the field is read as a number so that every problem of a
-/// request is reported at once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
-#[allow(dead_code)]
-#[repr(u8)]
-pub enum BillingMonths {
-    Monthly = 1,
-    Quarterly = 3,
-    SemiAnnual = 6,
-    Annual = 12,
+/// request is reported at once). Named in `x-enum-varnames`, which generators
+/// turn into `Monthly`... instead of `NUMBER_1`.
+pub struct BillingMonths;
+
+impl utoipa::PartialSchema for BillingMonths {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::extensions::ExtensionsBuilder;
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .description(Some("Months per billing period: 1 monthly, 3 quarterly, 6 semi-annual, 12 annual."))
+            .enum_values(Some([1, 3, 6, 12]))
+            .extensions(Some(ExtensionsBuilder::new().add("x-enum-varnames", ["Monthly", "Quarterly", "SemiAnnual", "Annual"]).build()))
+            .into()
+    }
 }
+
+impl ToSchema for BillingMonths {}
 
 /// Body of adding a plan and of switching to one ("plan request").
 #[switchboard_macros::rules]

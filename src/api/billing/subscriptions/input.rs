@@ -29,37 +29,29 @@ macro_rules! priced_input {
         #[serde(rename_all = "camelCase")]
         pub struct $name {
             $($(#[$field_meta])* pub $field: $ty,)*
-            /// Price of a monthly period.
+            /// Price of a monthly period; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub monthly_price: Price,
-            /// Price of a quarterly period.
+            /// Price of a quarterly period; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub quarterly_price: Price,
-            /// Price of a semi-annual period.
+            /// Price of a semi-annual period; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub semi_annual_price: Price,
-            /// Price of an annual period.
+            /// Price of an annual period; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub annual_price: Price,
-            /// Amount taken off the monthly price.
+            /// Amount taken off the monthly price; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub monthly_price_discount: Price,
-            /// Amount taken off the quarterly price.
+            /// Amount taken off the quarterly price; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub quarterly_price_discount: Price,
-            /// Amount taken off the semi-annual price.
+            /// Amount taken off the semi-annual price; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub semi_annual_price_discount: Price,
-            /// Amount taken off the annual price.
+            /// Amount taken off the annual price; 0 when omitted.
             #[serde(default)]
-            #[schema(default = 0)]
             pub annual_price_discount: Price,
         }
 
@@ -134,12 +126,10 @@ priced_input! {
         #[schema(default = 0)]
         #[rule(range(min = 0, max = 100000000))]
         pub overage_quota: i32,
-        /// Price of one overage unit.
+        /// Price of one overage unit; 0 when omitted.
         #[serde(default)]
-        #[schema(default = 0)]
         pub overage_unit_price: Price,
         #[serde(default)]
-        #[schema(default = 0)]
         pub overage_unit_price_discount: Price,
         /// Whether this is the segment the subscription buys (else the first).
         #[serde(default)]
@@ -159,10 +149,8 @@ priced_input! {
         #[schema(nullable = false, read_only)]
         pub subscription_pricing_model_id: Option<Uuid>,
         #[serde(default)]
-        #[schema(default = 0)]
         pub one_time_fee: Price,
         #[serde(default)]
-        #[schema(default = 0)]
         pub one_time_fee_discount: Price,
     }
 }

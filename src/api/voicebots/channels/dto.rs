@@ -36,13 +36,12 @@ pub struct VoicebotChannelInstanceInput {
 }
 
 /// The configuration a channel instance's `infoId` names; its `channelType`
-/// (the instance's) says which kind it is.
+/// (the instance's) says which kind it is. A plain `oneOf` told apart by
+/// `channelType`'s one value per kind, without a `discriminator`: with one,
+/// openapi-generator's Rust client reads the tag off before the variant,
+/// which requires it too, and cannot decode `info`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
-#[schema(discriminator(property_name = "channelType", mapping(
-    ("telephony" = "#/components/schemas/TelephonyChannelInfo"),
-    ("sip" = "#/components/schemas/SipChannelInfo"),
-)))]
 pub enum ChannelInfo {
     Telephony(TelephonyChannelInfo),
     Sip(SipChannelInfo),
