@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Generates a client from each committed document with each mainstream
+# generator (pinned), compiles it and runs the short scenario of
+# clients/scenarios through it against a live server with the demo data:
+#
+#   openapi-generator 7.26.0: python, go, typescript-fetch, typescript-axios
+#   @hey-api/openapi-ts and orval (versions in clients/package.json)
+#
+# (openapi-python-client and openapi-typescript run in scripts/test.sh.)
+# Installs what it needs: openapi-generator-cli from PyPI (it carries the
+# jar; Java from Debian when missing), Go and the one module the Go client
+# imports (gopkg.in/validator.v2) from Debian. The npm packages of
+# clients/package.json must be installed (`npm ci`).
+#
+#   clients/generated-clients.sh http://127.0.0.1:8080 TARGET_DIR
+set -euo pipefail
+BASE=$1
+TARGET_DIR=$2
+CLIENTS=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$CLIENTS")
+OUT="$TARGET_DIR/generated-clients"
+TS="$CLIENTS/scenarios/ts"
+BIN="$CLIENTS/node_modules/.bin"
+log() { printf '\n==> %s\n' "$*"; }
+
+apt_install() { # command package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+apt_install java default-jre-headless
+apt_install go golang-go
+[ -d /usr/share/gocode/src/gopkg.in/validator.v2 ] || {
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-gopkg-validator.v2-dev >/dev/null
+}
+
+VENV="$TARGET_DIR/venv-generators"
+[ -x "$VENV/bin/openapi-generator-cli" ] || {
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "openapi-generator-cli==7.26.0" "pydantic==2.14.4" "python-dateutil==4.0.0" \
+    "urllib3==2.8.0" "typing_extensions==4.16.0"
+}
+rm -rf "$OUT" "$TS/generated"
+mkdir -p "$OUT"
+
+generate() { # document generator output [flags...]
+  local doc=$1 generator=$2 output=$3
+  shift 3
+  mkdir -p "$(dirname "$output")"
+  "$VENV/bin/openapi-generator-cli" generate -i "$ROOT/openapi/$doc.json" -g "$generator" -o "$output" "$@" \
+    > "$output.log" 2>&1 || { cat "$output.log"; exit 1; }
+}
+
+log "openapi-generator python"
+generate platform-v4 python "$OUT/python-platform" --additional-properties=packageName=platform_v4
+generate partner-billing-v1 python "$OUT/python-billing" --additional-properties=packageName=partner_billing_v1
+PYTHONPATH="$OUT/python-platform:$OUT/python-billing" "$VENV/bin/python" "$CLIENTS/scenarios/openapi_generator_python.py" "$BASE"
+
+log "openapi-generator go (enumClassPrefix=true)"
+# Offline: the generated modules' one import outside the standard library
+# comes from Debian's source package; the scenario's module points at all three.
+GO_DEPS="$OUT/go-validator"
+mkdir -p "$GO_DEPS"
+cp /usr/share/gocode/src/gopkg.in/validator.v2/*.go "$GO_DEPS/" && rm -f "$GO_DEPS"/*_test.go
+printf 'module gopkg.in/validator.v2\n\ngo 1.18\n' > "$GO_DEPS/go.mod"
+for name in platform billing; do
+  doc=$([ "$name" = platform ] && echo platform-v4 || echo partner-billing-v1)
+  generate "$doc" go "$OUT/go-$name" --git-user-id switchboard --git-repo-id "$name" \
+    --additional-properties="packageName=$name,enumClassPrefix=true"
+  (cd "$OUT/go-$name" && go mod edit -go=1.19 -replace "gopkg.in/validator.v2=$GO_DEPS")
+done
+cp -r "$CLIENTS/scenarios/go" "$OUT/go-scenario"
+(
+  cd "$OUT/go-scenario"
+  go mod edit -replace "github.com/switchboard/platform=$OUT/go-platform" -replace "github.com/switchboard/billing=$OUT/go-billing" \
+    -replace "gopkg.in/validator.v2=$GO_DEPS" -require gopkg.in/validator.v2@v2.0.1
+  GOFLAGS=-mod=mod GOPROXY=off GOPATH="$OUT/gopath" GOCACHE="$TARGET_DIR/go-cache" go run . "$BASE"
+)
+
+log "openapi-generator typescript-fetch and typescript-axios, @hey-api/openapi-ts, orval"
+for generator in typescript-fetch typescript-axios; do
+  generate platform-v4 "$generator" "$TS/generated/$generator/platform" --additional-properties=supportsES6=true
+  generate partner-billing-v1 "$generator" "$TS/generated/$generator/billing" --additional-properties=supportsES6=true
+done
+"$BIN/openapi-ts" -i "$ROOT/openapi/platform-v4.json" -o "$TS/generated/hey-api/platform" > "$OUT/hey-api.log" 2>&1 || { cat "$OUT/hey-api.log"; exit 1; }
+"$BIN/openapi-ts" -i "$ROOT/openapi/partner-billing-v1.json" -o "$TS/generated/hey-api/billing" >> "$OUT/hey-api.log" 2>&1 || { cat "$OUT/hey-api.log"; exit 1; }
+(cd "$TS" && "$BIN/orval" --config orval.config.cjs > "$OUT/orval.log" 2>&1) || { cat "$OUT/orval.log"; exit 1; }
+ln -sfn ../../node_modules "$TS/node_modules"
+"$BIN/tsc" -p "$TS/tsconfig.json" --rootDir "$TS"
+for scenario in openapi-generator-fetch openapi-generator-axios hey-api orval; do
+  node "$TS/generated/js/$scenario.js" "$BASE"
+done
