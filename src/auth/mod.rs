@@ -5,7 +5,7 @@ mod extract;
 pub mod guard;
 pub mod password;
 pub mod refresh;
-mod routes;
+pub(crate) mod routes;
 mod tokens;
 
 pub(crate) use extract::bearer_token;

@@ -40,6 +40,28 @@ struct TokenRequestForm {
     refresh_token: Option<String>,
 }
 
+/// The fields each grant needs, stated in the document (`if`/`then`): the one
+/// object of `TokenRequestForm` does not say it by its shape.
+pub const SCHEMA_CONDITIONS: &[crate::api::schema_conditions::SchemaConditions] =
+    &[crate::api::schema_conditions::SchemaConditions { schema: "TokenRequestForm", all_of: schema_conditions }];
+
+fn schema_conditions() -> serde_json::Value {
+    use crate::api::schema_conditions::when_equals;
+    use serde_json::json;
+    json!([
+        when_equals(
+            "grant_type",
+            json!("password"),
+            json!({"required": ["email", "password"], "properties": {"grant_type": {"const": "password"}, "email": {"minLength": 1}, "password": {"minLength": 1}}}),
+        ),
+        when_equals(
+            "grant_type",
+            json!("refresh_token"),
+            json!({"required": ["refresh_token"], "properties": {"grant_type": {"const": "refresh_token"}, "refresh_token": {"minLength": 1}}}),
+        ),
+    ])
+}
+
 /// How a token is obtained.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
@@ -157,6 +179,13 @@ fn invalid_credentials() -> ApiError {
 
 async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
     let mut violations = Violations::new();
+    // A field sent empty is refused whichever grant it belongs to (the document
+    // gives each a minimum length of 1).
+    for (pointer, value) in [("/email", &request.email), ("/password", &request.password), ("/refresh_token", &request.refresh_token)] {
+        if value.as_deref() == Some("") {
+            violations.field(pointer, ErrorCode::FieldOutOfRange, "must not be empty");
+        }
+    }
     match request.grant_type.as_deref() {
         Some("password") => {
             let email = required(&mut violations, "/email", request.email);
@@ -205,7 +234,8 @@ async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, re
 }
 
 fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -> String {
-    match value.filter(|v| !v.is_empty()) {
+    match value {
+        // An empty one is reported as such above.
         Some(value) => value,
         None => {
             violations.field(pointer, ErrorCode::FieldRequired, "is required");

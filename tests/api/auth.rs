@@ -72,6 +72,9 @@ async fn wrong_credentials_and_bad_requests() {
     assert_problem(token_request(&app, "/oauth/token", &grant).await, 400, 400004).await;
     let problem = assert_problem(token_request(&app, "/oauth/token", &[("grant_type", "password")]).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/email", "/password"]);
+    // A field sent empty is refused, whichever grant it belongs to (the document's minLength).
+    let empty = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password"), ("refresh_token", "")];
+    assert_eq!(error_locations(&assert_problem(token_request(&app, "/oauth/token", &empty).await, 400, 400001).await), ["/refresh_token"]);
     let json = app.send(Method::POST, "/oauth/token", None, Some(&serde_json::json!({"grant_type": "password"}))).await;
     assert_problem(json, 415, 415001).await;
 }
