@@ -3,8 +3,9 @@
 # generator (pinned), compiles it and runs the short scenario of
 # clients/scenarios through it against a live server with the demo data:
 #
-#   openapi-generator 7.26.0: python, go, typescript-fetch, typescript-axios
+#   openapi-generator 7.26.0: python, go, rust, typescript-fetch, typescript-axios
 #   @hey-api/openapi-ts and orval (versions in clients/package.json)
+#   progenitor 0.11.2, from the OpenAPI 3.0.3 editions (openapi/*.openapi-3.0.json)
 #
 # (openapi-python-client and openapi-typescript run in scripts/test.sh.)
 # Installs what it needs: openapi-generator-cli from PyPI (it carries the
@@ -75,6 +76,15 @@ cp -r "$CLIENTS/scenarios/go" "$OUT/go-scenario"
     -replace "gopkg.in/validator.v2=$GO_DEPS" -require gopkg.in/validator.v2@v2.0.1
   GOFLAGS=-mod=mod GOPROXY=off GOPATH="$OUT/gopath" GOCACHE="$TARGET_DIR/go-cache" go run . "$BASE"
 )
+
+log "openapi-generator rust"
+generate platform-v4 rust "$OUT/rust-platform" --additional-properties=packageName=platform_v4
+generate partner-billing-v1 rust "$OUT/rust-billing" --additional-properties=packageName=partner_billing_v1
+cp -r "$CLIENTS/scenarios/rust" "$OUT/rust-scenario"
+CARGO_TARGET_DIR="$TARGET_DIR/clients-rust" cargo run --quiet --manifest-path "$OUT/rust-scenario/Cargo.toml" -- "$BASE"
+
+log "progenitor (the OpenAPI 3.0.3 editions)"
+CARGO_TARGET_DIR="$TARGET_DIR/clients-rust" cargo run --quiet --manifest-path "$CLIENTS/scenarios/progenitor/Cargo.toml" -- "$BASE"
 
 log "openapi-generator typescript-fetch and typescript-axios, @hey-api/openapi-ts, orval"
 for generator in typescript-fetch typescript-axios; do

@@ -214,6 +214,11 @@ PY
       --config "$ROOT/clients/python-client.yaml" --output-path "$WORK/python/$(python_package "$doc")" --meta none --overwrite 2>&1)
     echo "$out" | grep -qi "warning" && { echo "$out"; exit 1; }
   done
+  for doc in platform-v4.openapi-3.0 partner-billing-v1.openapi-3.0; do
+    log "redocly lint: $doc (the OpenAPI 3.0.3 edition)"
+    (cd "$ROOT" && clients/node_modules/.bin/redocly lint "openapi/$doc.json" --config redocly.yaml --format=json) > "$WORK/lint-$doc.json" 2>/dev/null || true
+    python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; print("   ", t); sys.exit(0 if t["errors"] == 0 and t["warnings"] == 0 else 1)' "$WORK/lint-$doc.json"
+  done
   log "tsc --noEmit: clients/uses-types.ts"
   "$ROOT/clients/node_modules/.bin/tsc" -p "$ROOT/clients/tsconfig.json"
 }

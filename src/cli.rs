@@ -11,7 +11,7 @@ use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, partner_user};
-use crate::openapi::{BILLING_FILE, PLATFORM_FILE};
+use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
 use crate::{AppState, SharedState, db, seed};
 
@@ -165,6 +165,18 @@ pub fn rendered_documents() -> [(&'static str, String); 2] {
     [(PLATFORM_FILE, render(&docs.platform)), (BILLING_FILE, render(&docs.billing))]
 }
 
+/// The OpenAPI 3.0.3 editions of the documents (`openapi::v3_0`), rendered the same way.
+pub fn rendered_editions_3_0() -> [(&'static str, String); 2] {
+    let [(_, platform), (_, billing)] = rendered_documents();
+    let render = |json: &str| {
+        let value = serde_json::from_str(json).expect("a rendered document is JSON");
+        let mut json = serde_json::to_string_pretty(&crate::openapi::v3_0::edition(&value)).expect("OpenAPI documents serialize");
+        json.push('\n');
+        json
+    };
+    [(PLATFORM_3_0_FILE, render(&platform)), (BILLING_3_0_FILE, render(&billing))]
+}
+
 /// utoipa keeps `x-` extensions in a hash map, so their order changes from run
 /// to run: the committed files list them last, sorted.
 fn sort_extensions(value: &mut serde_json::Value) {
@@ -185,7 +197,7 @@ fn sort_extensions(value: &mut serde_json::Value) {
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     let mut stale = Vec::new();
-    for (name, json) in rendered_documents() {
+    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()) {
         let path = dir.join(name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {

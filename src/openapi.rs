@@ -16,11 +16,15 @@ use utoipa::{Modify, OpenApi};
 use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 
 mod demo_examples;
+pub mod v3_0;
 
 pub const PLATFORM_FILE: &str = "platform-v4.json";
 pub const BILLING_FILE: &str = "partner-billing-v1.json";
 pub const PLATFORM_URL: &str = "/openapi/platform-v4.json";
 pub const BILLING_URL: &str = "/openapi/partner-billing-v1.json";
+/// The OpenAPI 3.0.3 editions (`v3_0`), served and committed beside the 3.1 ones.
+pub const PLATFORM_3_0_FILE: &str = "platform-v4.openapi-3.0.json";
+pub const BILLING_3_0_FILE: &str = "partner-billing-v1.openapi-3.0.json";
 const BEARER: &str = "bearerAuth";
 
 #[derive(OpenApi)]

@@ -156,6 +156,7 @@ pub fn app(state: AppState) -> Router {
     platform_routes
         .merge(billing_routes)
         .merge(swagger_ui(docs))
+        .merge(editions_3_0())
         .merge(telemetry::router())
         .fallback(no_route)
         .layer(middleware::from_fn(no_store))
@@ -214,6 +215,23 @@ fn swagger_ui(docs: Documents) -> Router<AppState> {
     ]))
     .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
     .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+}
+
+/// The OpenAPI 3.0.3 editions of the documents, for tools that read only 3.0
+/// (`openapi::v3_0`): files, not API operations, rendered once.
+fn editions_3_0() -> Router<AppState> {
+    let mut router = Router::new();
+    for (name, json) in crate::cli::rendered_editions_3_0() {
+        let body = axum::body::Bytes::from(json);
+        router = router.route(
+            &format!("/openapi/{name}"),
+            axum::routing::get(move || {
+                let body = body.clone();
+                async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], body) }
+            }),
+        );
+    }
+    router
 }
 
 /// Longest request target (path and query), and most header bytes, answered;

@@ -25,7 +25,7 @@ def expect(condition, what):
 # Platform: the spec's base_url ends in /v4; the token endpoint is under it too.
 config = platform.Configuration(host=base + "/v4")
 tokens = platform.AuthenticationApi(platform.ApiClient(config)).create_platform_token(
-    grant_type=platform.GrantType.PASSWORD, email="admin@site10000.example", password="demo-password")
+    grant_type="password", email="admin@site10000.example", password="demo-password")
 config.access_token = tokens.access_token
 client = platform.ApiClient(config)
 forms = platform.SecureFormsApi(client)
@@ -43,7 +43,7 @@ expect(instances and instances[0].info is not None, "a channel instance with its
 # Partner billing.
 partner = billing.Configuration(host=base)
 tokens = billing.AuthenticationApi(billing.ApiClient(partner)).create_partner_token(
-    grant_type=billing.GrantType.PASSWORD, email="admin@partner1.example", password="demo-password")
+    grant_type="password", email="admin@partner1.example", password="demo-password")
 partner.access_token = tokens.access_token
 client = billing.ApiClient(partner)
 site = billing.SitesApi(client).get_site(10000)

@@ -28,6 +28,9 @@ use crate::extract::{ClientAddress, FormBody};
 #[derive(ToSchema)]
 #[allow(dead_code)]
 struct TokenRequestForm {
+    // Inline: openapi-generator's Rust client writes a `$ref`'d enum of a form
+    // parameter as `models::models::GrantType`, which does not compile.
+    #[schema(inline)]
     grant_type: GrantType,
     /// The account's email (password grant).
     #[schema(min_length = 1, nullable = false)]

@@ -91,7 +91,7 @@ async fn documents_and_swagger_ui_are_served() {
     let docs = app.client.get(app.url("/docs/")).send().await.unwrap();
     assert_eq!(docs.status(), 200);
     assert!(docs.text().await.unwrap().contains("swagger"));
-    for (name, committed) in switchboard::cli::rendered_documents() {
+    for (name, committed) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
         let served: Value = app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
         assert_eq!(served, serde_json::from_str::<Value>(&committed).unwrap(), "{name}");
     }
@@ -101,7 +101,7 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    for (name, rendered) in switchboard::cli::rendered_documents() {
+    for (name, rendered) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
         let path = dir.join(name);
         if std::env::var_os("UPDATE_OPENAPI").is_some() {
             std::fs::write(&path, &rendered).unwrap();

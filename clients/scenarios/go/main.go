@@ -31,7 +31,7 @@ func main() {
 	cfg := platform.NewConfiguration()
 	cfg.Servers = platform.ServerConfigurations{{URL: base + "/v4"}}
 	api := platform.NewAPIClient(cfg)
-	tokens, _, err := api.AuthenticationAPI.CreatePlatformToken(ctx).GrantType(platform.GRANTTYPE_PASSWORD).
+	tokens, _, err := api.AuthenticationAPI.CreatePlatformToken(ctx).GrantType("password").
 		Email("admin@site10000.example").Password("demo-password").Execute()
 	expect(err == nil, "a platform token", err)
 	auth := context.WithValue(ctx, platform.ContextAccessToken, tokens.AccessToken)
@@ -57,7 +57,7 @@ func main() {
 	bcfg := billing.NewConfiguration()
 	bcfg.Servers = billing.ServerConfigurations{{URL: base}}
 	bapi := billing.NewAPIClient(bcfg)
-	ptokens, _, err := bapi.AuthenticationAPI.CreatePartnerToken(ctx).GrantType(billing.GRANTTYPE_PASSWORD).
+	ptokens, _, err := bapi.AuthenticationAPI.CreatePartnerToken(ctx).GrantType("password").
 		Email("admin@partner1.example").Password("demo-password").Execute()
 	expect(err == nil, "a partner token", err)
 	pauth := context.WithValue(ctx, billing.ContextAccessToken, ptokens.AccessToken)

@@ -10,7 +10,7 @@ function expect(ok: boolean, what: string): void {
 
 async function main(base: string): Promise<void> {
   const signIn = new platform.AuthenticationApi(new platform.Configuration({ basePath: `${base}/v4` }));
-  const tokens = (await signIn.createPlatformToken(platform.GrantType.Password, "admin@site10000.example", "demo-password")).data;
+  const tokens = (await signIn.createPlatformToken("password", "admin@site10000.example", "demo-password")).data;
   const config = new platform.Configuration({ basePath: `${base}/v4`, accessToken: tokens.access_token });
   const forms = new platform.SecureFormsApi(config);
   const created = (await forms.createSecureForm({
@@ -25,7 +25,7 @@ async function main(base: string): Promise<void> {
   expect(instances.length >= 1 && instances[0].info !== undefined, "a channel instance with its info");
 
   const partnerTokens = (await new billing.AuthenticationApi(new billing.Configuration({ basePath: base }))
-    .createPartnerToken(billing.GrantType.Password, "admin@partner1.example", "demo-password")).data;
+    .createPartnerToken("password", "admin@partner1.example", "demo-password")).data;
   const partner = new billing.Configuration({ basePath: base, accessToken: partnerTokens.access_token });
   expect((await new billing.SitesApi(partner).getSite(10000)).data.id === 10000, "site 10000");
   expect((await new billing.SubscriptionsApi(partner).listSubscriptions(10000)).data.length >= 1, "its subscriptions");

@@ -14,7 +14,7 @@ function expect(ok: boolean, what: string): void {
 async function main(base: string): Promise<void> {
   const signIn = new platform.AuthenticationApi(new platform.Configuration({ basePath: `${base}/v4` }));
   const tokens = await signIn.createPlatformToken({
-    grantType: platform.GrantType.Password, email: "admin@site10000.example", password: "demo-password" });
+    grantType: "password", email: "admin@site10000.example", password: "demo-password" });
   const config = new platform.Configuration({ basePath: `${base}/v4`, accessToken: tokens.accessToken });
   const forms = new platform.SecureFormsApi(config);
   const created = await forms.createSecureForm({ secureFormInput: {
@@ -29,7 +29,7 @@ async function main(base: string): Promise<void> {
   expect(instances.length >= 1 && instances[0].info !== undefined, "a channel instance with its info");
 
   const partnerTokens = await new billing.AuthenticationApi(new billing.Configuration({ basePath: base })).createPartnerToken({
-    grantType: billing.GrantType.Password, email: "admin@partner1.example", password: "demo-password" });
+    grantType: "password", email: "admin@partner1.example", password: "demo-password" });
   const partner = new billing.Configuration({ basePath: base, accessToken: partnerTokens.accessToken });
   expect((await new billing.SitesApi(partner).getSite({ id: 10000 })).id === 10000, "site 10000");
   expect((await new billing.SubscriptionsApi(partner).listSubscriptions({ siteId: 10000 })).length >= 1, "its subscriptions");
