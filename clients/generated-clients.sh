@@ -5,10 +5,10 @@
 #
 #   openapi-generator 7.26.0: python, go, rust, typescript-fetch, typescript-axios;
 #     java (native) compiled only (see its step)
-#   @hey-api/openapi-ts and orval (versions in clients/package.json)
+#   @hey-api/openapi-ts, orval, openapi-typescript with openapi-fetch (versions in clients/package.json)
 #   progenitor 0.11.2, from the OpenAPI 3.0.3 editions (openapi/*.openapi-3.0.json)
 #
-# (openapi-python-client and openapi-typescript run in scripts/test.sh.)
+# (openapi-python-client runs in scripts/test.sh: clients/scenario.py.)
 # Installs what it needs: openapi-generator-cli from PyPI (it carries the
 # jar; Java from Debian when missing), Go and the one module the Go client
 # imports (gopkg.in/validator.v2) from Debian. The npm packages of
@@ -109,7 +109,7 @@ done
 log "progenitor (the OpenAPI 3.0.3 editions)"
 CARGO_TARGET_DIR="$TARGET_DIR/clients-rust" cargo run --quiet --manifest-path "$CLIENTS/scenarios/progenitor/Cargo.toml" -- "$BASE"
 
-log "openapi-generator typescript-fetch and typescript-axios, @hey-api/openapi-ts, orval"
+log "openapi-generator typescript-fetch and typescript-axios, @hey-api/openapi-ts, orval, openapi-typescript with openapi-fetch"
 for generator in typescript-fetch typescript-axios; do
   generate platform-v4 "$generator" "$TS/generated/$generator/platform" --additional-properties=supportsES6=true
   generate partner-billing-v1 "$generator" "$TS/generated/$generator/billing" --additional-properties=supportsES6=true
@@ -117,8 +117,13 @@ done
 "$BIN/openapi-ts" -i "$ROOT/openapi/platform-v4.json" -o "$TS/generated/hey-api/platform" > "$OUT/hey-api.log" 2>&1 || { cat "$OUT/hey-api.log"; exit 1; }
 "$BIN/openapi-ts" -i "$ROOT/openapi/partner-billing-v1.json" -o "$TS/generated/hey-api/billing" >> "$OUT/hey-api.log" 2>&1 || { cat "$OUT/hey-api.log"; exit 1; }
 (cd "$TS" && "$BIN/orval" --config orval.config.cjs > "$OUT/orval.log" 2>&1) || { cat "$OUT/orval.log"; exit 1; }
+# openapi-typescript's flags: see scripts/test.sh.
+for doc in platform-v4:platform partner-billing-v1:billing; do
+  "$BIN/openapi-typescript" "$ROOT/openapi/${doc%%:*}.json" --enum --dedupe-enums --default-non-nullable false \
+    -o "$TS/generated/openapi-typescript/${doc##*:}.ts" > "$OUT/openapi-typescript.log" 2>&1 || { cat "$OUT/openapi-typescript.log"; exit 1; }
+done
 ln -sfn ../../node_modules "$TS/node_modules"
 "$BIN/tsc" -p "$TS/tsconfig.json" --rootDir "$TS"
-for scenario in openapi-generator-fetch openapi-generator-axios hey-api orval; do
+for scenario in openapi-generator-fetch openapi-generator-axios hey-api orval openapi-fetch; do
   node "$TS/generated/js/$scenario.js" "$BASE"
 done
