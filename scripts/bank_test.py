@@ -32,6 +32,7 @@ seed fixes the choices, not the timing).
 
 import argparse
 import decimal
+import http.client
 import json
 import os
 import random
@@ -152,13 +153,8 @@ def call(base, method, path, token, body=None, key=None, timeout=30):
             return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read()
     except urllib.error.HTTPError as err:
         return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
-    except (OSError, http_client_errors()) as err:
+    except (OSError, http.client.HTTPException) as err:
         return 0, {}, str(err).encode()
-
-
-def http_client_errors():
-    import http.client
-    return http.client.HTTPException
 
 
 def abandon(base, path, token, body, key):

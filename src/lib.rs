@@ -13,6 +13,7 @@ pub mod error;
 pub mod extract;
 pub mod openapi;
 pub mod rate_limit;
+pub mod schema_conditions;
 pub mod secret;
 pub mod seed;
 mod server;

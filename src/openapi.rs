@@ -181,7 +181,7 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 }
 
 /// Each module's rules between properties of its bodies
-/// (`crate::api::schema_conditions`), in the documents.
+/// (`crate::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
     use crate::api::{billing::profiles, secure_forms, voicebots::channels, voicebots::sip, voicebots::telephony};
     let modules = [

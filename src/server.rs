@@ -155,8 +155,8 @@ pub fn app(state: AppState) -> Router {
     let operations = Arc::new(telemetry::Operations::from_documents(&docs));
     platform_routes
         .merge(billing_routes)
+        .merge(editions_3_0(&docs))
         .merge(swagger_ui(docs))
-        .merge(editions_3_0())
         .merge(telemetry::router())
         .fallback(no_route)
         .layer(middleware::from_fn(no_store))
@@ -219,10 +219,11 @@ fn swagger_ui(docs: Documents) -> Router<AppState> {
 
 /// The OpenAPI 3.0.3 editions of the documents, for tools that read only 3.0
 /// (`openapi::v3_0`): files, not API operations, rendered once.
-fn editions_3_0() -> Router<AppState> {
+fn editions_3_0(docs: &Documents) -> Router<AppState> {
     let mut router = Router::new();
-    for (name, json) in crate::cli::rendered_editions_3_0() {
-        let body = axum::body::Bytes::from(json);
+    for (name, doc) in [(openapi::PLATFORM_3_0_FILE, &docs.platform), (openapi::BILLING_3_0_FILE, &docs.billing)] {
+        let edition = openapi::v3_0::edition(&serde_json::to_value(doc).expect("OpenAPI documents serialize"));
+        let body = axum::body::Bytes::from(serde_json::to_vec(&edition).expect("OpenAPI documents serialize"));
         router = router.route(
             &format!("/openapi/{name}"),
             axum::routing::get(move || {

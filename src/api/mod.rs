@@ -4,7 +4,6 @@ pub mod billing;
 pub mod counts;
 pub mod health;
 pub mod paging;
-pub mod schema_conditions;
 pub mod secure_forms;
 pub mod site_scoped;
 pub mod text;

@@ -45,11 +45,11 @@ struct TokenRequestForm {
 
 /// The fields each grant needs, stated in the document (`if`/`then`): the one
 /// object of `TokenRequestForm` does not say it by its shape.
-pub const SCHEMA_CONDITIONS: &[crate::api::schema_conditions::SchemaConditions] =
-    &[crate::api::schema_conditions::SchemaConditions { schema: "TokenRequestForm", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
+    &[crate::schema_conditions::SchemaConditions { schema: "TokenRequestForm", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
-    use crate::api::schema_conditions::when_equals;
+    use crate::schema_conditions::when_equals;
     use serde_json::json;
     json!([
         when_equals(

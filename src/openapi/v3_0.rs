@@ -11,7 +11,7 @@
 //!   wrapped in `allOf` when it is also `nullable`;
 //! - keywords 3.0 does not have (`if`/`then`/`else`, `unevaluatedProperties`,
 //!   `contentMediaType`, ...) are left out, and so are the `allOf` branches of
-//!   rules between properties (`api::schema_conditions`): those rules are still
+//!   rules between properties (`schema_conditions`): those rules are still
 //!   enforced and stated in the 3.1 edition and the descriptions.
 
 use serde_json::{Map, Value, json};
@@ -102,7 +102,7 @@ fn convert_schema(schema: &mut Value) {
         }
     }
     if let Some(Value::Array(branches)) = map.get_mut("allOf") {
-        // The rules that tie one property to another (`api::schema_conditions`:
+        // The rules that tie one property to another (`schema_conditions`:
         // `if`/`then`, an `anyOf` of patterns) sit in `allOf` branches with
         // neither a `$ref` nor a `type`. 3.0 tools merge `allOf` branches into
         // one type (progenitor cannot merge two patterns of one property):

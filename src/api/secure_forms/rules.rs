@@ -7,7 +7,7 @@ use base64::Engine;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
-use crate::api::schema_conditions::{SchemaConditions, when_equals};
+use crate::schema_conditions::{SchemaConditions, when_equals};
 use crate::error::{ApiError, ErrorCode, Violations};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use super::dto::SiteBillingProfileInput;
 use crate::api::billing::cards;
-use crate::api::schema_conditions::SchemaConditions;
+use crate::schema_conditions::SchemaConditions;
 use crate::error::{ErrorCode, Violations};
 
 /// One card of the body, checked: `Keep` when the masked number came back.

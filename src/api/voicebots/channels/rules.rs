@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::dto::VoicebotChannelInstanceInput;
-use crate::api::schema_conditions::SchemaConditions;
+use crate::schema_conditions::SchemaConditions;
 use crate::api::voicebots::ChannelType;
 use crate::error::{ErrorCode, Violations};
 

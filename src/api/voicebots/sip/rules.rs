@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::dto::SipConfigurationInput;
-use crate::api::schema_conditions::{SchemaConditions, when_equals};
+use crate::schema_conditions::{SchemaConditions, when_equals};
 use crate::api::text::is_blank;
 use crate::error::{ApiResult, ErrorCode, Violations};
 

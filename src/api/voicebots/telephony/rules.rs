@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::dto::{PhoneNumberCountry, TelephonyConfigurationInput};
-use crate::api::schema_conditions::SchemaConditions;
+use crate::schema_conditions::SchemaConditions;
 use crate::error::{ApiResult, ErrorCode, Violations};
 
 /// Whether `number` (E.164: `+`, then 8 to 15 digits) is a number of `country`.
