@@ -18,6 +18,7 @@ mod m20261125_000012_site_revisions;
 mod m20261126_000013_credited_lines;
 mod m20261127_000014_partner_rows;
 mod m20261128_000015_key_leases;
+mod m20261129_000016_renewals;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000013_credited_lines::Migration),
             Box::new(m20261127_000014_partner_rows::Migration),
             Box::new(m20261128_000015_key_leases::Migration),
+            Box::new(m20261129_000016_renewals::Migration),
         ]
     }
 }

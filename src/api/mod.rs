@@ -6,12 +6,20 @@ pub mod health;
 pub mod paging;
 pub mod secure_forms;
 pub mod site_scoped;
+pub mod test_mode;
 pub mod text;
 pub mod voicebots;
 
 /// A 201 answer carrying the new resource's path in `Location`.
-pub fn created<T: serde::Serialize>(location: String, body: T) -> impl axum::response::IntoResponse {
-    (axum::http::StatusCode::CREATED, [(axum::http::header::LOCATION, location)], axum::Json(body))
+pub fn created<T: serde::Serialize>(
+    location: String,
+    body: T,
+) -> impl axum::response::IntoResponse {
+    (
+        axum::http::StatusCode::CREATED,
+        [(axum::http::header::LOCATION, location)],
+        axum::Json(body),
+    )
 }
 
 /// A 200 answer of a create that the spec answers with 200 (partner billing),

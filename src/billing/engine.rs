@@ -19,7 +19,7 @@ use uuid::Uuid;
 use super::BillingError;
 use super::gateway;
 use super::invoice::{CHARGE, CREDIT, Invoice, LineSpec, ONE_TIME_FEE, TaxRate};
-use super::periods::{BillingPeriod, current_period, remaining_days};
+use super::periods::{BillingPeriod, Period, current_period, remaining_days};
 use super::pricing::{Charge, ChargeKind, ChargeWhat, Pricing, period_charges};
 use super::{line_figures, round_money};
 
@@ -48,6 +48,8 @@ pub struct Subscription<M> {
     /// Months per billing period it was bought for; 0: the site's period.
     pub billing_months: i32,
     pub cancelled: bool,
+    /// Of a one-time-fee plan: charged once, never renewed.
+    pub one_time_fee: bool,
     /// Every pricing model, deleted ones included, in order.
     pub models: Vec<M>,
 }
@@ -55,7 +57,11 @@ pub struct Subscription<M> {
 impl<M: PricedModel> Subscription<M> {
     /// Its pricing models that are not deleted.
     pub fn live_models(&self) -> Vec<M> {
-        self.models.iter().filter(|m| !m.is_deleted()).cloned().collect()
+        self.models
+            .iter()
+            .filter(|m| !m.is_deleted())
+            .cloned()
+            .collect()
     }
 }
 
@@ -91,7 +97,13 @@ pub struct NewSubscription {
 
 impl NewSubscription {
     /// A subscription of `plan` with the plan's flags.
-    pub fn of_plan<M>(plan: &Plan<M>, site_id: i32, name: String, created_time: DateTime<Utc>, billing_months: i32) -> Self {
+    pub fn of_plan<M>(
+        plan: &Plan<M>,
+        site_id: i32,
+        name: String,
+        created_time: DateTime<Utc>,
+        billing_months: i32,
+    ) -> Self {
         Self {
             id: Uuid::now_v7(),
             site_id,
@@ -131,7 +143,11 @@ pub struct SiteTerms {
 impl SiteTerms {
     /// Months per period of a subscription bought for `billing_months` (0: the site's).
     pub fn months_of(&self, billing_months: i32) -> u32 {
-        if billing_months > 0 { billing_months as u32 } else { self.period.months() }
+        if billing_months > 0 {
+            billing_months as u32
+        } else {
+            self.period.months()
+        }
     }
 }
 
@@ -239,7 +255,14 @@ impl<M: PricedModel> Ledger<M> {
         subscriptions: Vec<Subscription<M>>,
         open_charges: HashMap<Uuid, Vec<OpenCharge>>,
     ) -> Self {
-        Self { site, now, subscriptions, open_charges, lines: Vec::new(), writes: Writes::default() }
+        Self {
+            site,
+            now,
+            subscriptions,
+            open_charges,
+            lines: Vec::new(),
+            writes: Writes::default(),
+        }
     }
 
     pub fn site_id(&self) -> i32 {
@@ -252,8 +275,16 @@ impl<M: PricedModel> Ledger<M> {
 
     /// A subscription of the site that is still active, as this operation has
     /// left it. A missing one is `missing()`; a cancelled one is a conflict.
-    pub fn subscription(&self, id: Uuid, missing: impl FnOnce() -> BillingError) -> Result<Subscription<M>, BillingError> {
-        let found = self.subscriptions.iter().find(|s| s.id == id).ok_or_else(missing)?;
+    pub fn subscription(
+        &self,
+        id: Uuid,
+        missing: impl FnOnce() -> BillingError,
+    ) -> Result<Subscription<M>, BillingError> {
+        let found = self
+            .subscriptions
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(missing)?;
         if found.cancelled {
             return Err(BillingError::cancelled(id));
         }
@@ -262,7 +293,11 @@ impl<M: PricedModel> Ledger<M> {
 
     /// The site's active subscriptions that the ledger holds, oldest first.
     pub fn active_subscriptions(&self) -> Vec<Subscription<M>> {
-        self.subscriptions.iter().filter(|s| !s.cancelled).cloned().collect()
+        self.subscriptions
+            .iter()
+            .filter(|s| !s.cancelled)
+            .cloned()
+            .collect()
     }
 
     fn held(&mut self, id: Uuid) -> Option<&mut Subscription<M>> {
@@ -271,14 +306,30 @@ impl<M: PricedModel> Ledger<M> {
 
     /// Adds a new subscription with `models` and charges them for the rest of
     /// the current period. Pricing problems are reported at `pointer`.
-    pub fn add(&mut self, new: NewSubscription, models: Vec<M>, pointer: &str) -> Result<Uuid, BillingError> {
+    pub fn add(
+        &mut self,
+        new: NewSubscription,
+        models: Vec<M>,
+        pointer: &str,
+    ) -> Result<Uuid, BillingError> {
         let months = self.site.months_of(new.billing_months);
-        let mut added = Subscription { id: new.id, plan_id: new.plan_id, billing_months: new.billing_months, cancelled: false, models: Vec::new() };
+        let mut added = Subscription {
+            id: new.id,
+            plan_id: new.plan_id,
+            billing_months: new.billing_months,
+            cancelled: false,
+            one_time_fee: new.is_one_time_fee_plan,
+            models: Vec::new(),
+        };
         self.writes.subscriptions.push(new);
         for mut m in models {
             m.set_id(Uuid::now_v7());
             self.charge(&m, months, pointer)?;
-            self.writes.models.push(NewModel { subscription_id: added.id, order: added.models.len(), model: m.clone() });
+            self.writes.models.push(NewModel {
+                subscription_id: added.id,
+                order: added.models.len(),
+                model: m.clone(),
+            });
             added.models.push(m);
         }
         let id = added.id;
@@ -300,7 +351,13 @@ impl<M: PricedModel> Ledger<M> {
     /// Replaces pricing models of a subscription: each of `old` is credited and
     /// marked deleted, each of `new` added and charged (so every price change
     /// is a credit of what was charged and a charge of the new figures).
-    pub fn replace_models(&mut self, s: &Subscription<M>, old: &[M], new: Vec<M>, pointer: &str) -> Result<(), BillingError> {
+    pub fn replace_models(
+        &mut self,
+        s: &Subscription<M>,
+        old: &[M],
+        new: Vec<M>,
+        pointer: &str,
+    ) -> Result<(), BillingError> {
         let months = self.site.months_of(s.billing_months);
         self.credit(s, old, months)?;
         let old_ids: Vec<Uuid> = old.iter().map(|m| m.id()).collect();
@@ -312,7 +369,11 @@ impl<M: PricedModel> Ledger<M> {
         for mut m in new {
             m.set_id(Uuid::now_v7());
             self.charge(&m, months, pointer)?;
-            self.writes.models.push(NewModel { subscription_id: s.id, order: models.len(), model: m.clone() });
+            self.writes.models.push(NewModel {
+                subscription_id: s.id,
+                order: models.len(),
+                model: m.clone(),
+            });
             models.push(m);
         }
         if let Some(held) = self.held(s.id) {
@@ -331,9 +392,18 @@ impl<M: PricedModel> Ledger<M> {
     pub fn period_amount(&self, models: &[M], months: u32) -> Result<Decimal, String> {
         let mut amount = round_money(Decimal::ZERO, self.site.minor_units);
         for m in models.iter().filter(|m| !m.is_deleted()) {
-            let pricing = m.pricing().map_err(|e| format!("pricing model {:?}: {e}", m.name()))?;
+            let pricing = m
+                .pricing()
+                .map_err(|e| format!("pricing model {:?}: {e}", m.name()))?;
             for c in period_charges(&pricing, months).map_err(|e| e.to_string())? {
-                amount += line_figures(c.unit_price, c.quantity, c.discount, Decimal::ZERO, self.site.minor_units).amount;
+                amount += line_figures(
+                    c.unit_price,
+                    c.quantity,
+                    c.discount,
+                    Decimal::ZERO,
+                    self.site.minor_units,
+                )
+                .amount;
             }
         }
         Ok(amount)
@@ -344,13 +414,34 @@ impl<M: PricedModel> Ledger<M> {
     fn line(&self, m: &M, charge: &Charge, months: u32, credit: bool) -> LineSpec {
         let period = current_period(self.site.billing_start_date, months, self.now);
         let (remaining, total) = remaining_days(period, self.now);
-        let part = charge.prorated(remaining, total);
+        let today = self
+            .now
+            .date_naive()
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight exists")
+            .and_utc();
+        let served = Period {
+            start: today.max(period.start),
+            end: period.end,
+        };
+        Self::line_for(
+            m,
+            &charge.prorated(remaining, total),
+            months,
+            served,
+            credit,
+        )
+    }
+
+    /// The line of `part` (a charge as billed) for the service of `served`.
+    fn line_for(m: &M, part: &Charge, months: u32, served: Period, credit: bool) -> LineSpec {
         let sign = if credit { -1 } else { 1 };
-        let today = self.now.date_naive().and_hms_opt(0, 0, 0).expect("midnight exists").and_utc();
-        let (name, unit) = match charge.what {
+        let (name, unit) = match part.what {
             ChargeWhat::Overage => (format!("{} overage", m.name()), m.unit_type().to_owned()),
             ChargeWhat::Quota | ChargeWhat::FlatFee => (m.name().to_owned(), "period".to_owned()),
-            ChargeWhat::Agents | ChargeWhat::Units => (m.name().to_owned(), m.unit_type().to_owned()),
+            ChargeWhat::Agents | ChargeWhat::Units => {
+                (m.name().to_owned(), m.unit_type().to_owned())
+            }
         };
         let line_type = match (credit, part.kind) {
             (true, _) => CREDIT,
@@ -365,10 +456,12 @@ impl<M: PricedModel> Ledger<M> {
             quantity: i32::try_from(part.quantity).unwrap_or(i32::MAX) * sign,
             unit_price: part.unit_price,
             discount: part.discount * Decimal::from(sign),
-            service_start_date: today.max(period.start),
-            service_end_date: period.end,
+            service_start_date: served.start,
+            service_end_date: served.end,
             months: months.to_string(),
-            license_term: BillingPeriod::from_months(months).map_or("", BillingPeriod::as_str).to_owned(),
+            license_term: BillingPeriod::from_months(months)
+                .map_or("", BillingPeriod::as_str)
+                .to_owned(),
             line_type: line_type.to_owned(),
             cancelled_invoice_line_item_id: None,
         }
@@ -382,7 +475,13 @@ impl<M: PricedModel> Ledger<M> {
     /// Charges `m` for the rest of the current period.
     fn charge(&mut self, m: &M, months: u32, pointer: &str) -> Result<(), BillingError> {
         let charges = Self::charges(m, months).map_err(|err| {
-            BillingError::not_allowed(pointer, format!("pricing model {:?} cannot be priced for this site: {err}", m.name()))
+            BillingError::not_allowed(
+                pointer,
+                format!(
+                    "pricing model {:?} cannot be priced for this site: {err}",
+                    m.name()
+                ),
+            )
         })?;
         for c in &charges {
             let line = self.line(m, c, months, false);
@@ -401,13 +500,22 @@ impl<M: PricedModel> Ledger<M> {
     /// without an invoice (`ifCreateInvoice: false`) holds no charge of its
     /// own: the charges still open on the deleted models of its name, which
     /// the customer did pay, are credited in its place, at their own prices.
-    fn credit(&mut self, s: &Subscription<M>, models: &[M], months: u32) -> Result<(), BillingError> {
+    fn credit(
+        &mut self,
+        s: &Subscription<M>,
+        models: &[M],
+        months: u32,
+    ) -> Result<(), BillingError> {
         for m in models {
             if self.open_charges_of(m).is_empty() {
                 let stand_ins: Vec<M> = s
                     .models
                     .iter()
-                    .filter(|d| d.is_deleted() && d.name() == m.name() && !self.open_charges_of(d).is_empty())
+                    .filter(|d| {
+                        d.is_deleted()
+                            && d.name() == m.name()
+                            && !self.open_charges_of(d).is_empty()
+                    })
                     .cloned()
                     .collect();
                 for d in &stand_ins {
@@ -422,26 +530,46 @@ impl<M: PricedModel> Ledger<M> {
 
     /// The charge lines of `m` a credit may cancel: this operation's, else the stored open ones.
     fn open_charges_of(&self, m: &M) -> Vec<OpenCharge> {
-        let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.cancelled_invoice_line_item_id).collect();
+        let used: Vec<Uuid> = self
+            .lines
+            .iter()
+            .filter_map(|l| l.cancelled_invoice_line_item_id)
+            .collect();
         let pending: Vec<OpenCharge> = self
             .lines
             .iter()
             .filter(|l| l.line_type != CREDIT && l.subscription_pricing_model_id == Some(m.id()))
-            .map(|l| OpenCharge { id: l.id, name: l.name.clone() })
+            .map(|l| OpenCharge {
+                id: l.id,
+                name: l.name.clone(),
+            })
             .collect();
-        let candidates = if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
-        candidates.into_iter().filter(|c| !used.contains(&c.id)).collect()
+        let candidates = if pending.is_empty() {
+            self.open_charges.get(&m.id()).cloned().unwrap_or_default()
+        } else {
+            pending
+        };
+        candidates
+            .into_iter()
+            .filter(|c| !used.contains(&c.id))
+            .collect()
     }
 
     /// Credits `m`'s recurring charges that have a charge line to cancel.
     fn credit_model(&mut self, m: &M, months: u32) -> Result<(), BillingError> {
         // What was priced once can be priced again; a stored model that no
         // longer prices is a data problem, not the caller's.
-        let charges = Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
+        let charges = Self::charges(m, months)
+            .map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
         for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
             let mut line = self.line(m, c, months, true);
             let open = self.open_charges_of(m);
-            let Some(cancelled) = open.iter().find(|c| c.name == line.name).or_else(|| open.first()).map(|c| c.id) else {
+            let Some(cancelled) = open
+                .iter()
+                .find(|c| c.name == line.name)
+                .or_else(|| open.first())
+                .map(|c| c.id)
+            else {
                 continue;
             };
             line.cancelled_invoice_line_item_id = Some(cancelled);
@@ -450,12 +578,54 @@ impl<M: PricedModel> Ledger<M> {
         Ok(())
     }
 
+    /// Renews the site for `period` (docs/billing.md, "Renewals"): a charge
+    /// line for a whole period, no proration, of every recurring charge of
+    /// every active subscription that is not a one-time fee. A subscription
+    /// bought for another number of months than the site's period is renewed
+    /// at the starts of its own periods (counted from the billing start date
+    /// like the site's), for its own period.
+    pub fn renew(&mut self, period: Period) -> Result<(), BillingError> {
+        let site_months = self.site.period.months();
+        let mut lines = Vec::new();
+        for s in self
+            .subscriptions
+            .iter()
+            .filter(|s| !s.cancelled && !s.one_time_fee)
+        {
+            let months = self.site.months_of(s.billing_months);
+            let served = if months == site_months {
+                period
+            } else {
+                let own = current_period(self.site.billing_start_date, months, period.start);
+                if own.start != period.start {
+                    continue;
+                }
+                own
+            };
+            for m in s.models.iter().filter(|m| !m.is_deleted()) {
+                let charges = Self::charges(m, months).map_err(|e| {
+                    BillingError::Internal(format!("stored pricing model {}: {e}", m.id()))
+                })?;
+                for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
+                    lines.push(Self::line_for(m, c, months, served, false));
+                }
+            }
+        }
+        self.lines.extend(lines);
+        Ok(())
+    }
+
     /// Ends the operation: sums the lines and, unless `mode` is `None` or
     /// there is nothing to invoice, issues the invoice, charges it through the
     /// simulated gateway and books what is not paid (or a net credit) on the
     /// site's balance. The figures, and every row an apply writes.
     pub fn finish(self, mode: InvoiceMode) -> (Outcome, Writes<M>) {
-        let Ledger { site, lines, mut writes, .. } = self;
+        let Ledger {
+            site,
+            lines,
+            mut writes,
+            ..
+        } = self;
         let invoice = Invoice::draft(lines, site.tax.as_ref(), site.minor_units);
         let zero = invoice.zero();
         let (mut src_amount, mut src_tax, mut new_amount, mut new_tax) = (zero, zero, zero, zero);
@@ -469,7 +639,11 @@ impl<M: PricedModel> Ledger<M> {
             }
         }
         let total = invoice.total();
-        let charge_result = gateway::settles(total, site.charged_automatically, site.card_number.as_deref());
+        let charge_result = gateway::settles(
+            total,
+            site.charged_automatically,
+            site.card_number.as_deref(),
+        );
         let mut outcome = Outcome {
             src_amount,
             src_tax,
@@ -494,7 +668,12 @@ impl<M: PricedModel> Ledger<M> {
         }
         let id = Uuid::now_v7();
         outcome.invoice_id = Some(id);
-        writes.invoice = Some(IssuedInvoice { id, status, invoice, paid: status == "paid" });
+        writes.invoice = Some(IssuedInvoice {
+            id,
+            status,
+            invoice,
+            paid: status == "paid",
+        });
         (outcome, writes)
     }
 }

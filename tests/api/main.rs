@@ -2,21 +2,22 @@
 
 mod auth;
 mod billing_configs;
-mod change_requests;
 mod billing_engine;
 mod billing_profiles;
 mod billing_reads;
+mod change_requests;
 mod cli;
-mod faults;
 mod connections;
+mod faults;
 mod helpers;
 mod limits;
 mod metrics;
 mod platform;
 mod products;
+mod renewals;
 mod retries;
-mod secure_forms;
 mod secure_form_rules;
+mod secure_forms;
 mod sites;
 mod subscription_operations;
 mod voicebot_configs;

@@ -5,6 +5,7 @@
 pub mod actions;
 pub mod cards;
 pub mod changes;
+pub mod clock;
 pub mod configs;
 pub mod features;
 pub mod idempotency;
@@ -14,6 +15,7 @@ pub mod money;
 pub mod operations;
 pub mod products;
 pub mod profiles;
+pub mod renewals;
 pub mod scope;
 pub mod sites;
 pub mod subscriptions;

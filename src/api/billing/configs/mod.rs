@@ -11,14 +11,15 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub use dto::*;
-pub use store::load;
 use crate::AppState;
+use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::{SiteSet, on_locked_site};
 use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use store::load;
 
 const TAG: &str = "Site billing configs";
 
@@ -26,8 +27,15 @@ const TAG: &str = "Site billing configs";
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list_site_billing_configs, create_site_billing_config))
-        .routes(routes!(get_site_billing_config, update_site_billing_config, update_site_billing_config_by_post))
+        .routes(routes!(
+            list_site_billing_configs,
+            create_site_billing_config
+        ))
+        .routes(routes!(
+            get_site_billing_config,
+            update_site_billing_config,
+            update_site_billing_config_by_post
+        ))
 }
 
 /// List site billing configs
@@ -40,7 +48,9 @@ async fn list_site_billing_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingConfig>>> {
-    Ok(Json(store::load(&state.reads, &SiteSet::Partner(caller.partner_id)).await?))
+    Ok(Json(
+        store::load(&state.reads, &SiteSet::Partner(caller.partner_id)).await?,
+    ))
 }
 
 /// Get a site's billing config
@@ -53,7 +63,9 @@ async fn get_site_billing_config(
     caller: PartnerCaller<ManageSite>,
     Path(site_id): Path<i32>,
 ) -> ApiResult<Json<SiteBillingConfig>> {
-    Ok(Json(store::find(&state.reads, caller.partner_id, site_id).await?))
+    Ok(Json(
+        store::find(&state.reads, caller.partner_id, site_id).await?,
+    ))
 }
 
 /// Create a site's billing config
@@ -87,10 +99,15 @@ async fn create_site_billing_config(
     v.finish(())?;
     let site_id = site_id.unwrap_or_default();
     let partner_id = caller.partner_id;
-    let stored =
-        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, partner_id, site_id, checked, state.clock.now()).await)
-            .await?;
-    Ok(located(format!("/api/billing/siteBillingConfigs/{site_id}"), stored))
+    let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
+        let now = partner_now(txn, partner_id, state.clock).await?;
+        store::create(txn, partner_id, site_id, checked, now).await
+    })
+    .await?;
+    Ok(located(
+        format!("/api/billing/siteBillingConfigs/{site_id}"),
+        stored,
+    ))
 }
 
 /// Replace a site's billing config
@@ -115,14 +132,20 @@ async fn update_site_billing_config(
 ) -> ApiResult<Json<SiteBillingConfig>> {
     let mut v = Violations::new();
     if input.site_id.is_some_and(|id| id != site_id) {
-        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
+        v.field(
+            "/siteId",
+            ErrorCode::FieldMismatch,
+            "must equal the siteId in the path",
+        );
     }
     let checked = rules::check(input, &mut v);
     v.finish(())?;
     let partner_id = caller.partner_id;
-    let stored =
-        on_locked_site(&state.db, partner_id, site_id, async |txn| store::update(txn, partner_id, site_id, checked, state.clock.now()).await)
-            .await?;
+    let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
+        let now = partner_now(txn, partner_id, state.clock).await?;
+        store::update(txn, partner_id, site_id, checked, now).await
+    })
+    .await?;
     Ok(Json(stored))
 }
 

@@ -11,21 +11,25 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 use crate::AppState;
+use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::on_locked_site;
 use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "Site billing profiles";
 
-/// The body's rules, checked now.
-pub fn checked(input: SiteBillingProfileInput) -> ApiResult<rules::ProfileDraft> {
+/// The body's rules, checked at `now` (the partner's clock: cards expire by it).
+pub fn checked(
+    input: SiteBillingProfileInput,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<rules::ProfileDraft> {
     let mut v = Violations::new();
-    let draft = rules::check(input, chrono::Utc::now(), &mut v);
+    let draft = rules::check(input, now, &mut v);
     v.finish(draft)
 }
 
@@ -33,8 +37,15 @@ pub fn checked(input: SiteBillingProfileInput) -> ApiResult<rules::ProfileDraft>
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list_site_billing_profiles, create_site_billing_profile))
-        .routes(routes!(get_site_billing_profile, update_site_billing_profile, update_site_billing_profile_by_post))
+        .routes(routes!(
+            list_site_billing_profiles,
+            create_site_billing_profile
+        ))
+        .routes(routes!(
+            get_site_billing_profile,
+            update_site_billing_profile,
+            update_site_billing_profile_by_post
+        ))
 }
 
 /// List site billing profiles
@@ -47,7 +58,9 @@ async fn list_site_billing_profiles(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingProfile>>> {
-    Ok(Json(store::list(&state.reads, &state.cipher, caller.partner_id).await?))
+    Ok(Json(
+        store::list(&state.reads, &state.cipher, caller.partner_id).await?,
+    ))
 }
 
 /// Get a site's billing profile
@@ -90,11 +103,19 @@ async fn create_site_billing_profile(
         v.field("/siteId", ErrorCode::FieldRequired, "is required");
         return Err(v.into_error());
     };
-    let draft = checked(input)?;
     let partner_id = caller.partner_id;
-    let stored =
-        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, &state.cipher, partner_id, site_id, draft).await).await?;
-    Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), stored))
+    let draft = checked(
+        input,
+        partner_now(&state.db, partner_id, state.clock).await?,
+    )?;
+    let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
+        store::create(txn, &state.cipher, partner_id, site_id, draft).await
+    })
+    .await?;
+    Ok(located(
+        format!("/api/billing/siteBillingProfiles/{site_id}"),
+        stored,
+    ))
 }
 
 /// Replace a site's billing profile
@@ -111,13 +132,18 @@ async fn update_site_billing_profile(
 ) -> ApiResult<Json<SiteBillingProfile>> {
     if input.site_id.is_some_and(|id| id != site_id) {
         let mut v = Violations::new();
-        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
+        v.field(
+            "/siteId",
+            ErrorCode::FieldMismatch,
+            "must equal the siteId in the path",
+        );
         return Err(v.into_error());
     }
     let partner_id = caller.partner_id;
     let updated = on_locked_site(&state.db, partner_id, site_id, async |txn| {
         let stored = store::find(txn, partner_id, site_id).await?;
-        store::update(txn, &state.cipher, stored, checked(input)?).await
+        let now = partner_now(txn, partner_id, state.clock).await?;
+        store::update(txn, &state.cipher, stored, checked(input, now)?).await
     })
     .await?;
     Ok(Json(updated))

@@ -1,0 +1,311 @@
+//! Renewals (docs/billing.md, "Renewals"): when a site's "now" (its partner's
+//! clock) reaches its next billing date, the site is billed a whole period of
+//! its active subscriptions and its next billing date moves one period on;
+//! a site several periods behind gets one invoice per period, in order.
+//!
+//! A pass claims due sites in batches from the index on `next_billing_date`
+//! (PostgreSQL: the sites' rows `FOR NO KEY UPDATE SKIP LOCKED`, the lock
+//! every billing write takes first, so instances share the work and an apply
+//! never interleaves with a renewal of its site; SQLite: the one write lock).
+//! Each site is renewed under a savepoint of its own: all of its periods'
+//! invoices, lines, bill-to copies, balance, renewal records and next billing
+//! date, or nothing. The renewal record's primary key (site, period start)
+//! refuses a period billed twice, whatever ran it.
+//!
+//! The rules are `crate::billing::engine::Ledger::renew` and
+//! `crate::billing::periods::due_periods`; this is their store, with no
+//! HTTP in it: the loop, `switchboard renew` and the clock's advance call it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, Func, LockBehavior, LockType, Order, Query};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter,
+    QuerySelect, Set, TransactionTrait,
+};
+
+use super::ledger_store::{Context, Opened, Operation, Wants, open};
+use super::subscriptions::store::PlanCatalog;
+use crate::billing::engine::{InvoiceMode, Ledger};
+use crate::billing::periods::due_periods;
+use crate::clock::Clock;
+use crate::crypto::FieldCipher;
+use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
+use crate::error::ApiError;
+
+/// Sites claimed, and renewed, per transaction.
+const BATCH: u64 = 200;
+
+/// What renewing needs: a handle a background task can hold.
+pub struct Renewals {
+    db: DatabaseConnection,
+    cipher: Arc<FieldCipher>,
+    plans: PlanCatalog,
+    clock: Clock,
+}
+
+/// What a pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PassReport {
+    /// Sites whose next billing date moved.
+    pub sites: usize,
+    /// Invoices written (periods with something to bill).
+    pub invoices: usize,
+    /// Sites whose renewal failed (logged; retried at the next pass).
+    pub failed: usize,
+}
+
+impl Renewals {
+    pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock) -> Self {
+        Self {
+            db,
+            cipher,
+            plans: PlanCatalog::default(),
+            clock,
+        }
+    }
+
+    /// Renews every site that is due (of `partner` only, when given) and
+    /// reports what it did. A site that fails is logged, left as it was and
+    /// not tried again in this pass.
+    pub async fn pass(&self, partner: Option<i32>) -> Result<PassReport, DbErr> {
+        let started = Instant::now();
+        let mut report = PassReport::default();
+        let mut failed = Vec::new();
+        loop {
+            let (claimed, batch) = self.batch(partner, &mut failed).await?;
+            report.sites += batch.sites;
+            report.invoices += batch.invoices;
+            if claimed < BATCH as usize {
+                break;
+            }
+        }
+        report.failed = failed.len();
+        metrics::counter!("switchboard_renewals_total", "result" => "invoiced")
+            .increment(report.invoices as u64);
+        metrics::counter!("switchboard_renewals_total", "result" => "failed")
+            .increment(report.failed as u64);
+        metrics::counter!("switchboard_renewal_sites_total").increment(report.sites as u64);
+        metrics::histogram!("switchboard_renewal_pass_seconds")
+            .record(started.elapsed().as_secs_f64());
+        if report.sites > 0 || report.failed > 0 {
+            tracing::info!(
+                sites = report.sites,
+                invoices = report.invoices,
+                failed = report.failed,
+                "renewal pass"
+            );
+        }
+        Ok(report)
+    }
+
+    /// Claims a batch of due sites and renews each in one transaction; the
+    /// number claimed and what was renewed. Sites that fail join `failed`.
+    async fn batch(
+        &self,
+        partner: Option<i32>,
+        failed: &mut Vec<i32>,
+    ) -> Result<(usize, PassReport), DbErr> {
+        let txn = self.db.begin().await?;
+        let backend = txn.get_database_backend();
+        if backend != DbBackend::Postgres {
+            // SQLite's write lock before the first read: nobody writes between the claim and the renewals.
+            partner_clock::Entity::update_many()
+                .col_expr(
+                    partner_clock::Column::FrozenAt,
+                    Expr::col(partner_clock::Column::FrozenAt),
+                )
+                .filter(partner_clock::Column::PartnerId.eq(-1))
+                .exec(&txn)
+                .await?;
+        }
+        let due = due_sites(&txn, partner, self.clock.now(), failed).await?;
+        metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
+        let ctx = Context {
+            cipher: &self.cipher,
+            plans: &self.plans,
+            clock: self.clock,
+        };
+        let mut report = PassReport::default();
+        for &(site_id, partner_id) in &due {
+            let savepoint = txn.begin().await?;
+            match renew_site(&savepoint, &ctx, partner_id, site_id).await {
+                Ok(Some(invoices)) => {
+                    savepoint.commit().await?;
+                    report.sites += 1;
+                    report.invoices += invoices;
+                }
+                Ok(None) => savepoint.rollback().await?,
+                Err(err) => {
+                    savepoint.rollback().await?;
+                    tracing::error!(site_id, error = %err, "renewing a site failed; it stays due");
+                    failed.push(site_id);
+                }
+            }
+        }
+        txn.commit().await?;
+        Ok((due.len(), report))
+    }
+}
+
+/// Up to `BATCH` sites due at their partners' "now", oldest due first, as
+/// `(site, partner)`: locked for the transaction on PostgreSQL (sites another
+/// instance holds are skipped). `now` is the system clock; a partner's frozen
+/// clock stands in for it. Sites in `skip` failed earlier in the pass.
+async fn due_sites(
+    db: &impl ConnectionTrait,
+    partner: Option<i32>,
+    now: DateTime<Utc>,
+    skip: &[i32],
+) -> Result<Vec<(i32, i32)>, DbErr> {
+    use config::Column::{NextBillingDate, PartnerId, SiteId};
+    // The latest instant any clock shows bounds the scan of the index.
+    let latest: Option<DateTime<Utc>> = partner_clock::Entity::find()
+        .select_only()
+        .expr(Expr::col(partner_clock::Column::FrozenAt).max())
+        .into_tuple()
+        .one(db)
+        .await?
+        .flatten();
+    let horizon = latest.map_or(now, |latest| Ord::max(latest, now));
+    let clock = Func::coalesce([
+        Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)),
+        Expr::val(now),
+    ]);
+    let mut query = Query::select();
+    query
+        .column((config::Entity, SiteId))
+        .column((config::Entity, PartnerId))
+        .from(config::Entity)
+        .left_join(
+            partner_clock::Entity,
+            Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId))
+                .equals((config::Entity, PartnerId)),
+        )
+        .and_where(Expr::col((config::Entity, NextBillingDate)).lte(horizon))
+        .and_where(Expr::col((config::Entity, NextBillingDate)).lte(clock))
+        .order_by((config::Entity, NextBillingDate), Order::Asc)
+        .order_by((config::Entity, SiteId), Order::Asc)
+        .limit(BATCH);
+    if let Some(partner) = partner {
+        query.and_where(Expr::col((config::Entity, PartnerId)).eq(partner));
+    }
+    if !skip.is_empty() {
+        query.and_where(Expr::col((config::Entity, SiteId)).is_not_in(skip.iter().copied()));
+    }
+    if db.get_database_backend() == DbBackend::Postgres {
+        query
+            .inner_join(
+                site::Entity,
+                Expr::col((site::Entity, site::Column::Id)).equals((config::Entity, SiteId)),
+            )
+            .lock_with_tables_behavior(
+                LockType::NoKeyUpdate,
+                [site::Entity],
+                LockBehavior::SkipLocked,
+            );
+    }
+    let rows = db.query_all(&query).await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get_by_index(0)?, row.try_get_by_index(1)?)))
+        .collect()
+}
+
+/// Renews every period of the site due at its partner's "now": the number
+/// of invoices written, or None when it was not due after all (renewed by
+/// someone else since the claim read it).
+async fn renew_site(
+    db: &impl ConnectionTrait,
+    ctx: &Context<'_>,
+    partner_id: i32,
+    site_id: i32,
+) -> Result<Option<usize>, ApiError> {
+    let op = Operation {
+        partner_id,
+        site_id,
+        agent_id: None,
+        wants: Wants {
+            active: true,
+            ..Default::default()
+        },
+        mode: InvoiceMode::Issue,
+        preview: false,
+        receipt: None,
+    };
+    let Opened {
+        ledger,
+        mut site,
+        next_billing_date,
+        ..
+    } = open(db, ctx, &op, false).await?;
+    let mut terms = ledger.site.clone();
+    let periods = due_periods(
+        terms.billing_start_date,
+        terms.period.months(),
+        next_billing_date,
+        site.now,
+    );
+    let Some(last) = periods.last().copied() else {
+        return Ok(None);
+    };
+    let subscriptions = ledger.active_subscriptions();
+    let mut invoices = 0;
+    for period in periods {
+        let mut renewal = Ledger::new(
+            terms.clone(),
+            period.start,
+            subscriptions.clone(),
+            HashMap::new(),
+        );
+        renewal.renew(period)?;
+        let (_, writes) = renewal.finish(InvoiceMode::Issue);
+        let invoice_id = writes.invoice.as_ref().map(|issued| issued.id);
+        if let Some(balance) = writes.balance {
+            terms.balance = balance;
+        }
+        // A renewal's invoice is dated at the start of its period, however late it runs.
+        site.now = period.start;
+        site.save(db, writes).await?;
+        site_renewal::Entity::insert(site_renewal::ActiveModel {
+            site_id: Set(site_id),
+            period_start: Set(period.start),
+            period_end: Set(period.end),
+            invoice_id: Set(invoice_id),
+        })
+        .exec_without_returning(db)
+        .await?;
+        invoices += usize::from(invoice_id.is_some());
+    }
+    config::Entity::update_many()
+        .col_expr(config::Column::NextBillingDate, Expr::value(last.end))
+        .filter(config::Column::SiteId.eq(site_id))
+        .exec(db)
+        .await?;
+    Ok(Some(invoices))
+}
+
+/// Runs a pass now and then every `interval` until `stop` says so; a pass
+/// in progress finishes first.
+pub fn spawn_loop(
+    renewals: Renewals,
+    interval: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if let Err(err) = renewals.pass(None).await {
+                tracing::error!(error = %err, "a renewal pass failed; the next one retries");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => {}
+                _ = stop.changed() => return,
+            }
+            if *stop.borrow() {
+                return;
+            }
+        }
+    })
+}

@@ -1,0 +1,171 @@
+//! The partner's clock (DESIGN 14, test mode item 1): read, advance (which
+//! runs the renewals it passes, before answering), unfreeze. Stored in the
+//! database (`api::billing::clock`), so every instance agrees.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, Months, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::AppState;
+use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
+use crate::api::billing::renewals::Renewals;
+use crate::auth::{PartnerCaller, perm::ManageSite};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::extract::JsonBody;
+
+const TAG: &str = "Test clock";
+
+/// How far past the system time a clock may be advanced.
+pub const MAX_AHEAD_YEARS: u32 = 10;
+
+/// A partner's clock.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"now": "2026-12-01T00:00:00Z", "frozen": true}))]
+pub struct TestClock {
+    /// The partner's "now": what every billing figure and timestamp of its sites uses.
+    pub now: DateTime<Utc>,
+    /// True once advanced: the clock stands still until advanced again or unfrozen.
+    pub frozen: bool,
+}
+
+/// Where to move the clock.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"to": "2026-12-01T00:00:00Z"}))]
+pub struct TestClockAdvance {
+    /// The instant to freeze the clock at: not before its now, at most 10 years past the system time (RFC 3339).
+    pub to: DateTime<Utc>,
+}
+
+/// The clock after an advance, and the renewals it ran.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"now": "2026-12-01T00:00:00Z", "frozen": true, "renewals": 1}))]
+pub struct TestClockAdvanced {
+    pub now: DateTime<Utc>,
+    /// Always true.
+    pub frozen: bool,
+    /// Invoices the renewals due up to `now` wrote (one per site and period with something to bill).
+    pub renewals: usize,
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_test_clock, unfreeze_test_clock))
+        .routes(routes!(advance_test_clock))
+}
+
+/// Read the partner's clock
+///
+/// A partner that never advanced its clock runs with the system clock (`frozen` false).
+#[utoipa::path(get, path = "/api/test/clock", operation_id = "getTestClock", tag = TAG,
+    responses((status = 200, description = "The partner's clock", body = TestClock)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn get_test_clock(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<Json<TestClock>> {
+    let frozen = frozen_at(&state.db, caller.partner_id).await?;
+    Ok(Json(TestClock {
+        now: frozen.unwrap_or_else(|| state.clock.now()),
+        frozen: frozen.is_some(),
+    }))
+}
+
+/// Advance the partner's clock
+///
+/// Freezes the clock at `to`, then renews every site of the partner that is due up to `to`
+/// (one invoice per site and period, in order; docs/billing.md, "Renewals") before answering.
+/// Time never runs backwards: `to` before the clock's now is a 400, as is `to` more than
+/// 10 years past the system time.
+#[utoipa::path(post, path = "/api/test/clock:advance", operation_id = "advanceTestClock", tag = TAG,
+    request_body = TestClockAdvance,
+    responses((status = 200, description = "The clock, frozen at `to`, and the renewals run", body = TestClockAdvanced)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn advance_test_clock(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    JsonBody(input): JsonBody<TestClockAdvance>,
+) -> ApiResult<Json<TestClockAdvanced>> {
+    let partner_id = caller.partner_id;
+    let system = state.clock.now();
+    let now = frozen_at(&state.db, partner_id).await?.unwrap_or(system);
+    let to = input.to;
+    let latest = system
+        .checked_add_months(Months::new(12 * MAX_AHEAD_YEARS))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let mut v = Violations::new();
+    if to < now {
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            format!("is before the clock's now ({now}); time never runs backwards"),
+        );
+    } else if to > latest {
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            format!("is more than {MAX_AHEAD_YEARS} years past the system time ({latest} at most)"),
+        );
+    }
+    v.finish(())?;
+    if !freeze(&state.db, partner_id, to).await? {
+        let mut v = Violations::new();
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            "is before the clock's now: another advance moved it further meanwhile",
+        );
+        return Err(v.into_error());
+    }
+    let report = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock)
+        .pass(Some(partner_id))
+        .await?;
+    if report.failed > 0 {
+        return Err(ApiError::internal(anyhow::anyhow!(
+            "{} of the partner's sites could not be renewed",
+            report.failed
+        )));
+    }
+    Ok(Json(TestClockAdvanced {
+        now: to,
+        frozen: true,
+        renewals: report.invoices,
+    }))
+}
+
+/// Give the partner's clock back to the system
+///
+/// The clock runs with the system time again. A clock frozen ahead of the system time
+/// cannot be given back (it would run backwards): 409.
+#[utoipa::path(delete, path = "/api/test/clock", operation_id = "unfreezeTestClock", tag = TAG,
+    responses(
+        (status = 204, description = "The clock runs with the system time"),
+        (status = 409, description = "The clock is frozen ahead of the system time", body = Problem, content_type = "application/problem+json"),
+    ),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn unfreeze_test_clock(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<StatusCode> {
+    let system = state.clock.now();
+    if let Some(at) = frozen_at(&state.db, caller.partner_id).await? {
+        if at > system {
+            return Err(ApiError::new(
+                ErrorCode::ClockAhead,
+                format!(
+                    "the clock is frozen at {at}, ahead of the system time ({system}); unfreezing it would run it backwards"
+                ),
+            ));
+        }
+    }
+    unfreeze(&state.db, caller.partner_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+use crate::error::Problem;
