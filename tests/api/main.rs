@@ -14,6 +14,7 @@ mod limits;
 mod metrics;
 mod platform;
 mod products;
+mod renewal_races;
 mod renewals;
 mod retries;
 mod secure_form_rules;

@@ -122,7 +122,7 @@ impl Renewals {
                 .exec(&txn)
                 .await?;
         }
-        let due = due_sites(&txn, partner, self.clock.now(), failed).await?;
+        let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
         let ctx = Context {
             cipher: &self.cipher,
@@ -160,6 +160,7 @@ async fn due_sites(
     partner: Option<i32>,
     now: DateTime<Utc>,
     skip: &[i32],
+    claim: bool,
 ) -> Result<Vec<(i32, i32)>, DbErr> {
     use config::Column::{NextBillingDate, PartnerId, SiteId};
     // The latest instant any clock shows bounds the scan of the index.
@@ -196,7 +197,7 @@ async fn due_sites(
     if !skip.is_empty() {
         query.and_where(Expr::col((config::Entity, SiteId)).is_not_in(skip.iter().copied()));
     }
-    if db.get_database_backend() == DbBackend::Postgres {
+    if claim && db.get_database_backend() == DbBackend::Postgres {
         query
             .inner_join(
                 site::Entity,
@@ -212,6 +213,49 @@ async fn due_sites(
     rows.iter()
         .map(|row| Ok((row.try_get_by_index(0)?, row.try_get_by_index(1)?)))
         .collect()
+}
+
+impl Renewals {
+    /// Renews every site of `partner` that is due and returns once none is:
+    /// sites another instance (or the loop) holds are waited for, not
+    /// skipped, so that an answer after it sees every renewal done. Gives up
+    /// (an error) after `SETTLE_WITHIN`.
+    pub async fn settle(&self, partner: i32) -> Result<PassReport, SettleError> {
+        let started = Instant::now();
+        let mut report = PassReport::default();
+        loop {
+            let pass = self.pass(Some(partner)).await?;
+            report.sites += pass.sites;
+            report.invoices += pass.invoices;
+            if pass.failed > 0 {
+                return Err(SettleError::Failed(pass.failed));
+            }
+            if due_sites(&self.db, Some(partner), self.clock.now(), &[], false)
+                .await?
+                .is_empty()
+            {
+                return Ok(report);
+            }
+            if started.elapsed() > SETTLE_WITHIN {
+                return Err(SettleError::Busy);
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+/// How long `settle` waits for renewals another instance holds.
+const SETTLE_WITHIN: Duration = Duration::from_secs(30);
+
+/// Why `settle` did not see every due renewal done.
+#[derive(Debug, thiserror::Error)]
+pub enum SettleError {
+    #[error(transparent)]
+    Database(#[from] DbErr),
+    #[error("{0} sites could not be renewed (see the log)")]
+    Failed(usize),
+    #[error("due sites were still held by another renewal after {SETTLE_WITHIN:?}")]
+    Busy,
 }
 
 /// Renews every period of the site due at its partner's "now": the number

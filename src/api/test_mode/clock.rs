@@ -12,7 +12,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::AppState;
 use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
-use crate::api::billing::renewals::Renewals;
+use crate::api::billing::renewals::{Renewals, SettleError};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::JsonBody;
@@ -123,15 +123,12 @@ async fn advance_test_clock(
         );
         return Err(v.into_error());
     }
-    let report = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock)
-        .pass(Some(partner_id))
-        .await?;
-    if report.failed > 0 {
-        return Err(ApiError::internal(anyhow::anyhow!(
-            "{} of the partner's sites could not be renewed",
-            report.failed
-        )));
-    }
+    let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock);
+    let report = renewals.settle(partner_id).await.map_err(|err| match err {
+        SettleError::Database(err) => ApiError::from(err),
+        SettleError::Busy => ApiError::new(ErrorCode::Busy, err.to_string()),
+        SettleError::Failed(_) => ApiError::internal(anyhow::anyhow!(err)),
+    })?;
     Ok(Json(TestClockAdvanced {
         now: to,
         frozen: true,
