@@ -1,39 +1,82 @@
 //! Work an instance does beside its requests, started and stopped in one
-//! place: the renewal loop (`api::billing::renewals`). (The secure form
-//! writer and the write batches start with the state that owns them and end
-//! with it.)
+//! place: the secure form writer and the SQLite write batches (queues the
+//! requests hand their writes to), and the renewal loop
+//! (`api::billing::renewals`).
 
 use std::time::Duration;
 
+use sea_orm::DatabaseConnection;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::AppState;
 use crate::api::billing::renewals::{Renewals, spawn_loop};
+use crate::api::secure_forms::writer::FormWriter;
+use crate::db::Readers;
+use crate::db::on_thread::WriteBatches;
 
+/// How long `stop` waits for the queues to drain.
+const DRAIN_WITHIN: Duration = Duration::from_secs(10);
+
+/// The queues requests write through, for the application's state.
+pub struct Queues {
+    pub forms: FormWriter,
+    /// On SQLite files only.
+    pub write_batches: Option<WriteBatches>,
+}
+
+/// The running background work.
 pub struct Background {
     stop: watch::Sender<bool>,
-    tasks: Vec<JoinHandle<()>>,
+    renewals: Option<JoinHandle<()>>,
+    queues: Vec<JoinHandle<()>>,
 }
 
 impl Background {
-    /// Starts the renewal loop (a pass now, then every `renewal_interval`;
-    /// none when it is zero).
-    pub fn start(state: &AppState, renewal_interval: Duration) -> Self {
+    /// Starts the queues on `db` (and `reads`' on-thread writer, on SQLite
+    /// files) and, unless `renewals` is None, the renewal loop (a pass now,
+    /// then every interval).
+    pub fn start(
+        db: &DatabaseConnection,
+        reads: &Readers,
+        renewals: Option<(Renewals, Duration)>,
+    ) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
-        let mut tasks = Vec::new();
-        if !renewal_interval.is_zero() {
-            let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock);
-            tasks.push(spawn_loop(renewals, renewal_interval, stopped));
-        }
-        Self { stop, tasks }
+        let (forms, forms_task) = FormWriter::spawn(db.clone());
+        let mut queues = vec![forms_task];
+        let write_batches = reads.on_thread.as_ref().map(|r| {
+            let (batches, task) = WriteBatches::spawn(r.writer(), db.clone());
+            queues.push(task);
+            batches
+        });
+        let renewals = renewals.map(|(renewals, interval)| spawn_loop(renewals, interval, stopped));
+        (
+            Self {
+                stop,
+                renewals,
+                queues,
+            },
+            Queues {
+                forms,
+                write_batches,
+            },
+        )
     }
 
-    /// Stops the background work, letting a pass in progress finish.
+    /// Stops the renewal loop (a pass in progress finishes first), then waits
+    /// (up to 10 s) for the queues to write what they hold: they end once
+    /// the state that feeds them is gone.
     pub async fn stop(self) {
         let _ = self.stop.send(true);
-        for task in self.tasks {
+        if let Some(task) = self.renewals {
             let _ = task.await;
+        }
+        let drained = async {
+            for task in self.queues {
+                let _ = task.await;
+            }
+        };
+        if tokio::time::timeout(DRAIN_WITHIN, drained).await.is_err() {
+            tracing::warn!("the write queues did not drain within {DRAIN_WITHIN:?} of shutdown");
         }
     }
 }

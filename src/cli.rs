@@ -13,7 +13,7 @@ use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, partner_user};
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
-use crate::{AppState, SharedState, db, seed};
+use crate::{db, seed};
 
 #[derive(Parser)]
 #[command(name = "switchboard", version = crate::VERSION, about = "Support platform administration and partner-billing API server")]
@@ -321,23 +321,16 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     if let Some(on_thread) = &mut reads.on_thread {
         crate::telemetry::time_on_thread_statements(on_thread);
     }
-    let state: AppState = SharedState {
-        public_url: args.public_url.map(Arc::from),
+    let settings = crate::application::Settings {
+        public_url: args.public_url,
         test_mode: args.test_mode,
-        ..SharedState::new(db, reads, tokens, cipher)
-    }
-    .into();
-    let background = crate::background::Background::start(
-        &state,
-        std::time::Duration::from_secs(args.renewal_interval),
-    );
-    let app = match args.rate_limit {
-        Some(per_second) => crate::rate_limit::limit(crate::app(state), per_second),
-        None => crate::app(state),
+        renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
+        rate_limit: args.rate_limit,
+        ..Default::default()
     };
-    let served = crate::serve(listener, app).await;
-    background.stop().await;
-    served?;
+    crate::application::Application::build(db, reads, &secret, settings)
+        .serve(listener)
+        .await?;
     Ok(())
 }
 

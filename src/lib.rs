@@ -2,6 +2,7 @@
 //! platform's administration (v4) and partner-billing (v1) HTTP interfaces.
 
 pub mod api;
+pub mod application;
 pub mod auth;
 pub mod background;
 pub mod billing;

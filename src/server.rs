@@ -54,14 +54,17 @@ impl From<SharedState> for AppState {
 }
 
 impl AppState {
-    /// `SharedState::new`, shared.
+    /// A state with its own queues, for tests that route by hand: the
+    /// queues' tasks run until the state is dropped. Serving builds its state
+    /// with `crate::application::Application`.
     pub fn new(
         db: DatabaseConnection,
         reads: crate::db::Readers,
         tokens: Arc<TokenService>,
         cipher: Arc<FieldCipher>,
     ) -> Self {
-        SharedState::new(db, reads, tokens, cipher).into()
+        let (_, queues) = crate::background::Background::start(&db, &reads, None);
+        SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }
 
@@ -98,20 +101,18 @@ pub struct SharedState {
 }
 
 impl SharedState {
-    /// The state over `db` (writes) and `reads`, everything else at its
-    /// default; starts the secure form writer on `db`.
+    /// The state over `db` (writes) and `reads`, writing through `queues`
+    /// (`crate::background`), everything else at its default.
     pub fn new(
         db: DatabaseConnection,
         reads: crate::db::Readers,
         tokens: Arc<TokenService>,
         cipher: Arc<FieldCipher>,
+        queues: crate::background::Queues,
     ) -> Self {
         Self {
-            forms: secure_forms::writer::FormWriter::spawn(db.clone()),
-            write_batches: reads
-                .on_thread
-                .as_ref()
-                .map(|r| crate::db::on_thread::WriteBatches::spawn(r.writer(), db.clone())),
+            forms: queues.forms,
+            write_batches: queues.write_batches,
             on_thread: reads.on_thread.map(Arc::new),
             form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: crate::api::billing::sites::store::batched_revisions(

@@ -12,7 +12,7 @@ use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
 use switchboard::secret::ServerSecret;
-use switchboard::{AppState, SharedState, db, seed};
+use switchboard::{db, seed};
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;
@@ -147,27 +147,22 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         });
     }
     let tokens = Arc::new(TokenService::new(&secret));
-    let state: AppState = SharedState {
+    // The application as `switchboard serve` builds it.
+    let settings = switchboard::application::Settings {
         public_url: public_url.map(Into::into),
-        clock,
         test_mode,
-        ..SharedState::new(connection.clone(), reads, tokens.clone(), cipher)
-    }
-    .into();
-    // Stopped with the test's runtime.
-    std::mem::forget(switchboard::background::Background::start(
-        &state,
         renewal_interval,
-    ));
+        clock,
+        rate_limit: None,
+        limits,
+    };
+    let application =
+        switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(switchboard::serve_with(
-        listener,
-        switchboard::app(state),
-        limits,
-    ));
+    tokio::spawn(application.serve(listener));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
     TestApp {
         address,

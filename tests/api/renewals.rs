@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 use crate::helpers::*;
 
-const TEAM_A: &str = "0192f0c4-0000-7000-8000-000000140001";
 const BOTS_A: &str = "0192f0c4-0000-7000-8000-000000140002";
 
 async fn test_mode() -> TestApp {

@@ -30,11 +30,12 @@ struct Job {
 }
 
 impl FormWriter {
-    /// Starts the writer on `db`; it runs until every `FormWriter` is dropped.
-    pub fn spawn(db: DatabaseConnection) -> Self {
+    /// Starts the writer on `db`; it runs until every `FormWriter` is
+    /// dropped, then ends (its task's handle) once the queue is written.
+    pub fn spawn(db: DatabaseConnection) -> (Self, tokio::task::JoinHandle<()>) {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        tokio::spawn(run(db, receiver));
-        Self(sender)
+        let task = tokio::spawn(run(db, receiver));
+        (Self(sender), task)
     }
 
     /// Creates queued and not yet taken into a batch.
@@ -135,6 +136,7 @@ mod tests {
         let db = demo_database().await;
         let taken = Uuid::now_v7();
         FormWriter::spawn(db.clone())
+            .0
             .create(new_form(taken, "first"))
             .await
             .unwrap();
@@ -189,7 +191,7 @@ mod tests {
     #[tokio::test]
     async fn creates_sent_together_are_each_answered() {
         let db = demo_database().await;
-        let writer = FormWriter::spawn(db.clone());
+        let writer = FormWriter::spawn(db.clone()).0;
         let pending: Vec<_> = (0..50)
             .map(|n| {
                 let writer = writer.clone();

@@ -48,11 +48,15 @@ pub struct WriteBatches(mpsc::Sender<Job>);
 
 impl WriteBatches {
     /// Starts the batches on `writer`, holding `pool`'s connection for each;
-    /// they run until every `WriteBatches` is dropped.
-    pub fn spawn(writer: OnThreadWriter, pool: DatabaseConnection) -> Self {
+    /// they run until every `WriteBatches` is dropped, then end (its
+    /// task's handle) once the queue is written.
+    pub fn spawn(
+        writer: OnThreadWriter,
+        pool: DatabaseConnection,
+    ) -> (Self, tokio::task::JoinHandle<()>) {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        tokio::spawn(run(writer, pool, receiver));
-        Self(sender)
+        let task = tokio::spawn(run(writer, pool, receiver));
+        (Self(sender), task)
     }
 
     /// Runs `work` in the next batch's transaction; its result once that
@@ -207,7 +211,11 @@ mod tests {
     async fn batches() -> (WriteBatches, DatabaseConnection, tempfile::TempDir) {
         let (pool, reads, dir) =
             super::super::tests::file_database("CREATE TABLE t (id INTEGER PRIMARY KEY)").await;
-        (WriteBatches::spawn(reads.writer(), pool.clone()), pool, dir)
+        (
+            WriteBatches::spawn(reads.writer(), pool.clone()).0,
+            pool,
+            dir,
+        )
     }
 
     async fn ids(pool: &DatabaseConnection) -> Vec<i64> {

@@ -1,0 +1,125 @@
+//! The application as one value: its state, routes and background work,
+//! built the same way by `switchboard serve` and the tests' `spawn_app`.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use sea_orm::DatabaseConnection;
+
+use crate::api::billing::renewals::Renewals;
+use crate::auth::TokenService;
+use crate::background::Background;
+use crate::clock::Clock;
+use crate::connections::ConnectionLimits;
+use crate::crypto::FieldCipher;
+use crate::db::Readers;
+use crate::secret::ServerSecret;
+use crate::{AppState, SharedState};
+
+/// How an instance serves, past its databases and secret.
+pub struct Settings {
+    /// Base for absolute links (`--public-url`); else the request's Host.
+    pub public_url: Option<String>,
+    /// Serves `/api/test/...` and its document (`--test-mode`).
+    pub test_mode: bool,
+    /// Between renewal passes (`--renewal-interval`); zero: no loop.
+    pub renewal_interval: Duration,
+    /// The system clock of billing (a fixed one in tests of figures).
+    pub clock: Clock,
+    /// Requests a second per caller (`--rate-limit`); none: unlimited.
+    pub rate_limit: Option<NonZeroU32>,
+    pub limits: ConnectionLimits,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            public_url: None,
+            test_mode: false,
+            renewal_interval: Duration::from_secs(60),
+            clock: Clock::System,
+            rate_limit: None,
+            limits: ConnectionLimits::default(),
+        }
+    }
+}
+
+pub struct Application {
+    state: AppState,
+    background: Background,
+    rate_limit: Option<NonZeroU32>,
+    limits: ConnectionLimits,
+}
+
+impl Application {
+    /// The application over `db` (writes) and `reads`, signing tokens and
+    /// encrypting secrets with keys from `secret`; starts its background work.
+    pub fn build(
+        db: DatabaseConnection,
+        reads: Readers,
+        secret: &ServerSecret,
+        settings: Settings,
+    ) -> Self {
+        let Settings {
+            public_url,
+            test_mode,
+            renewal_interval,
+            clock,
+            rate_limit,
+            limits,
+        } = settings;
+        let cipher = Arc::new(FieldCipher::new(secret));
+        let renewals = (!renewal_interval.is_zero()).then(|| {
+            (
+                Renewals::new(db.clone(), cipher.clone(), clock),
+                renewal_interval,
+            )
+        });
+        let (background, queues) = Background::start(&db, &reads, renewals);
+        let tokens = Arc::new(TokenService::new(secret));
+        let state = SharedState {
+            public_url: public_url.map(Arc::from),
+            test_mode,
+            clock,
+            ..SharedState::new(db, reads, tokens, cipher, queues)
+        }
+        .into();
+        Self {
+            state,
+            background,
+            rate_limit,
+            limits,
+        }
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The routes with every layer, over the state.
+    fn router(&self) -> Router {
+        let app = crate::app(self.state.clone());
+        match self.rate_limit {
+            Some(per_second) => crate::rate_limit::limit(app, per_second),
+            None => app,
+        }
+    }
+
+    /// Serves on `listener` until SIGINT or SIGTERM, lets requests in flight
+    /// finish, then stops the background work.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        let router = self.router();
+        let Self {
+            state,
+            background,
+            limits,
+            ..
+        } = self;
+        drop(state);
+        let served = crate::serve_with(listener, router, limits).await;
+        background.stop().await;
+        served
+    }
+}
