@@ -10,6 +10,12 @@
 #   scripts/bench.sh                 SQLite, 1k and 100k secure forms
 #   scripts/bench.sh --postgres      the same on a throwaway PostgreSQL cluster
 #   scripts/bench.sh --quick         smoke run of a minute on the debug build (scripts/test.sh)
+#   scripts/bench.sh --renewals      the renewal pass only (SMALL and LARGE due sites)
+#
+# Last, the renewal pass: SMALL, then LARGE sites of new partners, each one
+# renewal behind with the demo site 10000's subscriptions
+# (scripts/bench_due_sites.py), renewed by `switchboard renew` in one pass:
+# sites a second, and the cost per site at LARGE over SMALL (1.00 is flat).
 #
 #   ROUNDS=3 DURATION=5 CONNECTIONS=32 LARGE=100000 override the defaults.
 set -euo pipefail
@@ -17,11 +23,13 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BACKEND=sqlite
 QUICK=0
+RENEWALS_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --postgres) BACKEND=postgres ;;
     --quick) QUICK=1 ;;
-    *) echo "usage: scripts/bench.sh [--postgres] [--quick]" >&2; exit 2 ;;
+    --renewals) RENEWALS_ONLY=1 ;;
+    *) echo "usage: scripts/bench.sh [--postgres] [--quick] [--renewals]" >&2; exit 2 ;;
   esac
 done
 if [ "$QUICK" = 1 ]; then
@@ -81,7 +89,8 @@ fi
 export SWITCHBOARD_SECRET="bench-secret-0123456789abcdef0123456789"
 
 PORT=$(free_port)
-"$BIN" serve --listen "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
+# No renewal loop: the renewal benchmark runs its pass itself, at the end.
+"$BIN" serve --listen "127.0.0.1:$PORT" --renewal-interval 0 > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PIDS+=("$SERVER_PID")
 wait_for "http://127.0.0.1:$PORT/health/ready"
@@ -211,6 +220,41 @@ scenario() { # name path token method [body-file] [prism-document prism-path]
   echo "$name $(wc -c < "$answer")" >> "$RESULTS"
 }
 
+# The renewal pass: COUNT due sites of partner PARTNER loaded, then one pass
+# timed by `switchboard renew` itself (its report's seconds); one line into
+# $WORK/renewals.txt.
+renewal_pass() { # partner first count
+  python3 "$ROOT/scripts/bench_due_sites.py" "$1" "$2" "$3" > "$WORK/due.json"
+  "$BIN" seed --file "$WORK/due.json" > /dev/null
+  steady_state
+  settle
+  local report
+  report=$("$BIN" renew 2>/dev/null)
+  log "renewal pass over $3 due sites: $report"
+  echo "$3 $report" >> "$WORK/renewals.txt"
+}
+renewal_table() {
+  python3 - "$WORK/renewals.txt" "$BACKEND" <<'PY'
+import json, sys
+rows = [(int(line.split(" ", 1)[0]), json.loads(line.split(" ", 1)[1])) for line in open(sys.argv[1])]
+print(f"\nrenewal pass ({sys.argv[2]}, `switchboard renew`, sites each one period behind with demo site 10000's two subscriptions)\n")
+print("| due sites | invoices | seconds | sites/s | ms per site |")
+print("|---|---|---|---|---|")
+for count, r in rows:
+    assert r["failed"] == 0 and r["sites"] == count and r["invoices"] == count, r
+    print(f"| {count} | {r['invoices']} | {r['seconds']:.2f} | {count / r['seconds']:.0f} | {1000 * r['seconds'] / count:.3f} |")
+(small, a), (large, b) = rows[0], rows[-1]
+print(f"\nper-site cost at {large} over {small} due sites: {(b['seconds'] / large) / (a['seconds'] / small):.2f} (1.00 is flat)")
+PY
+}
+: > "$WORK/renewals.txt"
+if [ "$RENEWALS_ONLY" = 1 ]; then
+  renewal_pass 3 600000 "$SMALL"
+  renewal_pass 4 700000 "$LARGE"
+  renewal_table
+  exit 0
+fi
+
 log "data: a 10x5 secure form, $SMALL forms in all"
 python3 - "$BASE" "$SITE_TOKEN" > "$WORK/form-id" <<'PY'
 import json, sys, urllib.request
@@ -316,6 +360,8 @@ scenario add_subscription "/api/billing/subscriptions:new?siteId=10000&agentId=$
 scenario calculate_changes_large "$CHANGES" "$PARTNER_TOKEN" POST "$WORK/change.json"
 
 PEAK=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$SERVER_PID/status")
+renewal_pass 3 600000 "$SMALL"
+renewal_pass 4 700000 "$LARGE"
 python3 - "$WORK/runs.txt" "$RESULTS" "$BACKEND" "$PEAK" "$CONNECTIONS" "$DURATION" "$ROUNDS" <<'PY'
 import statistics, sys
 runs, results, backend, peak, connections, duration, rounds = sys.argv[1:]
@@ -348,3 +394,4 @@ for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search
         print(f"\n{kind}: large / small data = {b / a:.2f}, of the ceiling {(b / cb) / (a / ca):.2f} (1.00 is flat)", end="")
 print()
 PY
+renewal_table

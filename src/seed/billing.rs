@@ -44,6 +44,10 @@ pub struct SiteBillingConfigSeed {
     pub balance: Money,
     #[serde(default)]
     pub purchased_agents: i32,
+    /// A site behind on its renewals (the renewal benchmark's); absent: the
+    /// first period boundary after now.
+    #[serde(default)]
+    pub next_billing_date: Option<DateTime<Utc>>,
     #[serde(flatten)]
     pub body: SiteBillingConfigInput,
 }
@@ -69,6 +73,7 @@ pub async fn billing_config(
         start,
         balance: seed.balance,
         purchased_agents: seed.purchased_agents,
+        next_billing_date: seed.next_billing_date,
     };
     store::insert(db, partner_id, site_id, checked, opening, now).await
 }

@@ -132,6 +132,9 @@ pub struct Opening {
     pub start: DateTime<Utc>,
     pub balance: Money,
     pub purchased_agents: i32,
+    /// A data set's site behind on its renewals; else the first period
+    /// boundary after now.
+    pub next_billing_date: Option<DateTime<Utc>>,
 }
 
 /// Stores a new configuration of site `site_id` of partner `partner_id`.
@@ -147,12 +150,13 @@ pub async fn insert(
         start,
         balance,
         purchased_agents,
+        next_billing_date: behind,
     } = opening;
     let mut model = row::ActiveModel {
         site_id: Set(site_id),
         partner_id: Set(partner_id),
         billing_start_date: Set(start),
-        next_billing_date: Set(next_billing_date(start, checked.period.months(), now)),
+        next_billing_date: Set(behind.unwrap_or_else(|| next_billing_date(start, checked.period.months(), now))),
         balance: Set(balance.into()),
         purchased_agents: Set(purchased_agents),
         ..Default::default()
@@ -185,6 +189,7 @@ pub async fn create(
         start: super::rules::start_of_day(now),
         balance: Money::default(),
         purchased_agents: 0,
+        next_billing_date: None,
     };
     insert(db, partner_id, site_id, checked, opening, now).await?;
     find(db, partner_id, site_id).await
