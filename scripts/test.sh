@@ -104,7 +104,7 @@ start_server() { # backend name
   export SWITCHBOARD_SECRET="schemathesis-run-secret-0123456789abcdef"
   export SWITCHBOARD_DATABASE_URL="$url"
   PORT=$(free_port)
-  "$BIN" serve --listen "127.0.0.1:$PORT" > "$WORK/server-$2.log" 2>&1 &
+  "$BIN" serve --listen "127.0.0.1:$PORT" --test-mode > "$WORK/server-$2.log" 2>&1 &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$PORT/health/ready"
   "$BIN" seed --file "$ROOT/contract/data.json" >/dev/null
@@ -170,15 +170,19 @@ contract_tests() { # backend label
       node "$ROOT/clients/swagger-ui.mjs" "http://127.0.0.1:$PORT" "$platform_token" "$partner_token" \
         "$TARGET_DIR/test-output/swagger-ui.png"
     fi
+    # Last: it moves partner 1's clock ahead.
+    log "clients/test_mode_scenario.py (generated Python clients of the test-mode document) on $2"
+    PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/test_mode_scenario.py" "http://127.0.0.1:$PORT"
   fi
   # The platform document's paths are the spec's, relative to its `base_url`
   # (ending in /v4); the partner document's begin with /api.
   schemathesis_run "$1" platform-v4.json site "$2" /v4
   schemathesis_run "$1" partner-billing-v1.json partner "$2" ""
+  schemathesis_run "$1" test-v1.json partner "$2" ""
 }
 
 # The Python package generated from a document (clients/scenario.py imports these).
-python_package() { case "$1" in platform-v4) echo platform_client ;; *) echo billing_client ;; esac; }
+python_package() { case "$1" in platform-v4) echo platform_client ;; test-v1) echo test_client ;; *) echo billing_client ;; esac; }
 
 # The documents in real clients: redocly lint with zero problems, a TypeScript
 # type file (openapi-typescript) that a small client file compiles against, and a
@@ -193,7 +197,7 @@ client_checks() {
   CLIENT_VENV="$TARGET_DIR/venv-clients"
   [ -x "$CLIENT_VENV/bin/openapi-python-client" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1"; }
   mkdir -p "$ROOT/clients/generated" "$WORK/python"
-  for doc in platform-v4 partner-billing-v1; do
+  for doc in platform-v4 partner-billing-v1 test-v1; do
     log "redocly lint: $doc"
     (cd "$ROOT" && clients/node_modules/.bin/redocly lint "openapi/$doc.json" --config redocly.yaml --format=json) > "$WORK/lint-$doc.json" 2>/dev/null || true
     python3 - "$WORK/lint-$doc.json" <<'PY'

@@ -89,7 +89,7 @@ impl Renewals {
         metrics::counter!("switchboard_renewals_total", "result" => "failed")
             .increment(report.failed as u64);
         metrics::counter!("switchboard_renewal_sites_total").increment(report.sites as u64);
-        metrics::histogram!("switchboard_renewal_pass_seconds")
+        metrics::histogram!("switchboard_renewal_pass_duration_seconds")
             .record(started.elapsed().as_secs_f64());
         if report.sites > 0 || report.failed > 0 {
             tracing::info!(
