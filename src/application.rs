@@ -56,42 +56,16 @@ pub struct Application {
 impl Application {
     /// The application over `db` (writes) and `reads`, signing tokens and
     /// encrypting secrets with keys from `secret`; starts its background work.
-    pub fn build(
-        db: DatabaseConnection,
-        reads: Readers,
-        secret: &ServerSecret,
-        settings: Settings,
-    ) -> Self {
-        let Settings {
-            public_url,
-            test_mode,
-            renewal_interval,
-            clock,
-            rate_limit,
-            limits,
-        } = settings;
+    pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
+        let Settings { public_url, test_mode, renewal_interval, clock, rate_limit, limits } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
-        let renewals = (!renewal_interval.is_zero()).then(|| {
-            (
-                Renewals::new(db.clone(), cipher.clone(), clock),
-                renewal_interval,
-            )
-        });
+        let renewals = (!renewal_interval.is_zero()).then(|| (Renewals::new(db.clone(), cipher.clone(), clock), renewal_interval));
         let (background, queues) = Background::start(&db, &reads, renewals);
         let tokens = Arc::new(TokenService::new(secret));
-        let state = SharedState {
-            public_url: public_url.map(Arc::from),
-            test_mode,
-            clock,
-            ..SharedState::new(db, reads, tokens, cipher, queues)
-        }
-        .into();
-        Self {
-            state,
-            background,
-            rate_limit,
-            limits,
-        }
+        let state =
+            SharedState { public_url: public_url.map(Arc::from), test_mode, clock, ..SharedState::new(db, reads, tokens, cipher, queues) }
+                .into();
+        Self { state, background, rate_limit, limits }
     }
 
     pub fn state(&self) -> &AppState {
@@ -111,12 +85,7 @@ impl Application {
     /// finish, then stops the background work.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         let router = self.router();
-        let Self {
-            state,
-            background,
-            limits,
-            ..
-        } = self;
+        let Self { state, background, limits, .. } = self;
         drop(state);
         let served = crate::serve_with(listener, router, limits).await;
         background.stop().await;

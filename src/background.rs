@@ -35,11 +35,7 @@ impl Background {
     /// Starts the queues on `db` (and `reads`' on-thread writer, on SQLite
     /// files) and, unless `renewals` is None, the renewal loop (a pass now,
     /// then every interval).
-    pub fn start(
-        db: &DatabaseConnection,
-        reads: &Readers,
-        renewals: Option<(Renewals, Duration)>,
-    ) -> (Self, Queues) {
+    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<(Renewals, Duration)>) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
         let mut queues = vec![forms_task];
@@ -49,17 +45,7 @@ impl Background {
             batches
         });
         let renewals = renewals.map(|(renewals, interval)| spawn_loop(renewals, interval, stopped));
-        (
-            Self {
-                stop,
-                renewals,
-                queues,
-            },
-            Queues {
-                forms,
-                write_batches,
-            },
-        )
+        (Self { stop, renewals, queues }, Queues { forms, write_batches })
     }
 
     /// Stops the renewal loop (a pass in progress finishes first), then waits

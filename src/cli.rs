@@ -29,21 +29,11 @@ pub struct Cli {
 #[derive(Args, Clone)]
 struct CommonArgs {
     /// Database URL: `sqlite://FILE?mode=rwc` (embedded) or `postgres://...`.
-    #[arg(
-        long,
-        global = true,
-        env = "SWITCHBOARD_DATABASE_URL",
-        default_value = "sqlite://data/switchboard.db?mode=rwc"
-    )]
+    #[arg(long, global = true, env = "SWITCHBOARD_DATABASE_URL", default_value = "sqlite://data/switchboard.db?mode=rwc")]
     database_url: String,
     /// File holding the server secret (token signing and field encryption);
     /// created on first start. `SWITCHBOARD_SECRET` overrides it with a value.
-    #[arg(
-        long,
-        global = true,
-        env = "SWITCHBOARD_SECRET_FILE",
-        default_value = "data/secret.key"
-    )]
+    #[arg(long, global = true, env = "SWITCHBOARD_SECRET_FILE", default_value = "data/secret.key")]
     secret_file: PathBuf,
 }
 
@@ -123,8 +113,7 @@ pub async fn run() -> anyhow::Result<()> {
             let data = match (demo, file) {
                 (true, _) => seed::demo(),
                 (false, Some(path)) => {
-                    let json = std::fs::read_to_string(&path)
-                        .with_context(|| format!("reading {}", path.display()))?;
+                    let json = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
                     seed::parse(&json).with_context(|| format!("parsing {}", path.display()))?
                 }
                 (false, None) => unreachable!("clap requires --demo or --file"),
@@ -138,27 +127,18 @@ pub async fn run() -> anyhow::Result<()> {
             let db = db::connect(&common.database_url).await?;
             crate::migrate(&db).await?;
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
-            let renewals = crate::api::billing::renewals::Renewals::new(
-                db,
-                cipher,
-                crate::clock::Clock::System,
-            );
+            let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System);
             let started = std::time::Instant::now();
             let report = renewals.pass(None).await?;
             let seconds = started.elapsed().as_secs_f64();
-            println!("{}", serde_json::json!({"sites": report.sites, "invoices": report.invoices, "failed": report.failed, "seconds": seconds}));
-            anyhow::ensure!(
-                report.failed == 0,
-                "{} sites could not be renewed (see the log)",
-                report.failed
+            println!(
+                "{}",
+                serde_json::json!({"sites": report.sites, "invoices": report.invoices, "failed": report.failed, "seconds": seconds})
             );
+            anyhow::ensure!(report.failed == 0, "{} sites could not be renewed (see the log)", report.failed);
             Ok(())
         }
-        Some(Command::Token {
-            site,
-            partner,
-            email,
-        }) => {
+        Some(Command::Token { site, partner, email }) => {
             let db = db::connect(&common.database_url).await?;
             let tokens = TokenService::new(&load_secret(&common)?);
             let claims = match (site, partner) {
@@ -184,31 +164,17 @@ async fn agent_claims(db: &DatabaseConnection, site: i32, email: &str) -> anyhow
         .one(db)
         .await?
         .with_context(|| format!("no agent {email} on site {site}"))?;
-    Ok(Claims::for_agent(
-        agent.id,
-        site,
-        &Permission::parse_list(&agent.permissions),
-        TokenKind::Access,
-    ))
+    Ok(Claims::for_agent(agent.id, site, &Permission::parse_list(&agent.permissions), TokenKind::Access))
 }
 
-async fn partner_claims(
-    db: &DatabaseConnection,
-    partner: i32,
-    email: &str,
-) -> anyhow::Result<Claims> {
+async fn partner_claims(db: &DatabaseConnection, partner: i32, email: &str) -> anyhow::Result<Claims> {
     let user = partner_user::Entity::find()
         .filter(partner_user::Column::PartnerId.eq(partner))
         .filter(partner_user::Column::Email.eq(email.to_ascii_lowercase()))
         .one(db)
         .await?
         .with_context(|| format!("no partner user {email} of partner {partner}"))?;
-    Ok(Claims::for_partner_user(
-        user.id,
-        partner,
-        &Permission::parse_list(&user.permissions),
-        TokenKind::Access,
-    ))
+    Ok(Claims::for_partner_user(user.id, partner, &Permission::parse_list(&user.permissions), TokenKind::Access))
 }
 
 /// The documents as committed: pretty JSON with a trailing newline.
@@ -221,11 +187,7 @@ pub fn rendered_documents() -> [(&'static str, String); 3] {
         json.push('\n');
         json
     };
-    [
-        (PLATFORM_FILE, render(&docs.platform)),
-        (BILLING_FILE, render(&docs.billing)),
-        (crate::api::test_mode::TEST_FILE, render(&docs.test)),
-    ]
+    [(PLATFORM_FILE, render(&docs.platform)), (BILLING_FILE, render(&docs.billing)), (crate::api::test_mode::TEST_FILE, render(&docs.test))]
 }
 
 /// The OpenAPI 3.0.3 editions of the documents (`openapi::v3_0`), rendered the same way.
@@ -233,15 +195,11 @@ pub fn rendered_editions_3_0() -> [(&'static str, String); 2] {
     let [(_, platform), (_, billing), _] = rendered_documents();
     let render = |json: &str| {
         let value = serde_json::from_str(json).expect("a rendered document is JSON");
-        let mut json = serde_json::to_string_pretty(&crate::openapi::v3_0::edition(&value))
-            .expect("OpenAPI documents serialize");
+        let mut json = serde_json::to_string_pretty(&crate::openapi::v3_0::edition(&value)).expect("OpenAPI documents serialize");
         json.push('\n');
         json
     };
-    [
-        (PLATFORM_3_0_FILE, render(&platform)),
-        (BILLING_3_0_FILE, render(&billing)),
-    ]
+    [(PLATFORM_3_0_FILE, render(&platform)), (BILLING_3_0_FILE, render(&billing))]
 }
 
 /// utoipa keeps `x-` extensions in a hash map, so their order changes from run
@@ -249,11 +207,7 @@ pub fn rendered_editions_3_0() -> [(&'static str, String); 2] {
 fn sort_extensions(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
-            let mut extensions: Vec<_> = map
-                .keys()
-                .filter(|k| k.starts_with("x-"))
-                .cloned()
-                .collect();
+            let mut extensions: Vec<_> = map.keys().filter(|k| k.starts_with("x-")).cloned().collect();
             extensions.sort();
             for key in extensions {
                 let moved = map.shift_remove(&key).expect("listed");
@@ -268,10 +222,7 @@ fn sort_extensions(value: &mut serde_json::Value) {
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     let mut stale = Vec::new();
-    for (name, json) in rendered_documents()
-        .into_iter()
-        .chain(rendered_editions_3_0())
-    {
+    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()) {
         let path = dir.join(name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
@@ -283,11 +234,7 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
             println!("wrote {}", path.display());
         }
     }
-    anyhow::ensure!(
-        stale.is_empty(),
-        "out of date: {} (run `switchboard openapi`)",
-        stale.join(", ")
-    );
+    anyhow::ensure!(stale.is_empty(), "out of date: {} (run `switchboard openapi`)", stale.join(", "));
     Ok(())
 }
 
@@ -299,19 +246,14 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let cipher = Arc::new(FieldCipher::new(&secret));
     let loads_demo = seed::is_empty(&db).await? && !args.no_demo;
     if loads_demo {
-        seed::load(&db, &cipher, seed::demo())
-            .await
-            .context("loading the demo data set")?;
+        seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
         tracing::info!("loaded the demo data set into the empty database");
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let address = listener.local_addr()?;
-    let base = args
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{address}"));
+    let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     print_banner(&db, &tokens, &base, loads_demo).await;
     let mut db = db;
     crate::telemetry::time_statements(&mut db, "writer");
@@ -330,21 +272,14 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         rate_limit: args.rate_limit,
         ..Default::default()
     };
-    crate::application::Application::build(db, reads, &secret, settings)
-        .serve(listener)
-        .await?;
+    crate::application::Application::build(db, reads, &secret, settings).serve(listener).await?;
     Ok(())
 }
 
 /// What is served where; on the start that loaded the demo data set, also its
 /// accounts and two bearer tokens (never again: they are live credentials, and a
 /// later start may be a real deployment that kept the demo rows).
-async fn print_banner(
-    db: &DatabaseConnection,
-    tokens: &TokenService,
-    base: &str,
-    loaded_demo: bool,
-) {
+async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool) {
     println!("switchboard {} listening on {base}", crate::VERSION);
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
@@ -355,19 +290,9 @@ async fn print_banner(
     let demo_agent = agent_claims(db, 10000, "admin@site10000.example").await;
     let demo_partner = partner_claims(db, 1, "admin@partner1.example").await;
     if let (Ok(agent), Ok(partner)) = (demo_agent, demo_partner) {
-        println!(
-            "  Demo accounts (password `demo-password`): admin@site10000.example, viewer@site10000.example,"
-        );
-        println!(
-            "    admin@site10001.example (platform); admin@partner1.example, admin@partner2.example (partner)"
-        );
-        println!(
-            "  Platform bearer token (admin@site10000.example, 12 h):\n    {}",
-            tokens.sign(&agent)
-        );
-        println!(
-            "  Partner bearer token (admin@partner1.example, 12 h):\n    {}",
-            tokens.sign(&partner)
-        );
+        println!("  Demo accounts (password `demo-password`): admin@site10000.example, viewer@site10000.example,");
+        println!("    admin@site10001.example (platform); admin@partner1.example, admin@partner2.example (partner)");
+        println!("  Platform bearer token (admin@site10000.example, 12 h):\n    {}", tokens.sign(&agent));
+        println!("  Partner bearer token (admin@partner1.example, 12 h):\n    {}", tokens.sign(&partner));
     }
 }

@@ -60,9 +60,7 @@ const RESERVED_DESCRIPTORS: u64 = 128;
 /// connections as that leaves room for (at most 100,000).
 fn default_max_connections() -> usize {
     let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(1024);
-    limit
-        .saturating_sub(RESERVED_DESCRIPTORS)
-        .clamp(16, 100_000) as usize
+    limit.saturating_sub(RESERVED_DESCRIPTORS).clamp(16, 100_000) as usize
 }
 
 /// How long connections may take to finish once shutdown begins.
@@ -72,12 +70,7 @@ const EVICTION_GRACE: Duration = Duration::from_millis(100);
 
 /// Serves `app` on `listener` until `shutdown` completes, then lets the
 /// requests in flight finish (for up to 20 s).
-pub async fn serve(
-    listener: TcpListener,
-    app: Router,
-    limits: ConnectionLimits,
-    shutdown: impl Future<Output = ()>,
-) -> std::io::Result<()> {
+pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
     let registry = Arc::new(Registry::new(limits.max_connections));
     let (stop, stopping) = watch::channel(false);
     tokio::pin!(shutdown);
@@ -99,14 +92,7 @@ pub async fn serve(
             refuse(stream);
             continue;
         };
-        tokio::spawn(serve_connection(
-            stream,
-            peer,
-            app.clone(),
-            slot,
-            stopping.clone(),
-            limits,
-        ));
+        tokio::spawn(serve_connection(stream, peer, app.clone(), slot, stopping.clone(), limits));
     }
     drop(listener);
     let _ = stop.send(true);
@@ -128,9 +114,7 @@ async fn serve_connection(
     let state = slot.state.clone();
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer));
-        request
-            .extensions_mut()
-            .insert(BodyTimeout(limits.body_timeout));
+        request.extensions_mut().insert(BodyTimeout(limits.body_timeout));
         let busy = Busy::enter(&state);
         let app = app.clone();
         async move {
@@ -200,17 +184,11 @@ impl Drop for Slot {
 
 impl Registry {
     fn new(max: usize) -> Self {
-        Self {
-            max: max.max(1),
-            next_id: AtomicUsize::new(0),
-            open: Mutex::new(BTreeMap::new()),
-        }
+        Self { max: max.max(1), next_id: AtomicUsize::new(0), open: Mutex::new(BTreeMap::new()) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<usize, Arc<ConnectionState>>> {
-        self.open
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn open(&self) -> usize {
@@ -221,25 +199,16 @@ impl Registry {
     /// is asked to close for it. `None` when every open connection is busy.
     fn admit(self: &Arc<Self>) -> Option<Slot> {
         let mut open = self.lock();
-        let live = open
-            .values()
-            .filter(|c| !c.closing.load(Ordering::SeqCst))
-            .count();
+        let live = open.values().filter(|c| !c.closing.load(Ordering::SeqCst)).count();
         if live >= self.max {
-            let idle = open.values().find(|c| {
-                !c.closing.load(Ordering::SeqCst) && c.requests.load(Ordering::SeqCst) == 0
-            })?;
+            let idle = open.values().find(|c| !c.closing.load(Ordering::SeqCst) && c.requests.load(Ordering::SeqCst) == 0)?;
             idle.closing.store(true, Ordering::SeqCst);
             idle.close.notify_one();
         }
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let state = Arc::new(ConnectionState::default());
         open.insert(id, state.clone());
-        Some(Slot {
-            id,
-            state,
-            registry: self.clone(),
-        })
+        Some(Slot { id, state, registry: self.clone() })
     }
 }
 

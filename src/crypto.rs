@@ -23,18 +23,14 @@ pub struct FieldCipher {
 impl FieldCipher {
     pub fn new(secret: &ServerSecret) -> Self {
         let key = secret.derive_key("field-encryption");
-        Self {
-            cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)),
-            fingerprint_key: secret.derive_key("request-fingerprint"),
-        }
+        Self { cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)), fingerprint_key: secret.derive_key("request-fingerprint") }
     }
 
     /// A keyed fingerprint of `parts` (hex HMAC-SHA256; each part is
     /// length-prefixed so that no two lists of parts share one).
     pub fn fingerprint(&self, parts: &[&[u8]]) -> String {
         use hmac::{Hmac, Mac};
-        let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key)
-            .expect("HMAC takes any key length");
+        let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key).expect("HMAC takes any key length");
         for part in parts {
             mac.update(&(part.len() as u64).to_be_bytes());
             mac.update(part);
@@ -55,9 +51,7 @@ impl FieldCipher {
 
     /// Fails when the value was not written with this server secret.
     pub fn decrypt(&self, stored: &str) -> anyhow::Result<String> {
-        let encoded = stored
-            .strip_prefix(PREFIX)
-            .ok_or_else(|| anyhow::anyhow!("unknown encryption format"))?;
+        let encoded = stored.strip_prefix(PREFIX).ok_or_else(|| anyhow::anyhow!("unknown encryption format"))?;
         let bytes = STANDARD.decode(encoded)?;
         anyhow::ensure!(bytes.len() > NONCE_LEN, "encrypted value is too short");
         let (nonce, sealed) = bytes.split_at(NONCE_LEN);
@@ -65,9 +59,7 @@ impl FieldCipher {
         let plain = self
             .cipher
             .decrypt(&Nonce::from(nonce), sealed)
-            .map_err(|_| {
-                anyhow::anyhow!("encrypted value does not open with this server secret")
-            })?;
+            .map_err(|_| anyhow::anyhow!("encrypted value does not open with this server secret"))?;
         Ok(String::from_utf8(plain)?)
     }
 }
@@ -78,37 +70,22 @@ mod tests {
 
     #[test]
     fn fingerprints_need_the_secret() {
-        let one = FieldCipher::new(&ServerSecret::from_bytes(
-            "a-secret-for-tests-a-secret-for-tests",
-        ));
-        let other = FieldCipher::new(&ServerSecret::from_bytes(
-            "another-secret-for-tests-another-one",
-        ));
+        let one = FieldCipher::new(&ServerSecret::from_bytes("a-secret-for-tests-a-secret-for-tests"));
+        let other = FieldCipher::new(&ServerSecret::from_bytes("another-secret-for-tests-another-one"));
         let parts: &[&[u8]] = &[b"POST", b"/path", b"{\"csc\":\"123\"}"];
         assert_eq!(one.fingerprint(parts), one.fingerprint(parts));
         assert_ne!(one.fingerprint(parts), other.fingerprint(parts));
-        assert_ne!(
-            one.fingerprint(&[b"ab", b"c"]),
-            one.fingerprint(&[b"a", b"bc"])
-        );
+        assert_ne!(one.fingerprint(&[b"ab", b"c"]), one.fingerprint(&[b"a", b"bc"]));
     }
 
     #[test]
     fn round_trips_and_hides_the_plaintext() {
-        let cipher = FieldCipher::new(&ServerSecret::from_bytes(
-            "a-secret-for-tests-a-secret-for-tests",
-        ));
+        let cipher = FieldCipher::new(&ServerSecret::from_bytes("a-secret-for-tests-a-secret-for-tests"));
         let stored = cipher.encrypt("s3cret-sip-pass");
         assert!(!stored.contains("s3cret"));
-        assert_ne!(
-            stored,
-            cipher.encrypt("s3cret-sip-pass"),
-            "a fresh nonce each time"
-        );
+        assert_ne!(stored, cipher.encrypt("s3cret-sip-pass"), "a fresh nonce each time");
         assert_eq!(cipher.decrypt(&stored).unwrap(), "s3cret-sip-pass");
-        let other = FieldCipher::new(&ServerSecret::from_bytes(
-            "another-secret-another-secret-another",
-        ));
+        let other = FieldCipher::new(&ServerSecret::from_bytes("another-secret-another-secret-another"));
         assert!(other.decrypt(&stored).is_err());
     }
 }

@@ -139,13 +139,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: detail.into(),
-            errors: Vec::new(),
-            source: None,
-            retry_after: None,
-        }
+        Self { code, detail: detail.into(), errors: Vec::new(), source: None, retry_after: None }
     }
 
     /// Tells the client when to try again (`Retry-After`, in seconds).
@@ -161,10 +155,7 @@ impl ApiError {
     pub fn internal(source: impl Into<anyhow::Error>) -> Self {
         Self {
             source: Some(source.into()),
-            ..Self::new(
-                ErrorCode::Internal,
-                "the server could not complete the request",
-            )
+            ..Self::new(ErrorCode::Internal, "the server could not complete the request")
         }
     }
 
@@ -175,10 +166,7 @@ impl ApiError {
             code: self.code,
             detail: self.detail.clone(),
             errors: self.errors.clone(),
-            source: self
-                .source
-                .as_ref()
-                .map(|source| anyhow::anyhow!("{source:#}")),
+            source: self.source.as_ref().map(|source| anyhow::anyhow!("{source:#}")),
             retry_after: self.retry_after,
         }
     }
@@ -188,22 +176,13 @@ impl ApiError {
             1 => format!("{}: {}", errors[0].location(), errors[0].detail),
             n => format!("{n} problems were found"),
         };
-        Self {
-            errors,
-            ..Self::new(code, detail)
-        }
+        Self { errors, ..Self::new(code, detail) }
     }
 }
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({}): {}",
-            self.code.title(),
-            self.code.code(),
-            self.detail
-        )?;
+        write!(f, "{} ({}): {}", self.code.title(), self.code.code(), self.detail)?;
         for problem in &self.errors {
             write!(f, "; {}: {}", problem.location(), problem.detail)?;
         }
@@ -213,21 +192,15 @@ impl std::fmt::Display for ApiError {
 
 impl FieldProblem {
     fn sort_key(&self) -> (bool, Vec<(bool, u64, String)>) {
-        let segments = self
-            .location()
-            .split('/')
-            .map(|segment| match segment.parse::<u64>() {
-                Ok(index) => (false, index, String::new()),
-                Err(_) => (true, 0, segment.to_owned()),
-            });
+        let segments = self.location().split('/').map(|segment| match segment.parse::<u64>() {
+            Ok(index) => (false, index, String::new()),
+            Err(_) => (true, 0, segment.to_owned()),
+        });
         (self.pointer.is_none(), segments.collect())
     }
 
     pub(crate) fn location(&self) -> &str {
-        self.pointer
-            .as_deref()
-            .or(self.parameter.as_deref())
-            .unwrap_or("")
+        self.pointer.as_deref().or(self.parameter.as_deref()).unwrap_or("")
     }
 }
 
@@ -249,12 +222,7 @@ impl Violations {
     }
 
     /// A problem with the body value at `pointer`.
-    pub fn field(
-        &mut self,
-        pointer: impl Into<String>,
-        code: ErrorCode,
-        detail: impl Into<String>,
-    ) {
+    pub fn field(&mut self, pointer: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
         self.found += 1;
         if self.listed.len() >= MAX_LISTED_PROBLEMS {
             return;
@@ -268,12 +236,7 @@ impl Violations {
     }
 
     /// A problem with a query or path parameter.
-    pub fn parameter(
-        &mut self,
-        name: impl Into<String>,
-        code: ErrorCode,
-        detail: impl Into<String>,
-    ) {
+    pub fn parameter(&mut self, name: impl Into<String>, code: ErrorCode, detail: impl Into<String>) {
         self.found += 1;
         if self.listed.len() >= MAX_LISTED_PROBLEMS {
             return;
@@ -305,18 +268,12 @@ impl Violations {
     /// Whether a problem with the body value at `pointer` is already listed, so a
     /// rule that builds on that value's form need not report it twice.
     pub fn has_problem_at(&self, pointer: &str) -> bool {
-        self.listed
-            .iter()
-            .any(|problem| problem.pointer.as_deref() == Some(pointer))
+        self.listed.iter().any(|problem| problem.pointer.as_deref() == Some(pointer))
     }
 
     /// `Ok(value)` when nothing was found, else the 400 listing every problem.
     pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
-        if self.is_empty() {
-            Ok(value)
-        } else {
-            Err(self.into_error())
-        }
+        if self.is_empty() { Ok(value) } else { Err(self.into_error()) }
     }
 
     /// The 400 listing the problems found (the first 100), body problems in the
@@ -330,10 +287,7 @@ impl Violations {
         };
         let mut error = ApiError::with_errors(code, self.listed);
         if self.found > MAX_LISTED_PROBLEMS {
-            error.detail = format!(
-                "{} problems were found; the first {MAX_LISTED_PROBLEMS} are listed",
-                self.found
-            );
+            error.detail = format!("{} problems were found; the first {MAX_LISTED_PROBLEMS} are listed", self.found);
         }
         error
     }
@@ -345,9 +299,7 @@ tokio::task_local! {
 }
 
 fn current_request_id() -> String {
-    REQUEST_ID
-        .try_with(Clone::clone)
-        .unwrap_or_else(|_| "unknown".to_owned())
+    REQUEST_ID.try_with(Clone::clone).unwrap_or_else(|_| "unknown".to_owned())
 }
 
 impl IntoResponse for ApiError {
@@ -356,9 +308,7 @@ impl IntoResponse for ApiError {
         let request_id = status.is_server_error().then(current_request_id);
         if let Some(id) = &request_id {
             match &self.source {
-                Some(source) => {
-                    tracing::error!(request_id = %id, error = ?source, "request failed")
-                }
+                Some(source) => tracing::error!(request_id = %id, error = ?source, "request failed"),
                 None => tracing::error!(request_id = %id, detail = %self.detail, "request failed"),
             }
         }
@@ -386,9 +336,7 @@ impl IntoResponse for ApiError {
             }
             _ => {}
         }
-        let retry_after = self
-            .retry_after
-            .or((self.code == ErrorCode::DatabaseUnavailable).then_some(5));
+        let retry_after = self.retry_after.or((self.code == ErrorCode::DatabaseUnavailable).then_some(5));
         if let Some(seconds) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
@@ -400,10 +348,7 @@ impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
         match err.sql_err().or_else(|| constraint_violation(&err)) {
             Some(SqlErr::UniqueConstraintViolation(_)) => {
-                return ApiError::new(
-                    ErrorCode::Conflict,
-                    "a resource with these values already exists",
-                );
+                return ApiError::new(ErrorCode::Conflict, "a resource with these values already exists");
             }
             Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
                 return ApiError::new(
@@ -416,20 +361,13 @@ impl From<DbErr> for ApiError {
         if rolled_back_by_the_database(&err) {
             return ApiError {
                 source: Some(err.into()),
-                ..ApiError::new(
-                    ErrorCode::Busy,
-                    "the request met a concurrent one on the same rows; retry it",
-                )
-                .retry_after(1)
+                ..ApiError::new(ErrorCode::Busy, "the request met a concurrent one on the same rows; retry it").retry_after(1)
             };
         }
         if database_unreachable(&err) {
             return ApiError {
                 source: Some(err.into()),
-                ..ApiError::new(
-                    ErrorCode::DatabaseUnavailable,
-                    "the database is unavailable; retry later",
-                )
+                ..ApiError::new(ErrorCode::DatabaseUnavailable, "the database is unavailable; retry later")
             };
         }
         ApiError::internal(err)
@@ -441,21 +379,11 @@ impl From<DbErr> for ApiError {
 /// sqlx's kind of database error.
 fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
     use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err))
-    | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err
-    else {
-        return None;
-    };
-    let sqlx::Error::Database(db) = sqlx_err.as_ref() else {
-        return None;
-    };
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return None };
+    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return None };
     match db.kind() {
-        sqlx::error::ErrorKind::UniqueViolation => {
-            Some(SqlErr::UniqueConstraintViolation(db.message().to_owned()))
-        }
-        sqlx::error::ErrorKind::ForeignKeyViolation => Some(SqlErr::ForeignKeyConstraintViolation(
-            db.message().to_owned(),
-        )),
+        sqlx::error::ErrorKind::UniqueViolation => Some(SqlErr::UniqueConstraintViolation(db.message().to_owned())),
+        sqlx::error::ErrorKind::ForeignKeyViolation => Some(SqlErr::ForeignKeyConstraintViolation(db.message().to_owned())),
         _ => None,
     }
 }
@@ -466,11 +394,7 @@ fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
 /// client gets a 503 to retry, not a 500.
 fn rolled_back_by_the_database(err: &DbErr) -> bool {
     use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err))
-    | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err
-    else {
-        return false;
-    };
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return false };
     matches!(sqlx_err.as_ref(), sqlx::Error::Database(db) if db.code().is_some_and(|code| code.starts_with("40")))
 }
 
@@ -483,19 +407,11 @@ fn database_unreachable(err: &DbErr) -> bool {
         DbErr::Query(runtime) | DbErr::Exec(runtime) => runtime,
         _ => return false,
     };
-    let RuntimeErr::SqlxError(sqlx_err) = runtime else {
-        return false;
-    };
+    let RuntimeErr::SqlxError(sqlx_err) = runtime else { return false };
     match sqlx_err.as_ref() {
-        sqlx::Error::Io(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed
-        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Protocol(_) => true,
         // PostgreSQL's classes 08 (connection exception) and 57P (shutting down).
-        sqlx::Error::Database(db) => db
-            .code()
-            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
         _ => false,
     }
 }

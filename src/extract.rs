@@ -2,9 +2,9 @@
 //! plain-text axum rejection.
 
 use axum::body::Bytes;
-use axum::extract::path::ErrorKind;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
+use axum::extract::path::ErrorKind;
 use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
 use validator::Validate;
@@ -22,9 +22,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let connection = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        let connection = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
         Ok(ClientAddress(connection.map(|info| info.0.ip())))
     }
 }
@@ -40,19 +38,10 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         require_content_type(req.headers(), is_json)?;
         let bytes = read_body(req, state).await?;
         match list_items(&bytes) {
-            Err(err) => {
-                return Err(ApiError::new(
-                    ErrorCode::MalformedBody,
-                    format!("the body is not valid JSON: {err}"),
-                ));
-            }
+            Err(err) => return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}"))),
             Ok(items) if items > MAX_LIST_ITEMS => {
                 let mut violations = Violations::new();
-                violations.field(
-                    "",
-                    ErrorCode::FieldOutOfRange,
-                    format!("the body holds more than {MAX_LIST_ITEMS} list items in all"),
-                );
+                violations.field("", ErrorCode::FieldOutOfRange, format!("the body holds more than {MAX_LIST_ITEMS} list items in all"));
                 return Err(violations.into_error());
             }
             Ok(_) => {}
@@ -60,34 +49,28 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         // serde reads a struct from an array too; every body of this API is an object.
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             let mut violations = Violations::new();
-            violations.field(
-                "",
-                ErrorCode::FieldWrongType,
-                "the body must be a JSON object",
-            );
+            violations.field("", ErrorCode::FieldWrongType, "the body must be a JSON object");
             return Err(violations.into_error());
         }
-        deserialize_body(&bytes).map(JsonBody).map_err(|err| {
-            let pointer = json_pointer(err.path());
-            let mut violations = Violations::new();
-            let message = err.into_inner().to_string();
-            // serde_json appends " at line L column C"; the pointer says where.
-            let message = message
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            let code = if message.starts_with("missing field") {
-                ErrorCode::FieldRequired
-            } else if message.starts_with("must be between") {
-                // A value of the right type past its bounds (money amounts).
-                ErrorCode::FieldOutOfRange
-            } else {
-                ErrorCode::FieldWrongType
-            };
-            violations.field(pointer, code, message);
-            violations.into_error()
-        })
+        deserialize_body(&bytes)
+            .map(JsonBody)
+            .map_err(|err| {
+                let pointer = json_pointer(err.path());
+                let mut violations = Violations::new();
+                let message = err.into_inner().to_string();
+                // serde_json appends " at line L column C"; the pointer says where.
+                let message = message.split(" at line ").next().unwrap_or_default().to_owned();
+                let code = if message.starts_with("missing field") {
+                    ErrorCode::FieldRequired
+                } else if message.starts_with("must be between") {
+                    // A value of the right type past its bounds (money amounts).
+                    ErrorCode::FieldOutOfRange
+                } else {
+                    ErrorCode::FieldWrongType
+                };
+                violations.field(pointer, code, message);
+                violations.into_error()
+            })
     }
 }
 
@@ -165,35 +148,23 @@ fn list_items(bytes: &[u8]) -> Result<usize, serde_json::Error> {
 /// is expected: JSON Schema counts those as integers, serde does not. Only the error
 /// path pays: the body is read again from a JSON value with the number the error
 /// points at rewritten as an integer, once per such number.
-fn deserialize_body<T: DeserializeOwned>(
-    bytes: &[u8],
-) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
     let deserializer = &mut serde_json::Deserializer::from_slice(bytes);
     let mut err = match serde_path_to_error::deserialize(deserializer) {
         Ok(body) => return Ok(body),
         Err(err) => err,
     };
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Err(err);
-    };
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Err(err) };
     loop {
         // serde_json's words for a decimal where an integer is expected, read from
         // bytes (with arbitrary precision) and from a value.
         let message = err.inner().to_string();
-        if !(message.starts_with("invalid number")
-            || message.starts_with("invalid type: floating point"))
-        {
+        if !(message.starts_with("invalid number") || message.starts_with("invalid type: floating point")) {
             return Err(err);
         }
-        let Some(slot) = value.pointer_mut(&json_pointer(err.path())) else {
-            return Err(err);
-        };
-        let serde_json::Value::Number(number) = slot else {
-            return Err(err);
-        };
-        let Some(integer) = whole_number(number) else {
-            return Err(err);
-        };
+        let Some(slot) = value.pointer_mut(&json_pointer(err.path())) else { return Err(err) };
+        let serde_json::Value::Number(number) = slot else { return Err(err) };
+        let Some(integer) = whole_number(number) else { return Err(err) };
         *slot = integer.into();
         match serde_path_to_error::deserialize(&value) {
             Ok(body) => return Ok(body),
@@ -234,18 +205,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        require_content_type(req.headers(), |mime| {
-            mime == "application/x-www-form-urlencoded"
-        })?;
+        require_content_type(req.headers(), |mime| mime == "application/x-www-form-urlencoded")?;
         let bytes = read_body(req, state).await?;
         serde_urlencoded::from_bytes(&bytes)
             .map(FormBody)
-            .map_err(|err| {
-                ApiError::new(
-                    ErrorCode::MalformedBody,
-                    format!("the form body is not valid: {err}"),
-                )
-            })
+            .map_err(|err| ApiError::new(ErrorCode::MalformedBody, format!("the form body is not valid: {err}")))
     }
 }
 
@@ -253,62 +217,38 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormBody<T> {
 pub fn body_timeout(req: &Request) -> std::time::Duration {
     req.extensions()
         .get::<crate::connections::BodyTimeout>()
-        .map_or(
-            crate::connections::ConnectionLimits::default_body_timeout(),
-            |deadline| deadline.0,
-        )
+        .map_or(crate::connections::ConnectionLimits::default_body_timeout(), |deadline| deadline.0)
 }
 
 pub fn body_too_slow() -> ApiError {
-    ApiError::new(
-        ErrorCode::RequestTimeout,
-        "the request body did not arrive in time",
-    )
+    ApiError::new(ErrorCode::RequestTimeout, "the request body did not arrive in time")
 }
 
 fn is_json(mime: &str) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-fn require_content_type(
-    headers: &HeaderMap,
-    accepts: impl Fn(&str) -> bool,
-) -> Result<(), ApiError> {
+fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool) -> Result<(), ApiError> {
     let mime = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .map(|value| {
-            value
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-        });
+        .map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
     match mime {
         Some(mime) if accepts(&mime) => Ok(()),
         Some(mime) => Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             format!("content type `{mime}` is not accepted here"),
         )),
-        None => Err(ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            "the Content-Type header is missing",
-        )),
+        None => Err(ApiError::new(ErrorCode::UnsupportedMediaType, "the Content-Type header is missing")),
     }
 }
 
 async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
     let within = body_timeout(&req);
-    let read = tokio::time::timeout(within, Bytes::from_request(req, state))
-        .await
-        .map_err(|_| body_too_slow())?;
+    let read = tokio::time::timeout(within, Bytes::from_request(req, state)).await.map_err(|_| body_too_slow())?;
     read.map_err(|err: BytesRejection| {
         if err.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                ErrorCode::BodyTooLarge,
-                "the request body is larger than the server accepts",
-            )
+            ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
         } else {
             ApiError::new(ErrorCode::MalformedBody, err.body_text())
         }
@@ -353,10 +293,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
                         .unwrap_or_else(|| "path".to_owned()),
                 };
                 let mut violations = Violations::new();
-                let detail = format!(
-                    "must be a valid {}",
-                    friendly_type(std::any::type_name::<T>())
-                );
+                let detail = format!("must be a valid {}", friendly_type(std::any::type_name::<T>()));
                 violations.parameter(name, ErrorCode::FieldWrongType, detail);
                 Err(violations.into_error())
             }
@@ -414,12 +351,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Validate> FromRequestParts<S> for Que
 /// known parameter costs at most one more try (unknown ones are ignored, and a
 /// repeated one counts once: the first value wins).
 fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Result<T, ApiError> {
-    let from =
-        |query: &[u8]| -> Result<T, serde_path_to_error::Error<serde_urlencoded::de::Error>> {
-            serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(
-                url::form_urlencoded::parse(query),
-            ))
-        };
+    let from = |query: &[u8]| -> Result<T, serde_path_to_error::Error<serde_urlencoded::de::Error>> {
+        serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(query)))
+    };
     let mut err = match from(raw.as_bytes()) {
         Ok(params) => return Ok(params),
         Err(err) => err,
@@ -428,11 +362,7 @@ fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Resu
     let sent = pairs.len();
     let mut seen = std::collections::HashSet::new();
     pairs.retain(|(key, _)| seen.insert(key.clone()));
-    let encode = |pairs: &[(String, String)]| {
-        url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(pairs)
-            .finish()
-    };
+    let encode = |pairs: &[(String, String)]| url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
     if pairs.len() < sent {
         // A repeated parameter: read the first of each first.
         match from(encode(&pairs).as_bytes()) {
@@ -443,19 +373,13 @@ fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Resu
     loop {
         let message = err.inner().to_string();
         let Some(serde_path_to_error::Segment::Map { key }) = err.path().iter().next() else {
-            return Err(ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("the query string is not valid: {message}"),
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
         };
         let before = pairs.len();
         pairs.retain(|(name, _)| name != key);
         if pairs.len() == before {
             // About a parameter not sent (a required non-`Option` field): nothing to drop.
-            return Err(ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("the query string is not valid: {message}"),
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
         }
         let (code, detail) = parameter_problem(&message);
         problems.parameter(key.clone(), code, detail);
@@ -481,9 +405,7 @@ fn parameter_problem(message: &str) -> (ErrorCode, String) {
 
 /// The query string's name/value pairs, decoded, in order.
 pub fn query_pairs(raw: &str) -> Vec<(String, String)> {
-    url::form_urlencoded::parse(raw.as_bytes())
-        .into_owned()
-        .collect()
+    url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect()
 }
 
 #[cfg(test)]
@@ -501,23 +423,14 @@ mod tests {
     fn read(query: &str) -> (Params, Vec<(String, u32, String)>) {
         let mut problems = Violations::new();
         let params = read_query::<Params>(query, &mut problems).expect("readable");
-        let listed = problems
-            .listed()
-            .map(|p| (p.location().to_owned(), p.code, p.detail.clone()))
-            .collect();
+        let listed = problems.listed().map(|p| (p.location().to_owned(), p.code, p.detail.clone())).collect();
         (params, listed)
     }
 
     #[test]
     fn every_bad_parameter_is_named_and_the_good_ones_kept() {
         let (params, problems) = read("siteId=ten&agentId=nope&sortBy=name&other=1");
-        assert_eq!(
-            params,
-            Params {
-                sort_by: Some("name".into()),
-                ..Params::default()
-            }
-        );
+        assert_eq!(params, Params { sort_by: Some("name".into()), ..Params::default() });
         assert_eq!(
             problems,
             [
@@ -530,19 +443,13 @@ mod tests {
     #[test]
     fn an_integer_too_large_for_its_type_is_out_of_range() {
         let (_, problems) = read("siteId=99999999999");
-        assert_eq!(
-            problems,
-            [("siteId".to_owned(), 400013, "is out of range".to_owned())]
-        );
+        assert_eq!(problems, [("siteId".to_owned(), 400013, "is out of range".to_owned())]);
     }
 
     #[test]
     fn the_first_of_a_repeated_parameter_wins() {
         let (params, problems) = read("siteId=7&siteId=8&sortBy=name");
-        assert_eq!(
-            (params.site_id, params.sort_by.as_deref(), problems.len()),
-            (Some(7), Some("name"), 0)
-        );
+        assert_eq!((params.site_id, params.sort_by.as_deref(), problems.len()), (Some(7), Some("name"), 0));
         let (params, problems) = read("siteId=x&siteId=8");
         assert_eq!((params.site_id, problems.len()), (None, 1));
     }

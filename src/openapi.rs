@@ -92,17 +92,10 @@ pub fn finish(doc: &mut OpenApiDoc) {
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         BEARER,
-        SecurityScheme::Http(
-            HttpBuilder::new()
-                .scheme(HttpAuthScheme::Bearer)
-                .bearer_format("JWT")
-                .build(),
-        ),
+        SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
     );
     for standard in StandardResponse::ALL {
-        components
-            .responses
-            .insert(standard.name().to_owned(), RefOr::T(standard.response()));
+        components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
     }
     add_schema_conditions(doc);
     split_site_keyed_create_bodies(doc);
@@ -112,15 +105,9 @@ pub fn finish(doc: &mut OpenApiDoc) {
     describe_permissions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
-        for operation in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ]
-        .into_iter()
-        .flatten()
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
+            .into_iter()
+            .flatten()
         {
             add_standard_responses(operation, has_path_params);
         }
@@ -138,28 +125,11 @@ pub fn finish(doc: &mut OpenApiDoc) {
 /// route; its description says it in words too.
 fn describe_permissions(doc: &mut OpenApiDoc) {
     for item in doc.paths.paths.values_mut() {
-        for operation in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let Some(permissions) = operation
-                .extensions
-                .as_ref()
-                .and_then(|e| e.get("x-permissions"))
-                .and_then(|p| p.as_array())
-            else {
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten() {
+            let Some(permissions) = operation.extensions.as_ref().and_then(|e| e.get("x-permissions")).and_then(|p| p.as_array()) else {
                 continue;
             };
-            let names: Vec<String> = permissions
-                .iter()
-                .filter_map(|p| Some(format!("`{}`", p.as_str()?)))
-                .collect();
+            let names: Vec<String> = permissions.iter().filter_map(|p| Some(format!("`{}`", p.as_str()?))).collect();
             let needs = format!("Needs the permission {} (else 403).", names.join(" and "));
             operation.description = Some(match operation.description.take() {
                 Some(text) if !text.is_empty() => format!("{text}\n\n{needs}"),
@@ -175,11 +145,7 @@ fn add_idempotency_key(operation: &mut Operation) {
     use crate::api::billing::idempotency::{HEADER, KEPT_HOURS};
     use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
     use utoipa::openapi::schema::ObjectBuilder;
-    let schema = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .max_length(Some(255))
-        .pattern(Some("^[!-~]+$"));
+    let schema = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(255)).pattern(Some("^[!-~]+$"));
     let parameter = ParameterBuilder::new()
         .name(HEADER)
         .parameter_in(ParameterIn::Header)
@@ -191,26 +157,16 @@ fn add_idempotency_key(operation: &mut Operation) {
         )))
         .schema(Some(schema))
         .build();
-    operation
-        .parameters
-        .get_or_insert_with(Vec::new)
-        .push(RefOr::T(parameter));
+    operation.parameters.get_or_insert_with(Vec::new).push(RefOr::T(parameter));
     let responses = &mut operation.responses.responses;
-    for standard in [
-        StandardResponse::IdempotencyInFlight,
-        StandardResponse::IdempotencyReused,
-    ] {
+    for standard in [StandardResponse::IdempotencyInFlight, StandardResponse::IdempotencyReused] {
         match responses.get_mut(standard.status()) {
             Some(RefOr::T(own)) => {
-                own.description =
-                    format!("{}. Or: {}", own.description, standard.codes()[0].title());
+                own.description = format!("{}. Or: {}", own.description, standard.codes()[0].title());
             }
             Some(RefOr::Ref(_)) => {}
             None => {
-                responses.insert(
-                    standard.status().to_owned(),
-                    RefOr::Ref(Ref::from_response_name(standard.name())),
-                );
+                responses.insert(standard.status().to_owned(), RefOr::Ref(Ref::from_response_name(standard.name())));
             }
         }
     }
@@ -220,18 +176,14 @@ fn add_idempotency_key(operation: &mut Operation) {
 fn drop_unused_responses(doc: &mut OpenApiDoc) {
     let paths = serde_json::to_string(&doc.paths).unwrap_or_default();
     if let Some(components) = &mut doc.components {
-        components
-            .responses
-            .retain(|name, _| paths.contains(&format!("\"#/components/responses/{name}\"")));
+        components.responses.retain(|name, _| paths.contains(&format!("\"#/components/responses/{name}\"")));
     }
 }
 
 /// Each module's rules between properties of its bodies
 /// (`crate::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
-    use crate::api::{
-        billing::profiles, secure_forms, voicebots::channels, voicebots::sip, voicebots::telephony,
-    };
+    use crate::api::{billing::profiles, secure_forms, voicebots::channels, voicebots::sip, voicebots::telephony};
     let modules = [
         sip::SCHEMA_CONDITIONS,
         telephony::SCHEMA_CONDITIONS,
@@ -251,59 +203,32 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
 /// operation gets its own copy of the schema with `siteId` required, and the
 /// shared schema, now the update's, has `siteId` read-only.
 const SITE_KEYED_CREATES: [(&str, &str, &str); 2] = [
-    (
-        "createSiteBillingConfig",
-        "SiteBillingConfigInput",
-        "SiteBillingConfigCreateInput",
-    ),
-    (
-        "createSiteBillingProfile",
-        "SiteBillingProfileInput",
-        "SiteBillingProfileCreateInput",
-    ),
+    ("createSiteBillingConfig", "SiteBillingConfigInput", "SiteBillingConfigCreateInput"),
+    ("createSiteBillingProfile", "SiteBillingProfileInput", "SiteBillingProfileCreateInput"),
 ];
 
 fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {
     use utoipa::openapi::schema::Schema;
-    let Some(components) = doc.components.as_mut() else {
-        return;
-    };
+    let Some(components) = doc.components.as_mut() else { return };
     let mut split = Vec::new();
     for (operation_id, shared, create) in SITE_KEYED_CREATES {
-        let Some(RefOr::T(Schema::Object(update))) = components.schemas.get_mut(shared) else {
-            continue;
-        };
+        let Some(RefOr::T(Schema::Object(update))) = components.schemas.get_mut(shared) else { continue };
         let shared_description = update.description.take().unwrap_or_default();
         let mut for_create = update.clone();
         for_create.required.push("siteId".to_owned());
-        for_create.description = Some(format!(
-            "Body of create: `siteId` names the site. {shared_description}"
-        ));
+        for_create.description = Some(format!("Body of create: `siteId` names the site. {shared_description}"));
         if let Some(RefOr::T(Schema::Object(site_id))) = update.properties.get_mut("siteId") {
             site_id.read_only = Some(true);
-            site_id.description = Some(
-                "The path names the site; a `siteId` sent anyway must be the path's.".to_owned(),
-            );
+            site_id.description = Some("The path names the site; a `siteId` sent anyway must be the path's.".to_owned());
         }
         update.description = Some(format!("Body of update. {shared_description}"));
-        components
-            .schemas
-            .insert(create.to_owned(), RefOr::T(Schema::Object(for_create)));
+        components.schemas.insert(create.to_owned(), RefOr::T(Schema::Object(for_create)));
         split.push((operation_id, create));
     }
     for item in doc.paths.paths.values_mut() {
-        let Some(post) = item.post.as_mut() else {
-            continue;
-        };
-        let Some((_, create)) = split
-            .iter()
-            .find(|(id, _)| post.operation_id.as_deref() == Some(*id))
-        else {
-            continue;
-        };
-        let Some(RefOr::T(body)) = post.request_body.as_mut() else {
-            continue;
-        };
+        let Some(post) = item.post.as_mut() else { continue };
+        let Some((_, create)) = split.iter().find(|(id, _)| post.operation_id.as_deref() == Some(*id)) else { continue };
+        let Some(RefOr::T(body)) = post.request_body.as_mut() else { continue };
         for content in body.content.values_mut() {
             if let RefOr::T(content) = content {
                 content.schema = Some(RefOr::Ref(Ref::from_schema_name(*create)));
@@ -332,46 +257,27 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
             .filter_map(|op| op.operation_id.clone())
             .collect()
     };
-    let known: std::collections::HashSet<String> =
-        doc.paths.paths.values().flat_map(operations).collect();
+    let known: std::collections::HashSet<String> = doc.paths.paths.values().flat_map(operations).collect();
     for item in doc.paths.paths.values_mut() {
-        let Some(create) = item.post.as_mut() else {
-            continue;
-        };
-        let Some(resource) = create
-            .operation_id
-            .as_deref()
-            .and_then(|id| id.strip_prefix("create"))
-            .map(str::to_owned)
-        else {
+        let Some(create) = item.post.as_mut() else { continue };
+        let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned) else {
             continue;
         };
         // Partner billing creates answer 200 (as the spec says) and declare their
         // links by hand (their key is `siteId`); they get the `Location` header.
         if let Some(RefOr::T(answer)) = create.responses.responses.get_mut("200") {
             if !answer.links.is_empty() {
-                answer
-                    .headers
-                    .entry("Location".to_owned())
-                    .or_insert_with(|| RefOr::T(location_header()));
+                answer.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
             }
             continue;
         }
-        let Some(RefOr::T(created)) = create.responses.responses.get_mut("201") else {
-            continue;
-        };
-        created
-            .headers
-            .entry("Location".to_owned())
-            .or_insert_with(|| RefOr::T(location_header()));
+        let Some(RefOr::T(created)) = create.responses.responses.get_mut("201") else { continue };
+        created.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
         for verb in ["get", "update", "delete"] {
             let target = format!("{verb}{resource}");
             if known.contains(&target) {
                 let name = link_name(&target);
-                let link = LinkBuilder::new()
-                    .operation_id(target)
-                    .parameter("id", "$response.body#/id")
-                    .build();
+                let link = LinkBuilder::new().operation_id(target).parameter("id", "$response.body#/id").build();
                 created.links.insert(name, RefOr::T(link));
             }
         }
@@ -381,10 +287,7 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
 /// A link is named after the operation it leads to: `getSecureForm` → `GetSecureForm`.
 fn link_name(operation_id: &str) -> String {
     let mut chars = operation_id.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Operations that create a subscription; they answer 200 (as the spec says)
@@ -403,23 +306,14 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
         if !path.starts_with("/api/billing/subscriptions/{id}") {
             continue;
         }
-        for op in [&item.get, &item.put, &item.post, &item.delete, &item.patch]
-            .into_iter()
-            .flatten()
-        {
-            let Some(operation_id) = op.operation_id.clone() else {
-                continue;
-            };
+        for op in [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten() {
+            let Some(operation_id) = op.operation_id.clone() else { continue };
             let mut link = LinkBuilder::new().operation_id(operation_id.clone());
             for parameter in op.parameters.iter().flatten() {
-                let RefOr::T(parameter) = parameter else {
-                    continue;
-                };
+                let RefOr::T(parameter) = parameter else { continue };
                 let expression = match (&parameter.parameter_in, parameter.name.as_str()) {
                     (ParameterIn::Path, _) => "$response.body#/subscriptionId".to_owned(),
-                    (ParameterIn::Query, name @ ("siteId" | "agentId")) => {
-                        format!("$request.query.{name}")
-                    }
+                    (ParameterIn::Query, name @ ("siteId" | "agentId")) => format!("$request.query.{name}"),
                     _ => continue,
                 };
                 link = link.parameter(parameter.name.clone(), expression);
@@ -428,23 +322,12 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
         }
     }
     for item in doc.paths.paths.values_mut() {
-        let Some(create) = item.post.as_mut() else {
-            continue;
-        };
-        if !create
-            .operation_id
-            .as_deref()
-            .is_some_and(|id| SUBSCRIPTION_CREATES.contains(&id))
-        {
+        let Some(create) = item.post.as_mut() else { continue };
+        if !create.operation_id.as_deref().is_some_and(|id| SUBSCRIPTION_CREATES.contains(&id)) {
             continue;
         }
-        let Some(RefOr::T(answer)) = create.responses.responses.get_mut("200") else {
-            continue;
-        };
-        answer
-            .headers
-            .entry("Location".to_owned())
-            .or_insert_with(|| RefOr::T(location_header()));
+        let Some(RefOr::T(answer)) = create.responses.responses.get_mut("200") else { continue };
+        answer.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
         for (name, link) in &links {
             answer.links.insert(name.clone(), RefOr::T(link.clone()));
         }
@@ -456,9 +339,7 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
 fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
     let is_public = match &operation.security {
         None => false,
-        Some(requirements) => requirements
-            .iter()
-            .all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
+        Some(requirements) => requirements.iter().all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
     };
     operation.security = Some(if is_public {
         Vec::new()
@@ -467,18 +348,12 @@ fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
     });
     let has_params = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
     let has_body = operation.request_body.is_some();
-    let mut wanted = vec![
-        StandardResponse::InternalError,
-        StandardResponse::ServiceUnavailable,
-    ];
+    let mut wanted = vec![StandardResponse::InternalError, StandardResponse::ServiceUnavailable];
     if has_params || has_body {
         wanted.push(StandardResponse::BadRequest);
     }
     if has_body {
-        wanted.extend([
-            StandardResponse::PayloadTooLarge,
-            StandardResponse::UnsupportedMediaType,
-        ]);
+        wanted.extend([StandardResponse::PayloadTooLarge, StandardResponse::UnsupportedMediaType]);
     }
     if !is_public {
         wanted.extend([StandardResponse::Unauthorized, StandardResponse::Forbidden]);
@@ -557,15 +432,8 @@ impl StandardResponse {
     fn codes(self) -> &'static [ErrorCode] {
         use ErrorCode::*;
         match self {
-            StandardResponse::BadRequest => &[
-                ValidationFailed,
-                MalformedBody,
-                InvalidParameter,
-                UnsupportedGrantType,
-            ],
-            StandardResponse::Unauthorized => {
-                &[MissingToken, InvalidToken, ExpiredToken, InvalidCredentials]
-            }
+            StandardResponse::BadRequest => &[ValidationFailed, MalformedBody, InvalidParameter, UnsupportedGrantType],
+            StandardResponse::Unauthorized => &[MissingToken, InvalidToken, ExpiredToken, InvalidCredentials],
             StandardResponse::Forbidden => &[MissingPermission, ForeignSite],
             StandardResponse::NotFound => &[NotFound],
             StandardResponse::PayloadTooLarge => &[BodyTooLarge],
@@ -579,10 +447,7 @@ impl StandardResponse {
 
     fn response(self) -> Response {
         let codes = self.codes();
-        let listed: Vec<String> = codes
-            .iter()
-            .map(|c| format!("`{}` {}", c.code(), c.title()))
-            .collect();
+        let listed: Vec<String> = codes.iter().map(|c| format!("`{}` {}", c.code(), c.title())).collect();
         let first = codes[0];
         let mut example = json!({
             "type": first.type_uri(),
@@ -606,20 +471,14 @@ impl StandardResponse {
             .description(format!("Problem details. Codes: {}.", listed.join("; ")))
             .content(PROBLEM_JSON, content);
         let string_header = |description: &str| {
-            HeaderBuilder::new()
-                .schema(Some(Object::with_type(Type::String)))
-                .description(Some(description))
-                .build()
+            HeaderBuilder::new().schema(Some(Object::with_type(Type::String))).description(Some(description)).build()
         };
         match self {
             StandardResponse::Unauthorized => {
                 builder = builder.header("WWW-Authenticate", string_header("The bearer challenge"));
             }
             StandardResponse::ServiceUnavailable => {
-                builder = builder.header(
-                    "Retry-After",
-                    string_header("Seconds to wait before retrying"),
-                );
+                builder = builder.header("Retry-After", string_header("Seconds to wait before retrying"));
             }
             _ => {}
         }

@@ -48,9 +48,7 @@ impl KeyExtractor for CallerKey {
         }
         let connection = request.extensions().get::<ConnectInfo<SocketAddr>>();
         // Without a socket (the app driven in-process) every caller is one.
-        Ok(Caller::Address(
-            connection.map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |info| info.0.ip()),
-        ))
+        Ok(Caller::Address(connection.map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |info| info.0.ip())))
     }
 }
 
@@ -76,11 +74,6 @@ pub fn limit(router: Router, per_second: NonZeroU32) -> Router {
             GovernorError::TooManyRequests { wait_time, .. } => wait_time,
             _ => 1,
         };
-        ApiError::new(
-            ErrorCode::TooManyRequests,
-            "too many requests from this caller",
-        )
-        .retry_after(wait)
-        .into_response()
+        ApiError::new(ErrorCode::TooManyRequests, "too many requests from this caller").retry_after(wait).into_response()
     }))
 }

@@ -18,14 +18,9 @@ pub struct SchemaConditions {
 
 impl Modify for SchemaConditions {
     fn modify(&self, openapi: &mut OpenApi) {
-        let Some(components) = openapi.components.as_mut() else {
-            return;
-        };
+        let Some(components) = openapi.components.as_mut() else { return };
         if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(self.schema) {
-            object
-                .extensions
-                .get_or_insert_with(Default::default)
-                .insert("allOf".to_owned(), (self.all_of)());
+            object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), (self.all_of)());
         }
     }
 }

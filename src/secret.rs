@@ -21,22 +21,16 @@ impl ServerSecret {
             let content = std::fs::read_to_string(file)
                 .with_context(|| format!("reading secret file {}", file.display()))?;
             let trimmed = content.trim();
-            anyhow::ensure!(
-                trimmed.len() >= 32,
-                "secret file {} holds fewer than 32 characters",
-                file.display()
-            );
+            anyhow::ensure!(trimmed.len() >= 32, "secret file {} holds fewer than 32 characters", file.display());
             return Ok(Self(trimmed.as_bytes().to_vec()));
         }
         if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
         let mut bytes = [0u8; 32];
         rand::thread_rng().fill_bytes(&mut bytes);
         let encoded = hex::encode(bytes);
-        write_private(file, &encoded)
-            .with_context(|| format!("writing secret file {}", file.display()))?;
+        write_private(file, &encoded).with_context(|| format!("writing secret file {}", file.display()))?;
         tracing::info!(path = %file.display(), "created a new server secret");
         Ok(Self(encoded.into_bytes()))
     }
@@ -59,11 +53,7 @@ impl ServerSecret {
 fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
     file.write_all(content.as_bytes())
 }
 

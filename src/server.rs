@@ -6,18 +6,14 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
-};
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use sea_orm::DatabaseConnection;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{
-    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
-};
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 use utoipa::OpenApi;
@@ -57,12 +53,7 @@ impl AppState {
     /// A state with its own queues, for tests that route by hand: the
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `crate::application::Application`.
-    pub fn new(
-        db: DatabaseConnection,
-        reads: crate::db::Readers,
-        tokens: Arc<TokenService>,
-        cipher: Arc<FieldCipher>,
-    ) -> Self {
+    pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
         let (_, queues) = crate::background::Background::start(&db, &reads, None);
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
@@ -115,9 +106,7 @@ impl SharedState {
             write_batches: queues.write_batches,
             on_thread: reads.on_thread.map(Arc::new),
             form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
-            site_revisions: crate::api::billing::sites::store::batched_revisions(
-                reads.pool.clone(),
-            ),
+            site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),
             db,
             reads: reads.pool,
             tokens,
@@ -147,24 +136,14 @@ pub struct Documents {
 /// health probes are not part of that base: their path items name the server
 /// root, and they are answered at the root and under `/v4` alike, for clients
 /// that put every path under the base URL.
-fn routers() -> (
-    Router<AppState>,
-    Router<AppState>,
-    Router<AppState>,
-    Documents,
-) {
+fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents) {
     let (v4_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(secure_forms::router())
         .merge(voicebots::router())
         .split_for_parts();
-    let (root_routes, root_paths) = OpenApiRouter::new()
-        .merge(auth::platform_router())
-        .merge(health::router())
-        .split_for_parts();
+    let (root_routes, root_paths) = OpenApiRouter::new().merge(auth::platform_router()).merge(health::router()).split_for_parts();
     openapi::add_root_paths(&mut platform, root_paths);
-    let platform_routes = Router::new()
-        .nest("/v4", v4_routes.merge(root_routes.clone()))
-        .merge(root_routes);
+    let platform_routes = Router::new().nest("/v4", v4_routes.merge(root_routes.clone())).merge(root_routes);
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
         .merge(auth::partner_router())
         .merge(billing::router())
@@ -173,16 +152,7 @@ fn routers() -> (
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);
     openapi::finish(&mut test);
-    (
-        platform_routes,
-        billing_routes,
-        test_routes,
-        Documents {
-            platform,
-            billing,
-            test,
-        },
-    )
+    (platform_routes, billing_routes, test_routes, Documents { platform, billing, test })
 }
 
 /// The OpenAPI documents, as served and as committed under `openapi/`.
@@ -195,22 +165,12 @@ pub fn app(state: AppState) -> Router {
     let (platform_routes, billing_routes, test_routes, docs) = routers();
     // Idempotency wraps every billing POST, the `{id}:verb` operations included.
     let billing_routes = billing_routes
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            billing::actions::subscription_actions,
-        ))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            billing::idempotency::idempotency,
-        ));
+        .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
+        .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs));
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
-    let test_routes = if state.test_mode {
-        test_routes
-    } else {
-        Router::new()
-    };
+    let test_routes = if state.test_mode { test_routes } else { Router::new() };
     platform_routes
         .merge(billing_routes)
         .merge(test_routes)
@@ -253,17 +213,13 @@ pub fn app(state: AppState) -> Router {
 /// dropped; the effect and its idempotency record commit together or not at all.
 async fn to_completion(request: Request, next: Next) -> Response {
     use axum::http::Method;
-    if matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    ) {
+    if matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return next.run(request).await;
     }
     match tokio::spawn(next.run(request)).await {
         Ok(response) => response,
         Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(err) => ApiError::internal(anyhow::anyhow!("a request's task ended early: {err}"))
-            .into_response(),
+        Err(err) => ApiError::internal(anyhow::anyhow!("a request's task ended early: {err}")).into_response(),
     }
 }
 
@@ -273,56 +229,29 @@ fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
     const POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
         img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
     let mut urls = vec![
-        (
-            Url::new("platform v4", openapi::PLATFORM_URL),
-            docs.platform,
-        ),
-        (
-            Url::new("partner billing v1", openapi::BILLING_URL),
-            docs.billing,
-        ),
+        (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
+        (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
     ];
     if test_mode {
-        urls.push((
-            Url::new("test mode v1", crate::api::test_mode::TEST_URL),
-            docs.test,
-        ));
+        urls.push((Url::new("test mode v1", crate::api::test_mode::TEST_URL), docs.test));
     }
     Router::from(SwaggerUi::new("/docs").urls(urls))
-        .layer(SetResponseHeaderLayer::overriding(
-            CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(POLICY),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
+        .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
+        .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
 }
 
 /// The OpenAPI 3.0.3 editions of the documents, for tools that read only 3.0
 /// (`openapi::v3_0`): files, not API operations, rendered once.
 fn editions_3_0(docs: &Documents) -> Router<AppState> {
     let mut router = Router::new();
-    for (name, doc) in [
-        (openapi::PLATFORM_3_0_FILE, &docs.platform),
-        (openapi::BILLING_3_0_FILE, &docs.billing),
-    ] {
-        let edition = openapi::v3_0::edition(
-            &serde_json::to_value(doc).expect("OpenAPI documents serialize"),
-        );
-        let body = axum::body::Bytes::from(
-            serde_json::to_vec(&edition).expect("OpenAPI documents serialize"),
-        );
+    for (name, doc) in [(openapi::PLATFORM_3_0_FILE, &docs.platform), (openapi::BILLING_3_0_FILE, &docs.billing)] {
+        let edition = openapi::v3_0::edition(&serde_json::to_value(doc).expect("OpenAPI documents serialize"));
+        let body = axum::body::Bytes::from(serde_json::to_vec(&edition).expect("OpenAPI documents serialize"));
         router = router.route(
             &format!("/openapi/{name}"),
             axum::routing::get(move || {
                 let body = body.clone();
-                async move {
-                    (
-                        [(axum::http::header::CONTENT_TYPE, "application/json")],
-                        body,
-                    )
-                }
+                async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], body) }
             }),
         );
     }
@@ -336,28 +265,13 @@ const MAX_URI_BYTES: usize = 8 * 1024;
 const MAX_HEADER_BYTES: usize = 16 * 1024;
 
 async fn bounded_head(request: Request, next: Next) -> Response {
-    let target = request
-        .uri()
-        .path_and_query()
-        .map_or(0, |p| p.as_str().len());
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if target > MAX_URI_BYTES {
-        return ApiError::new(
-            ErrorCode::UriTooLong,
-            format!("the request target is longer than {MAX_URI_BYTES} bytes"),
-        )
-        .into_response();
+        return ApiError::new(ErrorCode::UriTooLong, format!("the request target is longer than {MAX_URI_BYTES} bytes")).into_response();
     }
-    let headers: usize = request
-        .headers()
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len() + 4)
-        .sum();
+    let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
     if headers > MAX_HEADER_BYTES {
-        return ApiError::new(
-            ErrorCode::HeadersTooLarge,
-            format!("the request headers are larger than {MAX_HEADER_BYTES} bytes"),
-        )
-        .into_response();
+        return ApiError::new(ErrorCode::HeadersTooLarge, format!("the request headers are larger than {MAX_HEADER_BYTES} bytes")).into_response();
     }
     next.run(request).await
 }
@@ -369,9 +283,7 @@ async fn no_store(request: Request, next: Next) -> Response {
     let public = path.starts_with("/docs") || path.starts_with("/openapi/");
     let mut response = next.run(request).await;
     if !public {
-        response
-            .headers_mut()
-            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response
 }
@@ -381,17 +293,9 @@ async fn no_store(request: Request, next: Next) -> Response {
 async fn plain_request_id(mut request: Request, next: Next) -> Response {
     let plain = |value: &HeaderValue| {
         let bytes = value.as_bytes();
-        !bytes.is_empty()
-            && bytes.len() <= 128
-            && bytes
-                .iter()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
+        !bytes.is_empty() && bytes.len() <= 128 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
     };
-    if request
-        .headers()
-        .get("x-request-id")
-        .is_some_and(|value| !plain(value))
-    {
+    if request.headers().get("x-request-id").is_some_and(|value| !plain(value)) {
         request.headers_mut().remove("x-request-id");
     }
     next.run(request).await
@@ -420,15 +324,9 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
         return response;
     }
     let (parts, _) = response.into_parts();
-    let mut problem = ApiError::new(
-        ErrorCode::MethodNotAllowed,
-        "this path does not support the method",
-    )
-    .into_response();
+    let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
     if let Some(allow) = parts.headers.get(axum::http::header::ALLOW) {
-        problem
-            .headers_mut()
-            .insert(axum::http::header::ALLOW, allow.clone());
+        problem.headers_mut().insert(axum::http::header::ALLOW, allow.clone());
     }
     problem
 }
@@ -439,11 +337,7 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::R
 }
 
 /// As `serve`, with other bounds on connections.
-pub async fn serve_with(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    limits: ConnectionLimits,
-) -> std::io::Result<()> {
+pub async fn serve_with(listener: tokio::net::TcpListener, app: Router, limits: ConnectionLimits) -> std::io::Result<()> {
     crate::connections::serve(listener, app, limits, shutdown_signal()).await
 }
 

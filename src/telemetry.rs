@@ -42,9 +42,7 @@ use sea_orm::{DatabaseConnection, DbBackend};
 use crate::AppState;
 
 const BATCH_BUCKETS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
-const DURATION_BUCKETS: [f64; 14] = [
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-];
+const DURATION_BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
 /// The process's recorder, installed on first use; a thread drains histogram
 /// samples every few seconds so that memory stays flat between scrapes.
@@ -52,10 +50,7 @@ pub fn recorder() -> &'static PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE.get_or_init(|| {
         let handle = PrometheusBuilder::new()
-            .set_buckets_for_metric(
-                Matcher::Suffix("duration_seconds".to_owned()),
-                &DURATION_BUCKETS,
-            )
+            .set_buckets_for_metric(Matcher::Suffix("duration_seconds".to_owned()), &DURATION_BUCKETS)
             .expect("buckets are not empty")
             .set_buckets_for_metric(Matcher::Suffix("batch_size".to_owned()), &BATCH_BUCKETS)
             .expect("buckets are not empty")
@@ -79,8 +74,7 @@ pub fn recorder() -> &'static PrometheusHandle {
 pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
     recorder();
     db.set_metric_callback(move |info| {
-        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => pool)
-            .record(info.elapsed.as_secs_f64());
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => pool).record(info.elapsed.as_secs_f64());
     });
 }
 
@@ -89,8 +83,7 @@ pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
 pub fn time_on_thread_statements(reads: &mut crate::db::on_thread::OnThreadReads) {
     recorder();
     reads.set_metric_callback(|elapsed| {
-        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => "on_thread")
-            .record(elapsed.as_secs_f64());
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => "on_thread").record(elapsed.as_secs_f64());
     });
 }
 
@@ -107,10 +100,7 @@ async fn scrape(State(state): State<AppState>) -> Response {
         sample_pool("readers", &state.reads);
     }
     let mut response = recorder().render().into_response();
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
     response
 }
 
@@ -128,19 +118,14 @@ fn sample_pool(pool: &'static str, db: &DatabaseConnection) {
     };
     let idle = idle as f64;
     metrics::gauge!("switchboard_db_pool_connections", "pool" => pool, "state" => "idle").set(idle);
-    metrics::gauge!("switchboard_db_pool_connections", "pool" => pool, "state" => "in_use")
-        .set(f64::from(size) - idle);
+    metrics::gauge!("switchboard_db_pool_connections", "pool" => pool, "state" => "in_use").set(f64::from(size) - idle);
     metrics::gauge!("switchboard_db_pool_max_connections", "pool" => pool).set(f64::from(max));
 }
 
 /// Counts and times every request by its operationId, and the requests in flight.
 /// The metric handles are made once per operation (`Operations`), so a request
 /// costs a few atomic operations, not a registry lookup per metric.
-pub async fn observe(
-    State(operations): State<Arc<Operations>>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn observe(State(operations): State<Arc<Operations>>, request: Request, next: Next) -> Response {
     let operation = operations.find(request.method(), request.uri().path());
     operations.in_flight.increment(1.0);
     // Decremented on drop: a request whose client goes away still leaves.
@@ -169,29 +154,16 @@ struct OperationMetrics {
 
 impl OperationMetrics {
     fn new(id: &'static str) -> Self {
-        let duration =
-            metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => id);
-        Self {
-            id,
-            duration,
-            by_status: RwLock::new(HashMap::new()),
-        }
+        let duration = metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => id);
+        Self { id, duration, by_status: RwLock::new(HashMap::new()) }
     }
 
     fn answered(&self, status: u16) -> metrics::Counter {
-        if let Some(counter) = self
-            .by_status
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&status)
-        {
+        if let Some(counter) = self.by_status.read().unwrap_or_else(|p| p.into_inner()).get(&status) {
             return counter.clone();
         }
         let counter = metrics::counter!("switchboard_http_requests_total", "operation" => self.id, "status" => status_label(status));
-        self.by_status
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(status, counter.clone());
+        self.by_status.write().unwrap_or_else(|p| p.into_inner()).insert(status, counter.clone());
         counter
     }
 }
@@ -199,11 +171,7 @@ impl OperationMetrics {
 /// A `&'static str` per status code, so labels do not allocate.
 fn status_label(code: u16) -> &'static str {
     static LABELS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    let labels = LABELS.get_or_init(|| {
-        (0..600u16)
-            .map(|c| &*Box::leak(c.to_string().into_boxed_str()))
-            .collect()
-    });
+    let labels = LABELS.get_or_init(|| (0..600u16).map(|c| &*Box::leak(c.to_string().into_boxed_str())).collect());
     labels.get(usize::from(code)).copied().unwrap_or("other")
 }
 
@@ -225,9 +193,7 @@ struct Template {
 enum Segment {
     Literal(String),
     /// `{id}`, or `{id}:verb` (a parameter then a fixed suffix).
-    Parameter {
-        suffix: String,
-    },
+    Parameter { suffix: String },
 }
 
 impl Operations {
@@ -236,11 +202,7 @@ impl Operations {
         recorder();
         let mut by_method: HashMap<Method, Vec<Template>> = HashMap::new();
         let mut metrics = Vec::new();
-        for (doc, prefixes) in [
-            (&documents.platform, &["", "/v4"][..]),
-            (&documents.billing, &[""][..]),
-            (&documents.test, &[""][..]),
-        ] {
+        for (doc, prefixes) in [(&documents.platform, &["", "/v4"][..]), (&documents.billing, &[""][..]), (&documents.test, &[""][..])] {
             for (path, item) in &doc.paths.paths {
                 let operations = [
                     (Method::GET, &item.get),
@@ -250,34 +212,18 @@ impl Operations {
                     (Method::PATCH, &item.patch),
                 ];
                 for (method, operation) in operations {
-                    let Some(id) = operation.as_ref().and_then(|op| op.operation_id.clone()) else {
-                        continue;
-                    };
+                    let Some(id) = operation.as_ref().and_then(|op| op.operation_id.clone()) else { continue };
                     metrics.push(OperationMetrics::new(Box::leak(id.into_boxed_str())));
                     for prefix in prefixes {
-                        let segments = format!("{prefix}{path}")
-                            .split('/')
-                            .skip(1)
-                            .map(Segment::parse)
-                            .collect();
-                        by_method.entry(method.clone()).or_default().push(Template {
-                            segments,
-                            operation: metrics.len() - 1,
-                        });
+                        let segments = format!("{prefix}{path}").split('/').skip(1).map(Segment::parse).collect();
+                        by_method.entry(method.clone()).or_default().push(Template { segments, operation: metrics.len() - 1 });
                     }
                 }
             }
         }
         // Most literal segments first: `/subscriptions/products` before `/subscriptions/{id}`.
         for templates in by_method.values_mut() {
-            templates.sort_by_key(|t| {
-                std::cmp::Reverse(
-                    t.segments
-                        .iter()
-                        .filter(|s| matches!(s, Segment::Literal(_)))
-                        .count(),
-                )
-            });
+            templates.sort_by_key(|t| std::cmp::Reverse(t.segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count()));
         }
         Self {
             by_method,
@@ -289,29 +235,19 @@ impl Operations {
 
     /// The operation serving `method` at `path` (`unmatched` when none does).
     fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
-        let Some(templates) = self.by_method.get(method) else {
-            return &self.unmatched;
-        };
+        let Some(templates) = self.by_method.get(method) else { return &self.unmatched };
         let segments: Vec<&str> = path.split('/').skip(1).collect();
         templates
             .iter()
-            .find(|t| {
-                t.segments.len() == segments.len()
-                    && t.segments.iter().zip(&segments).all(|(s, v)| s.matches(v))
-            })
+            .find(|t| t.segments.len() == segments.len() && t.segments.iter().zip(&segments).all(|(s, v)| s.matches(v)))
             .map_or(&self.unmatched, |t| &self.metrics[t.operation])
     }
 }
 
 impl Segment {
     fn parse(segment: &str) -> Self {
-        match segment
-            .strip_prefix('{')
-            .and_then(|rest| rest.split_once('}'))
-        {
-            Some((_, suffix)) => Segment::Parameter {
-                suffix: suffix.to_owned(),
-            },
+        match segment.strip_prefix('{').and_then(|rest| rest.split_once('}')) {
+            Some((_, suffix)) => Segment::Parameter { suffix: suffix.to_owned() },
             None => Segment::Literal(segment.to_owned()),
         }
     }
@@ -319,9 +255,7 @@ impl Segment {
     fn matches(&self, value: &str) -> bool {
         match self {
             Segment::Literal(literal) => literal == value,
-            Segment::Parameter { suffix } => {
-                value.len() > suffix.len() && value.ends_with(suffix.as_str())
-            }
+            Segment::Parameter { suffix } => value.len() > suffix.len() && value.ends_with(suffix.as_str()),
         }
     }
 }
@@ -335,53 +269,17 @@ mod tests {
         let operations = Operations::from_documents(&crate::documents());
         let id = "0192f0c4-0000-7000-8000-00000000f001";
         for (method, path, expected) in [
-            (
-                Method::GET,
-                format!("/v4/secureform/secureForms/{id}"),
-                "getSecureForm",
-            ),
-            (
-                Method::GET,
-                format!("/secureform/secureForms/{id}"),
-                "getSecureForm",
-            ),
-            (
-                Method::GET,
-                "/v4/secureform/secureForms".to_owned(),
-                "listSecureForms",
-            ),
-            (
-                Method::POST,
-                "/oauth/token".to_owned(),
-                "createPlatformToken",
-            ),
-            (
-                Method::POST,
-                format!("/api/billing/subscriptions/{id}:cancel"),
-                "cancelSubscription",
-            ),
-            (
-                Method::GET,
-                format!("/api/billing/subscriptions/{id}"),
-                "getSubscription",
-            ),
-            (
-                Method::GET,
-                "/api/billing/sites/10000".to_owned(),
-                "getSite",
-            ),
+            (Method::GET, format!("/v4/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, format!("/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, "/v4/secureform/secureForms".to_owned(), "listSecureForms"),
+            (Method::POST, "/oauth/token".to_owned(), "createPlatformToken"),
+            (Method::POST, format!("/api/billing/subscriptions/{id}:cancel"), "cancelSubscription"),
+            (Method::GET, format!("/api/billing/subscriptions/{id}"), "getSubscription"),
+            (Method::GET, "/api/billing/sites/10000".to_owned(), "getSite"),
             (Method::GET, "/wp-admin/setup.php".to_owned(), "unmatched"),
-            (
-                Method::PATCH,
-                format!("/v4/secureform/secureForms/{id}"),
-                "unmatched",
-            ),
+            (Method::PATCH, format!("/v4/secureform/secureForms/{id}"), "unmatched"),
         ] {
-            assert_eq!(
-                operations.find(&method, &path).id,
-                expected,
-                "{method} {path}"
-            );
+            assert_eq!(operations.find(&method, &path).id, expected, "{method} {path}");
         }
     }
 }

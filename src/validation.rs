@@ -14,8 +14,7 @@ use crate::error::{ErrorCode, Violations};
 /// Required text must not be blank (only spaces, tabs and line breaks).
 pub fn not_blank(value: &str) -> Result<(), ValidationError> {
     if is_blank(value) {
-        return Err(ValidationError::new(ErrorCode::FieldRequired.slug())
-            .with_message(Cow::Borrowed("is required and must not be blank")));
+        return Err(ValidationError::new(ErrorCode::FieldRequired.slug()).with_message(Cow::Borrowed("is required and must not be blank")));
     }
     Ok(())
 }
@@ -23,8 +22,7 @@ pub fn not_blank(value: &str) -> Result<(), ValidationError> {
 /// No text holds NUL: PostgreSQL text cannot store one.
 pub fn no_nul(value: &str) -> Result<(), ValidationError> {
     if value.contains('\0') {
-        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug())
-            .with_message(Cow::Borrowed("must not contain NUL characters")));
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Borrowed("must not contain NUL characters")));
     }
     Ok(())
 }
@@ -111,12 +109,7 @@ fn wire_name(field: &str) -> String {
 
 /// Our code and a sentence for one `validator` error.
 fn describe(error: &ValidationError) -> (ErrorCode, String) {
-    let param = |name: &str| {
-        error
-            .params
-            .get(name)
-            .map(|v| v.to_string().trim_matches('"').to_owned())
-    };
+    let param = |name: &str| error.params.get(name).map(|v| v.to_string().trim_matches('"').to_owned());
     let own_message = error.message.as_ref().map(|m| m.to_string());
     match error.code.as_ref() {
         "required" => (ErrorCode::FieldRequired, "is required".to_owned()),
@@ -141,20 +134,10 @@ fn describe(error: &ValidationError) -> (ErrorCode, String) {
             };
             (ErrorCode::FieldOutOfRange, detail)
         }
-        "regex" => (
-            ErrorCode::FieldInvalidFormat,
-            own_message.unwrap_or_else(|| "does not have the expected format".to_owned()),
-        ),
-        "email" => (
-            ErrorCode::FieldInvalidFormat,
-            "must be an email address".to_owned(),
-        ),
+        "regex" => (ErrorCode::FieldInvalidFormat, own_message.unwrap_or_else(|| "does not have the expected format".to_owned())),
+        "email" => (ErrorCode::FieldInvalidFormat, "must be an email address".to_owned()),
         slug => {
-            let code = ErrorCode::ALL
-                .iter()
-                .copied()
-                .find(|c| c.slug() == slug)
-                .unwrap_or(ErrorCode::FieldInvalidFormat);
+            let code = ErrorCode::ALL.iter().copied().find(|c| c.slug() == slug).unwrap_or(ErrorCode::FieldInvalidFormat);
             (code, own_message.unwrap_or_else(|| code.title().to_owned()))
         }
     }

@@ -28,9 +28,7 @@ use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote};
 use syn::punctuated::Punctuated;
-use syn::{
-    Attribute, Expr, ExprLit, Fields, ItemStruct, Lit, Meta, Token, Type, parse_macro_input,
-};
+use syn::{Attribute, Expr, ExprLit, Fields, ItemStruct, Lit, Meta, Token, Type, parse_macro_input};
 
 #[proc_macro_attribute]
 pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -43,37 +41,19 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         match arg {
             Meta::Path(path) if path.is_ident("params") => doc_attribute = "param",
             Meta::List(list) if list.path.is_ident("patterns") => {
-                let named = match list
-                    .parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated)
-                {
+                let named = match list.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated) {
                     Ok(named) => named,
                     Err(err) => return err.to_compile_error().into(),
                 };
                 for pattern in named {
-                    let (
-                        Some(name),
-                        Expr::Lit(ExprLit {
-                            lit: Lit::Str(regex),
-                            ..
-                        }),
-                    ) = (pattern.path.get_ident(), &pattern.value)
-                    else {
-                        return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)")
-                            .to_compile_error()
-                            .into();
+                    let (Some(name), Expr::Lit(ExprLit { lit: Lit::Str(regex), .. })) = (pattern.path.get_ident(), &pattern.value) else {
+                        return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)").to_compile_error().into();
                     };
                     statics.push(regex_static(name, regex, quote!(pub(crate))));
                     shared.push((name.clone(), regex.clone()));
                 }
             }
-            other => {
-                return syn::Error::new_spanned(
-                    other,
-                    "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]",
-                )
-                .to_compile_error()
-                .into();
-            }
+            other => return syn::Error::new_spanned(other, "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]").to_compile_error().into(),
         }
     }
     if matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1) {
@@ -83,12 +63,7 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     }
     let Fields::Named(fields) = &mut item.fields else {
-        return syn::Error::new_spanned(
-            &item,
-            "#[rules] needs a struct with named fields, or a text newtype",
-        )
-        .to_compile_error()
-        .into();
+        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields, or a text newtype").to_compile_error().into();
     };
     for field in fields.named.iter_mut() {
         let mut rule_attrs = Vec::new();
@@ -103,30 +78,16 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         let is_list = is_list(&field.ty);
         let is_option = is_option(&field.ty);
         for attr in rule_attrs {
-            match expand(
-                &attr,
-                &item.ident,
-                &field_name,
-                (is_list, is_option),
-                &shared,
-            ) {
+            match expand(&attr, &item.ident, &field_name, (is_list, is_option), &shared) {
                 Ok(expansion) => {
-                    let validate: Vec<_> = expansion
-                        .validate
-                        .into_iter()
-                        .filter(|rule| !rule.is_empty())
-                        .collect();
+                    let validate: Vec<_> = expansion.validate.into_iter().filter(|rule| !rule.is_empty()).collect();
                     let document = expansion.document;
                     if !validate.is_empty() {
-                        field
-                            .attrs
-                            .push(syn::parse_quote!(#[validate(#(#validate),*)]));
+                        field.attrs.push(syn::parse_quote!(#[validate(#(#validate),*)]));
                     }
                     if !document.is_empty() {
                         let path = format_ident!("{}", doc_attribute);
-                        field
-                            .attrs
-                            .push(syn::parse_quote!(#[#path(#(#document),*)]));
+                        field.attrs.push(syn::parse_quote!(#[#path(#(#document),*)]));
                     }
                     statics.extend(expansion.statics);
                 }
@@ -139,36 +100,20 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[rule(text(..))]` on a one-field tuple struct of text.
 fn text_newtype(item: &mut ItemStruct) -> syn::Result<Tokens> {
-    let position = item
-        .attrs
-        .iter()
-        .position(|attr| attr.path().is_ident("rule"));
-    let attr = position.map(|at| item.attrs.remove(at)).ok_or_else(|| {
-        syn::Error::new_spanned(&item.ident, "a text newtype needs #[rule(text(..))]")
-    })?;
+    let position = item.attrs.iter().position(|attr| attr.path().is_ident("rule"));
+    let attr = position.map(|at| item.attrs.remove(at)).ok_or_else(|| syn::Error::new_spanned(&item.ident, "a text newtype needs #[rule(text(..))]"))?;
     let Meta::List(list) = attr.parse_args::<Meta>()? else {
-        return Err(syn::Error::new_spanned(
-            &attr,
-            "a text newtype takes #[rule(text(max = N[, required]))]",
-        ));
+        return Err(syn::Error::new_spanned(&attr, "a text newtype takes #[rule(text(max = N[, required]))]"));
     };
     if !list.path.is_ident("text") {
-        return Err(syn::Error::new_spanned(
-            &list,
-            "a text newtype takes #[rule(text(max = N[, required]))]",
-        ));
+        return Err(syn::Error::new_spanned(&list, "a text newtype takes #[rule(text(max = N[, required]))]"));
     }
     let (mut max, mut required) = (None, false);
     for arg in list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)? {
         match &arg {
             Meta::Path(p) if p.is_ident("required") => required = true,
             Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
-            other => {
-                return Err(syn::Error::new_spanned(
-                    other,
-                    "text takes `max = N` and `required`",
-                ));
-            }
+            other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
         }
     }
     let max = max.ok_or_else(|| syn::Error::new_spanned(&list, "text needs `max = N`"))?;
@@ -206,18 +151,10 @@ fn expand(
 ) -> syn::Result<Expansion> {
     let mut out = Expansion::default();
     // A value that is not an `Option` is required by serde already (or has a default).
-    let required = if is_option {
-        quote!(required)
-    } else {
-        quote!()
-    };
+    let required = if is_option { quote!(required) } else { quote!() };
     let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
     for meta in metas {
-        let name = meta
-            .path()
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let name = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
         match (name.as_str(), &meta) {
             ("required", Meta::Path(_)) => {
                 out.validate.push(required.clone());
@@ -233,34 +170,22 @@ fn expand(
                     match &arg {
                         Meta::Path(p) if p.is_ident("required") => required_text = true,
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
-                        Meta::NameValue(nv) if nv.path.is_ident("max") => {
-                            max = Some(nv.value.clone())
-                        }
-                        other => {
-                            return Err(syn::Error::new_spanned(
-                                other,
-                                "text takes `max = N` and `required`",
-                            ));
-                        }
+                        Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
+                        other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
                     }
                 }
-                let max =
-                    max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
+                let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
                 out.validate.push(quote!(length(max = #max)));
-                out.validate
-                    .push(quote!(custom(function = crate::validation::no_nul)));
+                out.validate.push(quote!(custom(function = crate::validation::no_nul)));
                 if required_text {
                     out.validate.push(required.clone());
-                    out.validate
-                        .push(quote!(custom(function = crate::validation::not_blank)));
+                    out.validate.push(quote!(custom(function = crate::validation::not_blank)));
                     out.document.push(quote!(required = true));
                     out.document.push(quote!(min_length = 1));
                 }
                 match (required_text, nul_in_schema) {
                     (true, false) => out.document.push(quote!(pattern = r"[^\t\n\r ]")),
-                    (true, true) => out
-                        .document
-                        .push(quote!(pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")),
+                    (true, true) => out.document.push(quote!(pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")),
                     (false, true) => out.document.push(quote!(pattern = r"^[^\u0000]*$")),
                     (false, false) => {}
                 }
@@ -268,11 +193,8 @@ fn expand(
             }
             ("length", Meta::List(list)) => {
                 let (min, max) = bounds(list)?;
-                let (min_doc, max_doc) = if is_list {
-                    (quote!(min_items), quote!(max_items))
-                } else {
-                    (quote!(min_length), quote!(max_length))
-                };
+                let (min_doc, max_doc) =
+                    if is_list { (quote!(min_items), quote!(max_items)) } else { (quote!(min_length), quote!(max_length)) };
                 let mut validate = Vec::new();
                 if let Some(min) = &min {
                     validate.push(quote!(min = #min));
@@ -299,41 +221,22 @@ fn expand(
             }
             ("pattern", Meta::NameValue(nv)) => {
                 let (regex, pattern) = match &nv.value {
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Str(pattern),
-                        ..
-                    }) => {
-                        let regex = format_ident!(
-                            "{}_{}_PATTERN",
-                            owner.to_string().to_uppercase(),
-                            field.to_string().to_uppercase()
-                        );
+                    Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) => {
+                        let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
                         out.statics.push(regex_static(&regex, pattern, quote!()));
                         (regex, pattern.clone())
                     }
                     Expr::Path(path) => {
-                        let found = path
-                            .path
-                            .get_ident()
-                            .and_then(|name| shared.iter().find(|(shared, _)| shared == name));
+                        let found = path.path.get_ident().and_then(|name| shared.iter().find(|(shared, _)| shared == name));
                         let Some((name, pattern)) = found else {
-                            return Err(syn::Error::new_spanned(
-                                &nv.value,
-                                "not a pattern named in #[rules(patterns(..))]",
-                            ));
+                            return Err(syn::Error::new_spanned(&nv.value, "not a pattern named in #[rules(patterns(..))]"));
                         };
                         (name.clone(), pattern.clone())
                     }
-                    other => {
-                        return Err(syn::Error::new_spanned(
-                            other,
-                            "pattern takes a string literal or a shared pattern's name",
-                        ));
-                    }
+                    other => return Err(syn::Error::new_spanned(other, "pattern takes a string literal or a shared pattern's name")),
                 };
                 let message = format!("must match the pattern {}", pattern.value());
-                out.validate
-                    .push(quote!(regex(path = *#regex, message = #message)));
+                out.validate.push(quote!(regex(path = *#regex, message = #message)));
                 out.document.push(quote!(pattern = #pattern));
             }
             _ => {
@@ -361,12 +264,7 @@ fn bounds(list: &syn::MetaList) -> syn::Result<(Option<Expr>, Option<Expr>)> {
         match &arg {
             Meta::NameValue(nv) if nv.path.is_ident("min") => min = Some(nv.value.clone()),
             Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
-            other => {
-                return Err(syn::Error::new_spanned(
-                    other,
-                    "takes `min = A` and `max = B` (literals)",
-                ));
-            }
+            other => return Err(syn::Error::new_spanned(other, "takes `min = A` and `max = B` (literals)")),
         }
     }
     Ok((min, max))
@@ -379,9 +277,7 @@ fn is_option(ty: &Type) -> bool {
 /// `Vec<_>` or `Option<Vec<_>>`: its length bounds are item counts.
 fn is_list(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
-    let Some(last) = path.path.segments.last() else {
-        return false;
-    };
+    let Some(last) = path.path.segments.last() else { return false };
     match last.ident.to_string().as_str() {
         "Vec" => true,
         "Option" => match &last.arguments {

@@ -114,11 +114,7 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in [
-            "secure_form_field_options",
-            "secure_form_fields",
-            "secure_forms",
-        ] {
+        for table in ["secure_form_field_options", "secure_form_fields", "secure_forms"] {
             manager
                 .drop_table(Table::drop().table(table).to_owned())
                 .await?;

@@ -52,12 +52,7 @@ impl MigrationTrait for Migration {
                     .col(string("voice_type"))
                     .col(string("gender_type"))
                     .col(string("sample"))
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_voices_language")
-                            .from("voices", "language_id")
-                            .to("languages", "id"),
-                    )
+                    .foreign_key(ForeignKey::create().name("fk_voices_language").from("voices", "language_id").to("languages", "id"))
                     .to_owned(),
             )
             .await?;
@@ -168,24 +163,9 @@ impl MigrationTrait for Migration {
                     .col(timestamp_with_time_zone("created_time"))
                     .col(timestamp_with_time_zone("last_updated_time"))
                     .foreign_key(&mut site_fk("voicebots"))
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_voicebots_engine")
-                            .from("voicebots", "engine_id")
-                            .to("chatbot_engines", "id"),
-                    )
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_voicebots_language")
-                            .from("voicebots", "language_id")
-                            .to("languages", "id"),
-                    )
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_voicebots_voice")
-                            .from("voicebots", "voice_name_id")
-                            .to("voices", "id"),
-                    )
+                    .foreign_key(ForeignKey::create().name("fk_voicebots_engine").from("voicebots", "engine_id").to("chatbot_engines", "id"))
+                    .foreign_key(ForeignKey::create().name("fk_voicebots_language").from("voicebots", "language_id").to("languages", "id"))
+                    .foreign_key(ForeignKey::create().name("fk_voicebots_voice").from("voicebots", "voice_name_id").to("voices", "id"))
                     .foreign_key(
                         ForeignKey::create()
                             .name("fk_voicebots_channel")
@@ -197,20 +177,11 @@ impl MigrationTrait for Migration {
             .await?;
         for (name, table) in [
             ("ix_voicebots_site", "voicebots"),
-            (
-                "ix_voicebot_channel_instances_site",
-                "voicebot_channel_instances",
-            ),
+            ("ix_voicebot_channel_instances_site", "voicebot_channel_instances"),
             ("ix_sip_configurations_site", "sip_configurations"),
         ] {
             manager
-                .create_index(
-                    Index::create()
-                        .name(name)
-                        .table(table)
-                        .col("site_id")
-                        .to_owned(),
-                )
+                .create_index(Index::create().name(name).table(table).col("site_id").to_owned())
                 .await?;
         }
         manager
@@ -235,9 +206,7 @@ impl MigrationTrait for Migration {
             "languages",
             "chatbot_engines",
         ] {
-            manager
-                .drop_table(Table::drop().table(table).to_owned())
-                .await?;
+            manager.drop_table(Table::drop().table(table).to_owned()).await?;
         }
         Ok(())
     }

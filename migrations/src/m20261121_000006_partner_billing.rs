@@ -17,29 +17,10 @@ pub struct Migration;
 fn site_columns() -> Vec<ColumnDef> {
     let mut columns = vec![integer("platform_id").default(1).to_owned()];
     for name in [
-        "company_size",
-        "website",
-        "phone",
-        "fax",
-        "country_or_region",
-        "state_or_province",
-        "city",
-        "mailing_address",
-        "postal_or_zip_code",
-        "first_name",
-        "last_name",
-        "date_time_format",
-        "language_id",
-        "time_zone",
-        "status",
-        "subdomain",
-        "custom_domain",
-        "industry",
-        "other_industry_description",
-        "deployment_type",
-        "livechat_last_web_page_url",
-        "buying_stage",
-        "register_email",
+        "company_size", "website", "phone", "fax", "country_or_region", "state_or_province", "city",
+        "mailing_address", "postal_or_zip_code", "first_name", "last_name", "date_time_format", "language_id",
+        "time_zone", "status", "subdomain", "custom_domain", "industry", "other_industry_description",
+        "deployment_type", "livechat_last_web_page_url", "buying_stage", "register_email",
     ] {
         columns.push(text(name).default("").to_owned());
     }
@@ -58,22 +39,11 @@ fn site_columns() -> Vec<ColumnDef> {
 }
 
 const PRICE_COLUMNS: [&str; 8] = [
-    "monthly_price",
-    "quarterly_price",
-    "semi_annual_price",
-    "annual_price",
-    "monthly_price_discount",
-    "quarterly_price_discount",
-    "semi_annual_price_discount",
-    "annual_price_discount",
+    "monthly_price", "quarterly_price", "semi_annual_price", "annual_price",
+    "monthly_price_discount", "quarterly_price_discount", "semi_annual_price_discount", "annual_price_discount",
 ];
 
-fn fk(
-    table: &'static str,
-    column: &'static str,
-    to: &'static str,
-    to_column: &'static str,
-) -> ForeignKeyCreateStatement {
+fn fk(table: &'static str, column: &'static str, to: &'static str, to_column: &'static str) -> ForeignKeyCreateStatement {
     ForeignKey::create()
         .name(format!("fk_{table}_{column}"))
         .from(table, column)
@@ -82,11 +52,7 @@ fn fk(
 }
 
 fn index(table: &'static str, column: &'static str) -> IndexCreateStatement {
-    Index::create()
-        .name(format!("ix_{table}_{column}"))
-        .table(table)
-        .col(column)
-        .to_owned()
+    Index::create().name(format!("ix_{table}_{column}")).table(table).col(column).to_owned()
 }
 
 /// Tables in creation order (children after parents); dropped in reverse.
@@ -112,12 +78,8 @@ fn tables() -> Vec<TableCreateStatement> {
     for price in PRICE_COLUMNS {
         segments.col(text(price).default("0"));
     }
-    segments.foreign_key(&mut fk(
-        "subscription_price_segments",
-        "subscription_pricing_model_id",
-        "subscription_pricing_models",
-        "id",
-    ));
+    segments
+        .foreign_key(&mut fk("subscription_price_segments", "subscription_pricing_model_id", "subscription_pricing_models", "id"));
 
     let mut line_items = Table::create();
     line_items
@@ -142,58 +104,24 @@ fn tables() -> Vec<TableCreateStatement> {
         .col(text("tax_rate").default("0"))
         .col(uuid_null("cancelled_invoice_line_item_id"))
         .col(integer("service_days").default(0));
-    for money in [
-        "unit_price",
-        "discount",
-        "amount",
-        "tax",
-        "line_total",
-        "paid_amount",
-        "amount_usd_to_pay",
-        "amount_usd_to_refund",
-    ] {
+    for money in ["unit_price", "discount", "amount", "tax", "line_total", "paid_amount", "amount_usd_to_pay", "amount_usd_to_refund"] {
         line_items.col(text(money).default("0"));
     }
-    line_items.foreign_key(&mut fk(
-        "invoice_line_items",
-        "invoice_id",
-        "invoices",
-        "id",
-    ));
+    line_items.foreign_key(&mut fk("invoice_line_items", "invoice_id", "invoices", "id"));
 
     let mut bill_tos = Table::create();
-    bill_tos
-        .table("invoice_bill_tos")
-        .col(uuid("invoice_id").primary_key())
-        .col(integer("site_id"));
+    bill_tos.table("invoice_bill_tos").col(uuid("invoice_id").primary_key()).col(integer("site_id"));
     for name in [
-        "first_name",
-        "last_name",
-        "company_name",
-        "email",
-        "phone",
-        "country_or_region",
-        "state_or_province",
-        "city",
-        "mailing_address",
-        "job_title",
-        "bill_to",
+        "first_name", "last_name", "company_name", "email", "phone", "country_or_region", "state_or_province",
+        "city", "mailing_address", "job_title", "bill_to",
     ] {
         bill_tos.col(text(name).default(""));
     }
     bill_tos.foreign_key(&mut fk("invoice_bill_tos", "invoice_id", "invoices", "id"));
 
     vec![
-        Table::create()
-            .table("platforms")
-            .col(integer("id").primary_key())
-            .col(string("name"))
-            .to_owned(),
-        Table::create()
-            .table("profit_centers")
-            .col(pk_uuid("id"))
-            .col(string("name"))
-            .to_owned(),
+        Table::create().table("platforms").col(integer("id").primary_key()).col(string("name")).to_owned(),
+        Table::create().table("profit_centers").col(pk_uuid("id")).col(string("name")).to_owned(),
         Table::create()
             .table("tags")
             .col(pk_uuid("id"))
@@ -227,12 +155,7 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(uuid("site_contract_id"))
             .col(text("name").default(""))
             .col(text("attachment").default(""))
-            .foreign_key(&mut fk(
-                "site_contract_attachments",
-                "site_contract_id",
-                "site_contracts",
-                "id",
-            ))
+            .foreign_key(&mut fk("site_contract_attachments", "site_contract_id", "site_contracts", "id"))
             .to_owned(),
         Table::create()
             .table("currencies")
@@ -259,12 +182,7 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(text("payment_term").default(""))
             .col(integer("payment_term_value").default(0))
             .foreign_key(&mut fk("site_billing_configs", "site_id", "sites", "id"))
-            .foreign_key(&mut fk(
-                "site_billing_configs",
-                "currency_id",
-                "currencies",
-                "id",
-            ))
+            .foreign_key(&mut fk("site_billing_configs", "currency_id", "currencies", "id"))
             .to_owned(),
         Table::create()
             .table("tax_rates")
@@ -318,12 +236,7 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(integer("purchased_overage_quantity").default(0))
             .col(boolean("is_service_stopped_when_bot_actions_quota_exceeded").default(false))
             .col(boolean("is_deleted").default(false))
-            .foreign_key(&mut fk(
-                "subscription_pricing_models",
-                "subscription_id",
-                "subscriptions",
-                "id",
-            ))
+            .foreign_key(&mut fk("subscription_pricing_models", "subscription_id", "subscriptions", "id"))
             .to_owned(),
         segments.to_owned(),
         Table::create()
@@ -347,18 +260,8 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(integer("site_id"))
             .col(uuid("subscription_id"))
             .col(string("product_id"))
-            .foreign_key(&mut fk(
-                "subscription_product_relations",
-                "subscription_id",
-                "subscriptions",
-                "id",
-            ))
-            .foreign_key(&mut fk(
-                "subscription_product_relations",
-                "product_id",
-                "products",
-                "id",
-            ))
+            .foreign_key(&mut fk("subscription_product_relations", "subscription_id", "subscriptions", "id"))
+            .foreign_key(&mut fk("subscription_product_relations", "product_id", "products", "id"))
             .to_owned(),
         Table::create()
             .table("subscription_product_feature_point_relations")
@@ -387,12 +290,7 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(integer("months_of_history_can_be_accessed_beyond_freemium").default(0))
             .col(integer("months_of_history_being_stored").default(0))
             .col(integer("months_of_history_being_stored_beyond_freemium").default(0))
-            .foreign_key(&mut fk(
-                "subscription_feature_limitation_configs",
-                "subscription_id",
-                "subscriptions",
-                "id",
-            ))
+            .foreign_key(&mut fk("subscription_feature_limitation_configs", "subscription_id", "subscriptions", "id"))
             .to_owned(),
     ]
 }
@@ -405,19 +303,13 @@ fn indexes() -> Vec<IndexCreateStatement> {
         index("site_contract_attachments", "site_contract_id"),
         index("subscriptions", "site_id"),
         index("subscription_pricing_models", "subscription_id"),
-        index(
-            "subscription_price_segments",
-            "subscription_pricing_model_id",
-        ),
+        index("subscription_price_segments", "subscription_pricing_model_id"),
         index("invoices", "site_id"),
         index("invoice_line_items", "invoice_id"),
         index("invoice_line_items", "subscription_pricing_model_id"),
         index("invoice_bill_tos", "site_id"),
         index("subscription_product_relations", "subscription_id"),
-        index(
-            "subscription_product_feature_point_relations",
-            "subscription_product_relation_id",
-        ),
+        index("subscription_product_feature_point_relations", "subscription_product_relation_id"),
         index("subscription_feature_limitation_configs", "site_id"),
     ]
 }
@@ -426,30 +318,13 @@ fn indexes() -> Vec<IndexCreateStatement> {
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for mut column in site_columns() {
-            manager
-                .alter_table(
-                    Table::alter()
-                        .table("sites")
-                        .add_column(&mut column)
-                        .to_owned(),
-                )
-                .await?;
+            manager.alter_table(Table::alter().table("sites").add_column(&mut column).to_owned()).await?;
         }
         manager
-            .alter_table(
-                Table::alter()
-                    .table("agents")
-                    .add_column(timestamp_with_time_zone_null("last_activity_time"))
-                    .to_owned(),
-            )
+            .alter_table(Table::alter().table("agents").add_column(timestamp_with_time_zone_null("last_activity_time")).to_owned())
             .await?;
         manager
-            .alter_table(
-                Table::alter()
-                    .table("partner_users")
-                    .add_column(string("display_name").default(""))
-                    .to_owned(),
-            )
+            .alter_table(Table::alter().table("partner_users").add_column(string("display_name").default("")).to_owned())
             .await?;
         for table in tables() {
             manager.create_table(table).await?;
@@ -462,43 +337,15 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in tables().into_iter().rev() {
-            let name = table
-                .get_table_name()
-                .cloned()
-                .expect("every table is named");
-            manager
-                .drop_table(Table::drop().table(name).to_owned())
-                .await?;
+            let name = table.get_table_name().cloned().expect("every table is named");
+            manager.drop_table(Table::drop().table(name).to_owned()).await?;
         }
-        manager
-            .drop_index(
-                Index::drop()
-                    .name("ix_sites_partner_id")
-                    .table("sites")
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("partner_users")
-                    .drop_column("display_name")
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("agents")
-                    .drop_column("last_activity_time")
-                    .to_owned(),
-            )
-            .await?;
+        manager.drop_index(Index::drop().name("ix_sites_partner_id").table("sites").to_owned()).await?;
+        manager.alter_table(Table::alter().table("partner_users").drop_column("display_name").to_owned()).await?;
+        manager.alter_table(Table::alter().table("agents").drop_column("last_activity_time").to_owned()).await?;
         for column in site_columns().into_iter().rev() {
             let name = column.get_column_name();
-            manager
-                .alter_table(Table::alter().table("sites").drop_column(name).to_owned())
-                .await?;
+            manager.alter_table(Table::alter().table("sites").drop_column(name).to_owned()).await?;
         }
         Ok(())
     }

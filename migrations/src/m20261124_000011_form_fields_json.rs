@@ -15,23 +15,11 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(
-                Table::alter()
-                    .table("secure_forms")
-                    .add_column(ColumnDef::new("fields_json").text().null())
-                    .to_owned(),
-            )
+            .alter_table(Table::alter().table("secure_forms").add_column(ColumnDef::new("fields_json").text().null()).to_owned())
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("secure_forms")
-                    .drop_column("fields_json")
-                    .to_owned(),
-            )
-            .await
+        manager.alter_table(Table::alter().table("secure_forms").drop_column("fields_json").to_owned()).await
     }
 }

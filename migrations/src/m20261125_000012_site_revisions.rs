@@ -33,10 +33,7 @@ const SITE_ROWS: [&str; 10] = [
 
 /// Shared rows an answer shows, and the sites a change to one of them touches.
 const SHARED_ROWS: [(&str, &str); 2] = [
-    (
-        "tags",
-        "id IN (SELECT site_id FROM site_tags WHERE tag_id = OLD.id)",
-    ),
+    ("tags", "id IN (SELECT site_id FROM site_tags WHERE tag_id = OLD.id)"),
     // The catalog's currencies change with seeds and by hand only: every site.
     ("currencies", "1 = 1"),
 ];
@@ -49,26 +46,11 @@ impl MigrationTrait for Migration {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
         manager
-            .alter_table(
-                Table::alter()
-                    .table("sites")
-                    .add_column(
-                        ColumnDef::new("revision")
-                            .big_integer()
-                            .not_null()
-                            .default(0),
-                    )
-                    .to_owned(),
-            )
+            .alter_table(Table::alter().table("sites").add_column(ColumnDef::new("revision").big_integer().not_null().default(0)).to_owned())
             .await?;
         // 2^62: far from overflow, however many writes follow.
-        let random = if postgres {
-            "floor(random() * 4611686018427387904)::bigint"
-        } else {
-            "abs(random() % 4611686018427387904)"
-        };
-        db.execute_unprepared(&format!("UPDATE sites SET revision = {random}"))
-            .await?;
+        let random = if postgres { "floor(random() * 4611686018427387904)::bigint" } else { "abs(random() % 4611686018427387904)" };
+        db.execute_unprepared(&format!("UPDATE sites SET revision = {random}")).await?;
         if postgres {
             db.execute_unprepared(&format!(
                 "CREATE FUNCTION site_revision_start() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
@@ -125,25 +107,19 @@ impl MigrationTrait for Migration {
             )
             .await?;
             for table in SITE_ROWS {
-                for (event, sites) in [
-                    ("INSERT", "id = NEW.site_id"),
-                    ("UPDATE", "id IN (OLD.site_id, NEW.site_id)"),
-                    ("DELETE", "id = OLD.site_id"),
-                ] {
+                for (event, sites) in
+                    [("INSERT", "id = NEW.site_id"), ("UPDATE", "id IN (OLD.site_id, NEW.site_id)"), ("DELETE", "id = OLD.site_id")]
+                {
                     let name = format!("{table}_site_revision_{}", event.to_lowercase());
-                    db.execute_unprepared(&format!(
-                        "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"
-                    ))
-                    .await?;
+                    db.execute_unprepared(&format!("CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"))
+                        .await?;
                 }
             }
             for (table, sites) in SHARED_ROWS {
                 for event in ["UPDATE", "DELETE"] {
                     let name = format!("{table}_site_revision_{}", event.to_lowercase());
-                    db.execute_unprepared(&format!(
-                        "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"
-                    ))
-                    .await?;
+                    db.execute_unprepared(&format!("CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"))
+                        .await?;
                 }
             }
         }
@@ -153,53 +129,30 @@ impl MigrationTrait for Migration {
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
-        let tables = SITE_ROWS
-            .into_iter()
-            .chain(SHARED_ROWS.map(|(table, _)| table));
+        let tables = SITE_ROWS.into_iter().chain(SHARED_ROWS.map(|(table, _)| table));
         if postgres {
             for table in tables {
-                db.execute_unprepared(&format!(
-                    "DROP TRIGGER IF EXISTS {table}_site_revision ON {table}"
-                ))
-                .await?;
+                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {table}_site_revision ON {table}")).await?;
             }
             for (table, _) in SHARED_ROWS {
-                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {table}_changed()"))
-                    .await?;
+                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {table}_changed()")).await?;
             }
             for trigger in ["site_revision_start", "site_revision_next"] {
-                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger} ON sites"))
-                    .await?;
+                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger} ON sites")).await?;
             }
-            for function in [
-                "site_revision_start",
-                "site_revision_next",
-                "site_rows_changed",
-            ] {
-                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {function}()"))
-                    .await?;
+            for function in ["site_revision_start", "site_revision_next", "site_rows_changed"] {
+                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {function}()")).await?;
             }
         } else {
             for table in tables {
                 for event in ["insert", "update", "delete"] {
-                    db.execute_unprepared(&format!(
-                        "DROP TRIGGER IF EXISTS {table}_site_revision_{event}"
-                    ))
-                    .await?;
+                    db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {table}_site_revision_{event}")).await?;
                 }
             }
             for trigger in ["site_revision_start", "site_revision_next"] {
-                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger}"))
-                    .await?;
+                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {trigger}")).await?;
             }
         }
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("sites")
-                    .drop_column("revision")
-                    .to_owned(),
-            )
-            .await
+        manager.alter_table(Table::alter().table("sites").drop_column("revision").to_owned()).await
     }
 }

@@ -6,8 +6,8 @@
 //! (sites never change partner; the writes set it), with an index in each
 //! list's order, so a list reads its own rows and nothing else.
 
-use sea_orm_migration::sea_orm::ConnectionTrait;
 use sea_orm_migration::{prelude::*, schema::integer};
+use sea_orm_migration::sea_orm::ConnectionTrait;
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -15,16 +15,8 @@ pub struct Migration;
 /// Each table, its index, and the index's columns after `partner_id`: the
 /// list's order.
 const TABLES: [(&str, &str, &[&str]); 6] = [
-    (
-        "site_billing_profiles",
-        "ix_site_billing_profiles_partner_site",
-        &["site_id"],
-    ),
-    (
-        "site_billing_configs",
-        "ix_site_billing_configs_partner_site",
-        &["site_id"],
-    ),
+    ("site_billing_profiles", "ix_site_billing_profiles_partner_site", &["site_id"]),
+    ("site_billing_configs", "ix_site_billing_configs_partner_site", &["site_id"]),
     (
         "subscription_product_relations",
         "ix_subscription_product_relations_partner_order",
@@ -35,16 +27,8 @@ const TABLES: [(&str, &str, &[&str]); 6] = [
         "ix_subscription_product_feature_point_relations_partner_order",
         &["feature_point_item_id", "id"],
     ),
-    (
-        "subscription_feature_limitation_configs",
-        "ix_subscription_feature_limitation_configs_partner_order",
-        &["site_id", "subscription_id"],
-    ),
-    (
-        "subscriptions",
-        "ix_subscriptions_partner_order",
-        &["site_id", "created_time", "id"],
-    ),
+    ("subscription_feature_limitation_configs", "ix_subscription_feature_limitation_configs_partner_order", &["site_id", "subscription_id"]),
+    ("subscriptions", "ix_subscriptions_partner_order", &["site_id", "created_time", "id"]),
 ];
 
 #[async_trait::async_trait]
@@ -52,14 +36,7 @@ impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
         for (table, index, columns) in TABLES {
-            manager
-                .alter_table(
-                    Table::alter()
-                        .table(table)
-                        .add_column(integer("partner_id").default(0))
-                        .to_owned(),
-                )
-                .await?;
+            manager.alter_table(Table::alter().table(table).add_column(integer("partner_id").default(0)).to_owned()).await?;
             db.execute_unprepared(&format!(
                 "UPDATE {table} SET partner_id = (SELECT partner_id FROM sites WHERE sites.id = {table}.site_id)"
             ))
@@ -76,17 +53,8 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for (table, index, _) in TABLES {
-            manager
-                .drop_index(Index::drop().name(index).table(table).to_owned())
-                .await?;
-            manager
-                .alter_table(
-                    Table::alter()
-                        .table(table)
-                        .drop_column("partner_id")
-                        .to_owned(),
-                )
-                .await?;
+            manager.drop_index(Index::drop().name(index).table(table).to_owned()).await?;
+            manager.alter_table(Table::alter().table(table).drop_column("partner_id").to_owned()).await?;
         }
         Ok(())
     }

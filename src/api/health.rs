@@ -18,9 +18,7 @@ pub struct Health {
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(live))
-        .routes(routes!(ready))
+    OpenApiRouter::new().routes(routes!(live)).routes(routes!(ready))
 }
 
 /// Liveness
@@ -29,10 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/health/live", operation_id = "getLiveness", tag = "Health",
     responses((status = 200, description = "The process is up", body = Health)), security(()))]
 async fn live() -> Json<Health> {
-    Json(Health {
-        status: "ok",
-        version: crate::VERSION,
-    })
+    Json(Health { status: "ok", version: crate::VERSION })
 }
 
 /// Readiness
@@ -43,13 +38,7 @@ async fn live() -> Json<Health> {
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
     state.db.ping().await.map_err(|err| {
         tracing::warn!(error = %err, "readiness check failed");
-        ApiError::new(
-            ErrorCode::DatabaseUnavailable,
-            "the database does not answer",
-        )
+        ApiError::new(ErrorCode::DatabaseUnavailable, "the database does not answer")
     })?;
-    Ok(Json(Health {
-        status: "ok",
-        version: crate::VERSION,
-    }))
+    Ok(Json(Health { status: "ok", version: crate::VERSION }))
 }

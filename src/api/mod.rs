@@ -11,15 +11,8 @@ pub mod text;
 pub mod voicebots;
 
 /// A 201 answer carrying the new resource's path in `Location`.
-pub fn created<T: serde::Serialize>(
-    location: String,
-    body: T,
-) -> impl axum::response::IntoResponse {
-    (
-        axum::http::StatusCode::CREATED,
-        [(axum::http::header::LOCATION, location)],
-        axum::Json(body),
-    )
+pub fn created<T: serde::Serialize>(location: String, body: T) -> impl axum::response::IntoResponse {
+    (axum::http::StatusCode::CREATED, [(axum::http::header::LOCATION, location)], axum::Json(body))
 }
 
 /// A 200 answer of a create that the spec answers with 200 (partner billing),

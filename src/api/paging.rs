@@ -63,25 +63,14 @@ impl<T: DeserializeOwned + Validate + Send> FromRequestParts<AppState> for Paged
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let (page, mut problems) = Query::<PageParams>::from_request_parts(parts, state)
-            .await?
-            .into_parts();
-        let (params, more) = Query::<T>::from_request_parts(parts, state)
-            .await?
-            .into_parts();
+        let (page, mut problems) = Query::<PageParams>::from_request_parts(parts, state).await?.into_parts();
+        let (params, more) = Query::<T>::from_request_parts(parts, state).await?.into_parts();
         problems.extend(more);
         let params = problems.finish(params)?;
         let index = page.page_index.unwrap_or(1);
         let size = page.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
-        let page = PageRequest {
-            index: index as u64,
-            size: size as u64,
-        };
-        Ok(Paged {
-            page,
-            params,
-            url: RequestUrl::from_request_parts(parts, state).await?,
-        })
+        let page = PageRequest { index: index as u64, size: size as u64 };
+        Ok(Paged { page, params, url: RequestUrl::from_request_parts(parts, state).await? })
     }
 }
 
@@ -135,10 +124,6 @@ impl FromRequestParts<AppState> for RequestUrl {
             }
         };
         let query = query_pairs(uri.query().unwrap_or_default());
-        Ok(Self {
-            base,
-            path: uri.path().to_owned(),
-            query,
-        })
+        Ok(Self { base, path: uri.path().to_owned(), query })
     }
 }

@@ -43,11 +43,7 @@ site_scoped! {
 }
 
 /// The row `id` of `site_id`, or 404.
-pub async fn find_in_site<E>(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    id: Uuid,
-) -> ApiResult<E::Model>
+pub async fn find_in_site<E>(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<E::Model>
 where
     E: SiteScoped,
     <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,
@@ -60,10 +56,7 @@ where
 }
 
 /// Every row of `site_id`, oldest first (ties by id, so the order is stable).
-pub async fn list_in_site<E: SiteScoped>(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-) -> ApiResult<Vec<E::Model>> {
+pub async fn list_in_site<E: SiteScoped>(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<Vec<E::Model>> {
     Ok(E::find()
         .filter(E::site_column().eq(site_id))
         .order_by_asc(E::created_column())
@@ -76,11 +69,7 @@ pub async fn list_in_site<E: SiteScoped>(
 pub fn check_body_id(v: &mut Violations, path_id: Option<Uuid>, body_id: Option<Uuid>) {
     if let (Some(path), Some(body)) = (path_id, body_id) {
         if path != body {
-            v.field(
-                "/id",
-                ErrorCode::FieldMismatch,
-                "must equal the id in the path",
-            );
+            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
         }
     }
 }

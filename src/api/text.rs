@@ -24,34 +24,16 @@ pub fn is_blank(value: &str) -> bool {
 
 /// A string value: present and not blank when `required`, at most `max`
 /// characters, no NUL. Absent is the empty string.
-pub fn text(
-    v: &mut Violations,
-    pointer: &str,
-    value: Option<String>,
-    max: usize,
-    required: bool,
-) -> String {
+pub fn text(v: &mut Violations, pointer: &str, value: Option<String>, max: usize, required: bool) -> String {
     let value = value.unwrap_or_default();
     if required && is_blank(&value) {
-        v.field(
-            pointer,
-            ErrorCode::FieldRequired,
-            "is required and must not be blank",
-        );
+        v.field(pointer, ErrorCode::FieldRequired, "is required and must not be blank");
     }
     if value.chars().count() > max {
-        v.field(
-            pointer,
-            ErrorCode::FieldOutOfRange,
-            format!("must be at most {max} characters long"),
-        );
+        v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be at most {max} characters long"));
     }
     if value.contains('\0') {
-        v.field(
-            pointer,
-            ErrorCode::FieldInvalidFormat,
-            "must not contain NUL characters",
-        );
+        v.field(pointer, ErrorCode::FieldInvalidFormat, "must not contain NUL characters");
     }
     value
 }

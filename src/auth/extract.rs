@@ -48,14 +48,7 @@ pub mod perm {
         )*};
     }
 
-    markers!(
-        ManageSecureForm,
-        ManageVoicebot,
-        ManageSite,
-        ManageFeature,
-        ManageProduct,
-        ManageInvoice
-    );
+    markers!(ManageSecureForm, ManageVoicebot, ManageSite, ManageFeature, ManageProduct, ManageInvoice);
 }
 
 fn require(permissions: &[Permission], needed: Permission) -> Result<(), ApiError> {
@@ -84,28 +77,17 @@ impl<P> SiteCaller<P> {
 
 /// The token of an `Authorization: Bearer <token>` header.
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
-    let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::MissingToken,
-            "the Authorization header is missing",
-        )
-    })?;
-    let value = value.to_str().map_err(|_| {
-        ApiError::new(
-            ErrorCode::InvalidToken,
-            "the Authorization header is not valid text",
-        )
-    })?;
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| ApiError::new(ErrorCode::MissingToken, "the Authorization header is missing"))?;
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not valid text"))?;
     match value.split_once(' ') {
-        Some((scheme, token))
-            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
-        {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
             Ok(token.trim())
         }
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidToken,
-            "the Authorization header is not `Bearer <token>`",
-        )),
+        _ => Err(ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not `Bearer <token>`")),
     }
 }
 
@@ -113,23 +95,12 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCal
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let claims = state.tokens.verify(
-            bearer_token(&parts.headers)?,
-            Audience::Platform,
-            TokenKind::Access,
-        )?;
+        let claims = state.tokens.verify(bearer_token(&parts.headers)?, Audience::Platform, TokenKind::Access)?;
         let (Some(site_id), Some(agent_id)) = (claims.site_id, claims.agent_id) else {
-            return Err(ApiError::new(
-                ErrorCode::InvalidToken,
-                "the token names no site agent",
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no site agent"));
         };
         require(&claims.permissions(), P::PERMISSION)?;
-        Ok(SiteCaller {
-            site_id,
-            agent_id,
-            permission: PhantomData,
-        })
+        Ok(SiteCaller { site_id, agent_id, permission: PhantomData })
     }
 }
 
@@ -137,22 +108,11 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for Partner
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let claims = state.tokens.verify(
-            bearer_token(&parts.headers)?,
-            Audience::Partner,
-            TokenKind::Access,
-        )?;
+        let claims = state.tokens.verify(bearer_token(&parts.headers)?, Audience::Partner, TokenKind::Access)?;
         let Some(partner_id) = claims.partner_id else {
-            return Err(ApiError::new(
-                ErrorCode::InvalidToken,
-                "the token names no partner",
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no partner"));
         };
         require(&claims.permissions(), P::PERMISSION)?;
-        Ok(PartnerCaller {
-            partner_id,
-            user_id: claims.sub,
-            permission: PhantomData,
-        })
+        Ok(PartnerCaller { partner_id, user_id: claims.sub, permission: PhantomData })
     }
 }

@@ -61,53 +61,33 @@ struct Window {
 
 impl Default for LoginGuard {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1);
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
         Self::new(cores)
     }
 }
 
 impl LoginGuard {
     pub fn new(cores: usize) -> Self {
-        Self {
-            hashers: Hashers::new(cores, cores * WAITING_PER_CORE),
-            failures: Mutex::new(HashMap::new()),
-        }
+        Self { hashers: Hashers::new(cores, cores * WAITING_PER_CORE), failures: Mutex::new(HashMap::new()) }
     }
 
     /// Checks `password` for the account `email` (`stored` is its hash, `None`
     /// when there is no such account) asked from `address`: Ok(true) when it
     /// matches; 429 while the account or address is throttled; 503 when every
     /// hasher is busy.
-    pub async fn check(
-        &self,
-        email: &str,
-        address: Option<IpAddr>,
-        password: String,
-        stored: Option<String>,
-    ) -> Result<bool, ApiError> {
+    pub async fn check(&self, email: &str, address: Option<IpAddr>, password: String, stored: Option<String>) -> Result<bool, ApiError> {
         let keys = keys(email, address);
         self.refuse_if_throttled(&keys)?;
         let matches = self.verify(password, stored).await?;
-        let mut failures = self
-            .failures
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut failures = self.failures.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if matches {
             failures.remove(&keys[0]);
         } else {
             let now = Instant::now();
             for key in keys {
-                let window = failures.entry(key.clone()).or_insert(Window {
-                    start: now,
-                    failures: 0,
-                });
+                let window = failures.entry(key.clone()).or_insert(Window { start: now, failures: 0 });
                 if now.duration_since(window.start) >= key.limit().1 {
-                    *window = Window {
-                        start: now,
-                        failures: 0,
-                    };
+                    *window = Window { start: now, failures: 0 };
                 }
                 window.failures += 1;
             }
@@ -119,15 +99,10 @@ impl LoginGuard {
     }
 
     fn refuse_if_throttled(&self, keys: &[Key]) -> Result<(), ApiError> {
-        let failures = self
-            .failures
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let failures = self.failures.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let now = Instant::now();
         for key in keys {
-            let Some(window) = failures.get(key) else {
-                continue;
-            };
+            let Some(window) = failures.get(key) else { continue };
             let (allowed, span) = key.limit();
             let ends = window.start + span;
             if window.failures >= allowed && ends > now {
@@ -135,8 +110,7 @@ impl LoginGuard {
                     Key::Address(_) => "too many failed sign-ins from this address",
                     _ => "too many failed sign-ins for this account",
                 };
-                return Err(ApiError::new(ErrorCode::TooManyFailedLogins, detail)
-                    .retry_after(ends.duration_since(now).as_secs() + 1));
+                return Err(ApiError::new(ErrorCode::TooManyFailedLogins, detail).retry_after(ends.duration_since(now).as_secs() + 1));
             }
         }
         Ok(())
@@ -146,13 +120,7 @@ impl LoginGuard {
         self.hashers
             .verify(password, stored, HASH_WAIT)
             .await
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::Busy,
-                    "every password check is in use; retry shortly",
-                )
-                .retry_after(1)
-            })
+            .map_err(|_| ApiError::new(ErrorCode::Busy, "every password check is in use; retry shortly").retry_after(1))
     }
 }
 
@@ -160,11 +128,7 @@ impl LoginGuard {
 fn keys(email: &str, address: Option<IpAddr>) -> Vec<Key> {
     let account = email.to_owned();
     match address {
-        Some(ip) => vec![
-            Key::AccountAtAddress(account.clone(), ip),
-            Key::Address(ip),
-            Key::Account(account),
-        ],
+        Some(ip) => vec![Key::AccountAtAddress(account.clone(), ip), Key::Address(ip), Key::Account(account)],
         None => vec![Key::Account(account)],
     }
 }

@@ -11,7 +11,7 @@ mod tokens;
 pub(crate) use extract::bearer_token;
 pub use extract::{PartnerCaller, RequiredPermission, SiteCaller, perm};
 pub use routes::{partner_router, platform_router};
-pub use tokens::{ACCESS_TOKEN_SECONDS, Audience, Claims, TokenKind, TokenService};
+pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -28,8 +28,7 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const SITE: &'static [Permission] =
-        &[Permission::ManageSecureForm, Permission::ManageVoicebot];
+    pub const SITE: &'static [Permission] = &[Permission::ManageSecureForm, Permission::ManageVoicebot];
     pub const PARTNER: &'static [Permission] = &[
         Permission::ManageSite,
         Permission::ManageFeature,
@@ -57,16 +56,10 @@ impl Permission {
 
     /// Parses a stored comma-separated list, skipping names it does not know.
     pub fn parse_list(list: &str) -> Vec<Permission> {
-        list.split(',')
-            .filter_map(|name| Permission::parse(name.trim()))
-            .collect()
+        list.split(',').filter_map(|name| Permission::parse(name.trim())).collect()
     }
 
     pub fn join(permissions: &[Permission]) -> String {
-        permissions
-            .iter()
-            .map(|p| p.name())
-            .collect::<Vec<_>>()
-            .join(",")
+        permissions.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")
     }
 }

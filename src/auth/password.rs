@@ -60,18 +60,9 @@ impl Hashers {
     /// Whether `password` matches `stored`; `None` runs against a decoy and fails.
     /// `Err(Busy)` at once when the queue is full, or when the answer does not
     /// come within `wait`.
-    pub async fn verify(
-        &self,
-        password: String,
-        stored: Option<String>,
-        wait: std::time::Duration,
-    ) -> Result<bool, Busy> {
+    pub async fn verify(&self, password: String, stored: Option<String>, wait: std::time::Duration) -> Result<bool, Busy> {
         let (reply, answer) = oneshot::channel();
-        match self.jobs.try_send(Job {
-            password,
-            stored,
-            reply,
-        }) {
+        match self.jobs.try_send(Job { password, stored, reply }) {
             Ok(()) => metrics::gauge!("switchboard_login_checks_waiting").increment(1.0),
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 metrics::counter!("switchboard_login_checks_refused_total").increment(1);
@@ -90,9 +81,7 @@ fn work(receiver: &Mutex<Receiver<Job>>) {
     let mut memory: Vec<Block> = Vec::new();
     loop {
         let job = {
-            let receiver = receiver
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let receiver = receiver.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             receiver.recv()
         };
         let Ok(job) = job else { return };
@@ -111,35 +100,23 @@ fn work(receiver: &Mutex<Receiver<Job>>) {
 /// Verifies as `argon2`'s `PasswordVerifier` does, in `memory` (grown once to the
 /// hash's memory cost and kept).
 fn verify_with(memory: &mut Vec<Block>, password: &str, stored: &str) -> bool {
-    let Ok(parsed) = PasswordHash::new(stored) else {
-        return false;
-    };
-    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
-        return false;
-    };
-    let Ok(params) = Params::try_from(&parsed) else {
-        return false;
-    };
-    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else {
-        return false;
-    };
+    let Ok(parsed) = PasswordHash::new(stored) else { return false };
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else { return false };
+    let Ok(params) = Params::try_from(&parsed) else { return false };
+    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else { return false };
     let version = match parsed.version.map(Version::try_from).transpose() {
         Ok(version) => version.unwrap_or_default(),
         Err(_) => return false,
     };
     let mut salt_bytes = [0u8; 64];
-    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
-        return false;
-    };
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else { return false };
     if memory.len() < params.block_count() {
         memory.resize(params.block_count(), Block::default());
     }
     let blocks = params.block_count();
     let argon2 = Argon2::new(algorithm, version, params);
     let computed = Output::init_with(expected.len(), |out| {
-        argon2
-            .hash_password_into_with_memory(password.as_bytes(), salt, out, &mut memory[..blocks])
-            .map_err(|_| argon2::password_hash::Error::Password)
+        argon2.hash_password_into_with_memory(password.as_bytes(), salt, out, &mut memory[..blocks]).map_err(|_| argon2::password_hash::Error::Password)
     });
     // `Output`'s equality is constant-time.
     computed.is_ok_and(|computed| computed == expected)

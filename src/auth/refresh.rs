@@ -15,19 +15,11 @@ const LIVE: &str = "live";
 const USED: &str = "used";
 
 /// Records a new refresh token of `family` (a new family for a sign-in); its `jti`.
-pub async fn record(
-    db: &impl ConnectionTrait,
-    account_id: Uuid,
-    family: Option<Uuid>,
-    expires: DateTime<Utc>,
-) -> ApiResult<Uuid> {
+pub async fn record(db: &impl ConnectionTrait, account_id: Uuid, family: Option<Uuid>, expires: DateTime<Utc>) -> ApiResult<Uuid> {
     let id = Uuid::now_v7();
     if family.is_none() {
         // A sign-in is a good moment to forget tokens nobody can use any more.
-        row::Entity::delete_many()
-            .filter(row::Column::ExpiresTime.lt(Utc::now()))
-            .exec(db)
-            .await?;
+        row::Entity::delete_many().filter(row::Column::ExpiresTime.lt(Utc::now())).exec(db).await?;
     }
     let model = row::ActiveModel {
         id: Set(id),
@@ -36,9 +28,7 @@ pub async fn record(
         state: Set(LIVE.to_owned()),
         expires_time: Set(expires),
     };
-    row::Entity::insert(model)
-        .exec_without_returning(db)
-        .await?;
+    row::Entity::insert(model).exec_without_returning(db).await?;
     Ok(id)
 }
 
@@ -62,19 +52,12 @@ pub async fn redeem(db: &impl ConnectionTrait, jti: Uuid, account_id: Uuid) -> A
         .filter(row::Column::ExpiresTime.gt(Utc::now()))
         .exec(db)
         .await?;
-    let Some(token) = row::Entity::find_by_id(jti).one(db).await? else {
-        return Ok(Redeemed::Unknown);
-    };
+    let Some(token) = row::Entity::find_by_id(jti).one(db).await? else { return Ok(Redeemed::Unknown) };
     if marked.rows_affected == 1 {
-        return Ok(Redeemed::Fresh {
-            family: token.family_id,
-        });
+        return Ok(Redeemed::Fresh { family: token.family_id });
     }
     if token.state == USED {
-        row::Entity::delete_many()
-            .filter(row::Column::FamilyId.eq(token.family_id))
-            .exec(db)
-            .await?;
+        row::Entity::delete_many().filter(row::Column::FamilyId.eq(token.family_id)).exec(db).await?;
         return Ok(Redeemed::Reused);
     }
     Ok(Redeemed::Unknown)

@@ -46,10 +46,7 @@ struct TokenRequestForm {
 /// The fields each grant needs, stated in the document (`if`/`then`): the one
 /// object of `TokenRequestForm` does not say it by its shape.
 pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
-    &[crate::schema_conditions::SchemaConditions {
-        schema: "TokenRequestForm",
-        all_of: schema_conditions,
-    }];
+    &[crate::schema_conditions::SchemaConditions { schema: "TokenRequestForm", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
     use crate::schema_conditions::when_equals;
@@ -135,9 +132,7 @@ impl Account {
     fn claims(&self, kind: TokenKind) -> Claims {
         match self.audience {
             Audience::Platform => Claims::for_agent(self.id, self.tenant, &self.permissions, kind),
-            Audience::Partner => {
-                Claims::for_partner_user(self.id, self.tenant, &self.permissions, kind)
-            }
+            Audience::Partner => Claims::for_partner_user(self.id, self.tenant, &self.permissions, kind),
         }
     }
 
@@ -155,11 +150,7 @@ impl Account {
     }
 }
 
-async fn find_account(
-    state: &AppState,
-    audience: Audience,
-    by: AccountKey<'_>,
-) -> ApiResult<Option<Account>> {
+async fn find_account(state: &AppState, audience: Audience, by: AccountKey<'_>) -> ApiResult<Option<Account>> {
     Ok(match audience {
         Audience::Platform => {
             let query = agent::Entity::find();
@@ -167,11 +158,7 @@ async fn find_account(
                 AccountKey::Email(email) => query.filter(agent::Column::Email.eq(email)),
                 AccountKey::Id(id) => query.filter(agent::Column::Id.eq(id)),
             };
-            query
-                .one(&state.db)
-                .await?
-                .filter(|a| a.is_active)
-                .map(Account::from_agent)
+            query.one(&state.db).await?.filter(|a| a.is_active).map(Account::from_agent)
         }
         Audience::Partner => {
             let query = partner_user::Entity::find();
@@ -190,26 +177,14 @@ enum AccountKey<'a> {
 }
 
 fn invalid_credentials() -> ApiError {
-    ApiError::new(
-        ErrorCode::InvalidCredentials,
-        "the email or password is not correct",
-    )
+    ApiError::new(ErrorCode::InvalidCredentials, "the email or password is not correct")
 }
 
-async fn grant(
-    state: &AppState,
-    audience: Audience,
-    address: Option<IpAddr>,
-    request: TokenRequest,
-) -> ApiResult<Json<TokenResponse>> {
+async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
     let mut violations = Violations::new();
     // A field sent empty is refused whichever grant it belongs to (the document
     // gives each a minimum length of 1).
-    for (pointer, value) in [
-        ("/email", &request.email),
-        ("/password", &request.password),
-        ("/refresh_token", &request.refresh_token),
-    ] {
+    for (pointer, value) in [("/email", &request.email), ("/password", &request.password), ("/refresh_token", &request.refresh_token)] {
         if value.as_deref() == Some("") {
             violations.field(pointer, ErrorCode::FieldOutOfRange, "must not be empty");
         }
@@ -231,16 +206,8 @@ async fn grant(
         Some("refresh_token") => {
             let token = required(&mut violations, "/refresh_token", request.refresh_token);
             violations.finish(())?;
-            let not_valid = || {
-                ApiError::new(
-                    ErrorCode::InvalidCredentials,
-                    "the refresh token is not valid",
-                )
-            };
-            let claims = state
-                .tokens
-                .verify(&token, audience, TokenKind::Refresh)
-                .map_err(|_| not_valid())?;
+            let not_valid = || ApiError::new(ErrorCode::InvalidCredentials, "the refresh token is not valid");
+            let claims = state.tokens.verify(&token, audience, TokenKind::Refresh).map_err(|_| not_valid())?;
             let jti = claims.jti.ok_or_else(not_valid)?;
             let family = match refresh::redeem(&state.db, jti, claims.sub).await? {
                 Redeemed::Fresh { family } => family,
@@ -255,12 +222,7 @@ async fn grant(
             // Re-read the account so a removed account or changed permissions take effect.
             let account = find_account(state, audience, AccountKey::Id(claims.sub))
                 .await?
-                .ok_or_else(|| {
-                    ApiError::new(
-                        ErrorCode::InvalidCredentials,
-                        "the account no longer exists",
-                    )
-                })?;
+                .ok_or_else(|| ApiError::new(ErrorCode::InvalidCredentials, "the account no longer exists"))?;
             Ok(Json(account.issue(state, Some(family)).await?))
         }
         Some(other) => Err(ApiError::new(

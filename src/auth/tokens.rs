@@ -62,12 +62,7 @@ pub struct Claims {
 }
 
 impl Claims {
-    pub fn for_agent(
-        agent_id: Uuid,
-        site_id: i32,
-        permissions: &[Permission],
-        kind: TokenKind,
-    ) -> Self {
+    pub fn for_agent(agent_id: Uuid, site_id: i32, permissions: &[Permission], kind: TokenKind) -> Self {
         Self {
             site_id: Some(site_id),
             agent_id: Some(agent_id),
@@ -75,16 +70,8 @@ impl Claims {
         }
     }
 
-    pub fn for_partner_user(
-        user_id: Uuid,
-        partner_id: i32,
-        permissions: &[Permission],
-        kind: TokenKind,
-    ) -> Self {
-        Self {
-            partner_id: Some(partner_id),
-            ..Self::base(user_id, Audience::Partner, permissions, kind)
-        }
+    pub fn for_partner_user(user_id: Uuid, partner_id: i32, permissions: &[Permission], kind: TokenKind) -> Self {
+        Self { partner_id: Some(partner_id), ..Self::base(user_id, Audience::Partner, permissions, kind) }
     }
 
     fn base(sub: Uuid, aud: Audience, permissions: &[Permission], kind: TokenKind) -> Self {
@@ -108,10 +95,7 @@ impl Claims {
     }
 
     pub fn permissions(&self) -> Vec<Permission> {
-        self.permissions
-            .iter()
-            .filter_map(|name| Permission::parse(name))
-            .collect()
+        self.permissions.iter().filter_map(|name| Permission::parse(name)).collect()
     }
 }
 
@@ -123,10 +107,7 @@ pub struct TokenService {
 impl TokenService {
     pub fn new(secret: &ServerSecret) -> Self {
         let key = secret.derive_key("jwt-signing");
-        Self {
-            encoding: EncodingKey::from_secret(&key),
-            decoding: DecodingKey::from_secret(&key),
-        }
+        Self { encoding: EncodingKey::from_secret(&key), decoding: DecodingKey::from_secret(&key) }
     }
 
     pub fn sign(&self, claims: &Claims) -> String {
@@ -135,36 +116,23 @@ impl TokenService {
     }
 
     /// Verifies signature, expiry, audience and kind.
-    pub fn verify(
-        &self,
-        token: &str,
-        audience: Audience,
-        kind: TokenKind,
-    ) -> Result<Claims, ApiError> {
+    pub fn verify(&self, token: &str, audience: Audience, kind: TokenKind) -> Result<Claims, ApiError> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_audience(&[audience.as_str()]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation)
             .map_err(|err| match err.kind() {
-                ErrorKind::ExpiredSignature => {
-                    ApiError::new(ErrorCode::ExpiredToken, "the token has expired")
-                }
+                ErrorKind::ExpiredSignature => ApiError::new(ErrorCode::ExpiredToken, "the token has expired"),
                 ErrorKind::InvalidAudience => ApiError::new(
                     ErrorCode::InvalidToken,
                     format!("the token is not for the {} interface", audience.as_str()),
                 ),
-                _ => ApiError::new(
-                    ErrorCode::InvalidToken,
-                    "the token is malformed or wrongly signed",
-                ),
+                _ => ApiError::new(ErrorCode::InvalidToken, "the token is malformed or wrongly signed"),
             })?
             .claims;
         if claims.kind != kind {
-            return Err(ApiError::new(
-                ErrorCode::InvalidToken,
-                "the token is not of the expected kind",
-            ));
+            return Err(ApiError::new(ErrorCode::InvalidToken, "the token is not of the expected kind"));
         }
         Ok(claims)
     }

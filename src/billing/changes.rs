@@ -38,19 +38,10 @@ pub struct Wanted<M> {
 pub enum Change<M> {
     Add(Wanted<M>),
     /// Cancels `source` and adds `to`.
-    Switch {
-        source: Uuid,
-        to: Wanted<M>,
-        rule: SwitchRule,
-    },
+    Switch { source: Uuid, to: Wanted<M>, rule: SwitchRule },
     /// Replaces the pricing models of `source` with those of `to`.
-    Edit {
-        source: Uuid,
-        to: Wanted<M>,
-    },
-    Cancel {
-        source: Uuid,
-    },
+    Edit { source: Uuid, to: Wanted<M> },
+    Cancel { source: Uuid },
 }
 
 impl<M> Change<M> {
@@ -58,9 +49,7 @@ impl<M> Change<M> {
     pub fn source(&self) -> Option<Uuid> {
         match self {
             Self::Add(_) => None,
-            Self::Switch { source, .. } | Self::Edit { source, .. } | Self::Cancel { source } => {
-                Some(*source)
-            }
+            Self::Switch { source, .. } | Self::Edit { source, .. } | Self::Cancel { source } => Some(*source),
         }
     }
 
@@ -74,118 +63,65 @@ impl<M> Change<M> {
 }
 
 /// The plan `id` of the catalog, refused at `pointer` when there is none.
-pub fn plan<'a, M>(
-    plans: &'a HashMap<i32, Plan<M>>,
-    id: i32,
-    pointer: &str,
-) -> Result<&'a Plan<M>, BillingError> {
-    plans
-        .get(&id)
-        .ok_or_else(|| BillingError::mismatch(pointer, format!("plan {id} does not exist")))
+pub fn plan<'a, M>(plans: &'a HashMap<i32, Plan<M>>, id: i32, pointer: &str) -> Result<&'a Plan<M>, BillingError> {
+    plans.get(&id).ok_or_else(|| BillingError::mismatch(pointer, format!("plan {id} does not exist")))
 }
 
 impl<M: PricedModel> Ledger<M> {
     /// Applies one change; `at` points at it in the request.
-    pub fn apply_change(
-        &mut self,
-        change: Change<M>,
-        plans: &HashMap<i32, Plan<M>>,
-        at: &str,
-    ) -> Result<(), BillingError> {
+    pub fn apply_change(&mut self, change: Change<M>, plans: &HashMap<i32, Plan<M>>, at: &str) -> Result<(), BillingError> {
         let site_id = self.site_id();
         let source = match change.source() {
             Some(id) => {
                 let pointer = format!("{at}/srcSubscriptionId");
-                Some(self.subscription(id, || {
-                    BillingError::mismatch(
-                        pointer,
-                        format!("names no subscription of site {site_id}"),
-                    )
-                })?)
+                Some(self.subscription(id, || BillingError::mismatch(pointer, format!("names no subscription of site {site_id}")))?)
             }
             None => None,
         };
         let (to, rule) = match change {
-            Change::Cancel { .. } => {
-                return self.cancel(source.as_ref().expect("a cancel has a source"));
-            }
+            Change::Cancel { .. } => return self.cancel(source.as_ref().expect("a cancel has a source")),
             Change::Add(to) => (to, None),
             Change::Switch { to, rule, .. } => (to, Some(rule)),
             Change::Edit { to, .. } => (to, None),
         };
         let at = format!("{at}/subscription");
         if to.site_id.is_some_and(|id| id != site_id) {
-            return Err(BillingError::mismatch(
-                format!("{at}/siteId"),
-                format!("must be the request's site {site_id}"),
-            ));
+            return Err(BillingError::mismatch(format!("{at}/siteId"), format!("must be the request's site {site_id}")));
         }
         let plan = plan(plans, to.plan_id, &format!("{at}/planId"))?;
-        let given = if to.models.is_empty() {
-            plan.templates.clone()
-        } else {
-            to.models
-        };
+        let given = if to.models.is_empty() { plan.templates.clone() } else { to.models };
         let models = self.fit_models(given);
         let models_at = format!("{at}/subscriptionPricingModels");
         let Some(source) = source else {
-            return self.add_wanted(
-                plan,
-                to.name,
-                to.is_service_plan,
-                to.can_be_cancelled_by_customer,
-                models,
-                &models_at,
-            );
+            return self.add_wanted(plan, to.name, to.is_service_plan, to.can_be_cancelled_by_customer, models, &models_at);
         };
         let Some(rule) = rule else {
             // An edit: the same plan, new pricing.
             if source.plan_id != to.plan_id {
                 return Err(BillingError::mismatch(
                     format!("{at}/planId"),
-                    format!(
-                        "must be the plan of subscription {} ({})",
-                        source.id, source.plan_id
-                    ),
+                    format!("must be the plan of subscription {} ({})", source.id, source.plan_id),
                 ));
             }
             return self.replace_models(&source, &source.live_models(), models, &models_at);
         };
         let months = self.site.months_of(source.billing_months);
         let period_amount = |models: &[M]| {
-            self.period_amount(models, months).map_err(|err| {
-                BillingError::mismatch(
-                    models_at.clone(),
-                    format!("cannot be priced for this site: {err}"),
-                )
-            })
+            self.period_amount(models, months)
+                .map_err(|err| BillingError::mismatch(models_at.clone(), format!("cannot be priced for this site: {err}")))
         };
         let (old, new) = (period_amount(&source.models)?, period_amount(&models)?);
         let refused = match rule {
-            SwitchRule::Upgrade => (new < old).then_some(
-                "an upgrade must cost at least as much per period as the subscription it replaces",
-            ),
-            SwitchRule::Downgrade => (new > old).then_some(
-                "a downgrade must cost at most as much per period as the subscription it replaces",
-            ),
+            SwitchRule::Upgrade => (new < old).then_some("an upgrade must cost at least as much per period as the subscription it replaces"),
+            SwitchRule::Downgrade => (new > old).then_some("a downgrade must cost at most as much per period as the subscription it replaces"),
             SwitchRule::Any => None,
         };
         if let Some(detail) = refused {
             let pointer = format!("{}/actionType", at.trim_end_matches("/subscription"));
-            return Err(BillingError::not_allowed(
-                pointer,
-                format!("{detail} ({new} against {old} per period)"),
-            ));
+            return Err(BillingError::not_allowed(pointer, format!("{detail} ({new} against {old} per period)")));
         }
         self.cancel(&source)?;
-        self.add_wanted(
-            plan,
-            to.name,
-            to.is_service_plan,
-            to.can_be_cancelled_by_customer,
-            models,
-            &models_at,
-        )
+        self.add_wanted(plan, to.name, to.is_service_plan, to.can_be_cancelled_by_customer, models, &models_at)
     }
 
     fn add_wanted(

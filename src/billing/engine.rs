@@ -57,11 +57,7 @@ pub struct Subscription<M> {
 impl<M: PricedModel> Subscription<M> {
     /// Its pricing models that are not deleted.
     pub fn live_models(&self) -> Vec<M> {
-        self.models
-            .iter()
-            .filter(|m| !m.is_deleted())
-            .cloned()
-            .collect()
+        self.models.iter().filter(|m| !m.is_deleted()).cloned().collect()
     }
 }
 
@@ -97,13 +93,7 @@ pub struct NewSubscription {
 
 impl NewSubscription {
     /// A subscription of `plan` with the plan's flags.
-    pub fn of_plan<M>(
-        plan: &Plan<M>,
-        site_id: i32,
-        name: String,
-        created_time: DateTime<Utc>,
-        billing_months: i32,
-    ) -> Self {
+    pub fn of_plan<M>(plan: &Plan<M>, site_id: i32, name: String, created_time: DateTime<Utc>, billing_months: i32) -> Self {
         Self {
             id: Uuid::now_v7(),
             site_id,
@@ -143,11 +133,7 @@ pub struct SiteTerms {
 impl SiteTerms {
     /// Months per period of a subscription bought for `billing_months` (0: the site's).
     pub fn months_of(&self, billing_months: i32) -> u32 {
-        if billing_months > 0 {
-            billing_months as u32
-        } else {
-            self.period.months()
-        }
+        if billing_months > 0 { billing_months as u32 } else { self.period.months() }
     }
 }
 
@@ -255,14 +241,7 @@ impl<M: PricedModel> Ledger<M> {
         subscriptions: Vec<Subscription<M>>,
         open_charges: HashMap<Uuid, Vec<OpenCharge>>,
     ) -> Self {
-        Self {
-            site,
-            now,
-            subscriptions,
-            open_charges,
-            lines: Vec::new(),
-            writes: Writes::default(),
-        }
+        Self { site, now, subscriptions, open_charges, lines: Vec::new(), writes: Writes::default() }
     }
 
     pub fn site_id(&self) -> i32 {
@@ -275,16 +254,8 @@ impl<M: PricedModel> Ledger<M> {
 
     /// A subscription of the site that is still active, as this operation has
     /// left it. A missing one is `missing()`; a cancelled one is a conflict.
-    pub fn subscription(
-        &self,
-        id: Uuid,
-        missing: impl FnOnce() -> BillingError,
-    ) -> Result<Subscription<M>, BillingError> {
-        let found = self
-            .subscriptions
-            .iter()
-            .find(|s| s.id == id)
-            .ok_or_else(missing)?;
+    pub fn subscription(&self, id: Uuid, missing: impl FnOnce() -> BillingError) -> Result<Subscription<M>, BillingError> {
+        let found = self.subscriptions.iter().find(|s| s.id == id).ok_or_else(missing)?;
         if found.cancelled {
             return Err(BillingError::cancelled(id));
         }
@@ -293,11 +264,7 @@ impl<M: PricedModel> Ledger<M> {
 
     /// The site's active subscriptions that the ledger holds, oldest first.
     pub fn active_subscriptions(&self) -> Vec<Subscription<M>> {
-        self.subscriptions
-            .iter()
-            .filter(|s| !s.cancelled)
-            .cloned()
-            .collect()
+        self.subscriptions.iter().filter(|s| !s.cancelled).cloned().collect()
     }
 
     fn held(&mut self, id: Uuid) -> Option<&mut Subscription<M>> {
@@ -306,12 +273,7 @@ impl<M: PricedModel> Ledger<M> {
 
     /// Adds a new subscription with `models` and charges them for the rest of
     /// the current period. Pricing problems are reported at `pointer`.
-    pub fn add(
-        &mut self,
-        new: NewSubscription,
-        models: Vec<M>,
-        pointer: &str,
-    ) -> Result<Uuid, BillingError> {
+    pub fn add(&mut self, new: NewSubscription, models: Vec<M>, pointer: &str) -> Result<Uuid, BillingError> {
         let months = self.site.months_of(new.billing_months);
         let mut added = Subscription {
             id: new.id,
@@ -325,11 +287,7 @@ impl<M: PricedModel> Ledger<M> {
         for mut m in models {
             m.set_id(Uuid::now_v7());
             self.charge(&m, months, pointer)?;
-            self.writes.models.push(NewModel {
-                subscription_id: added.id,
-                order: added.models.len(),
-                model: m.clone(),
-            });
+            self.writes.models.push(NewModel { subscription_id: added.id, order: added.models.len(), model: m.clone() });
             added.models.push(m);
         }
         let id = added.id;
@@ -351,13 +309,7 @@ impl<M: PricedModel> Ledger<M> {
     /// Replaces pricing models of a subscription: each of `old` is credited and
     /// marked deleted, each of `new` added and charged (so every price change
     /// is a credit of what was charged and a charge of the new figures).
-    pub fn replace_models(
-        &mut self,
-        s: &Subscription<M>,
-        old: &[M],
-        new: Vec<M>,
-        pointer: &str,
-    ) -> Result<(), BillingError> {
+    pub fn replace_models(&mut self, s: &Subscription<M>, old: &[M], new: Vec<M>, pointer: &str) -> Result<(), BillingError> {
         let months = self.site.months_of(s.billing_months);
         self.credit(s, old, months)?;
         let old_ids: Vec<Uuid> = old.iter().map(|m| m.id()).collect();
@@ -369,11 +321,7 @@ impl<M: PricedModel> Ledger<M> {
         for mut m in new {
             m.set_id(Uuid::now_v7());
             self.charge(&m, months, pointer)?;
-            self.writes.models.push(NewModel {
-                subscription_id: s.id,
-                order: models.len(),
-                model: m.clone(),
-            });
+            self.writes.models.push(NewModel { subscription_id: s.id, order: models.len(), model: m.clone() });
             models.push(m);
         }
         if let Some(held) = self.held(s.id) {
@@ -392,18 +340,9 @@ impl<M: PricedModel> Ledger<M> {
     pub fn period_amount(&self, models: &[M], months: u32) -> Result<Decimal, String> {
         let mut amount = round_money(Decimal::ZERO, self.site.minor_units);
         for m in models.iter().filter(|m| !m.is_deleted()) {
-            let pricing = m
-                .pricing()
-                .map_err(|e| format!("pricing model {:?}: {e}", m.name()))?;
+            let pricing = m.pricing().map_err(|e| format!("pricing model {:?}: {e}", m.name()))?;
             for c in period_charges(&pricing, months).map_err(|e| e.to_string())? {
-                amount += line_figures(
-                    c.unit_price,
-                    c.quantity,
-                    c.discount,
-                    Decimal::ZERO,
-                    self.site.minor_units,
-                )
-                .amount;
+                amount += line_figures(c.unit_price, c.quantity, c.discount, Decimal::ZERO, self.site.minor_units).amount;
             }
         }
         Ok(amount)
@@ -414,23 +353,9 @@ impl<M: PricedModel> Ledger<M> {
     fn line(&self, m: &M, charge: &Charge, months: u32, credit: bool) -> LineSpec {
         let period = current_period(self.site.billing_start_date, months, self.now);
         let (remaining, total) = remaining_days(period, self.now);
-        let today = self
-            .now
-            .date_naive()
-            .and_hms_opt(0, 0, 0)
-            .expect("midnight exists")
-            .and_utc();
-        let served = Period {
-            start: today.max(period.start),
-            end: period.end,
-        };
-        Self::line_for(
-            m,
-            &charge.prorated(remaining, total),
-            months,
-            served,
-            credit,
-        )
+        let today = self.now.date_naive().and_hms_opt(0, 0, 0).expect("midnight exists").and_utc();
+        let served = Period { start: today.max(period.start), end: period.end };
+        Self::line_for(m, &charge.prorated(remaining, total), months, served, credit)
     }
 
     /// The line of `part` (a charge as billed) for the service of `served`.
@@ -439,9 +364,7 @@ impl<M: PricedModel> Ledger<M> {
         let (name, unit) = match part.what {
             ChargeWhat::Overage => (format!("{} overage", m.name()), m.unit_type().to_owned()),
             ChargeWhat::Quota | ChargeWhat::FlatFee => (m.name().to_owned(), "period".to_owned()),
-            ChargeWhat::Agents | ChargeWhat::Units => {
-                (m.name().to_owned(), m.unit_type().to_owned())
-            }
+            ChargeWhat::Agents | ChargeWhat::Units => (m.name().to_owned(), m.unit_type().to_owned()),
         };
         let line_type = match (credit, part.kind) {
             (true, _) => CREDIT,
@@ -459,9 +382,7 @@ impl<M: PricedModel> Ledger<M> {
             service_start_date: served.start,
             service_end_date: served.end,
             months: months.to_string(),
-            license_term: BillingPeriod::from_months(months)
-                .map_or("", BillingPeriod::as_str)
-                .to_owned(),
+            license_term: BillingPeriod::from_months(months).map_or("", BillingPeriod::as_str).to_owned(),
             line_type: line_type.to_owned(),
             cancelled_invoice_line_item_id: None,
         }
@@ -475,13 +396,7 @@ impl<M: PricedModel> Ledger<M> {
     /// Charges `m` for the rest of the current period.
     fn charge(&mut self, m: &M, months: u32, pointer: &str) -> Result<(), BillingError> {
         let charges = Self::charges(m, months).map_err(|err| {
-            BillingError::not_allowed(
-                pointer,
-                format!(
-                    "pricing model {:?} cannot be priced for this site: {err}",
-                    m.name()
-                ),
-            )
+            BillingError::not_allowed(pointer, format!("pricing model {:?} cannot be priced for this site: {err}", m.name()))
         })?;
         for c in &charges {
             let line = self.line(m, c, months, false);
@@ -500,22 +415,13 @@ impl<M: PricedModel> Ledger<M> {
     /// without an invoice (`ifCreateInvoice: false`) holds no charge of its
     /// own: the charges still open on the deleted models of its name, which
     /// the customer did pay, are credited in its place, at their own prices.
-    fn credit(
-        &mut self,
-        s: &Subscription<M>,
-        models: &[M],
-        months: u32,
-    ) -> Result<(), BillingError> {
+    fn credit(&mut self, s: &Subscription<M>, models: &[M], months: u32) -> Result<(), BillingError> {
         for m in models {
             if self.open_charges_of(m).is_empty() {
                 let stand_ins: Vec<M> = s
                     .models
                     .iter()
-                    .filter(|d| {
-                        d.is_deleted()
-                            && d.name() == m.name()
-                            && !self.open_charges_of(d).is_empty()
-                    })
+                    .filter(|d| d.is_deleted() && d.name() == m.name() && !self.open_charges_of(d).is_empty())
                     .cloned()
                     .collect();
                 for d in &stand_ins {
@@ -530,46 +436,26 @@ impl<M: PricedModel> Ledger<M> {
 
     /// The charge lines of `m` a credit may cancel: this operation's, else the stored open ones.
     fn open_charges_of(&self, m: &M) -> Vec<OpenCharge> {
-        let used: Vec<Uuid> = self
-            .lines
-            .iter()
-            .filter_map(|l| l.cancelled_invoice_line_item_id)
-            .collect();
+        let used: Vec<Uuid> = self.lines.iter().filter_map(|l| l.cancelled_invoice_line_item_id).collect();
         let pending: Vec<OpenCharge> = self
             .lines
             .iter()
             .filter(|l| l.line_type != CREDIT && l.subscription_pricing_model_id == Some(m.id()))
-            .map(|l| OpenCharge {
-                id: l.id,
-                name: l.name.clone(),
-            })
+            .map(|l| OpenCharge { id: l.id, name: l.name.clone() })
             .collect();
-        let candidates = if pending.is_empty() {
-            self.open_charges.get(&m.id()).cloned().unwrap_or_default()
-        } else {
-            pending
-        };
-        candidates
-            .into_iter()
-            .filter(|c| !used.contains(&c.id))
-            .collect()
+        let candidates = if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
+        candidates.into_iter().filter(|c| !used.contains(&c.id)).collect()
     }
 
     /// Credits `m`'s recurring charges that have a charge line to cancel.
     fn credit_model(&mut self, m: &M, months: u32) -> Result<(), BillingError> {
         // What was priced once can be priced again; a stored model that no
         // longer prices is a data problem, not the caller's.
-        let charges = Self::charges(m, months)
-            .map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
+        let charges = Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
         for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
             let mut line = self.line(m, c, months, true);
             let open = self.open_charges_of(m);
-            let Some(cancelled) = open
-                .iter()
-                .find(|c| c.name == line.name)
-                .or_else(|| open.first())
-                .map(|c| c.id)
-            else {
+            let Some(cancelled) = open.iter().find(|c| c.name == line.name).or_else(|| open.first()).map(|c| c.id) else {
                 continue;
             };
             line.cancelled_invoice_line_item_id = Some(cancelled);
@@ -587,11 +473,7 @@ impl<M: PricedModel> Ledger<M> {
     pub fn renew(&mut self, period: Period) -> Result<(), BillingError> {
         let site_months = self.site.period.months();
         let mut lines = Vec::new();
-        for s in self
-            .subscriptions
-            .iter()
-            .filter(|s| !s.cancelled && !s.one_time_fee)
-        {
+        for s in self.subscriptions.iter().filter(|s| !s.cancelled && !s.one_time_fee) {
             let months = self.site.months_of(s.billing_months);
             let served = if months == site_months {
                 period
@@ -603,9 +485,8 @@ impl<M: PricedModel> Ledger<M> {
                 own
             };
             for m in s.models.iter().filter(|m| !m.is_deleted()) {
-                let charges = Self::charges(m, months).map_err(|e| {
-                    BillingError::Internal(format!("stored pricing model {}: {e}", m.id()))
-                })?;
+                let charges =
+                    Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
                 for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
                     lines.push(Self::line_for(m, c, months, served, false));
                 }
@@ -620,12 +501,7 @@ impl<M: PricedModel> Ledger<M> {
     /// simulated gateway and books what is not paid (or a net credit) on the
     /// site's balance. The figures, and every row an apply writes.
     pub fn finish(self, mode: InvoiceMode) -> (Outcome, Writes<M>) {
-        let Ledger {
-            site,
-            lines,
-            mut writes,
-            ..
-        } = self;
+        let Ledger { site, lines, mut writes, .. } = self;
         let invoice = Invoice::draft(lines, site.tax.as_ref(), site.minor_units);
         let zero = invoice.zero();
         let (mut src_amount, mut src_tax, mut new_amount, mut new_tax) = (zero, zero, zero, zero);
@@ -639,11 +515,7 @@ impl<M: PricedModel> Ledger<M> {
             }
         }
         let total = invoice.total();
-        let charge_result = gateway::settles(
-            total,
-            site.charged_automatically,
-            site.card_number.as_deref(),
-        );
+        let charge_result = gateway::settles(total, site.charged_automatically, site.card_number.as_deref());
         let mut outcome = Outcome {
             src_amount,
             src_tax,
@@ -668,12 +540,7 @@ impl<M: PricedModel> Ledger<M> {
         }
         let id = Uuid::now_v7();
         outcome.invoice_id = Some(id);
-        writes.invoice = Some(IssuedInvoice {
-            id,
-            status,
-            invoice,
-            paid: status == "paid",
-        });
+        writes.invoice = Some(IssuedInvoice { id, status, invoice, paid: status == "paid" });
         (outcome, writes)
     }
 }

@@ -64,10 +64,7 @@ impl InvoiceLine {
         if self.spec.discount.is_zero() || gross.is_zero() {
             return String::new();
         }
-        format!(
-            "{}%",
-            round_money(self.spec.discount / gross * Decimal::ONE_HUNDRED, 2).normalize()
-        )
+        format!("{}%", round_money(self.spec.discount / gross * Decimal::ONE_HUNDRED, 2).normalize())
     }
 
     /// Days of service the line covers.
@@ -93,28 +90,12 @@ pub struct Invoice {
 impl Invoice {
     /// Prices `specs` in a currency of `minor_units` decimals, each line taxed
     /// at `tax` (none: untaxed).
-    pub fn draft(
-        specs: impl IntoIterator<Item = LineSpec>,
-        tax: Option<&TaxRate>,
-        minor_units: u32,
-    ) -> Invoice {
+    pub fn draft(specs: impl IntoIterator<Item = LineSpec>, tax: Option<&TaxRate>, minor_units: u32) -> Invoice {
         let zero = round_money(Decimal::ZERO, minor_units);
         let rate = tax.map_or(Decimal::ZERO, |t| t.rate);
-        let mut invoice = Invoice {
-            lines: Vec::new(),
-            amount: zero,
-            tax: zero,
-            tax_rate: tax.cloned(),
-            minor_units,
-        };
+        let mut invoice = Invoice { lines: Vec::new(), amount: zero, tax: zero, tax_rate: tax.cloned(), minor_units };
         for spec in specs {
-            let figures = line_figures(
-                spec.unit_price,
-                i64::from(spec.quantity),
-                spec.discount,
-                rate,
-                minor_units,
-            );
+            let figures = line_figures(spec.unit_price, i64::from(spec.quantity), spec.discount, rate, minor_units);
             invoice.amount += figures.amount;
             invoice.tax += figures.tax;
             invoice.lines.push(InvoiceLine { spec, figures });
@@ -137,13 +118,7 @@ mod tests {
     use super::*;
     use rust_decimal_macros::dec;
 
-    pub(crate) fn spec(
-        name: &str,
-        unit_price: Decimal,
-        quantity: i32,
-        discount: Decimal,
-        line_type: &str,
-    ) -> LineSpec {
+    pub(crate) fn spec(name: &str, unit_price: Decimal, quantity: i32, discount: Decimal, line_type: &str) -> LineSpec {
         let day = "2026-11-01T00:00:00Z".parse().unwrap();
         LineSpec {
             id: Uuid::now_v7(),
@@ -163,10 +138,7 @@ mod tests {
     }
 
     fn us_ca() -> TaxRate {
-        TaxRate {
-            name: "US-CA sales tax".to_owned(),
-            rate: dec!(0.0825),
-        }
+        TaxRate { name: "US-CA sales tax".to_owned(), rate: dec!(0.0825) }
     }
 
     #[test]
@@ -179,40 +151,25 @@ mod tests {
             spec("Quota overage", dec!(0.05), 500, dec!(0), CHARGE),
         ];
         let invoice = Invoice::draft(lines, Some(&us_ca()), 2);
-        assert_eq!(
-            (invoice.amount, invoice.tax, invoice.total()),
-            (dec!(174.00), dec!(14.35), dec!(188.35))
-        );
+        assert_eq!((invoice.amount, invoice.tax, invoice.total()), (dec!(174.00), dec!(14.35), dec!(188.35)));
         assert_eq!(invoice.lines[1].figures.tax, dec!(4.04));
     }
 
     #[test]
     fn no_rate_no_tax_and_zero_keeps_the_currency_decimals() {
-        let invoice = Invoice::draft(
-            [spec("Flat", dec!(33.0000001), 1, dec!(0), CHARGE)],
-            None,
-            2,
-        );
+        let invoice = Invoice::draft([spec("Flat", dec!(33.0000001), 1, dec!(0), CHARGE)], None, 2);
         assert_eq!((invoice.amount, invoice.tax), (dec!(33.00), dec!(0.00)));
         let empty = Invoice::draft([], None, 0);
-        assert_eq!(
-            (empty.amount.to_string(), empty.zero().to_string()),
-            ("0".to_owned(), "0".to_owned())
-        );
+        assert_eq!((empty.amount.to_string(), empty.zero().to_string()), ("0".to_owned(), "0".to_owned()));
     }
 
     #[test]
     fn discount_rate_is_a_share_of_the_gross_line() {
-        let line =
-            &Invoice::draft([spec("Agents", dec!(20), 5, dec!(10), CHARGE)], None, 2).lines[0];
+        let line = &Invoice::draft([spec("Agents", dec!(20), 5, dec!(10), CHARGE)], None, 2).lines[0];
         assert_eq!(line.discount_rate(), "10%");
         assert_eq!(line.figures.amount, dec!(90.00));
-        let credit =
-            &Invoice::draft([spec("Agents", dec!(20), -5, dec!(-10), CREDIT)], None, 2).lines[0];
+        let credit = &Invoice::draft([spec("Agents", dec!(20), -5, dec!(-10), CREDIT)], None, 2).lines[0];
         assert!(credit.is_credit());
-        assert_eq!(
-            (credit.discount_rate(), credit.figures.amount),
-            ("10%".to_owned(), dec!(-90.00))
-        );
+        assert_eq!((credit.discount_rate(), credit.figures.amount), ("10%".to_owned(), dec!(-90.00)));
     }
 }

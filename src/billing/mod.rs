@@ -17,8 +17,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 /// Rounds an amount to `minor_units` decimals, half away from zero, keeping
 /// exactly that many decimals (`5` with 2 minor units is `5.00`).
 pub fn round_money(amount: Decimal, minor_units: u32) -> Decimal {
-    let mut rounded =
-        amount.round_dp_with_strategy(minor_units, RoundingStrategy::MidpointAwayFromZero);
+    let mut rounded = amount.round_dp_with_strategy(minor_units, RoundingStrategy::MidpointAwayFromZero);
     rounded.rescale(minor_units);
     rounded
 }
@@ -41,17 +40,11 @@ pub enum BillingError {
 
 impl BillingError {
     pub fn mismatch(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::Mismatch {
-            pointer: pointer.into(),
-            detail: detail.into(),
-        }
+        Self::Mismatch { pointer: pointer.into(), detail: detail.into() }
     }
 
     pub fn not_allowed(pointer: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::NotAllowed {
-            pointer: pointer.into(),
-            detail: detail.into(),
-        }
+        Self::NotAllowed { pointer: pointer.into(), detail: detail.into() }
     }
 
     /// Any change of a cancelled subscription.
@@ -73,20 +66,10 @@ pub struct LineFigures {
 
 /// Prices a line: `unit_price` keeps its precision, the discount is an amount,
 /// `tax_rate` a fraction (`0.0825` for 8.25 %).
-pub fn line_figures(
-    unit_price: Decimal,
-    quantity: i64,
-    discount: Decimal,
-    tax_rate: Decimal,
-    minor_units: u32,
-) -> LineFigures {
+pub fn line_figures(unit_price: Decimal, quantity: i64, discount: Decimal, tax_rate: Decimal, minor_units: u32) -> LineFigures {
     let amount = round_money(unit_price * Decimal::from(quantity) - discount, minor_units);
     let tax = round_money(amount * tax_rate, minor_units);
-    LineFigures {
-        amount,
-        tax,
-        line_total: amount + tax,
-    }
+    LineFigures { amount, tax, line_total: amount + tax }
 }
 
 #[cfg(test)]
@@ -107,23 +90,9 @@ mod tests {
     fn a_line_is_rounded_before_its_tax_is_taken() {
         // 3 x 33.335 = 100.005 -> 100.01; 8.25 % of 100.01 = 8.250825 -> 8.25.
         let line = line_figures(dec!(33.335), 3, dec!(0), dec!(0.0825), 2);
-        assert_eq!(
-            line,
-            LineFigures {
-                amount: dec!(100.01),
-                tax: dec!(8.25),
-                line_total: dec!(108.26)
-            }
-        );
+        assert_eq!(line, LineFigures { amount: dec!(100.01), tax: dec!(8.25), line_total: dec!(108.26) });
         // A discount is an amount taken off the line before tax.
         let line = line_figures(dec!(20), 5, dec!(10), dec!(0.1), 2);
-        assert_eq!(
-            line,
-            LineFigures {
-                amount: dec!(90.00),
-                tax: dec!(9.00),
-                line_total: dec!(99.00)
-            }
-        );
+        assert_eq!(line, LineFigures { amount: dec!(90.00), tax: dec!(9.00), line_total: dec!(99.00) });
     }
 }

@@ -28,9 +28,7 @@ pub fn next_billing_date(start: DateTime<Utc>, months: u32, now: DateTime<Utc>) 
 }
 
 /// How often a site is billed: 1, 3, 6 or 12 calendar months.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub enum BillingPeriod {
     #[serde(rename = "monthly")]
     Monthly,
@@ -62,25 +60,11 @@ impl BillingPeriod {
     }
 
     pub fn parse(stored: &str) -> Option<Self> {
-        [
-            Self::Monthly,
-            Self::Quarterly,
-            Self::SemiAnnual,
-            Self::Annual,
-        ]
-        .into_iter()
-        .find(|p| p.as_str() == stored)
+        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.as_str() == stored)
     }
 
     pub fn from_months(months: u32) -> Option<Self> {
-        [
-            Self::Monthly,
-            Self::Quarterly,
-            Self::SemiAnnual,
-            Self::Annual,
-        ]
-        .into_iter()
-        .find(|p| p.months() == months)
+        [Self::Monthly, Self::Quarterly, Self::SemiAnnual, Self::Annual].into_iter().find(|p| p.months() == months)
     }
 }
 
@@ -98,27 +82,15 @@ mod tests {
         assert_eq!(period_boundary(start, 1, 1), at("2024-02-29T00:00:00Z"));
         assert_eq!(period_boundary(start, 1, 2), at("2024-03-31T00:00:00Z"));
         assert_eq!(period_boundary(start, 3, 1), at("2024-04-30T00:00:00Z"));
-        assert_eq!(
-            period_boundary(at("2023-01-31T00:00:00Z"), 1, 1),
-            at("2023-02-28T00:00:00Z")
-        );
+        assert_eq!(period_boundary(at("2023-01-31T00:00:00Z"), 1, 1), at("2023-02-28T00:00:00Z"));
     }
 
     #[test]
     fn the_next_billing_date_is_the_first_boundary_after_now() {
         let start = at("2026-01-15T00:00:00Z");
-        assert_eq!(
-            next_billing_date(start, 1, at("2026-03-20T10:00:00Z")),
-            at("2026-04-15T00:00:00Z")
-        );
-        assert_eq!(
-            next_billing_date(start, 12, at("2026-01-15T00:00:00Z")),
-            at("2027-01-15T00:00:00Z")
-        );
-        assert_eq!(
-            next_billing_date(start, 6, at("2025-12-01T00:00:00Z")),
-            start
-        );
+        assert_eq!(next_billing_date(start, 1, at("2026-03-20T10:00:00Z")), at("2026-04-15T00:00:00Z"));
+        assert_eq!(next_billing_date(start, 12, at("2026-01-15T00:00:00Z")), at("2027-01-15T00:00:00Z"));
+        assert_eq!(next_billing_date(start, 6, at("2025-12-01T00:00:00Z")), start);
     }
 }
 
@@ -144,22 +116,14 @@ pub fn current_period(billing_start: DateTime<Utc>, months: u32, now: DateTime<U
     while period_boundary(billing_start, months, count) < end {
         count += 1;
     }
-    let start = if count == 1 {
-        billing_start
-    } else {
-        period_boundary(billing_start, months, count - 1)
-    };
+    let start = if count == 1 { billing_start } else { period_boundary(billing_start, months, count - 1) };
     Period { start, end }
 }
 
 /// The part of `period` still to run, in whole days counted from the start of
 /// `now`'s UTC day: `(remaining, total)`. A day that has begun counts as remaining.
 pub fn remaining_days(period: Period, now: DateTime<Utc>) -> (i64, i64) {
-    let today = now
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .expect("midnight exists")
-        .and_utc();
+    let today = now.date_naive().and_hms_opt(0, 0, 0).expect("midnight exists").and_utc();
     let from = today.max(period.start);
     ((period.end - from).num_days().max(0), period.days())
 }
@@ -174,12 +138,7 @@ pub const MAX_DUE_PERIODS: usize = 130;
 /// the rest are due at the next pass). Each ends at the first boundary after
 /// its start, so a next billing date that is not a boundary (one set before a
 /// change of period) starts a short period that realigns with the boundaries.
-pub fn due_periods(
-    billing_start: DateTime<Utc>,
-    months: u32,
-    next: DateTime<Utc>,
-    now: DateTime<Utc>,
-) -> Vec<Period> {
+pub fn due_periods(billing_start: DateTime<Utc>, months: u32, next: DateTime<Utc>, now: DateTime<Utc>) -> Vec<Period> {
     let mut due = Vec::new();
     let mut start = next;
     while start <= now && due.len() < MAX_DUE_PERIODS {
@@ -202,12 +161,7 @@ mod period_tests {
     fn due_periods_follow_the_boundaries_from_the_next_billing_date() {
         let start = at("2026-01-31T00:00:00Z");
         // Quarterly from Jan 31: Oct 31, Jan 31, Apr 30 (clamped), Jul 31.
-        let due = due_periods(
-            start,
-            3,
-            at("2027-01-31T00:00:00Z"),
-            at("2027-07-31T00:00:00Z"),
-        );
+        let due = due_periods(start, 3, at("2027-01-31T00:00:00Z"), at("2027-07-31T00:00:00Z"));
         let starts: Vec<_> = due.iter().map(|p| (p.start, p.end)).collect();
         assert_eq!(
             starts,
@@ -218,57 +172,28 @@ mod period_tests {
             ]
         );
         // Not due yet: nothing; ten years of months: capped.
-        assert!(
-            due_periods(
-                start,
-                1,
-                at("2026-12-31T00:00:00Z"),
-                at("2026-12-30T23:59:59Z")
-            )
-            .is_empty()
-        );
-        assert_eq!(
-            due_periods(start, 1, start, at("2040-01-01T00:00:00Z")).len(),
-            MAX_DUE_PERIODS
-        );
+        assert!(due_periods(start, 1, at("2026-12-31T00:00:00Z"), at("2026-12-30T23:59:59Z")).is_empty());
+        assert_eq!(due_periods(start, 1, start, at("2040-01-01T00:00:00Z")).len(), MAX_DUE_PERIODS);
     }
 
     #[test]
     fn the_current_period_holds_now() {
         let start = at("2026-01-31T00:00:00Z");
         let period = current_period(start, 3, at("2026-11-21T15:00:00Z"));
-        assert_eq!(
-            period,
-            Period {
-                start: at("2026-10-31T00:00:00Z"),
-                end: at("2027-01-31T00:00:00Z")
-            }
-        );
+        assert_eq!(period, Period { start: at("2026-10-31T00:00:00Z"), end: at("2027-01-31T00:00:00Z") });
         assert_eq!(period.days(), 92);
         let first = current_period(start, 1, at("2026-02-10T00:00:00Z"));
-        assert_eq!(
-            first,
-            Period {
-                start,
-                end: at("2026-02-28T00:00:00Z")
-            }
-        );
+        assert_eq!(first, Period { start, end: at("2026-02-28T00:00:00Z") });
     }
 
     #[test]
     fn remaining_days_count_from_the_start_of_today() {
         // November 2026 has 30 days; on the 21st (any hour) 10 days remain: 21..30.
-        let period = Period {
-            start: at("2026-11-01T00:00:00Z"),
-            end: at("2026-12-01T00:00:00Z"),
-        };
+        let period = Period { start: at("2026-11-01T00:00:00Z"), end: at("2026-12-01T00:00:00Z") };
         assert_eq!(remaining_days(period, at("2026-11-21T23:59:00Z")), (10, 30));
         assert_eq!(remaining_days(period, at("2026-11-01T00:00:00Z")), (30, 30));
         // February of a leap year.
-        let leap = Period {
-            start: at("2024-02-01T00:00:00Z"),
-            end: at("2024-03-01T00:00:00Z"),
-        };
+        let leap = Period { start: at("2024-02-01T00:00:00Z"), end: at("2024-03-01T00:00:00Z") };
         assert_eq!(remaining_days(leap, at("2024-02-15T08:00:00Z")), (15, 29));
     }
 }

@@ -62,43 +62,18 @@ impl PricedModel for Model {
 
 fn monthly(price: Decimal) -> PeriodPrices {
     let zero = (Decimal::ZERO, Decimal::ZERO);
-    PeriodPrices {
-        monthly: (price, Decimal::ZERO),
-        quarterly: zero,
-        semi_annual: zero,
-        annual: zero,
-    }
+    PeriodPrices { monthly: (price, Decimal::ZERO), quarterly: zero, semi_annual: zero, annual: zero }
 }
 
 /// Platform: a 99.00 flat fee a month.
 fn platform() -> Model {
-    Model {
-        id: Uuid::now_v7(),
-        name: "Platform",
-        pricing: Pricing::FlatFee {
-            prices: monthly(dec!(99.00)),
-        },
-        deleted: false,
-    }
+    Model { id: Uuid::now_v7(), name: "Platform", pricing: Pricing::FlatFee { prices: monthly(dec!(99.00)) }, deleted: false }
 }
 
 /// Team: 20.00 an agent a month, 5 agents.
 fn team() -> Model {
-    let segments = vec![AgentSegment {
-        from: 1,
-        to: 1000,
-        prices: monthly(dec!(20.00)),
-    }];
-    Model {
-        id: Uuid::now_v7(),
-        name: "Team",
-        pricing: Pricing::ByAgents {
-            agents: 5,
-            free: 0,
-            segments,
-        },
-        deleted: false,
-    }
+    let segments = vec![AgentSegment { from: 1, to: 1000, prices: monthly(dec!(20.00)) }];
+    Model { id: Uuid::now_v7(), name: "Team", pricing: Pricing::ByAgents { agents: 5, free: 0, segments }, deleted: false }
 }
 
 fn site_10000() -> SiteTerms {
@@ -109,24 +84,14 @@ fn site_10000() -> SiteTerms {
         purchased_agents: 5,
         balance: Decimal::ZERO,
         minor_units: 2,
-        tax: Some(TaxRate {
-            name: "US-CA sales tax".to_owned(),
-            rate: dec!(0.0825),
-        }),
+        tax: Some(TaxRate { name: "US-CA sales tax".to_owned(), rate: dec!(0.0825) }),
         charged_automatically: false,
         card_number: None,
     }
 }
 
 fn subscription(model: Model) -> Subscription<Model> {
-    Subscription {
-        id: Uuid::now_v7(),
-        plan_id: 1,
-        billing_months: 0,
-        cancelled: false,
-        one_time_fee: false,
-        models: vec![model],
-    }
+    Subscription { id: Uuid::now_v7(), plan_id: 1, billing_months: 0, cancelled: false, one_time_fee: false, models: vec![model] }
 }
 
 /// A ledger over `subscriptions`, each of whose models was charged for November
@@ -135,22 +100,9 @@ fn ledger(subscriptions: Vec<Subscription<Model>>) -> Ledger<Model> {
     let charged = subscriptions
         .iter()
         .flat_map(|s| s.models.iter())
-        .map(|m| {
-            (
-                m.id(),
-                vec![OpenCharge {
-                    id: Uuid::now_v7(),
-                    name: m.name().to_owned(),
-                }],
-            )
-        })
+        .map(|m| (m.id(), vec![OpenCharge { id: Uuid::now_v7(), name: m.name().to_owned() }]))
         .collect();
-    Ledger::new(
-        site_10000(),
-        "2026-11-21T15:00:00Z".parse().unwrap(),
-        subscriptions,
-        charged,
-    )
+    Ledger::new(site_10000(), "2026-11-21T15:00:00Z".parse().unwrap(), subscriptions, charged)
 }
 
 fn plan(model: Model) -> Plan<Model> {
@@ -168,9 +120,7 @@ fn plan(model: Model) -> Plan<Model> {
 fn add(ledger: &mut Ledger<Model>, model: Model) {
     let plan = plan(model);
     let new = NewSubscription::of_plan(&plan, 10000, "new".to_owned(), ledger.now(), 0);
-    ledger
-        .add(new, plan.templates.clone(), "/planId")
-        .expect("priced");
+    ledger.add(new, plan.templates.clone(), "/planId").expect("priced");
 }
 
 #[test]
@@ -178,14 +128,8 @@ fn example_17_adding_platform_charges_ten_of_thirty_days() {
     let mut ledger = ledger(vec![]);
     add(&mut ledger, platform());
     let (outcome, writes) = ledger.finish(InvoiceMode::None);
-    assert_eq!(
-        (outcome.new_amount, outcome.new_tax),
-        (dec!(33.00), dec!(2.72))
-    );
-    assert_eq!(
-        (outcome.src_amount, outcome.amount),
-        (Decimal::ZERO, dec!(33.00))
-    );
+    assert_eq!((outcome.new_amount, outcome.new_tax), (dec!(33.00), dec!(2.72)));
+    assert_eq!((outcome.src_amount, outcome.amount), (Decimal::ZERO, dec!(33.00)));
     assert!(writes.invoice.is_none(), "figures only");
 }
 
@@ -195,10 +139,7 @@ fn example_23_cancelling_team_credits_the_rest_of_the_period() {
     let mut ledger = ledger(vec![team.clone()]);
     ledger.cancel(&team).expect("cancelled");
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
-    assert_eq!(
-        (outcome.src_amount, outcome.src_tax),
-        (dec!(-33.33), dec!(-2.75))
-    );
+    assert_eq!((outcome.src_amount, outcome.src_tax), (dec!(-33.33), dec!(-2.75)));
     assert_eq!((outcome.amount, outcome.tax), (dec!(-33.33), dec!(-2.75)));
     assert_eq!(writes.cancelled, vec![team.id]);
     let invoice = writes.invoice.expect("an issued invoice");
@@ -223,19 +164,11 @@ fn example_30_more_purchased_agents_reprice_team() {
     let mut ledger = ledger(vec![team.clone()]);
     let mut six = team.models[0].clone();
     six.set_purchased_quantity(6);
-    ledger
-        .replace_models(&team, &team.models, vec![six], "/purchasedAgents")
-        .expect("re-priced");
+    ledger.replace_models(&team, &team.models, vec![six], "/purchasedAgents").expect("re-priced");
     ledger.set_purchased_agents(6);
     let (outcome, writes) = ledger.finish(InvoiceMode::None);
-    assert_eq!(
-        (outcome.src_amount, outcome.src_tax),
-        (dec!(-33.33), dec!(-2.75))
-    );
-    assert_eq!(
-        (outcome.new_amount, outcome.new_tax),
-        (dec!(40.00), dec!(3.30))
-    );
+    assert_eq!((outcome.src_amount, outcome.src_tax), (dec!(-33.33), dec!(-2.75)));
+    assert_eq!((outcome.new_amount, outcome.new_tax), (dec!(40.00), dec!(3.30)));
     assert_eq!((outcome.amount, outcome.tax), (dec!(6.67), dec!(0.55)));
     assert_eq!(writes.purchased_agents, Some(6));
 }
@@ -252,31 +185,14 @@ fn example_33_a_change_without_an_invoice_is_not_credited_later() {
     let forty = writes.models[0].model.clone();
     let mut five = team.models[0].clone();
     five.set_deleted(true);
-    let after = Subscription {
-        models: vec![five.clone(), forty],
-        ..team
-    };
+    let after = Subscription { models: vec![five.clone(), forty], ..team };
     // 40 -> 5 invoiced: the November charge of the 5 agents is credited in the
     // 40-agent model's place (it holds none): -33.33 + 33.33.
-    let open = HashMap::from([(
-        five.id(),
-        vec![OpenCharge {
-            id: Uuid::now_v7(),
-            name: five.name().to_owned(),
-        }],
-    )]);
-    let mut ledger = Ledger::new(
-        site_10000(),
-        "2026-11-21T15:00:00Z".parse().unwrap(),
-        vec![after],
-        open,
-    );
+    let open = HashMap::from([(five.id(), vec![OpenCharge { id: Uuid::now_v7(), name: five.name().to_owned() }])]);
+    let mut ledger = Ledger::new(site_10000(), "2026-11-21T15:00:00Z".parse().unwrap(), vec![after], open);
     ledger.apply_purchased_agents(5).expect("re-priced");
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
-    assert_eq!(
-        (outcome.src_amount, outcome.src_tax),
-        (dec!(-33.33), dec!(-2.75))
-    );
+    assert_eq!((outcome.src_amount, outcome.src_tax), (dec!(-33.33), dec!(-2.75)));
     assert_eq!((outcome.amount, outcome.tax), (dec!(0.00), dec!(0.00)));
     assert_eq!(writes.invoice.expect("an invoice").status, "paid");
     assert_eq!(writes.balance, None);
@@ -288,35 +204,18 @@ fn at(s: &str) -> chrono::DateTime<chrono::Utc> {
 
 /// A renewal's ledger: site 10000 at its next billing date, nothing open.
 fn renewal_ledger(site: SiteTerms, subscriptions: Vec<Subscription<Model>>) -> Ledger<Model> {
-    Ledger::new(
-        site,
-        at("2026-12-01T00:00:00Z"),
-        subscriptions,
-        HashMap::new(),
-    )
+    Ledger::new(site, at("2026-12-01T00:00:00Z"), subscriptions, HashMap::new())
 }
 
 fn december() -> super::periods::Period {
-    super::periods::Period {
-        start: at("2026-12-01T00:00:00Z"),
-        end: at("2027-01-01T00:00:00Z"),
-    }
+    super::periods::Period { start: at("2026-12-01T00:00:00Z"), end: at("2027-01-01T00:00:00Z") }
 }
 
 #[test]
 fn renewal_charges_a_whole_period_of_each_active_recurring_subscription() {
-    let cancelled = Subscription {
-        cancelled: true,
-        ..subscription(platform())
-    };
-    let one_time = Subscription {
-        one_time_fee: true,
-        ..subscription(platform())
-    };
-    let mut ledger = renewal_ledger(
-        site_10000(),
-        vec![subscription(team()), cancelled, one_time],
-    );
+    let cancelled = Subscription { cancelled: true, ..subscription(platform()) };
+    let one_time = Subscription { one_time_fee: true, ..subscription(platform()) };
+    let mut ledger = renewal_ledger(site_10000(), vec![subscription(team()), cancelled, one_time]);
     ledger.renew(december()).expect("renewed");
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
     // 5 agents x 20.00 = 100.00, 8.25 % tax 8.25: no proration, the others not billed.
@@ -324,83 +223,41 @@ fn renewal_charges_a_whole_period_of_each_active_recurring_subscription() {
     let invoice = writes.invoice.expect("an invoice");
     assert_eq!(invoice.invoice.lines.len(), 1);
     let line = &invoice.invoice.lines[0].spec;
-    assert_eq!(
-        (line.service_start_date, line.service_end_date),
-        (december().start, december().end)
-    );
+    assert_eq!((line.service_start_date, line.service_end_date), (december().start, december().end));
     assert_eq!((line.quantity, line.line_type.as_str()), (5, "charge"));
     // Not charged automatically: unpaid, on the balance.
-    assert_eq!(
-        (invoice.status, writes.balance),
-        ("unpaid", Some(dec!(108.25)))
-    );
+    assert_eq!((invoice.status, writes.balance), ("unpaid", Some(dec!(108.25))));
 }
 
 #[test]
 fn renewal_charged_to_a_card_is_paid_unless_the_card_declines() {
-    let paying = SiteTerms {
-        charged_automatically: true,
-        card_number: Some("4242424242424242".into()),
-        ..site_10000()
-    };
+    let paying = SiteTerms { charged_automatically: true, card_number: Some("4242424242424242".into()), ..site_10000() };
     let mut ledger = renewal_ledger(paying.clone(), vec![subscription(team())]);
     ledger.renew(december()).expect("renewed");
     let (_, writes) = ledger.finish(InvoiceMode::Issue);
-    assert_eq!(
-        (writes.invoice.expect("an invoice").status, writes.balance),
-        ("paid", None)
-    );
-    let declined = SiteTerms {
-        card_number: Some("4000000000000002".into()),
-        ..paying
-    };
+    assert_eq!((writes.invoice.expect("an invoice").status, writes.balance), ("paid", None));
+    let declined = SiteTerms { card_number: Some("4000000000000002".into()), ..paying };
     let mut ledger = renewal_ledger(declined, vec![subscription(team())]);
     ledger.renew(december()).expect("renewed");
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
     assert!(!outcome.charge_result);
-    assert_eq!(
-        (writes.invoice.expect("an invoice").status, writes.balance),
-        ("unpaid", Some(dec!(108.25)))
-    );
+    assert_eq!((writes.invoice.expect("an invoice").status, writes.balance), ("unpaid", Some(dec!(108.25))));
 }
 
 #[test]
 fn a_subscription_of_another_period_renews_at_its_own_boundaries() {
     // Quarterly on a monthly site from Jan 1: its periods start Jan, Apr, Jul, Oct.
-    let quarterly_prices = PeriodPrices {
-        quarterly: (dec!(270.00), Decimal::ZERO),
-        ..monthly(dec!(99.00))
-    };
-    let model = Model {
-        id: Uuid::now_v7(),
-        name: "Platform",
-        pricing: Pricing::FlatFee {
-            prices: quarterly_prices,
-        },
-        deleted: false,
-    };
-    let quarterly = Subscription {
-        billing_months: 3,
-        ..subscription(model)
-    };
+    let quarterly_prices = PeriodPrices { quarterly: (dec!(270.00), Decimal::ZERO), ..monthly(dec!(99.00)) };
+    let model = Model { id: Uuid::now_v7(), name: "Platform", pricing: Pricing::FlatFee { prices: quarterly_prices }, deleted: false };
+    let quarterly = Subscription { billing_months: 3, ..subscription(model) };
     let mut ledger = renewal_ledger(site_10000(), vec![quarterly.clone()]);
     ledger.renew(december()).expect("renewed");
-    assert_eq!(
-        ledger.finish(InvoiceMode::Issue).0.amount,
-        Decimal::ZERO,
-        "December starts no quarter"
-    );
+    assert_eq!(ledger.finish(InvoiceMode::Issue).0.amount, Decimal::ZERO, "December starts no quarter");
     let mut ledger = renewal_ledger(site_10000(), vec![quarterly]);
-    let january = super::periods::Period {
-        start: at("2027-01-01T00:00:00Z"),
-        end: at("2027-02-01T00:00:00Z"),
-    };
+    let january = super::periods::Period { start: at("2027-01-01T00:00:00Z"), end: at("2027-02-01T00:00:00Z") };
     ledger.renew(january).expect("renewed");
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
     assert_eq!(outcome.amount, dec!(270.00));
     let line = &writes.invoice.expect("an invoice").invoice.lines[0].spec;
-    assert_eq!(
-        (line.service_start_date, line.service_end_date),
-        (at("2027-01-01T00:00:00Z"), at("2027-04-01T00:00:00Z"))
-    );
+    assert_eq!((line.service_start_date, line.service_end_date), (at("2027-01-01T00:00:00Z"), at("2027-04-01T00:00:00Z")));
 }

@@ -32,8 +32,7 @@ const QUEUE: usize = 1_024;
 /// Batches in flight at once: one is read while the next gathers its keys.
 const TASKS: usize = 2;
 
-type Load<K, V> =
-    dyn Fn(Vec<K>) -> Pin<Box<dyn Future<Output = ApiResult<HashMap<K, V>>> + Send>> + Send + Sync;
+type Load<K, V> = dyn Fn(Vec<K>) -> Pin<Box<dyn Future<Output = ApiResult<HashMap<K, V>>> + Send>> + Send + Sync;
 
 pub struct BatchedReads<K, V> {
     sender: mpsc::Sender<Job<K, V>>,
@@ -68,10 +67,7 @@ where
     /// The row of `key`, `None` when there is none.
     pub async fn get(&self, key: K) -> ApiResult<Option<V>> {
         let (answer, answered) = oneshot::channel();
-        self.sender
-            .send(Job { key, answer })
-            .await
-            .map_err(|_| stopped())?;
+        self.sender.send(Job { key, answer }).await.map_err(|_| stopped())?;
         answered.await.map_err(|_| stopped())?
     }
 }
@@ -80,11 +76,8 @@ fn stopped() -> ApiError {
     ApiError::internal(anyhow::anyhow!("a batched reader stopped before answering"))
 }
 
-async fn run<K, V>(
-    name: &'static str,
-    receiver: Arc<Mutex<mpsc::Receiver<Job<K, V>>>>,
-    load: Arc<Load<K, V>>,
-) where
+async fn run<K, V>(name: &'static str, receiver: Arc<Mutex<mpsc::Receiver<Job<K, V>>>>, load: Arc<Load<K, V>>)
+where
     K: Eq + Hash + Clone + Send + 'static,
     V: Clone + Send + 'static,
 {
@@ -96,18 +89,10 @@ async fn run<K, V>(
             return;
         }
         let batch = std::mem::take(&mut jobs);
-        metrics::histogram!("switchboard_batched_read_batch_size", "rows" => name)
-            .record(batch.len() as f64);
+        metrics::histogram!("switchboard_batched_read_batch_size", "rows" => name).record(batch.len() as f64);
         // A panic fails its batch's requests (their answers are dropped: 500), not the task.
-        if std::panic::AssertUnwindSafe(answer(&*load, batch))
-            .catch_unwind()
-            .await
-            .is_err()
-        {
-            tracing::error!(
-                rows = name,
-                "a batched read panicked; its requests were answered 500"
-            );
+        if std::panic::AssertUnwindSafe(answer(&*load, batch)).catch_unwind().await.is_err() {
+            tracing::error!(rows = name, "a batched read panicked; its requests were answered 500");
         }
     }
 }
@@ -154,11 +139,7 @@ mod tests {
                 if keys.contains(&13) {
                     return Err(ApiError::new(ErrorCode::DatabaseUnavailable, "down"));
                 }
-                Ok(keys
-                    .into_iter()
-                    .filter(|k| k % 2 == 0)
-                    .map(|k| (k, k * 10))
-                    .collect())
+                Ok(keys.into_iter().filter(|k| k % 2 == 0).map(|k| (k, k * 10)).collect())
             }
         }));
         let pending: Vec<_> = (0..200u32)
@@ -172,15 +153,8 @@ mod tests {
             let key = n % 12;
             assert_eq!(row, (key % 2 == 0).then_some(key * 10), "key {key}");
         }
-        assert!(
-            statements.load(Ordering::SeqCst) < 200,
-            "{} statements",
-            statements.load(Ordering::SeqCst)
-        );
+        assert!(statements.load(Ordering::SeqCst) < 200, "{} statements", statements.load(Ordering::SeqCst));
         let failed = reads.get(13).await.unwrap_err();
-        assert_eq!(
-            axum::response::IntoResponse::into_response(failed).status(),
-            503
-        );
+        assert_eq!(axum::response::IntoResponse::into_response(failed).status(), 503);
     }
 }

@@ -14,12 +14,7 @@ pub const MAX_BOUND: usize = 10_000;
 /// The rows of `select` whose `column` is one of `values`: one statement per
 /// `MAX_BOUND` values. Each statement keeps `select`'s order; the whole answer
 /// is in that order only within what one statement read.
-pub async fn all_in<E, V>(
-    db: &impl ConnectionTrait,
-    select: Select<E>,
-    column: impl ColumnTrait,
-    values: Vec<V>,
-) -> Result<Vec<E::Model>, DbErr>
+pub async fn all_in<E, V>(db: &impl ConnectionTrait, select: Select<E>, column: impl ColumnTrait, values: Vec<V>) -> Result<Vec<E::Model>, DbErr>
 where
     E: EntityTrait,
     E::Model: Sync,
@@ -42,13 +37,7 @@ where
 {
     let mut rows = Vec::new();
     for part in values.chunks(chunk) {
-        rows.extend(
-            select
-                .clone()
-                .filter(column.is_in(part.iter().cloned()))
-                .all(db)
-                .await?,
-        );
+        rows.extend(select.clone().filter(column.is_in(part.iter().cloned())).all(db).await?);
     }
     Ok(rows)
 }
@@ -68,12 +57,7 @@ mod tests {
         let mut db = crate::db::connect("sqlite::memory:").await.unwrap();
         crate::db::migrate(&db).await.unwrap();
         let values: Vec<String> = (1..=25).map(|id| format!("({id}, 'p{id}')")).collect();
-        db.execute_unprepared(&format!(
-            "INSERT INTO partners (id, name) VALUES {}",
-            values.join(", ")
-        ))
-        .await
-        .unwrap();
+        db.execute_unprepared(&format!("INSERT INTO partners (id, name) VALUES {}", values.join(", "))).await.unwrap();
         let statements = Arc::new(AtomicUsize::new(0));
         let counter = statements.clone();
         db.set_metric_callback(move |_| {
@@ -81,22 +65,15 @@ mod tests {
         });
         let wanted: Vec<i32> = (1..=30).rev().collect();
         let select = partner::Entity::find().order_by_asc(partner::Column::Id);
-        let rows = all_in_chunks(&db, select.clone(), partner::Column::Id, wanted.clone(), 10)
-            .await
-            .unwrap();
+        let rows = all_in_chunks(&db, select.clone(), partner::Column::Id, wanted.clone(), 10).await.unwrap();
         assert_eq!(statements.load(Ordering::SeqCst), 3);
         let mut ids: Vec<i32> = rows.iter().map(|p| p.id).collect();
         ids.sort();
         assert_eq!(ids, (1..=25).collect::<Vec<_>>());
         // Under the bound: one statement, in the select's order.
         statements.store(0, Ordering::SeqCst);
-        let rows = all_in(&db, select, partner::Column::Id, wanted)
-            .await
-            .unwrap();
+        let rows = all_in(&db, select, partner::Column::Id, wanted).await.unwrap();
         assert_eq!(statements.load(Ordering::SeqCst), 1);
-        assert_eq!(
-            rows.iter().map(|p| p.id).collect::<Vec<_>>(),
-            (1..=25).collect::<Vec<_>>()
-        );
+        assert_eq!(rows.iter().map(|p| p.id).collect::<Vec<_>>(), (1..=25).collect::<Vec<_>>());
     }
 }

@@ -41,9 +41,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .max_connections(1)
             .min_connections(1)
             .test_before_acquire(false)
-            .map_sqlx_sqlite_opts(|opts| {
-                sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
-            });
+            .map_sqlx_sqlite_opts(|opts| sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal));
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
         // SQLite pool's one connection is shared by queued writers: they may wait.)
@@ -81,10 +79,7 @@ pub async fn connect_reader(url: &str, writer: &DatabaseConnection) -> anyhow::R
     let pool = Database::connect(options)
         .await
         .with_context(|| format!("connecting readers to the database at {}", redact(url)))?;
-    Ok(Readers {
-        pool,
-        on_thread: OnThreadReads::for_url(url),
-    })
+    Ok(Readers { pool, on_thread: OnThreadReads::for_url(url) })
 }
 
 /// What reads go through: a pool, and on SQLite files readers on the
@@ -96,10 +91,7 @@ pub struct Readers {
 
 impl Readers {
     pub fn pool_only(pool: DatabaseConnection) -> Self {
-        Self {
-            pool,
-            on_thread: None,
-        }
+        Self { pool, on_thread: None }
     }
 }
 
@@ -107,9 +99,7 @@ impl Readers {
 /// a busy timeout, a page cache of 4 MiB (SQLite's default is 2 MB; six
 /// connections stay well under the memory target even when full) and temporary
 /// sort trees in memory.
-fn sqlite_pragmas(
-    opts: sea_orm::sqlx::sqlite::SqliteConnectOptions,
-) -> sea_orm::sqlx::sqlite::SqliteConnectOptions {
+fn sqlite_pragmas(opts: sea_orm::sqlx::sqlite::SqliteConnectOptions) -> sea_orm::sqlx::sqlite::SqliteConnectOptions {
     opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
         .busy_timeout(Duration::from_secs(10))
         .foreign_keys(true)
@@ -136,12 +126,8 @@ fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
     if path.is_empty() || path.starts_with(':') {
         return Ok(());
     }
-    if let Some(parent) = std::path::Path::new(path)
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
+    if let Some(parent) = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     Ok(())
 }
@@ -159,11 +145,7 @@ pub fn redact(url: &str) -> String {
 
 /// Runs `result`'s transaction to its end: committed when the operation
 /// succeeded and is not a preview, rolled back otherwise.
-pub async fn conclude<T>(
-    txn: DatabaseTransaction,
-    preview: bool,
-    result: ApiResult<T>,
-) -> ApiResult<T> {
+pub async fn conclude<T>(txn: DatabaseTransaction, preview: bool, result: ApiResult<T>) -> ApiResult<T> {
     match result {
         Ok(value) if !preview => {
             txn.commit().await?;
@@ -184,23 +166,16 @@ mod tests {
 
     async fn pragma(db: &DatabaseConnection, name: &str) -> String {
         let row = db
-            .query_one_raw(Statement::from_string(
-                db.get_database_backend(),
-                format!("PRAGMA {name}"),
-            ))
+            .query_one_raw(Statement::from_string(db.get_database_backend(), format!("PRAGMA {name}")))
             .await
             .unwrap()
             .unwrap();
-        row.try_get_by_index::<i64>(0)
-            .map(|n| n.to_string())
-            .or_else(|_| row.try_get_by_index::<String>(0))
-            .unwrap()
+        row.try_get_by_index::<i64>(0).map(|n| n.to_string()).or_else(|_| row.try_get_by_index::<String>(0)).unwrap()
     }
 
     #[tokio::test]
     async fn writer_and_readers_run_with_the_same_pragmas() {
-        let dir =
-            std::env::temp_dir().join(format!("switchboard-pragmas-{}", uuid::Uuid::now_v7()));
+        let dir = std::env::temp_dir().join(format!("switchboard-pragmas-{}", uuid::Uuid::now_v7()));
         let url = format!("sqlite://{}/db.sqlite?mode=rwc", dir.display());
         let writer = connect(&url).await.unwrap();
         let readers = connect_reader(&url, &writer).await.unwrap();
@@ -230,21 +205,10 @@ mod tests {
         }
         Migrator::up(&db, None).await.unwrap();
         let rows = db
-            .query_all_raw(Statement::from_string(
-                db.get_database_backend(),
-                "SELECT site_id, partner_id FROM site_billing_profiles ORDER BY site_id",
-            ))
+            .query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT site_id, partner_id FROM site_billing_profiles ORDER BY site_id"))
             .await
             .unwrap();
-        let copied: Vec<(i32, i32)> = rows
-            .iter()
-            .map(|r| {
-                (
-                    r.try_get_by_index(0).unwrap(),
-                    r.try_get_by_index(1).unwrap(),
-                )
-            })
-            .collect();
+        let copied: Vec<(i32, i32)> = rows.iter().map(|r| (r.try_get_by_index(0).unwrap(), r.try_get_by_index(1).unwrap())).collect();
         assert_eq!(copied, [(1, 7), (2, 8), (3, 7)]);
     }
 }

@@ -23,9 +23,7 @@ impl FromStr for StoredDecimal {
     type Err = ValueTypeErr;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Decimal::from_str_exact(s)
-            .map(Self)
-            .map_err(|_| ValueTypeErr)
+        Decimal::from_str_exact(s).map(Self).map_err(|_| ValueTypeErr)
     }
 }
 

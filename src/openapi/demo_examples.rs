@@ -28,12 +28,8 @@ fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
             "/secureform/secureForms/{id}" => "0192f0c4-0000-7000-8000-00000000f001",
             "/voicebot/voicebots/{id}" => "0192f0c4-0000-7000-8000-0000000b0b01",
             "/voicebot/voicebotChannelInstances/{id}" => "0192f0c4-0000-7000-8000-0000000b0c01",
-            "/voicebot/voicebotChannelSIPConfigurations/{id}" => {
-                "0192f0c4-0000-7000-8000-0000000e0002"
-            }
-            "/voicebot/voicebotChannelTelephonyConfigurations/{id}" => {
-                "0192f0c4-0000-7000-8000-0000000e0001"
-            }
+            "/voicebot/voicebotChannelSIPConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0002",
+            "/voicebot/voicebotChannelTelephonyConfigurations/{id}" => "0192f0c4-0000-7000-8000-0000000e0001",
             "/api/billing/invoiceBillTos/{invoiceId}" => "0192f0c4-0000-7000-8000-000000160001",
             "/api/billing/products" | "/api/billing/products/{id}" => "livechat",
             "/api/global/featurePointItems/{id}" => "livechat-routing",
@@ -49,28 +45,14 @@ fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
         "agentId" => Some(json!(AGENT)),
         _ => None,
     };
-    by_operation
-        .or_else(|| {
-            (matches!(name, "id" | "invoiceId" | "subscriptionId"))
-                .then(by_path)
-                .flatten()
-        })
-        .or_else(by_name)
+    by_operation.or_else(|| (matches!(name, "id" | "invoiceId" | "subscriptionId")).then(by_path).flatten()).or_else(by_name)
 }
 
 /// Gives every parameter of every operation but deletes, that has none, the
 /// example naming the demo data.
 pub fn add(doc: &mut OpenApiDoc) {
     for (path, item) in doc.paths.paths.iter_mut() {
-        for operation in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.patch,
-        ]
-        .into_iter()
-        .flatten()
-        {
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.patch].into_iter().flatten() {
             add_to(operation, path);
         }
     }
@@ -79,20 +61,13 @@ pub fn add(doc: &mut OpenApiDoc) {
 fn add_to(operation: &mut Operation, path: &str) {
     let operation_id = operation.operation_id.clone().unwrap_or_default();
     for parameter in operation.parameters.iter_mut().flatten() {
-        let RefOr::T(parameter) = parameter else {
-            continue;
-        };
+        let RefOr::T(parameter) = parameter else { continue };
         let documented = serde_json::to_value(&*parameter).ok();
-        if documented
-            .as_ref()
-            .is_some_and(|p| p.get("example").is_some() || p.get("examples").is_some())
-        {
+        if documented.as_ref().is_some_and(|p| p.get("example").is_some() || p.get("examples").is_some()) {
             continue;
         }
         if let Some(example) = example_for(&operation_id, path, &parameter.name) {
-            *parameter = ParameterBuilder::from(parameter.clone())
-                .example(Some(example))
-                .build();
+            *parameter = ParameterBuilder::from(parameter.clone()).example(Some(example)).build();
         }
     }
 }

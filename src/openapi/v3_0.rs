@@ -19,9 +19,7 @@ use serde_json::{Map, Value, json};
 /// The 3.0.3 edition of `document` (a 3.1 document as JSON).
 pub fn edition(document: &Value) -> Value {
     let mut doc = document.clone();
-    let Some(root) = doc.as_object_mut() else {
-        return doc;
-    };
+    let Some(root) = doc.as_object_mut() else { return doc };
     root.insert("openapi".to_owned(), json!("3.0.3"));
     root.remove("jsonSchemaDialect");
     root.remove("webhooks");
@@ -30,9 +28,7 @@ pub fn edition(document: &Value) -> Value {
         if let Some(license) = info.get_mut("license").and_then(Value::as_object_mut) {
             // 3.0 names a license by URL, not by SPDX identifier.
             if let Some(Value::String(id)) = license.remove("identifier") {
-                license
-                    .entry("url")
-                    .or_insert_with(|| json!(format!("https://spdx.org/licenses/{id}.html")));
+                license.entry("url").or_insert_with(|| json!(format!("https://spdx.org/licenses/{id}.html")));
             }
         }
     }
@@ -90,9 +86,7 @@ const DROPPED: [&str; 12] = [
 
 /// Converts one JSON Schema (and the schemas inside it) to 3.0's dialect.
 fn convert_schema(schema: &mut Value) {
-    let Some(map) = schema.as_object_mut() else {
-        return;
-    };
+    let Some(map) = schema.as_object_mut() else { return };
     for key in DROPPED {
         map.remove(key);
     }
@@ -102,13 +96,7 @@ fn convert_schema(schema: &mut Value) {
             members.values_mut().for_each(convert_schema);
         }
     }
-    for key in [
-        "items",
-        "additionalProperties",
-        "not",
-        "contains",
-        "propertyNames",
-    ] {
+    for key in ["items", "additionalProperties", "not", "contains", "propertyNames"] {
         if let Some(member) = map.get_mut(key) {
             convert_schema(member);
         }
@@ -130,11 +118,7 @@ fn convert_schema(schema: &mut Value) {
     }
     let mut nullable = false;
     if let Some(Value::Array(types)) = map.get("type") {
-        let kinds: Vec<Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .cloned()
-            .collect();
+        let kinds: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
         nullable = kinds.len() < types.len();
         match kinds.as_slice() {
             [one] => {
@@ -147,9 +131,7 @@ fn convert_schema(schema: &mut Value) {
     }
     let keys = map.len();
     for key in ["oneOf", "anyOf"] {
-        let Some(Value::Array(branches)) = map.get_mut(key) else {
-            continue;
-        };
+        let Some(Value::Array(branches)) = map.get_mut(key) else { continue };
         let before = branches.len();
         branches.retain(|b| b.get("type").and_then(Value::as_str) != Some("null"));
         nullable |= branches.len() < before;
@@ -179,10 +161,7 @@ fn convert_schema(schema: &mut Value) {
             map.insert("example".to_owned(), first);
         }
     }
-    for (exclusive, bound) in [
-        ("exclusiveMinimum", "minimum"),
-        ("exclusiveMaximum", "maximum"),
-    ] {
+    for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
         if let Some(limit) = map.get(exclusive).filter(|v| v.is_number()).cloned() {
             map.insert(bound.to_owned(), limit);
             map.insert(exclusive.to_owned(), json!(true));
@@ -223,24 +202,12 @@ mod tests {
         let out = edition(&doc);
         assert_eq!(out["openapi"], "3.0.3");
         assert!(out["info"]["license"].get("identifier").is_none());
-        assert_eq!(
-            out["paths"]["/a"]["get"]["parameters"][0]["schema"],
-            json!({"type": "string", "nullable": true, "example": "x"})
-        );
+        assert_eq!(out["paths"]["/a"]["get"]["parameters"][0]["schema"], json!({"type": "string", "nullable": true, "example": "x"}));
         let a = &out["components"]["schemas"]["A"];
-        assert_eq!(
-            a["properties"]["n"],
-            json!({"type": "integer", "nullable": true, "minimum": 0, "exclusiveMinimum": true})
-        );
+        assert_eq!(a["properties"]["n"], json!({"type": "integer", "nullable": true, "minimum": 0, "exclusiveMinimum": true}));
         assert_eq!(a["properties"]["k"], json!({"enum": ["sip"]}));
-        assert_eq!(
-            a["properties"]["r"],
-            json!({"$ref": "#/components/schemas/B"})
-        );
-        assert_eq!(
-            a["properties"]["o"],
-            json!({"allOf": [{"$ref": "#/components/schemas/B"}], "nullable": true})
-        );
+        assert_eq!(a["properties"]["r"], json!({"$ref": "#/components/schemas/B"}));
+        assert_eq!(a["properties"]["o"], json!({"allOf": [{"$ref": "#/components/schemas/B"}], "nullable": true}));
         assert!(a.get("allOf").is_none(), "if/then left out: {a}");
     }
 }

@@ -2,9 +2,7 @@
 //! loads more in the same JSON format. A data set loads in one transaction.
 
 use chrono::Utc;
-use sea_orm::{
-    ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -14,16 +12,13 @@ use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::SiteBillingProfileInput;
 use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
-use crate::api::voicebots::bots::VoicebotInput;
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::SipConfigurationInput;
 use crate::api::voicebots::telephony::TelephonyConfigurationInput;
+use crate::api::voicebots::bots::VoicebotInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{
-    agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center,
-    tax_rate, voice, voice_channel,
-};
+use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
 mod billing;
 mod sites;
@@ -204,52 +199,31 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
     Ok(partner::Entity::find().count(db).await? == 0)
 }
 
-pub async fn load(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
-    data: DataSet,
-) -> anyhow::Result<()> {
+pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
     let txn = db.begin().await?;
     for p in data.partners {
-        partner::Entity::insert(partner::ActiveModel {
-            id: Set(p.id),
-            name: Set(p.name),
-        })
-        .exec_without_returning(&txn)
-        .await?;
+        partner::Entity::insert(partner::ActiveModel { id: Set(p.id), name: Set(p.name) })
+            .exec_without_returning(&txn)
+            .await?;
     }
     for p in data.platforms {
-        platform::Entity::insert(platform::ActiveModel {
-            id: Set(p.id),
-            name: Set(p.name),
-        })
-        .exec_without_returning(&txn)
-        .await?;
+        platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) }).exec_without_returning(&txn).await?;
     }
     for p in data.profit_centers {
-        profit_center::Entity::insert(profit_center::ActiveModel {
-            id: Set(p.id),
-            name: Set(p.name),
-        })
-        .exec_without_returning(&txn)
-        .await?;
+        profit_center::Entity::insert(profit_center::ActiveModel { id: Set(p.id), name: Set(p.name) })
+            .exec_without_returning(&txn)
+            .await?;
     }
     for t in data.tags {
         let id = t.id;
-        sites::seed_tag(&txn, t)
-            .await
-            .map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
+        sites::seed_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
     }
     for s in data.sites {
         let id = s.id;
-        sites::seed(&txn, s)
-            .await
-            .map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
+        sites::seed(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
     }
     for a in data.agents {
-        let site_id = a
-            .site_id
-            .ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
+        let site_id = a.site_id.ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
         let password_hash = password_hash(&a)?;
         agent::Entity::insert(agent::ActiveModel {
             id: Set(a.id.unwrap_or_else(Uuid::now_v7)),
@@ -269,9 +243,7 @@ pub async fn load(
         .await?;
     }
     for u in data.partner_users {
-        let partner_id = u
-            .partner_id
-            .ok_or_else(|| anyhow::anyhow!("partner user {} has no partnerId", u.email))?;
+        let partner_id = u.partner_id.ok_or_else(|| anyhow::anyhow!("partner user {} has no partnerId", u.email))?;
         let password_hash = password_hash(&u)?;
         partner_user::Entity::insert(partner_user::ActiveModel {
             id: Set(u.id.unwrap_or_else(Uuid::now_v7)),
@@ -288,21 +260,9 @@ pub async fn load(
         let id = f.form.id;
         secure_form(&txn, f.site_id, id, f.form)
             .await
-            .map_err(|err| {
-                anyhow::anyhow!(
-                    "secure form {}: {err}",
-                    id.map(|i| i.to_string()).unwrap_or_default()
-                )
-            })?;
+            .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
     }
-    load_catalogs(
-        &txn,
-        &data.chatbot_engines,
-        &data.languages,
-        &data.voices,
-        &data.voice_channels,
-    )
-    .await?;
+    load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
     products::store::insert(&txn, &data.products, &data.feature_point_items)
         .await
         .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
@@ -329,64 +289,44 @@ pub async fn load(
     }
     for p in data.plans {
         let id = p.id;
-        subscriptions::seed_plan(&txn, p)
-            .await
-            .map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
+        subscriptions::seed_plan(&txn, p).await.map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
     }
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        billing::billing_config(&txn, c)
-            .await
-            .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
+        billing::billing_config(&txn, c).await.map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        billing::billing_profile(&txn, cipher, p)
-            .await
-            .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+        billing::billing_profile(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
     for s in data.subscriptions {
         let id = s.id;
-        subscriptions::seed_subscription(&txn, s)
-            .await
-            .map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
+        subscriptions::seed_subscription(&txn, s).await.map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
     }
     for i in data.invoices {
         let id = i.id;
-        billing::invoice(&txn, i)
-            .await
-            .map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+        billing::invoice(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
     }
     for r in data.subscription_product_relations {
         let id = r.id;
-        billing::product_relation(&txn, r)
-            .await
-            .map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
+        billing::product_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
     }
     for l in data.subscription_feature_limitation_configs {
         let id = l.subscription_id;
-        features::store::insert_limits(&txn, l)
-            .await
-            .map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
+        features::store::insert_limits(&txn, l).await.map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
     }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::telephony(&txn, t.site_id, id, t.body)
-            .await
-            .map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
+        voicebots::telephony(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
     }
     for c in data.sip_configurations {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::sip(&txn, cipher, c.site_id, id, c.body)
-            .await
-            .map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+        voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
     }
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
-        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body)
-            .await
-            .map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
     }
     txn.commit().await?;
     Ok(())
@@ -400,12 +340,9 @@ async fn load_catalogs(
     voice_channels: &[VoiceChannel],
 ) -> anyhow::Result<()> {
     for e in engines {
-        chatbot_engine::Entity::insert(chatbot_engine::ActiveModel {
-            id: Set(e.id),
-            name: Set(e.name.clone()),
-        })
-        .exec_without_returning(txn)
-        .await?;
+        chatbot_engine::Entity::insert(chatbot_engine::ActiveModel { id: Set(e.id), name: Set(e.name.clone()) })
+            .exec_without_returning(txn)
+            .await?;
     }
     for l in languages {
         language::Entity::insert(language::ActiveModel {
@@ -452,10 +389,7 @@ fn password_hash(account: &AccountSeed) -> anyhow::Result<String> {
     match (&account.password_hash, &account.password) {
         (Some(hash), _) => Ok(hash.clone()),
         (None, Some(clear)) => password::hash(clear),
-        (None, None) => anyhow::bail!(
-            "account {} has neither password nor passwordHash",
-            account.email
-        ),
+        (None, None) => anyhow::bail!("account {} has neither password nor passwordHash", account.email),
     }
 }
 
@@ -467,11 +401,7 @@ async fn secure_form(
     input: secure_forms::dto::SecureFormInput,
 ) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
     let draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
-    let form = secure_forms::store::NewForm {
-        site_id,
-        id: id.unwrap_or_else(uuid::Uuid::now_v7),
-        draft,
-    };
+    let form = secure_forms::store::NewForm { site_id, id: id.unwrap_or_else(uuid::Uuid::now_v7), draft };
     let mut created = secure_forms::store::create_all(txn, std::slice::from_ref(&form)).await?;
     Ok(created.remove(0))
 }

@@ -4,13 +4,8 @@ use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::api::billing::sites::{
-    SiteActivity, SiteBillingActivity, SiteContract, SiteExtraInfo, SiteProfile, SiteRegistration,
-    Tag,
-};
-use crate::db::entities::{
-    site, site_contract, site_contract_attachment as attachment, site_tag, tag,
-};
+use crate::api::billing::sites::{SiteActivity, SiteBillingActivity, SiteContract, SiteExtraInfo, SiteProfile, SiteRegistration, Tag};
+use crate::db::entities::{site, site_contract, site_contract_attachment as attachment, site_tag, tag};
 use crate::error::ApiResult;
 
 /// A site of a data set: its ids, profile and the nested objects it owns.
@@ -42,13 +37,9 @@ fn first_platform() -> i32 {
 }
 
 pub async fn seed_tag(db: &impl ConnectionTrait, t: Tag) -> ApiResult<()> {
-    tag::Entity::insert(tag::ActiveModel {
-        id: Set(t.id),
-        partner_id: Set(t.partner_id),
-        name: Set(t.name),
-    })
-    .exec_without_returning(db)
-    .await?;
+    tag::Entity::insert(tag::ActiveModel { id: Set(t.id), partner_id: Set(t.partner_id), name: Set(t.name) })
+        .exec_without_returning(db)
+        .await?;
     Ok(())
 }
 
@@ -89,20 +80,13 @@ pub async fn seed(db: &impl ConnectionTrait, s: SiteSeed) -> ApiResult<()> {
         is_spam: Set(s.site_extra_info.is_spam),
         last_login_time: Set(s.site_activity.last_login_time),
         is_active: Set(s.site_activity.is_active),
-        livechat_last_web_page_visit_time: Set(s
-            .site_activity
-            .livechat_customer_last_web_page_visit_time),
+        livechat_last_web_page_visit_time: Set(s.site_activity.livechat_customer_last_web_page_visit_time),
         register_time: Set(s.site_registration.register_time),
     })
     .exec_without_returning(db)
     .await?;
     for tag_id in s.tag_ids {
-        site_tag::Entity::insert(site_tag::ActiveModel {
-            site_id: Set(s.id),
-            tag_id: Set(tag_id),
-        })
-        .exec_without_returning(db)
-        .await?;
+        site_tag::Entity::insert(site_tag::ActiveModel { site_id: Set(s.id), tag_id: Set(tag_id) }).exec_without_returning(db).await?;
     }
     for c in s.site_contracts {
         let contract_id = if c.id.is_nil() { Uuid::now_v7() } else { c.id };

@@ -46,9 +46,7 @@ pub async fn seed_plan(db: &impl ConnectionTrait, plan: PlanSeed) -> ApiResult<(
         is_one_time_fee_plan: Set(plan.is_one_time_fee_plan),
         is_show_upgrade: Set(plan.is_show_upgrade),
         is_show_cancel: Set(plan.is_show_cancel),
-        pricing_models: Set(
-            serde_json::to_string(&plan.subscription_pricing_models).map_err(ApiError::internal)?
-        ),
+        pricing_models: Set(serde_json::to_string(&plan.subscription_pricing_models).map_err(ApiError::internal)?),
     })
     .exec_without_returning(db)
     .await?;
@@ -69,18 +67,9 @@ pub struct SubscriptionSeed {
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
 }
 
-pub async fn seed_subscription(
-    db: &impl ConnectionTrait,
-    input: SubscriptionSeed,
-) -> ApiResult<()> {
-    let plan = plans(db, &BTreeSet::from([input.plan_id]))
-        .await?
-        .remove(&input.plan_id)
-        .ok_or_else(|| ApiError::not_found("plan"))?;
-    let new = NewSubscription {
-        id: input.id,
-        ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0)
-    };
+pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
+    let plan = plans(db, &BTreeSet::from([input.plan_id])).await?.remove(&input.plan_id).ok_or_else(|| ApiError::not_found("plan"))?;
+    let new = NewSubscription { id: input.id, ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0) };
     let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;
     for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
@@ -88,3 +77,4 @@ pub async fn seed_subscription(
     }
     Ok(())
 }
+

@@ -8,32 +8,15 @@ use crate::api::voicebots::{bots, sip, telephony};
 use crate::crypto::FieldCipher;
 use crate::error::ApiResult;
 
-pub async fn telephony(
-    txn: &DatabaseTransaction,
-    site_id: i32,
-    id: Uuid,
-    input: telephony::TelephonyConfigurationInput,
-) -> ApiResult<()> {
+pub async fn telephony(txn: &DatabaseTransaction, site_id: i32, id: Uuid, input: telephony::TelephonyConfigurationInput) -> ApiResult<()> {
     telephony::store::insert(txn, site_id, id, telephony::rules::validate(input, None)?).await
 }
 
-pub async fn sip(
-    txn: &DatabaseTransaction,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    input: sip::SipConfigurationInput,
-) -> ApiResult<()> {
+pub async fn sip(txn: &DatabaseTransaction, cipher: &FieldCipher, site_id: i32, id: Uuid, input: sip::SipConfigurationInput) -> ApiResult<()> {
     sip::store::insert(txn, cipher, site_id, id, sip::rules::validate(input, None)?).await
 }
 
-pub async fn voicebot(
-    txn: &DatabaseTransaction,
-    site_id: i32,
-    id: Uuid,
-    channel_id: Uuid,
-    input: bots::VoicebotInput,
-) -> ApiResult<()> {
+pub async fn voicebot(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, input: bots::VoicebotInput) -> ApiResult<()> {
     let draft = bots::store::checked_draft(txn, site_id, input, None).await?;
     bots::store::insert(txn, site_id, id, channel_id, draft).await
 }

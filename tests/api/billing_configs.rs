@@ -14,8 +14,7 @@ fn manager(app: &TestApp, partner: i32) -> String {
 }
 
 async fn bare_site(app: &TestApp) -> i32 {
-    app.load(json!({"sites": [{"id": 10002, "partnerId": 1, "company": "New"}]}))
-        .await;
+    app.load(json!({"sites": [{"id": 10002, "partnerId": 1, "company": "New"}]})).await;
     10002
 }
 
@@ -31,67 +30,22 @@ fn date(value: &Value) -> DateTime<Utc> {
 #[tokio::test]
 async fn partners_read_only_their_sites_configs() {
     let app = spawn_app().await;
-    let list: Value = app
-        .get(CONFIGS, &manager(&app, 1))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let sites: Vec<i64> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["siteId"].as_i64().unwrap())
-        .collect();
+    let list: Value = app.get(CONFIGS, &manager(&app, 1)).await.json().await.unwrap();
+    let sites: Vec<i64> = list.as_array().unwrap().iter().map(|c| c["siteId"].as_i64().unwrap()).collect();
     assert_eq!(sites, [10000, 10001]);
-    let list: Value = app
-        .get(CONFIGS, &manager(&app, 2))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get(CONFIGS, &manager(&app, 2)).await.json().await.unwrap();
     assert_eq!(list.as_array().unwrap().len(), 1);
-    let config: Value = app
-        .get(&format!("{CONFIGS}/10001"), &manager(&app, 1))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let config: Value = app.get(&format!("{CONFIGS}/10001"), &manager(&app, 1)).await.json().await.unwrap();
     assert_eq!(config["billingPeriod"], "quarterly");
     assert_eq!(config["paymentTermValue"], 15);
-    assert_eq!(
-        config["currency"],
-        json!({"id": "USD", "symbol": "$", "description": "US dollar"})
-    );
+    assert_eq!(config["currency"], json!({"id": "USD", "symbol": "$", "description": "US dollar"}));
     // Quarterly from 2026-01-31: Apr 30, Jul 31, Oct 31, Jan 31 (month ends clamped, no drift).
     let next = date(&config["nextBillingDate"]);
-    assert_eq!(
-        next.day(),
-        if next.month() == 4 { 30 } else { 31 },
-        "{next}"
-    );
+    assert_eq!(next.day(), if next.month() == 4 { 30 } else { 31 }, "{next}");
     assert!(next > Utc::now());
-    assert_problem(
-        app.get(&format!("{CONFIGS}/10000"), &manager(&app, 2))
-            .await,
-        404,
-        404001,
-    )
-    .await;
-    assert_problem(
-        app.get(&format!("{CONFIGS}/99999"), &manager(&app, 1))
-            .await,
-        404,
-        404001,
-    )
-    .await;
-    assert_problem(
-        app.get(CONFIGS, &app.partner_token(1, &[Permission::ManageFeature]))
-            .await,
-        403,
-        403001,
-    )
-    .await;
+    assert_problem(app.get(&format!("{CONFIGS}/10000"), &manager(&app, 2)).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{CONFIGS}/99999"), &manager(&app, 1)).await, 404, 404001).await;
+    assert_problem(app.get(CONFIGS, &app.partner_token(1, &[Permission::ManageFeature])).await, 403, 403001).await;
 }
 
 #[tokio::test]
@@ -99,21 +53,13 @@ async fn create_starts_billing_today_and_refuses_a_second_config() {
     let app = spawn_app().await;
     let site = bare_site(&app).await;
     let token = manager(&app, 1);
-    assert_problem(
-        app.get(&format!("{CONFIGS}/{site}"), &token).await,
-        404,
-        404001,
-    )
-    .await;
+    assert_problem(app.get(&format!("{CONFIGS}/{site}"), &token).await, 404, 404001).await;
     let mut create = body(site);
     create["balance"] = json!(999.99); // read-only: ignored
     create["purchasedAgents"] = json!(50);
     let response = app.post(CONFIGS, &token, &create).await;
     assert_eq!(response.status(), 200);
-    assert_eq!(
-        response.headers()["location"],
-        format!("{CONFIGS}/{site}").as_str()
-    );
+    assert_eq!(response.headers()["location"], format!("{CONFIGS}/{site}").as_str());
     let config: Value = response.json().await.unwrap();
     assert_eq!(config["siteId"], site);
     assert_eq!(config["billingPeriod"], "quarterly");
@@ -123,33 +69,13 @@ async fn create_starts_billing_today_and_refuses_a_second_config() {
     assert_eq!(config["purchasedAgents"], 0);
     assert_eq!(config["isBillingPopupAutomatically"], false);
     let start = date(&config["billingStartDate"]);
-    assert_eq!(
-        start,
-        Utc::now()
-            .date_naive()
-            .and_hms_opt(0, 0, 0)
-            .unwrap()
-            .and_utc()
-    );
-    assert_eq!(
-        date(&config["nextBillingDate"]),
-        start.checked_add_months(Months::new(3)).unwrap()
-    );
-    let stored: Value = app
-        .get(&format!("{CONFIGS}/{site}"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_eq!(start, Utc::now().date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc());
+    assert_eq!(date(&config["nextBillingDate"]), start.checked_add_months(Months::new(3)).unwrap());
+    let stored: Value = app.get(&format!("{CONFIGS}/{site}"), &token).await.json().await.unwrap();
     assert_eq!(stored, config);
     let problem = assert_problem(app.post(CONFIGS, &token, &body(site)).await, 409, 409001).await;
     assert!(problem["detail"].as_str().unwrap().contains("PUT"));
-    assert_problem(
-        app.post(CONFIGS, &manager(&app, 2), &body(10002)).await,
-        404,
-        404001,
-    )
-    .await;
+    assert_problem(app.post(CONFIGS, &manager(&app, 2), &body(10002)).await, 404, 404001).await;
     assert_problem(app.post(CONFIGS, &token, &body(20000)).await, 404, 404001).await;
 }
 
@@ -159,29 +85,11 @@ async fn create_reports_every_bad_field_at_once() {
     let site = bare_site(&app).await;
     let token = manager(&app, 1);
     let problem = assert_problem(app.post(CONFIGS, &token, &json!({})).await, 400, 400001).await;
-    assert_eq!(
-        error_locations(&problem),
-        [
-            "/billingPeriod",
-            "/currencyId",
-            "/paymentTermValue",
-            "/siteId"
-        ]
-    );
+    assert_eq!(error_locations(&problem), ["/billingPeriod", "/currencyId", "/paymentTermValue", "/siteId"]);
     let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 1000});
     let problem = assert_problem(app.post(CONFIGS, &token, &bad).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
-    let problem = assert_problem(
-        app.post(
-            CONFIGS,
-            &token,
-            &json!({"siteId": site, "billingPeriod": "weekly"}),
-        )
-        .await,
-        400,
-        400001,
-    )
-    .await;
+    let problem = assert_problem(app.post(CONFIGS, &token, &json!({"siteId": site, "billingPeriod": "weekly"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/billingPeriod"]);
     let mut unknown = body(site);
     unknown["currencyId"] = json!("XXX");
@@ -201,31 +109,15 @@ async fn create_reports_every_bad_field_at_once() {
     let mut nested = body(site);
     nested["currencyId"] = json!("GBP");
     nested["currency"] = json!({"id": "EUR", "symbol": "ignored"});
-    let config: Value = app
-        .post(CONFIGS, &token, &nested)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        (
-            config["currencyId"].as_str(),
-            config["currency"]["symbol"].as_str()
-        ),
-        (Some("GBP"), Some("£"))
-    );
+    let config: Value = app.post(CONFIGS, &token, &nested).await.json().await.unwrap();
+    assert_eq!((config["currencyId"].as_str(), config["currency"]["symbol"].as_str()), (Some("GBP"), Some("£")));
 }
 
 #[tokio::test]
 async fn update_replaces_settings_and_keeps_what_the_service_owns() {
     let app = spawn_app().await;
     let token = manager(&app, 1);
-    let before: Value = app
-        .get(&format!("{CONFIGS}/10000"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let before: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
     // 10.0 is a whole number of days too.
     let update = json!({"billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10.0, "balance": 5,
                         "billingStartDate": "2020-01-01T00:00:00Z", "purchasedAgents": 99});
@@ -237,39 +129,14 @@ async fn update_replaces_settings_and_keeps_what_the_service_owns() {
     assert_eq!(after["billingStartDate"], before["billingStartDate"]);
     assert_eq!(after["purchasedAgents"], before["purchasedAgents"]);
     assert_eq!(after["balance"], before["balance"]);
-    assert_eq!(
-        after["isPricingVisible"], false,
-        "absent flags become false"
-    );
+    assert_eq!(after["isPricingVisible"], false, "absent flags become false");
     // Annual from 2026-01-01: the next boundary is 2027-01-01.
-    assert_eq!(
-        date(&after["nextBillingDate"]),
-        date(&before["billingStartDate"])
-            .checked_add_months(Months::new(12))
-            .unwrap()
-    );
+    assert_eq!(date(&after["nextBillingDate"]), date(&before["billingStartDate"]).checked_add_months(Months::new(12)).unwrap());
     let mismatch = json!({"siteId": 10001, "billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10});
-    let problem = assert_problem(
-        app.put(&format!("{CONFIGS}/10000"), &token, &mismatch)
-            .await,
-        400,
-        400001,
-    )
-    .await;
+    let problem = assert_problem(app.put(&format!("{CONFIGS}/10000"), &token, &mismatch).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/siteId"]);
-    assert_problem(
-        app.put(&format!("{CONFIGS}/20000"), &token, &update).await,
-        404,
-        404001,
-    )
-    .await;
-    assert_problem(
-        app.put(&format!("{CONFIGS}/10000"), &manager(&app, 2), &update)
-            .await,
-        404,
-        404001,
-    )
-    .await;
+    assert_problem(app.put(&format!("{CONFIGS}/20000"), &token, &update).await, 404, 404001).await;
+    assert_problem(app.put(&format!("{CONFIGS}/10000"), &manager(&app, 2), &update).await, 404, 404001).await;
 }
 
 #[tokio::test]
@@ -282,71 +149,26 @@ async fn the_currency_only_changes_at_a_zero_balance() {
     .await;
     let token = manager(&app, 1);
     let to_euro = json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
-    assert_problem(
-        app.put(&format!("{CONFIGS}/10002"), &token, &to_euro).await,
-        409,
-        409001,
-    )
-    .await;
-    let config: Value = app
-        .get(&format!("{CONFIGS}/10002"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_problem(app.put(&format!("{CONFIGS}/10002"), &token, &to_euro).await, 409, 409001).await;
+    let config: Value = app.get(&format!("{CONFIGS}/10002"), &token).await.json().await.unwrap();
     assert_eq!(config["currencyId"], "USD");
     // Site 10000 has a zero balance: its currency may change.
-    assert_eq!(
-        app.put(&format!("{CONFIGS}/10000"), &token, &to_euro)
-            .await
-            .status(),
-        200
-    );
+    assert_eq!(app.put(&format!("{CONFIGS}/10000"), &token, &to_euro).await.status(), 200);
 }
 
 #[tokio::test]
 async fn bodies_of_the_partner_interface_are_checked_like_everywhere() {
     let app = spawn_app().await;
     let token = manager(&app, 1);
-    for (method, path) in [
-        (reqwest::Method::POST, CONFIGS.to_owned()),
-        (reqwest::Method::PUT, format!("{CONFIGS}/10000")),
-    ] {
-        let text = app
-            .client
-            .request(method.clone(), app.url(&path))
-            .bearer_auth(&token)
-            .header("content-type", "text/plain")
-            .body("{}")
-            .send()
-            .await
-            .unwrap();
+    for (method, path) in [(reqwest::Method::POST, CONFIGS.to_owned()), (reqwest::Method::PUT, format!("{CONFIGS}/10000"))] {
+        let text = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
         assert_problem(text, 415, 415001).await;
-        let broken = app
-            .client
-            .request(method.clone(), app.url(&path))
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body("{\"siteId\": ")
-            .send()
-            .await
-            .unwrap();
+        let broken = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "application/json").body("{\"siteId\": ").send().await.unwrap();
         assert_problem(broken, 400, 400002).await;
         let huge = json!({"paymentTerm": "x".repeat(5 * 1024 * 1024)});
-        assert_problem(
-            app.send(method.clone(), &path, Some(&token), Some(&huge))
-                .await,
-            413,
-            413001,
-        )
-        .await;
+        assert_problem(app.send(method.clone(), &path, Some(&token), Some(&huge)).await, 413, 413001).await;
         let null = json!({"siteId": 10000, "billingPeriod": null, "currencyId": "USD", "paymentTermValue": 3});
-        let problem = assert_problem(
-            app.send(method, &path, Some(&token), Some(&null)).await,
-            400,
-            400001,
-        )
-        .await;
+        let problem = assert_problem(app.send(method, &path, Some(&token), Some(&null)).await, 400, 400001).await;
         assert_eq!(error_locations(&problem), ["/billingPeriod"]);
     }
 }
@@ -358,33 +180,11 @@ async fn the_spec_samples_post_is_an_alias_of_the_update() {
     let update = json!({"billingPeriod": "quarterly", "currencyId": "USD", "paymentTermValue": 15});
     let response = app.post(&format!("{CONFIGS}/10000"), &token, &update).await;
     assert_eq!(response.status(), 200);
-    let stored: Value = app
-        .get(&format!("{CONFIGS}/10000"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        (
-            stored["billingPeriod"].as_str(),
-            stored["paymentTermValue"].as_i64()
-        ),
-        (Some("quarterly"), Some(15))
-    );
+    let stored: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
+    assert_eq!((stored["billingPeriod"].as_str(), stored["paymentTermValue"].as_i64()), (Some("quarterly"), Some(15)));
     // The same rules and tenancy as the PUT.
-    assert_problem(
-        app.post(&format!("{CONFIGS}/20000"), &token, &update).await,
-        404,
-        404001,
-    )
-    .await;
-    assert_problem(
-        app.post(&format!("{CONFIGS}/10000"), &token, &json!({}))
-            .await,
-        400,
-        400001,
-    )
-    .await;
+    assert_problem(app.post(&format!("{CONFIGS}/20000"), &token, &update).await, 404, 404001).await;
+    assert_problem(app.post(&format!("{CONFIGS}/10000"), &token, &json!({})).await, 400, 400001).await;
     // And the profile's.
     let path = "/api/billing/siteBillingProfiles/10000";
     let mut profile: Value = app.get(path, &token).await.json().await.unwrap();

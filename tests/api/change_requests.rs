@@ -28,14 +28,7 @@ fn request(action: u8, models: Value) -> Value {
 async fn figures(app: &TestApp, path: &str, body: Value) -> String {
     let response = app.post(path, &app.partner_admin(1), &body).await;
     assert_eq!(response.status(), 200, "{body}");
-    response
-        .text()
-        .await
-        .unwrap()
-        .split(",\"invoiceId\"")
-        .next()
-        .unwrap()
-        .to_owned()
+    response.text().await.unwrap().split(",\"invoiceId\"").next().unwrap().to_owned()
 }
 
 async fn refused(app: &TestApp, body: Value) -> Vec<String> {
@@ -51,10 +44,7 @@ async fn a_name_only_pricing_model_is_the_plans_own() {
     // models are left to the plan or named the spec's minimal way.
     let by_plan = figures(&app, PREVIEW, request(0, json!([]))).await;
     assert_eq!(by_plan, r#"{"amount":33.33,"tax":2.75"#);
-    assert_eq!(
-        figures(&app, PREVIEW, request(0, json!([{"name": "Agents"}]))).await,
-        by_plan
-    );
+    assert_eq!(figures(&app, PREVIEW, request(0, json!([{"name": "Agents"}]))).await, by_plan);
     // Omitted properties are the plan's; properties sent replace them.
     let units = json!([{"name": "Agents", "pricingModel": "byAgents", "unitType": "agent", "freeQuantity": 0}]);
     assert_eq!(figures(&app, PREVIEW, request(0, units)).await, by_plan);
@@ -66,111 +56,52 @@ async fn editing_pricing_the_minimal_way_replaces_only_what_is_sent() {
     // Example 31: Team's agents at 25.00 instead of 20.00: credit -33.33 (tax
     // -2.75), charge 5 x 25.00 x 10/30 = 41.67 (tax 3.437775 -> 3.44).
     let dearer = json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"from": 1, "monthlyPrice": 25}]}]);
-    assert_eq!(
-        figures(&app, APPLY, request(2, dearer)).await,
-        r#"{"amount":8.34,"tax":0.69"#
-    );
-    let team: Value = app
-        .get(
-            &format!("/api/billing/subscriptions?siteId=10000"),
-            &app.partner_admin(1),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let team = team
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "Team")
-        .unwrap();
-    let live: Vec<&Value> = team["subscriptionPricingModels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["isDeleted"] == false)
-        .collect();
+    assert_eq!(figures(&app, APPLY, request(2, dearer)).await, r#"{"amount":8.34,"tax":0.69"#);
+    let team: Value = app.get(&format!("/api/billing/subscriptions?siteId=10000"), &app.partner_admin(1)).await.json().await.unwrap();
+    let team = team.as_array().unwrap().iter().find(|s| s["name"] == "Team").unwrap();
+    let live: Vec<&Value> = team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();
     assert_eq!(live.len(), 1);
     assert_eq!(live[0]["maxQuantity"], 50, "the plan's, as it was not sent");
-    let segments = live[0]["subscriptionPriceSegmentByAgents"]
-        .as_array()
-        .unwrap();
+    let segments = live[0]["subscriptionPriceSegmentByAgents"].as_array().unwrap();
     assert_eq!(segments.len(), 1, "a segment list sent replaces the plan's");
-    assert_eq!(
-        (
-            segments[0]["to"].as_i64(),
-            segments[0]["annualPrice"].to_string()
-        ),
-        (Some(100_000_000), "0".to_owned())
-    );
+    assert_eq!((segments[0]["to"].as_i64(), segments[0]["annualPrice"].to_string()), (Some(100_000_000), "0".to_owned()));
     // Example 32: EditPricingModel with no models resets them to the plan's own:
     // credit the 25.00 (-41.67, tax -3.44), charge 20.00 again (33.33, tax 2.75).
-    assert_eq!(
-        figures(&app, APPLY, request(2, json!([]))).await,
-        r#"{"amount":-8.34,"tax":-0.69"#
-    );
+    assert_eq!(figures(&app, APPLY, request(2, json!([]))).await, r#"{"amount":-8.34,"tax":-0.69"#);
 }
 
 #[tokio::test]
 async fn pricing_models_are_refused_at_the_pointer_of_what_is_wrong() {
     let app = spawn_app_at(NOW).await;
-    let at = |rest: &str| {
-        format!("/subscriptionChangeDtos/0/subscription/subscriptionPricingModels/0{rest}")
-    };
+    let at = |rest: &str| format!("/subscriptionChangeDtos/0/subscription/subscriptionPricingModels/0{rest}");
     // A name the plan does not have needs a kind, and the prices of its kind.
-    assert_eq!(
-        refused(&app, request(0, json!([{"name": "Seats"}]))).await,
-        [at("/pricingModel")]
-    );
+    assert_eq!(refused(&app, request(0, json!([{"name": "Seats"}]))).await, [at("/pricingModel")]);
     let unpriced = json!([{"name": "Seats", "pricingModel": "byUnit"}]);
-    assert_eq!(
-        refused(&app, request(0, unpriced)).await,
-        [at("/subscriptionPriceByUnit")]
-    );
-    assert_eq!(
-        refused(&app, request(0, json!([{"pricingModel": "flatFee"}]))).await,
-        [at("/name")]
-    );
+    assert_eq!(refused(&app, request(0, unpriced)).await, [at("/subscriptionPriceByUnit")]);
+    assert_eq!(refused(&app, request(0, json!([{"pricingModel": "flatFee"}]))).await, [at("/name")]);
     // Bounds: quantities 0..=1e8, segments ordered.
     let bounds = json!([{"name": "Agents", "freeQuantity": -1, "purchasedOverageQuantity": 100_000_001,
         "subscriptionPriceSegmentByAgents": [{"from": 5, "to": 4}]}]);
     assert_eq!(
         refused(&app, request(0, bounds)).await,
-        [
-            at("/freeQuantity"),
-            at("/purchasedOverageQuantity"),
-            at("/subscriptionPriceSegmentByAgents/0/to")
-        ]
+        [at("/freeQuantity"), at("/purchasedOverageQuantity"), at("/subscriptionPriceSegmentByAgents/0/to")]
     );
     // Prices: not negative, at most 1e9, at most four decimal places (0.10000 is 0.1).
     for price in ["-0.01", "1000000000.0001", "19.99001"] {
         let body: Value = serde_json::from_str(&request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
             .to_string().replace("\"PRICE\"", price)).unwrap();
-        assert_eq!(
-            refused(&app, body).await,
-            [at("/subscriptionPriceSegmentByAgents/0/monthlyPrice")],
-            "{price}"
-        );
+        assert_eq!(refused(&app, body).await, [at("/subscriptionPriceSegmentByAgents/0/monthlyPrice")], "{price}");
     }
     let body: Value = serde_json::from_str(&request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
         .to_string().replace("\"PRICE\"", "19.99990000")).unwrap();
-    assert_eq!(
-        app.post(PREVIEW, &app.partner_admin(1), &body)
-            .await
-            .status(),
-        200
-    );
+    assert_eq!(app.post(PREVIEW, &app.partner_admin(1), &body).await.status(), 200);
     // At every bound at once the figures are computed without overflow: 1e8
     // overage units at 1e9 each for 10/30 of a month, 33333333333333333.33, and
     // the quota's 1e9 x 10/30 = 333333333.33; taxes 2750000000000000.00 and 27500000.00.
     let huge = json!([{"name": "Volume", "pricingModel": "byVolume", "purchasedOverageQuantity": 100_000_000,
         "subscriptionPriceSegmentByVolumes": [{"quotaPerMonth": 100_000_000, "overageUnitPrice": 1_000_000_000,
             "monthlyPrice": 1_000_000_000}]}]);
-    assert_eq!(
-        figures(&app, PREVIEW, request(0, huge)).await,
-        r#"{"amount":33333333666666666.66,"tax":2750000027500000.00"#
-    );
+    assert_eq!(figures(&app, PREVIEW, request(0, huge)).await, r#"{"amount":33333333666666666.66,"tax":2750000027500000.00"#);
 }
 
 #[tokio::test]
@@ -181,16 +112,8 @@ async fn a_change_preview_reads_in_three_statements_whatever_the_subscription_ho
     let body = request(4, json!([]));
     app.reset_query_count();
     let first = figures(&app, PREVIEW, body.clone()).await;
-    assert_eq!(
-        app.query_count(),
-        4,
-        "the site; the subscription tree; its open charges; the plan"
-    );
-    assert_eq!(
-        app.on_thread_count(),
-        app.on_thread_expected(4),
-        "on a SQLite file, in a snapshot on the request's thread"
-    );
+    assert_eq!(app.query_count(), 4, "the site; the subscription tree; its open charges; the plan");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(4), "on a SQLite file, in a snapshot on the request's thread");
     app.reset_query_count();
     assert_eq!(figures(&app, PREVIEW, body).await, first);
     assert_eq!(app.query_count(), 3, "a plan read once is kept");

@@ -21,8 +21,7 @@ enum Writes {
     Applies,
 }
 
-const APPLY: &str =
-    "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
+const APPLY: &str = "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
 
 impl Writes {
     fn token(self, app: &TestApp) -> String {
@@ -32,18 +31,10 @@ impl Writes {
         }
     }
 
-    fn send(
-        self,
-        client: &reqwest::Client,
-        base: &str,
-        token: &str,
-        name: &str,
-    ) -> reqwest::RequestBuilder {
+    fn send(self, client: &reqwest::Client, base: &str, token: &str, name: &str) -> reqwest::RequestBuilder {
         let request = match self {
             Writes::Forms => client.post(format!("{base}{FORMS}")).json(&form_body(name)),
-            Writes::Applies => client
-                .post(format!("{base}{APPLY}"))
-                .json(&serde_json::json!({"planId": 4, "name": name})),
+            Writes::Applies => client.post(format!("{base}{APPLY}")).json(&serde_json::json!({"planId": 4, "name": name})),
         };
         request.bearer_auth(token)
     }
@@ -54,9 +45,7 @@ impl Writes {
             Writes::Forms => (201, "id"),
             Writes::Applies => (200, "subscriptionId"),
         };
-        (status == expected)
-            .then(|| answer[field].as_str().map(str::to_owned))
-            .flatten()
+        (status == expected).then(|| answer[field].as_str().map(str::to_owned)).flatten()
     }
 
     /// Whether what `id` names reads back through `app`.
@@ -71,12 +60,7 @@ impl Writes {
 
 /// 32 writers sending `writes` to `base` until `stop`; the ids whose creation
 /// was acknowledged, and how many requests failed otherwise.
-async fn write_load(
-    app: &TestApp,
-    writes: Writes,
-    base: String,
-    stop: Instant,
-) -> (Vec<String>, usize) {
+async fn write_load(app: &TestApp, writes: Writes, base: String, stop: Instant) -> (Vec<String>, usize) {
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut writers = tokio::task::JoinSet::new();
@@ -87,11 +71,7 @@ async fn write_load(
             let mut n = 0;
             while Instant::now() < stop {
                 n += 1;
-                let created = match writes
-                    .send(&client, &base, &token, &format!("w{writer}-{n}"))
-                    .send()
-                    .await
-                {
+                let created = match writes.send(&client, &base, &token, &format!("w{writer}-{n}")).send().await {
                     Ok(answer) => {
                         let status = answer.status().as_u16();
                         writes.created(status, &answer.json().await.unwrap_or_default())
@@ -117,22 +97,13 @@ async fn kill_9_loses_no_acknowledged(writes: Writes) {
     let app = spawn_app().await;
     let mut server = app.spawn_process().await;
     let base = server.address.clone();
-    let load = write_load(
-        &app,
-        writes,
-        base,
-        Instant::now() + Duration::from_millis(1500),
-    );
+    let load = write_load(&app, writes, base, Instant::now() + Duration::from_millis(1500));
     let killer = async {
         tokio::time::sleep(Duration::from_millis(800)).await;
         server.kill_hard();
     };
     let ((acknowledged, _), ()) = tokio::join!(load, killer);
-    assert!(
-        acknowledged.len() > 10,
-        "only {} writes were acknowledged before the kill",
-        acknowledged.len()
-    );
+    assert!(acknowledged.len() > 10, "only {} writes were acknowledged before the kill", acknowledged.len());
     // Read back through this process, on the same database.
     let mut missing = Vec::new();
     for id in &acknowledged {
@@ -140,16 +111,8 @@ async fn kill_9_loses_no_acknowledged(writes: Writes) {
             missing.push(id.clone());
         }
     }
-    assert!(
-        missing.is_empty(),
-        "{} of {} acknowledged writes lost: {missing:?}",
-        missing.len(),
-        acknowledged.len()
-    );
-    println!(
-        "kill -9: {} acknowledged writes, all found",
-        acknowledged.len()
-    );
+    assert!(missing.is_empty(), "{} of {} acknowledged writes lost: {missing:?}", missing.len(), acknowledged.len());
+    println!("kill -9: {} acknowledged writes, all found", acknowledged.len());
 }
 
 #[tokio::test]
@@ -167,30 +130,16 @@ async fn sigterm_under_load_lets_requests_in_flight_finish_and_exits_0() {
     let app = spawn_app().await;
     let mut server = app.spawn_process().await;
     let base = server.address.clone();
-    let load = write_load(
-        &app,
-        Writes::Forms,
-        base,
-        Instant::now() + Duration::from_millis(600),
-    );
+    let load = write_load(&app, Writes::Forms, base, Instant::now() + Duration::from_millis(600));
     let stopper = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         tokio::task::block_in_place(|| server.terminate())
     };
     let ((acknowledged, failed), status) = tokio::join!(load, stopper);
     assert!(status.success(), "exit status {status:?}");
-    println!(
-        "SIGTERM: {} acknowledged writes, {failed} refused or cut",
-        acknowledged.len()
-    );
+    println!("SIGTERM: {} acknowledged writes, {failed} refused or cut", acknowledged.len());
     assert!(!acknowledged.is_empty());
     for id in &acknowledged {
-        assert_eq!(
-            app.get(&format!("{FORMS}/{id}"), &app.admin_a())
-                .await
-                .status(),
-            200,
-            "{id}"
-        );
+        assert_eq!(app.get(&format!("{FORMS}/{id}"), &app.admin_a()).await.status(), 200, "{id}");
     }
 }

@@ -46,12 +46,7 @@ pub async fn spawn_app() -> TestApp {
 /// As `spawn_app`, with `--test-mode` on and the renewal loop every
 /// `renewal_interval` (zero: no loop).
 pub async fn spawn_app_in_test_mode(renewal_interval: std::time::Duration) -> TestApp {
-    spawn(Options {
-        test_mode: true,
-        renewal_interval,
-        ..Options::default()
-    })
-    .await
+    spawn(Options { test_mode: true, renewal_interval, ..Options::default() }).await
 }
 
 /// How `spawn` starts the server.
@@ -76,40 +71,20 @@ pub async fn spawn_app_with_public_url(public_url: Option<&str>) -> TestApp {
 
 /// As `spawn_app`, with "now" fixed at `now` (an RFC 3339 instant).
 pub async fn spawn_app_at(now: &str) -> TestApp {
-    spawn_app_with(
-        None,
-        Clock::Fixed(now.parse().expect("an RFC 3339 instant")),
-    )
-    .await
+    spawn_app_with(None, Clock::Fixed(now.parse().expect("an RFC 3339 instant"))).await
 }
 
 async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
     spawn_app_serving(public_url, clock, Default::default()).await
 }
 
-async fn spawn_app_serving(
-    public_url: Option<&str>,
-    clock: Clock,
-    limits: switchboard::connections::ConnectionLimits,
-) -> TestApp {
-    spawn(Options {
-        public_url,
-        clock,
-        limits,
-        ..Options::default()
-    })
-    .await
+async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switchboard::connections::ConnectionLimits) -> TestApp {
+    spawn(Options { public_url, clock, limits, ..Options::default() }).await
 }
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options {
-        public_url,
-        clock,
-        limits,
-        test_mode,
-        renewal_interval,
-    } = options;
+    let Options { public_url, clock, limits, test_mode, renewal_interval } = options;
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -122,9 +97,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     switchboard::migrate(&connection).await.expect("migrate");
     let secret = ServerSecret::from_bytes(TEST_SECRET);
     let cipher = Arc::new(FieldCipher::new(&secret));
-    seed::load(&connection, &cipher, seed::demo())
-        .await
-        .expect("demo data");
+    seed::load(&connection, &cipher, seed::demo()).await.expect("demo data");
     let queries = Arc::new(AtomicUsize::new(0));
     let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
     let (counter, log) = (queries.clone(), statements.clone());
@@ -133,9 +106,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         log.lock().unwrap().push(info.statement.sql.clone());
     };
     connection.set_metric_callback(count.clone());
-    let mut reads = db::connect_reader(&url, &connection)
-        .await
-        .expect("connect readers");
+    let mut reads = db::connect_reader(&url, &connection).await.expect("connect readers");
     reads.pool.set_metric_callback(count);
     // Statements run on the request's thread (SQLite files) are queries too.
     let on_thread_queries = Arc::new(AtomicUsize::new(0));
@@ -156,37 +127,18 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         rate_limit: None,
         limits,
     };
-    let application =
-        switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
+    let application = switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(application.serve(listener));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp {
-        address,
-        database_url: url,
-        sqlite_path,
-        client: reqwest::Client::new(),
-        db: connection,
-        tokens,
-        queries,
-        statements,
-        on_thread: on_thread_queries,
-        _dir: dir,
-    }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, statements, on_thread: on_thread_queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {
-    let admin = sea_orm::Database::connect(server)
-        .await
-        .expect("connect to TEST_DATABASE_URL");
+    let admin = sea_orm::Database::connect(server).await.expect("connect to TEST_DATABASE_URL");
     let name = format!("switchboard_test_{}", Uuid::new_v4().simple());
-    admin
-        .execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .expect("create test database");
+    admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
     admin.close().await.ok();
     let mut url = url::Url::parse(server).expect("TEST_DATABASE_URL is a URL");
     url.set_path(&name);
@@ -208,10 +160,7 @@ impl ServerProcess {
 
     /// SIGTERM, then waits (up to 30 s) for the process to exit; its exit status.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
-        let sent = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("run kill");
+        let sent = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("run kill");
         assert!(sent.success());
         for _ in 0..300 {
             if let Some(status) = self.child.try_wait().expect("poll the server") {
@@ -224,17 +173,9 @@ impl ServerProcess {
 
     /// The process's peak resident memory so far, in MiB (Linux `VmHWM`).
     pub fn peak_rss_mib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("read /proc status");
-        let line = status
-            .lines()
-            .find(|line| line.starts_with("VmHWM:"))
-            .expect("VmHWM");
-        let kib: u64 = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|n| n.parse().ok())
-            .expect("a number of kB");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("read /proc status");
+        let line = status.lines().find(|line| line.starts_with("VmHWM:")).expect("VmHWM");
+        let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a number of kB");
         kib / 1024
     }
 }
@@ -255,11 +196,7 @@ impl TestApp {
 
     /// As `spawn_process`, with more environment (`SWITCHBOARD_...` settings).
     pub async fn spawn_process_with(&self, settings: &[(&str, &str)]) -> ServerProcess {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .env("SWITCHBOARD_DATABASE_URL", &self.database_url)
@@ -271,17 +208,9 @@ impl TestApp {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("start a server process");
-        let process = ServerProcess {
-            address: format!("http://127.0.0.1:{port}"),
-            child,
-        };
+        let process = ServerProcess { address: format!("http://127.0.0.1:{port}"), child };
         for _ in 0..200 {
-            if let Ok(r) = self
-                .client
-                .get(format!("{}/health/live", process.address))
-                .send()
-                .await
-            {
+            if let Ok(r) = self.client.get(format!("{}/health/live", process.address)).send().await {
                 if r.status().is_success() {
                     return process;
                 }
@@ -297,60 +226,35 @@ impl TestApp {
 
     /// A platform access token for `agent` of `site` with `permissions`.
     pub fn token_with(&self, site: i32, agent: &str, permissions: &[Permission]) -> String {
-        let claims =
-            Claims::for_agent(agent.parse().unwrap(), site, permissions, TokenKind::Access);
+        let claims = Claims::for_agent(agent.parse().unwrap(), site, permissions, TokenKind::Access);
         self.tokens.sign(&claims)
     }
 
     /// A partner access token for `partner` with `permissions`.
     pub fn partner_token(&self, partner: i32, permissions: &[Permission]) -> String {
         let user = "0192f0c4-0000-7000-8000-0000000a0001".parse().unwrap();
-        self.tokens.sign(&Claims::for_partner_user(
-            user,
-            partner,
-            permissions,
-            TokenKind::Access,
-        ))
+        self.tokens.sign(&Claims::for_partner_user(user, partner, permissions, TokenKind::Access))
     }
 
     /// A partner access token with every partner permission.
     pub fn partner_admin(&self, partner: i32) -> String {
         self.partner_token(
             partner,
-            &[
-                Permission::ManageSite,
-                Permission::ManageFeature,
-                Permission::ManageProduct,
-                Permission::ManageInvoice,
-            ],
+            &[Permission::ManageSite, Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice],
         )
     }
 
     /// The demo admin of site 10000.
     pub fn admin_a(&self) -> String {
-        self.token_with(
-            SITE_A,
-            ADMIN_A,
-            &[Permission::ManageSecureForm, Permission::ManageVoicebot],
-        )
+        self.token_with(SITE_A, ADMIN_A, &[Permission::ManageSecureForm, Permission::ManageVoicebot])
     }
 
     /// The demo admin of site 10001.
     pub fn admin_b(&self) -> String {
-        self.token_with(
-            SITE_B,
-            ADMIN_B,
-            &[Permission::ManageSecureForm, Permission::ManageVoicebot],
-        )
+        self.token_with(SITE_B, ADMIN_B, &[Permission::ManageSecureForm, Permission::ManageVoicebot])
     }
 
-    pub async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> Response {
+    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
         let mut request = self.client.request(method, self.url(path));
         if let Some(token) = token {
             request = request.bearer_auth(token);
@@ -408,9 +312,7 @@ impl TestApp {
     pub async fn load(&self, data: Value) {
         let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
         let data = seed::parse(&data.to_string()).expect("a valid data set");
-        seed::load(&self.db, &cipher, data)
-            .await
-            .expect("data set loads");
+        seed::load(&self.db, &cipher, data).await.expect("data set loads");
     }
 
     /// Rows in `table`, read straight from the database.
@@ -431,23 +333,12 @@ impl TestApp {
 /// Asserts a problem+json answer with `status` and `code`; returns the body.
 pub async fn assert_problem(response: Response, status: u16, code: u64) -> Value {
     assert_eq!(response.status().as_u16(), status, "status");
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let content_type = response.headers().get("content-type").unwrap().to_str().unwrap().to_owned();
     assert_eq!(content_type, "application/problem+json");
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], code, "code in {body}");
     assert_eq!(body["status"], status, "status in {body}");
-    assert!(
-        body["type"]
-            .as_str()
-            .unwrap()
-            .starts_with("urn:switchboard:problem:")
-    );
+    assert!(body["type"].as_str().unwrap().starts_with("urn:switchboard:problem:"));
     body
 }
 
@@ -458,13 +349,7 @@ pub fn error_locations(problem: &Value) -> Vec<String> {
         .map(|errors| {
             errors
                 .iter()
-                .map(|e| {
-                    e["pointer"]
-                        .as_str()
-                        .or(e["parameter"].as_str())
-                        .unwrap_or_default()
-                        .to_owned()
-                })
+                .map(|e| e["pointer"].as_str().or(e["parameter"].as_str()).unwrap_or_default().to_owned())
                 .collect()
         })
         .unwrap_or_default()

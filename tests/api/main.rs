@@ -2,13 +2,13 @@
 
 mod auth;
 mod billing_configs;
+mod change_requests;
 mod billing_engine;
 mod billing_profiles;
 mod billing_reads;
-mod change_requests;
 mod cli;
-mod connections;
 mod faults;
+mod connections;
 mod helpers;
 mod limits;
 mod metrics;
@@ -17,8 +17,8 @@ mod products;
 mod renewal_races;
 mod renewals;
 mod retries;
-mod secure_form_rules;
 mod secure_forms;
+mod secure_form_rules;
 mod sites;
 mod subscription_operations;
 mod voicebot_configs;

@@ -13,15 +13,8 @@ const FORMS: &str = "/v4/secureform/secureForms";
 #[tokio::test]
 async fn unknown_paths_and_methods_answer_problems() {
     let app = spawn_app().await;
-    assert_problem(
-        app.get("/v4/nothing/here", &app.admin_a()).await,
-        404,
-        404002,
-    )
-    .await;
-    let response = app
-        .send(Method::PATCH, FORMS, Some(&app.admin_a()), None)
-        .await;
+    assert_problem(app.get("/v4/nothing/here", &app.admin_a()).await, 404, 404002).await;
+    let response = app.send(Method::PATCH, FORMS, Some(&app.admin_a()), None).await;
     let allow = response.headers()["allow"].to_str().unwrap().to_owned();
     assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
     assert_problem(response, 405, 405001).await;
@@ -31,46 +24,16 @@ async fn unknown_paths_and_methods_answer_problems() {
 async fn bodies_are_checked_for_type_size_and_syntax() {
     let app = spawn_app().await;
     let token = app.admin_a();
-    let text = app
-        .client
-        .post(app.url(FORMS))
-        .bearer_auth(&token)
-        .header("content-type", "text/plain")
-        .body("{}")
-        .send()
-        .await
-        .unwrap();
+    let text = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
     assert_problem(text, 415, 415001).await;
-    let none = app
-        .client
-        .post(app.url(FORMS))
-        .bearer_auth(&token)
-        .body("{}")
-        .send()
-        .await
-        .unwrap();
+    let none = app.client.post(app.url(FORMS)).bearer_auth(&token).body("{}").send().await.unwrap();
     assert_problem(none, 415, 415001).await;
-    let broken = app
-        .client
-        .post(app.url(FORMS))
-        .bearer_auth(&token)
-        .header("content-type", "application/json")
-        .body("{\"name\": ")
-        .send()
-        .await
-        .unwrap();
+    let broken = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "application/json").body("{\"name\": ").send().await.unwrap();
     assert_problem(broken, 400, 400002).await;
     let huge = json!({"name": "x".repeat(5 * 1024 * 1024)});
     assert_problem(app.post(FORMS, &token, &huge).await, 413, 413001).await;
-    let array = app
-        .client
-        .post(app.url("/v4/voicebot/voicebotChannelInstances"))
-        .bearer_auth(&token)
-        .header("content-type", "application/json")
-        .body("[]")
-        .send()
-        .await
-        .unwrap();
+    let array = app.client.post(app.url("/v4/voicebot/voicebotChannelInstances")).bearer_auth(&token)
+        .header("content-type", "application/json").body("[]").send().await.unwrap();
     let problem = assert_problem(array, 400, 400001).await;
     assert_eq!(problem["errors"][0]["pointer"], "");
     // Unknown properties are ignored.
@@ -92,12 +55,7 @@ async fn integer_valued_decimals_are_integers() {
     let response = app.post(FORMS, &token, &body).await;
     assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
     let form: Value = response.json().await.unwrap();
-    let orders: Vec<&Value> = form["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|field| &field["order"])
-        .collect();
+    let orders: Vec<&Value> = form["fields"].as_array().unwrap().iter().map(|field| &field["order"]).collect();
     assert_eq!(orders, [&json!(1), &json!(2)]);
     assert_eq!(form["fields"][1]["options"][0]["order"], json!(1));
 
@@ -109,31 +67,13 @@ async fn integer_valued_decimals_are_integers() {
 #[tokio::test]
 async fn health_probes_and_database_outage() {
     let app = spawn_app().await;
-    let live = app
-        .client
-        .get(app.url("/health/live"))
-        .send()
-        .await
-        .unwrap();
+    let live = app.client.get(app.url("/health/live")).send().await.unwrap();
     assert_eq!(live.status(), 200);
     assert_eq!(live.json::<Value>().await.unwrap()["status"], "ok");
-    assert_eq!(
-        app.client
-            .get(app.url("/health/ready"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(app.client.get(app.url("/health/ready")).send().await.unwrap().status(), 200);
 
     app.db.close_by_ref().await.unwrap();
-    let ready = app
-        .client
-        .get(app.url("/health/ready"))
-        .send()
-        .await
-        .unwrap();
+    let ready = app.client.get(app.url("/health/ready")).send().await.unwrap();
     assert_eq!(ready.headers()["retry-after"], "5");
     assert_problem(ready, 503, 503001).await;
     // A write (reads have their own pool on SQLite).
@@ -141,18 +81,8 @@ async fn health_probes_and_database_outage() {
     let create = app.post(FORMS, &app.admin_a(), &body).await;
     assert!(create.headers().contains_key("retry-after"));
     let problem = assert_problem(create, 503, 503001).await;
-    assert!(
-        problem["requestId"].is_string(),
-        "5xx answers name the request id"
-    );
-    assert!(
-        !problem["detail"]
-            .as_str()
-            .unwrap()
-            .to_lowercase()
-            .contains("pool"),
-        "no internals leak"
-    );
+    assert!(problem["requestId"].is_string(), "5xx answers name the request id");
+    assert!(!problem["detail"].as_str().unwrap().to_lowercase().contains("pool"), "no internals leak");
 }
 
 #[tokio::test]
@@ -161,37 +91,11 @@ async fn documents_and_swagger_ui_are_served() {
     let docs = app.client.get(app.url("/docs/")).send().await.unwrap();
     assert_eq!(docs.status(), 200);
     assert!(docs.text().await.unwrap().contains("swagger"));
-    let listed = app
-        .client
-        .get(app.url("/docs/swagger-initializer.js"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        listed.contains("/openapi/test-v1.json"),
-        "test mode's document is listed in Swagger UI: {listed}"
-    );
-    for (name, committed) in switchboard::cli::rendered_documents()
-        .into_iter()
-        .chain(switchboard::cli::rendered_editions_3_0())
-    {
-        let served: Value = app
-            .client
-            .get(app.url(&format!("/openapi/{name}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        assert_eq!(
-            served,
-            serde_json::from_str::<Value>(&committed).unwrap(),
-            "{name}"
-        );
+    let listed = app.client.get(app.url("/docs/swagger-initializer.js")).send().await.unwrap().text().await.unwrap();
+    assert!(listed.contains("/openapi/test-v1.json"), "test mode's document is listed in Swagger UI: {listed}");
+    for (name, committed) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
+        let served: Value = app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
+        assert_eq!(served, serde_json::from_str::<Value>(&committed).unwrap(), "{name}");
     }
 }
 
@@ -199,21 +103,14 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    for (name, rendered) in switchboard::cli::rendered_documents()
-        .into_iter()
-        .chain(switchboard::cli::rendered_editions_3_0())
-    {
+    for (name, rendered) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
         let path = dir.join(name);
         if std::env::var_os("UPDATE_OPENAPI").is_some() {
             std::fs::write(&path, &rendered).unwrap();
             continue;
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == rendered,
-            "{} is out of date: run `UPDATE_OPENAPI=1 cargo test`",
-            path.display()
-        );
+        assert!(committed == rendered, "{} is out of date: run `UPDATE_OPENAPI=1 cargo test`", path.display());
     }
 }
 
@@ -221,51 +118,20 @@ fn committed_openapi_documents_are_current() {
 fn every_operation_is_documented_with_id_tag_summary_and_problems() {
     for (name, rendered) in switchboard::cli::rendered_documents() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
-        let declared: Vec<&str> = doc["tags"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
-        assert!(
-            doc["tags"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|t| t["description"].is_string()),
-            "{name}: tags have descriptions"
-        );
+        let declared: Vec<&str> = doc["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert!(doc["tags"].as_array().unwrap().iter().all(|t| t["description"].is_string()), "{name}: tags have descriptions");
         let mut ids = std::collections::HashSet::new();
         for (path, item) in doc["paths"].as_object().unwrap() {
-            let operations = item
-                .as_object()
-                .unwrap()
-                .iter()
-                .filter(|(key, _)| *key != "servers");
+            let operations = item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers");
             for (method, op) in operations {
-                let id = op["operationId"]
-                    .as_str()
-                    .unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
+                let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
                 assert!(ids.insert(id.to_owned()), "{name}: operationId {id} twice");
-                assert!(
-                    op["tags"].as_array().is_some_and(|t| !t.is_empty()),
-                    "{id}: tag"
-                );
-                assert!(
-                    op["tags"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .all(|t| declared.contains(&t.as_str().unwrap())),
-                    "{id}: declared tags"
-                );
+                assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{id}: tag");
+                assert!(op["tags"].as_array().unwrap().iter().all(|t| declared.contains(&t.as_str().unwrap())), "{id}: declared tags");
                 assert!(op["summary"].is_string(), "{id}: summary");
                 assert!(op["responses"]["500"].is_object(), "{id}: 500");
                 if op["security"] != json!([]) {
-                    assert!(
-                        op["responses"]["401"].is_object() && op["responses"]["403"].is_object(),
-                        "{id}: 401/403"
-                    );
+                    assert!(op["responses"]["401"].is_object() && op["responses"]["403"].is_object(), "{id}: 401/403");
                 }
                 if path.contains('{') {
                     assert!(op["responses"]["404"].is_object(), "{id}: 404");
@@ -283,19 +149,10 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
 /// docs/errors.md lists every code the service can answer with.
 #[test]
 fn error_codes_are_all_documented() {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md"))
-        .unwrap();
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md")).unwrap();
     for code in ErrorCode::ALL {
-        assert!(
-            doc.contains(&format!("| {} |", code.code())),
-            "docs/errors.md lacks {}",
-            code.code()
-        );
-        assert!(
-            doc.contains(code.slug()),
-            "docs/errors.md lacks {}",
-            code.slug()
-        );
+        assert!(doc.contains(&format!("| {} |", code.code())), "docs/errors.md lacks {}", code.code());
+        assert!(doc.contains(code.slug()), "docs/errors.md lacks {}", code.slug());
     }
 }
 
@@ -312,22 +169,13 @@ async fn documented_parameter_examples_read_demo_data() {
             let parameters = get["parameters"].as_array().cloned().unwrap_or_default();
             // A path is under the document's base URL unless its item names its own server.
             let server = item.get("servers").unwrap_or(&doc["servers"]);
-            let mut url = format!(
-                "{}{path}",
-                server[0]["url"].as_str().unwrap().trim_end_matches('/')
-            );
+            let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
             let mut query = Vec::new();
             for p in &parameters {
-                let Some(example) = p.get("example") else {
-                    continue;
-                };
-                let value = example
-                    .as_str()
-                    .map_or_else(|| example.to_string(), str::to_owned);
+                let Some(example) = p.get("example") else { continue };
+                let value = example.as_str().map_or_else(|| example.to_string(), str::to_owned);
                 match p["in"].as_str() {
-                    Some("path") => {
-                        url = url.replace(&format!("{{{}}}", p["name"].as_str().unwrap()), &value)
-                    }
+                    Some("path") => url = url.replace(&format!("{{{}}}", p["name"].as_str().unwrap()), &value),
                     Some("query") => query.push(format!("{}={value}", p["name"].as_str().unwrap())),
                     _ => {}
                 }
@@ -335,18 +183,11 @@ async fn documented_parameter_examples_read_demo_data() {
             if !path.contains('{') && query.is_empty() {
                 continue;
             }
-            assert!(
-                !url.contains('{'),
-                "{name} {path}: a path parameter without example"
-            );
+            assert!(!url.contains('{'), "{name} {path}: a path parameter without example");
             if !query.is_empty() {
                 url = format!("{url}?{}", query.join("&"));
             }
-            let token = if name == switchboard::openapi::PLATFORM_FILE {
-                app.admin_a()
-            } else {
-                app.partner_admin(1)
-            };
+            let token = if name == switchboard::openapi::PLATFORM_FILE { app.admin_a() } else { app.partner_admin(1) };
             let response = app.get(&url, &token).await;
             assert_eq!(response.status(), 200, "{name} GET {url}");
             checked += 1;
@@ -366,88 +207,35 @@ async fn documented_permissions_are_the_ones_enforced() {
     for (name, rendered) in switchboard::cli::rendered_documents() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
         let platform = name == switchboard::openapi::PLATFORM_FILE;
-        let all = if platform {
-            Permission::SITE
-        } else {
-            Permission::PARTNER
-        };
-        let token = |held: Vec<Permission>| {
-            if platform {
-                app.token_with(SITE_A, ADMIN_A, &held)
-            } else {
-                app.partner_token(1, &held)
-            }
-        };
+        let all = if platform { Permission::SITE } else { Permission::PARTNER };
+        let token = |held: Vec<Permission>| if platform { app.token_with(SITE_A, ADMIN_A, &held) } else { app.partner_token(1, &held) };
         for (path, item) in doc["paths"].as_object().unwrap() {
             let server = item.get("servers").unwrap_or(&doc["servers"]);
-            for (method, operation) in item
-                .as_object()
-                .unwrap()
-                .iter()
-                .filter(|(key, _)| *key != "servers")
-            {
+            for (method, operation) in item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers") {
                 let id = operation["operationId"].as_str().unwrap();
                 let Some(needed) = operation.get("x-permissions") else {
-                    assert_eq!(
-                        operation["security"],
-                        json!([]),
-                        "{id}: a secured operation names its permission"
-                    );
+                    assert_eq!(operation["security"], json!([]), "{id}: a secured operation names its permission");
                     continue;
                 };
-                let needed: Vec<Permission> = needed
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|p| {
-                        *all.iter()
-                            .find(|q| q.name() == p)
-                            .expect("a known permission")
-                    })
-                    .collect();
-                let mut url = format!(
-                    "{}{path}",
-                    server[0]["url"].as_str().unwrap().trim_end_matches('/')
-                );
-                for parameter in operation["parameters"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|p| p["in"] == "path")
-                {
-                    let value = if parameter["schema"]["type"] == "integer" {
-                        "10000"
-                    } else {
-                        "00000000-0000-0000-0000-000000000000"
-                    };
-                    url = url.replace(
-                        &format!("{{{}}}", parameter["name"].as_str().unwrap()),
-                        value,
-                    );
+                let needed: Vec<Permission> =
+                    needed.as_array().unwrap().iter().map(|p| *all.iter().find(|q| q.name() == p).expect("a known permission")).collect();
+                let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
+                for parameter in operation["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path") {
+                    let value = if parameter["schema"]["type"] == "integer" { "10000" } else { "00000000-0000-0000-0000-000000000000" };
+                    url = url.replace(&format!("{{{}}}", parameter["name"].as_str().unwrap()), value);
                 }
                 let method: Method = method.to_uppercase().parse().unwrap();
                 let body = (method == Method::POST || method == Method::PUT).then(|| json!({}));
-                let others: Vec<Permission> = all
-                    .iter()
-                    .copied()
-                    .filter(|p| !needed.contains(p))
-                    .collect();
-                let refused = app
-                    .send(method.clone(), &url, Some(&token(others)), body.as_ref())
-                    .await;
+                let others: Vec<Permission> = all.iter().copied().filter(|p| !needed.contains(p)).collect();
+                let refused = app.send(method.clone(), &url, Some(&token(others)), body.as_ref()).await;
                 assert_problem(refused, 403, 403001).await;
-                let allowed = app
-                    .send(method, &url, Some(&token(needed)), body.as_ref())
-                    .await;
+                let allowed = app.send(method, &url, Some(&token(needed)), body.as_ref()).await;
                 assert_ne!(allowed.status(), 403, "{id}: {url}");
                 checked += 1;
             }
         }
     }
-    assert_eq!(
-        checked, 64,
-        "every secured operation (61 of the vendor documents, 3 of test mode)"
-    );
+    assert_eq!(checked, 64, "every secured operation (61 of the vendor documents, 3 of test mode)");
 }
 
 /// Every `default` a platform input schema states is what the server stores
@@ -456,22 +244,11 @@ async fn documented_permissions_are_the_ones_enforced() {
 async fn documented_defaults_are_what_the_server_applies() {
     let app = spawn_app().await;
     let token = app.admin_a();
-    let doc: Value = app
-        .client
-        .get(app.url(switchboard::openapi::PLATFORM_URL))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
     let schemas = &doc["components"]["schemas"];
     let defaults = |schema: &str| -> Vec<(String, Value)> {
         let properties = schemas[schema]["properties"].as_object().unwrap();
-        properties
-            .iter()
-            .filter_map(|(name, p)| Some((name.clone(), p.get("default")?.clone())))
-            .collect()
+        properties.iter().filter_map(|(name, p)| Some((name.clone(), p.get("default")?.clone()))).collect()
     };
     let created = |path: &str, body: Value| {
         let (app, token) = (&app, &token);
@@ -484,20 +261,12 @@ async fn documented_defaults_are_what_the_server_applies() {
     };
     let form = created("/v4/secureform/secureForms", json!({"name": "Defaults", "color": "#1a73e8",
         "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": [{"name": "Card", "type": "text"}]})).await;
-    let sip = created(
-        "/v4/voicebot/voicebotChannelSIPConfigurations",
-        json!({"username": "u", "password": "p", "sIPServer": "sip.example.com"}),
-    )
-    .await;
+    let sip = created("/v4/voicebot/voicebotChannelSIPConfigurations", json!({"username": "u", "password": "p", "sIPServer": "sip.example.com"})).await;
     let bot = created("/v4/voicebot/voicebots", json!({"name": "Defaults", "engineId": "0192f0c4-0000-7000-8000-0000000a1001",
         "languageId": "zh-CN", "voiceNameId": "zh-CN-male-1",
         "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": sip["id"], "channelType": "sip"}})).await;
     let mut checked = 0;
-    for (schema, stored) in [
-        ("SecureFormFieldInput", &form["fields"][0]),
-        ("SipConfigurationInput", &sip),
-        ("VoicebotInput", &bot),
-    ] {
+    for (schema, stored) in [("SecureFormFieldInput", &form["fields"][0]), ("SipConfigurationInput", &sip), ("VoicebotInput", &bot)] {
         for (property, default) in defaults(schema) {
             assert_eq!(stored[&property], default, "{schema}.{property}");
             checked += 1;
@@ -513,73 +282,27 @@ async fn documented_defaults_are_what_the_server_applies() {
 #[tokio::test]
 async fn platform_paths_are_relative_to_the_specs_base_url() {
     let app = spawn_app().await;
-    let doc: Value = app
-        .client
-        .get(app.url(switchboard::openapi::PLATFORM_URL))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
     assert_eq!(doc["servers"][0]["url"], "/v4");
     let paths = doc["paths"].as_object().unwrap();
-    assert!(
-        paths.contains_key("/secureform/secureForms") && paths.contains_key("/voicebot/voicebots")
-    );
-    assert!(
-        paths.keys().all(|p| !p.starts_with("/v4")),
-        "no path repeats the base"
-    );
-    assert_eq!(
-        doc["servers"].as_array().unwrap().len(),
-        1,
-        "one server, no variables"
-    );
+    assert!(paths.contains_key("/secureform/secureForms") && paths.contains_key("/voicebot/voicebots"));
+    assert!(paths.keys().all(|p| !p.starts_with("/v4")), "no path repeats the base");
+    assert_eq!(doc["servers"].as_array().unwrap().len(), 1, "one server, no variables");
     for root in ["/oauth/token", "/health/live", "/health/ready"] {
         assert!(paths[root].get("servers").is_none(), "{root}");
     }
     let base = app.url("/v4");
-    let sign_in = [
-        ("grant_type", "password"),
-        ("email", "admin@site10000.example"),
-        ("password", "demo-password"),
-    ];
+    let sign_in = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")];
     for token_url in [app.url("/oauth/token"), format!("{base}/oauth/token")] {
-        let answer = app
-            .client
-            .post(&token_url)
-            .form(&sign_in)
-            .send()
-            .await
-            .unwrap();
+        let answer = app.client.post(&token_url).form(&sign_in).send().await.unwrap();
         assert_eq!(answer.status(), 200, "{token_url}");
     }
     for probe in ["/health/live", "/v4/health/live"] {
-        assert_eq!(
-            app.client
-                .get(app.url(probe))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            200,
-            "{probe}"
-        );
+        assert_eq!(app.client.get(app.url(probe)).send().await.unwrap().status(), 200, "{probe}");
     }
-    assert_eq!(
-        app.get("/v4/secureform/secureForms", &app.admin_a())
-            .await
-            .status(),
-        200
-    );
+    assert_eq!(app.get("/v4/secureform/secureForms", &app.admin_a()).await.status(), 200);
     // Only the base: the spec's paths without it are not the API.
-    assert_eq!(
-        app.get("/secureform/secureForms", &app.admin_a())
-            .await
-            .status(),
-        404
-    );
+    assert_eq!(app.get("/secureform/secureForms", &app.admin_a()).await.status(), 404);
 }
 
 #[tokio::test]
@@ -588,20 +311,14 @@ async fn answers_are_not_cached_or_sniffed_and_swagger_ui_is_not_framed() {
     let token = app
         .client
         .post(app.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "password"),
-            ("email", "admin@site10000.example"),
-            ("password", "demo-password"),
-        ])
+        .form(&[("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password")])
         .send()
         .await
         .unwrap();
     assert_eq!(token.status(), 200);
     assert_eq!(token.headers()["cache-control"], "no-store");
     assert_eq!(token.headers()["x-content-type-options"], "nosniff");
-    let sip = app
-        .get("/v4/voicebot/sipConfigurations", &app.admin_a())
-        .await;
+    let sip = app.get("/v4/voicebot/sipConfigurations", &app.admin_a()).await;
     assert_eq!(sip.headers()["cache-control"], "no-store");
     let problem = app.get("/v4/nowhere", &app.admin_a()).await;
     assert_eq!(problem.headers()["x-content-type-options"], "nosniff");
@@ -609,37 +326,19 @@ async fn answers_are_not_cached_or_sniffed_and_swagger_ui_is_not_framed() {
     assert_eq!(docs.status(), 200);
     assert_eq!(docs.headers()["x-frame-options"], "DENY");
     let policy = docs.headers()["content-security-policy"].to_str().unwrap();
-    assert!(
-        policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'"),
-        "{policy}"
-    );
+    assert!(policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'"), "{policy}");
     assert!(docs.headers().get("cache-control").is_none());
 }
 
 #[tokio::test]
 async fn a_client_request_id_is_kept_only_when_short_and_plain() {
     let app = spawn_app().await;
-    let send = |id: String| {
-        app.client
-            .get(app.url("/health/live"))
-            .header("x-request-id", id)
-            .send()
-    };
+    let send = |id: String| app.client.get(app.url("/health/live")).header("x-request-id", id).send();
     let kept = send("trace-42.a_b".to_owned()).await.unwrap();
     assert_eq!(kept.headers()["x-request-id"], "trace-42.a_b");
-    for bad in [
-        "a".repeat(129),
-        "has space".to_owned(),
-        "new\u{7f}line".to_owned(),
-        "ünïcode".to_owned(),
-    ] {
-        let Ok(answer) = send(bad.clone()).await else {
-            continue;
-        };
-        let echoed = answer.headers()["x-request-id"]
-            .to_str()
-            .unwrap_or_default()
-            .to_owned();
+    for bad in ["a".repeat(129), "has space".to_owned(), "new\u{7f}line".to_owned(), "ünïcode".to_owned()] {
+        let Ok(answer) = send(bad.clone()).await else { continue };
+        let echoed = answer.headers()["x-request-id"].to_str().unwrap_or_default().to_owned();
         assert_ne!(echoed, bad);
         assert_eq!(echoed.len(), 36, "a fresh UUID: {echoed}");
     }
@@ -648,12 +347,7 @@ async fn a_client_request_id_is_kept_only_when_short_and_plain() {
 #[tokio::test]
 async fn overlong_uris_and_headers_are_problems_414_and_431() {
     let app = spawn_app().await;
-    let long = app
-        .get(
-            &format!("/v4/secureform/secureForms?x={}", "a".repeat(9000)),
-            &app.admin_a(),
-        )
-        .await;
+    let long = app.get(&format!("/v4/secureform/secureForms?x={}", "a".repeat(9000)), &app.admin_a()).await;
     assert_eq!(long.headers()["content-type"], "application/problem+json");
     assert_problem(long, 414, 414001).await;
     let mut request = app.client.get(app.url("/health/live"));

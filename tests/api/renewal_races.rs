@@ -17,8 +17,7 @@ const FIRST_SITE: i32 = 50000;
 /// 2026-01-01 (next on 2026-12-01) to a card that settles, with a Team
 /// subscription of 5 agents (20.00 each).
 fn due_sites(count: i32) -> Value {
-    let (mut sites, mut configs, mut profiles, mut subscriptions) =
-        (vec![], vec![], vec![], vec![]);
+    let (mut sites, mut configs, mut profiles, mut subscriptions) = (vec![], vec![], vec![], vec![]);
     for site in FIRST_SITE..FIRST_SITE + count {
         sites.push(json!({"id": site, "partnerId": 2, "platformId": 1, "company": format!("Renewal {site}")}));
         configs.push(json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTerm": "Net 30",
@@ -28,25 +27,19 @@ fn due_sites(count: i32) -> Value {
             "mailingAddress": "1 Market St", "postalOrZipCode": "94105", "billTo": format!("Renewal {site}"),
             "isChargedAutomatically": true, "isEPayment": true, "primaryPaymentTypeId": "card", "nameOnPrimaryCard": "Renewal Test",
             "primaryCardNumber": "4242424242424242", "primaryCardExpirationDate": "2030-12-31T00:00:00Z"}));
-        subscriptions.push(json!({"id": Uuid::new_v4(), "siteId": site, "planId": 1, "name": "Team", "createdTime": "2026-01-01T00:00:00Z",
+        subscriptions.push(
+            json!({"id": Uuid::new_v4(), "siteId": site, "planId": 1, "name": "Team", "createdTime": "2026-01-01T00:00:00Z",
             "subscriptionPricingModels": [{"id": Uuid::new_v4(), "name": "Agents", "pricingModel": "byAgents", "unitType": "agent",
                 "freeQuantity": 0, "maxQuantity": 50, "purchasedQuantity": 5, "subscriptionPriceSegmentByAgents": [{"from": 1, "to": 50,
                 "monthlyPrice": 20.0, "quarterlyPrice": 57.0, "semiAnnualPrice": 108.0, "annualPrice": 204.0, "monthlyPriceDiscount": 0.0,
-                "quarterlyPriceDiscount": 0.0, "semiAnnualPriceDiscount": 0.0, "annualPriceDiscount": 0.0}]}]}));
+                "quarterlyPriceDiscount": 0.0, "semiAnnualPriceDiscount": 0.0, "annualPriceDiscount": 0.0}]}]}),
+        );
     }
     json!({"sites": sites, "siteBillingConfigs": configs, "siteBillingProfiles": profiles, "subscriptions": subscriptions})
 }
 
 async fn scalar(app: &TestApp, sql: &str) -> i64 {
-    let row = app
-        .db
-        .query_one_raw(sea_orm::Statement::from_string(
-            app.db.get_database_backend(),
-            sql.to_owned(),
-        ))
-        .await
-        .unwrap()
-        .unwrap();
+    let row = app.db.query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned())).await.unwrap().unwrap();
     row.try_get_by_index::<i64>(0).unwrap()
 }
 
@@ -55,55 +48,29 @@ async fn scalar(app: &TestApp, sql: &str) -> i64 {
 /// one period past the last: nothing twice, nothing missing.
 async fn assert_renewed_once(app: &TestApp, count: i32, periods: i64, next: &str) {
     let ours = format!("site_id >= {FIRST_SITE}");
-    assert_eq!(
-        scalar(
-            app,
-            &format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")
-        )
-        .await,
-        i64::from(count) * periods
-    );
-    let off = format!(
-        "SELECT COUNT(*) FROM (SELECT site_id FROM site_renewals WHERE {ours} GROUP BY site_id HAVING COUNT(*) <> {periods}) AS t"
-    );
-    assert_eq!(
-        scalar(app, &off).await,
-        0,
-        "a site renewed other than {periods} times"
-    );
+    assert_eq!(scalar(app, &format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await, i64::from(count) * periods);
+    let off =
+        format!("SELECT COUNT(*) FROM (SELECT site_id FROM site_renewals WHERE {ours} GROUP BY site_id HAVING COUNT(*) <> {periods}) AS t");
+    assert_eq!(scalar(app, &off).await, 0, "a site renewed other than {periods} times");
     assert_eq!(
         scalar(app, &format!("SELECT COUNT(*) FROM invoices WHERE {ours}")).await,
         i64::from(count) * periods,
         "one invoice per period"
     );
-    let joined = format!(
-        "SELECT COUNT(*) FROM site_renewals r JOIN invoices i ON i.id = r.invoice_id WHERE r.{ours} AND i.status = 'paid'"
-    );
+    let joined =
+        format!("SELECT COUNT(*) FROM site_renewals r JOIN invoices i ON i.id = r.invoice_id WHERE r.{ours} AND i.status = 'paid'");
+    assert_eq!(scalar(app, &joined).await, i64::from(count) * periods, "each renewal's own invoice, paid");
+    assert_eq!(scalar(app, &format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")).await, i64::from(count) * periods);
     assert_eq!(
-        scalar(app, &joined).await,
-        i64::from(count) * periods,
-        "each renewal's own invoice, paid"
-    );
-    assert_eq!(
-        scalar(
-            app,
-            &format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")
-        )
-        .await,
+        scalar(app, &format!("SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}")).await,
         i64::from(count) * periods
     );
-    assert_eq!(scalar(app, &format!("SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}")).await, i64::from(count) * periods);
-    let configs = site_billing_config::Entity::find()
-        .filter(site_billing_config::Column::SiteId.gte(FIRST_SITE))
-        .all(&app.db)
-        .await
-        .unwrap();
+    let configs =
+        site_billing_config::Entity::find().filter(site_billing_config::Column::SiteId.gte(FIRST_SITE)).all(&app.db).await.unwrap();
     assert_eq!(configs.len(), count as usize);
     let next: chrono::DateTime<chrono::Utc> = next.parse().unwrap();
     assert!(
-        configs
-            .iter()
-            .all(|c| c.next_billing_date == next && c.balance.0.is_zero()),
+        configs.iter().all(|c| c.next_billing_date == next && c.balance.0.is_zero()),
         "every next billing date is {next}, nothing owed"
     );
 }
@@ -138,24 +105,14 @@ async fn a_pass_killed_midway_and_rerun_by_two_instances_bills_every_period_once
     let started = Instant::now();
     let total = i64::from(SITES) * 4;
     loop {
-        let done = scalar(
-            &app,
-            &format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE}"),
-        )
-        .await;
+        let done = scalar(&app, &format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE}")).await;
         if done > 0 {
             first.kill().unwrap();
             first.wait().unwrap();
-            assert!(
-                done < total,
-                "killed in the middle of the pass ({done} of {total} periods renewed)"
-            );
+            assert!(done < total, "killed in the middle of the pass ({done} of {total} periods renewed)");
             break;
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the pass renewed nothing in 60 s"
-        );
+        assert!(started.elapsed() < Duration::from_secs(60), "the pass renewed nothing in 60 s");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // Two instances finish the pass at once.
@@ -174,30 +131,12 @@ async fn the_loop_and_the_clocks_advance_racing_bill_every_period_once() {
     app.load(due_sites(SITES)).await;
     let token = app.partner_admin(2);
     let mut renewals = 0;
-    for month in [
-        "2026-12-01",
-        "2027-01-01",
-        "2027-02-01",
-        "2027-03-01",
-        "2027-04-01",
-        "2027-05-01",
-    ] {
-        let answer = app
-            .post(
-                "/api/test/clock:advance",
-                &token,
-                &json!({"to": format!("{month}T12:00:00Z")}),
-            )
-            .await;
+    for month in ["2026-12-01", "2027-01-01", "2027-02-01", "2027-03-01", "2027-04-01", "2027-05-01"] {
+        let answer = app.post("/api/test/clock:advance", &token, &json!({"to": format!("{month}T12:00:00Z")})).await;
         assert_eq!(answer.status(), 200);
-        renewals += answer.json::<Value>().await.unwrap()["renewals"]
-            .as_i64()
-            .unwrap();
+        renewals += answer.json::<Value>().await.unwrap()["renewals"].as_i64().unwrap();
     }
     // Site 20000 (partner 2's demo site, annual) renews on Mar 1 too.
-    assert!(
-        renewals <= i64::from(SITES) * 6 + 1,
-        "the advances wrote at most what was due ({renewals}); the loop the rest"
-    );
+    assert!(renewals <= i64::from(SITES) * 6 + 1, "the advances wrote at most what was due ({renewals}); the loop the rest");
     assert_renewed_once(&app, SITES, 6, "2027-06-01T00:00:00Z").await;
 }

@@ -18,19 +18,8 @@ fn on_site(verb: &str) -> String {
     format!("/api/billing/subscriptions{verb}?siteId={SITE_A}&agentId={ADMIN_A}")
 }
 
-async fn post_with_key(
-    app: &TestApp,
-    path: &str,
-    key: &str,
-    body: &Value,
-    within: Option<Duration>,
-) -> Option<reqwest::Response> {
-    let mut request = app
-        .client
-        .post(app.url(path))
-        .bearer_auth(app.partner_admin(1))
-        .header("Idempotency-Key", key)
-        .json(body);
+async fn post_with_key(app: &TestApp, path: &str, key: &str, body: &Value, within: Option<Duration>) -> Option<reqwest::Response> {
+    let mut request = app.client.post(app.url(path)).bearer_auth(app.partner_admin(1)).header("Idempotency-Key", key).json(body);
     if let Some(within) = within {
         request = request.timeout(within);
     }
@@ -38,17 +27,9 @@ async fn post_with_key(
 }
 
 /// Sends until the key is no longer in flight (409 `409003`), within `deadline`.
-async fn settle(
-    app: &TestApp,
-    path: &str,
-    key: &str,
-    body: &Value,
-    deadline: Instant,
-) -> (u16, Value) {
+async fn settle(app: &TestApp, path: &str, key: &str, body: &Value, deadline: Instant) -> (u16, Value) {
     loop {
-        let response = post_with_key(app, path, key, body, None)
-            .await
-            .expect("an answer");
+        let response = post_with_key(app, path, key, body, None).await.expect("an answer");
         let status = response.status().as_u16();
         let answer: Value = response.json().await.unwrap_or(Value::Null);
         if status != 409 || Instant::now() > deadline {
@@ -60,16 +41,14 @@ async fn settle(
 }
 
 async fn named(app: &TestApp, name: &str) -> i64 {
-    app.count_rows(&format!("subscriptions WHERE name = '{name}'"))
-        .await
+    app.count_rows(&format!("subscriptions WHERE name = '{name}'")).await
 }
 
 /// Inserts the key of a request that claimed it and died, its lease ending
 /// `lease_seconds` from now (negative: already over).
 async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, lease_seconds: i64) {
     let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
-    let fingerprint =
-        cipher.fingerprint(&[b"POST", path.as_bytes(), &serde_json::to_vec(body).unwrap()]);
+    let fingerprint = cipher.fingerprint(&[b"POST", path.as_bytes(), &serde_json::to_vec(body).unwrap()]);
     let now = chrono::Utc::now();
     let row = switchboard::db::entities::idempotency_key::ActiveModel {
         partner_id: sea_orm::Set(1),
@@ -84,10 +63,7 @@ async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, lease_
         claim: sea_orm::Set("the-dead-request".to_owned()),
         lease_until: sea_orm::Set(Some(now + chrono::Duration::seconds(lease_seconds))),
     };
-    switchboard::db::entities::idempotency_key::Entity::insert(row)
-        .exec_without_returning(&app.db)
-        .await
-        .unwrap();
+    switchboard::db::entities::idempotency_key::Entity::insert(row).exec_without_returning(&app.db).await.unwrap();
 }
 
 #[tokio::test]
@@ -97,9 +73,7 @@ async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     // Its request still holds the key: 409, try again in a second.
     let body = json!({"planId": 4, "name": "Held"});
     stranded_key(&app, "held", &path, &body, 30).await;
-    let response = post_with_key(&app, &path, "held", &body, None)
-        .await
-        .unwrap();
+    let response = post_with_key(&app, &path, "held", &body, None).await.unwrap();
     assert_eq!(response.headers()["retry-after"], "1");
     assert_problem(response, 409, 409003).await;
     assert_eq!(named(&app, "Held").await, 0);
@@ -107,32 +81,15 @@ async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     // done), so the retry takes the key over and runs, once.
     let body = json!({"planId": 4, "name": "Died"});
     stranded_key(&app, "died", &path, &body, -1).await;
-    let first = post_with_key(&app, &path, "died", &body, None)
-        .await
-        .unwrap();
+    let first = post_with_key(&app, &path, "died", &body, None).await.unwrap();
     assert_eq!(first.status(), 200);
     let first = first.text().await.unwrap();
-    let again = post_with_key(&app, &path, "died", &body, None)
-        .await
-        .unwrap();
+    let again = post_with_key(&app, &path, "died", &body, None).await.unwrap();
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(again.text().await.unwrap(), first);
     assert_eq!(named(&app, "Died").await, 1);
     // Another body under the taken-over key is still another request.
-    assert_problem(
-        post_with_key(
-            &app,
-            &path,
-            "died",
-            &json!({"planId": 4, "name": "Other"}),
-            None,
-        )
-        .await
-        .unwrap(),
-        422,
-        422001,
-    )
-    .await;
+    assert_problem(post_with_key(&app, &path, "died", &json!({"planId": 4, "name": "Other"}), None).await.unwrap(), 422, 422001).await;
 }
 
 #[tokio::test]
@@ -142,52 +99,26 @@ async fn abandoned_applies_run_to_their_end_and_a_retry_gets_their_answer() {
     for i in 0..12u64 {
         let body = json!({"planId": 4, "name": format!("Abandoned {i}")});
         // The client gives up after 1 to 12 ms, somewhere in the request.
-        assert!(
-            post_with_key(
-                &app,
-                &path,
-                &format!("abandoned-{i}"),
-                &body,
-                Some(Duration::from_millis(1 + i))
-            )
-            .await
-            .is_none_or(|r| r.status() == 200)
-        );
+        assert!(post_with_key(&app, &path, &format!("abandoned-{i}"), &body, Some(Duration::from_millis(1 + i))).await.is_none_or(|r| r.status() == 200));
     }
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut answers = Vec::new();
     for i in 0..12u64 {
         let body = json!({"planId": 4, "name": format!("Abandoned {i}")});
-        let (status, answer) =
-            settle(&app, &path, &format!("abandoned-{i}"), &body, deadline).await;
+        let (status, answer) = settle(&app, &path, &format!("abandoned-{i}"), &body, deadline).await;
         assert_eq!(status, 200, "key abandoned-{i}: {answer}");
         answers.push(answer["subscriptionId"].as_str().unwrap().to_owned());
-        assert_eq!(
-            named(&app, &format!("Abandoned {i}")).await,
-            1,
-            "one effect for key abandoned-{i}"
-        );
+        assert_eq!(named(&app, &format!("Abandoned {i}")).await, 1, "one effect for key abandoned-{i}");
     }
     // The answers name the subscriptions that exist.
     for id in answers {
-        assert_eq!(
-            app.get(
-                &format!("/api/billing/subscriptions/{id}"),
-                &app.partner_admin(1)
-            )
-            .await
-            .status(),
-            200
-        );
+        assert_eq!(app.get(&format!("/api/billing/subscriptions/{id}"), &app.partner_admin(1)).await.status(), 200);
     }
     if app.db.get_database_backend() == sea_orm::DbBackend::Postgres {
         let open = app
             .count_rows("pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'")
             .await;
-        assert_eq!(
-            open, 0,
-            "a connection went back to the pool inside a transaction"
-        );
+        assert_eq!(open, 0, "a connection went back to the pool inside a transaction");
     }
 }
 
@@ -209,13 +140,7 @@ async fn latest_invoice(app: &TestApp) -> invoice::Model {
 
 /// A fresh Platform subscription of site 10000 (paid by its card: the balance stays 0).
 async fn platform(app: &TestApp, name: &str) -> String {
-    let response = app
-        .post(
-            &on_site(":new"),
-            &app.partner_admin(1),
-            &json!({"planId": 4, "name": name}),
-        )
-        .await;
+    let response = app.post(&on_site(":new"), &app.partner_admin(1), &json!({"planId": 4, "name": name})).await;
     assert_eq!(response.status(), 200);
     let answer: Value = response.json().await.unwrap();
     answer["subscriptionId"].as_str().unwrap().to_owned()
@@ -228,37 +153,16 @@ async fn a_currency_change_racing_a_credit_never_leaves_a_balance_in_another_cur
     for round in 0..8 {
         reset_site_a(&app).await;
         let id = platform(&app, &format!("Race {round}")).await;
-        let (cancel_path, invoiced) = (
-            format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"),
-            json!({"ifCreateInvoice": true, "isDraft": false}),
-        );
+        let (cancel_path, invoiced) = (format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"), json!({"ifCreateInvoice": true, "isDraft": false}));
         let cancel = app.post(&cancel_path, &token, &invoiced);
-        let to_euro =
-            json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
+        let to_euro = json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
         let put = app.put("/api/billing/siteBillingConfigs/10000", &token, &to_euro);
         let (cancel, put) = tokio::join!(cancel, put);
         assert_eq!(cancel.status(), 200, "round {round}");
-        assert!(
-            put.status() == 200 || put.status() == 409,
-            "round {round}: {}",
-            put.status()
-        );
-        let config: Value = app
-            .get("/api/billing/siteBillingConfigs/10000", &token)
-            .await
-            .json()
-            .await
-            .unwrap();
-        assert_ne!(
-            config["balance"].to_string(),
-            "0.00",
-            "the credit is on the balance"
-        );
-        assert_eq!(
-            config["currencyId"],
-            latest_invoice(&app).await.currency_id.as_str(),
-            "round {round}: the balance is in the configuration's currency"
-        );
+        assert!(put.status() == 200 || put.status() == 409, "round {round}: {}", put.status());
+        let config: Value = app.get("/api/billing/siteBillingConfigs/10000", &token).await.json().await.unwrap();
+        assert_ne!(config["balance"].to_string(), "0.00", "the credit is on the balance");
+        assert_eq!(config["currencyId"], latest_invoice(&app).await.currency_id.as_str(), "round {round}: the balance is in the configuration's currency");
     }
 }
 
@@ -268,38 +172,16 @@ async fn updating_a_subscription_racing_its_cancel_never_deadlocks_nor_revives_i
     let token = app.partner_admin(1);
     for round in 0..8 {
         let id = platform(&app, &format!("Raced {round}")).await;
-        let (cancel_path, invoiced) = (
-            format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"),
-            json!({"ifCreateInvoice": true, "isDraft": false}),
-        );
+        let (cancel_path, invoiced) = (format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"), json!({"ifCreateInvoice": true, "isDraft": false}));
         let cancel = app.post(&cancel_path, &token, &invoiced);
-        let (put_path, flags) = (
-            format!("/api/billing/subscriptions/{id}"),
-            json!({"name": format!("Renamed {round}"), "isServicePlan": false, "canBeCancelledByCustomer": true, "isShowCancel": true, "isShowUpgrade": true}),
-        );
+        let (put_path, flags) = (format!("/api/billing/subscriptions/{id}"), json!({"name": format!("Renamed {round}"), "isServicePlan": false, "canBeCancelledByCustomer": true, "isShowCancel": true, "isShowUpgrade": true}));
         let put = app.put(&put_path, &token, &flags);
         let (cancel, put) = tokio::join!(cancel, put);
         assert_eq!(cancel.status(), 200, "round {round}");
         let put_status = put.status();
-        assert!(
-            put_status == 200 || put_status == 409,
-            "round {round}: {put_status} {}",
-            put.text().await.unwrap()
-        );
-        let stored: Value = app
-            .get(&format!("/api/billing/subscriptions/{id}"), &token)
-            .await
-            .json()
-            .await
-            .unwrap();
-        assert_eq!(
-            (
-                stored["isShowCancel"].clone(),
-                stored["isShowUpgrade"].clone()
-            ),
-            (json!(false), json!(false)),
-            "round {round}: {stored}"
-        );
+        assert!(put_status == 200 || put_status == 409, "round {round}: {put_status} {}", put.text().await.unwrap());
+        let stored: Value = app.get(&format!("/api/billing/subscriptions/{id}"), &token).await.json().await.unwrap();
+        assert_eq!((stored["isShowCancel"].clone(), stored["isShowUpgrade"].clone()), (json!(false), json!(false)), "round {round}: {stored}");
         assert_problem(app.put(&put_path, &token, &flags).await, 409, 409001).await;
     }
 }
@@ -309,34 +191,16 @@ async fn an_operation_reads_now_once_it_holds_the_site() {
     let app = spawn_app().await;
     // Another writer holds site 10000 for a while.
     let holder = app.db.begin().await.unwrap();
-    switchboard::api::billing::scope::lock_site(&holder, 1, SITE_A)
-        .await
-        .unwrap();
+    switchboard::api::billing::scope::lock_site(&holder, 1, SITE_A).await.unwrap();
     let sent = chrono::Utc::now();
     let apply = tokio::spawn({
-        let (client, url, token) = (
-            app.client.clone(),
-            app.url(&on_site(":new")),
-            app.partner_admin(1),
-        );
-        async move {
-            client
-                .post(url)
-                .bearer_auth(token)
-                .json(&json!({"planId": 4, "name": "Waited"}))
-                .send()
-                .await
-                .unwrap()
-                .status()
-        }
+        let (client, url, token) = (app.client.clone(), app.url(&on_site(":new")), app.partner_admin(1));
+        async move { client.post(url).bearer_auth(token).json(&json!({"planId": 4, "name": "Waited"})).send().await.unwrap().status() }
     });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let released = chrono::Utc::now();
     holder.commit().await.unwrap();
     assert_eq!(apply.await.unwrap(), 200);
     let dated = latest_invoice(&app).await.created_time;
-    assert!(
-        dated >= released - chrono::Duration::milliseconds(50),
-        "dated {dated}, sent {sent}, the site released at {released}"
-    );
+    assert!(dated >= released - chrono::Duration::milliseconds(50), "dated {dated}, sent {sent}, the site released at {released}");
 }

@@ -26,30 +26,12 @@ fn b64(bytes: &[u8]) -> String {
 #[tokio::test]
 async fn every_missing_required_value_is_listed_in_one_answer() {
     let app = spawn_app().await;
-    let locations = rejected(
-        &app,
-        &json!({"description": "only this", "fields": [{"displayName": "x"}]}),
-    )
-    .await;
+    let locations = rejected(&app, &json!({"description": "only this", "fields": [{"displayName": "x"}]})).await;
     assert_eq!(
         locations,
-        [
-            "/color",
-            "/fields/0/name",
-            "/fields/0/type",
-            "/greetingMessage",
-            "/name",
-            "/submitButtonText"
-        ]
+        ["/color", "/fields/0/name", "/fields/0/type", "/greetingMessage", "/name", "/submitButtonText"]
     );
-    assert_eq!(
-        rejected(
-            &app,
-            &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s"})
-        )
-        .await,
-        ["/fields"]
-    );
+    assert_eq!(rejected(&app, &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s"})).await, ["/fields"]);
     let blank = json!({"name": "  ", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s", "fields": []});
     assert_eq!(rejected(&app, &blank).await, ["/name"]);
 }
@@ -122,15 +104,9 @@ async fn logos_must_be_base64_images_of_at_most_one_mebibyte() {
 async fn greeting_html_is_sanitized_on_write() {
     let app = spawn_app().await;
     let mut body = form_body("html");
-    body["greetingMessage"] = json!(
-        r#"<p onclick="steal()">Hi <b>there</b><script>alert(1)</script><a href="javascript:x()">link</a></p>"#
-    );
-    let form: Value = app
-        .post(FORMS, &app.admin_a(), &body)
-        .await
-        .json()
-        .await
-        .unwrap();
+    body["greetingMessage"] =
+        json!(r#"<p onclick="steal()">Hi <b>there</b><script>alert(1)</script><a href="javascript:x()">link</a></p>"#);
+    let form: Value = app.post(FORMS, &app.admin_a(), &body).await.json().await.unwrap();
     let html = form["greetingMessage"].as_str().unwrap();
     assert!(html.contains("<b>there</b>"), "{html}");
     for banned in ["script", "onclick", "javascript:"] {
@@ -141,34 +117,17 @@ async fn greeting_html_is_sanitized_on_write() {
 #[tokio::test]
 async fn input_validation_rules() {
     let app = spawn_app().await;
-    let on_checkbox = with_field(
-        json!({"name": "f", "type": "checkbox", "isInputValidationEnabled": true,
-        "customValidationErrorMessage": "m"}),
-    );
-    assert_eq!(
-        rejected(&app, &on_checkbox).await,
-        ["/fields/0/isInputValidationEnabled"]
-    );
-    let without_message = with_field(
-        json!({"name": "f", "type": "text", "isInputValidationEnabled": true,
-        "regularExpression": "^a$"}),
-    );
-    assert_eq!(
-        rejected(&app, &without_message).await,
-        ["/fields/0/customValidationErrorMessage"]
-    );
-    let bad_pattern = with_field(
-        json!({"name": "f", "type": "textArea", "isInputValidationEnabled": true,
-        "regularExpression": "([a-z", "customValidationErrorMessage": "m"}),
-    );
-    assert_eq!(
-        rejected(&app, &bad_pattern).await,
-        ["/fields/0/regularExpression"]
-    );
-    let good = with_field(
-        json!({"name": "f", "type": "text", "isInputValidationEnabled": true,
-        "regularExpression": "^(?=.*\\d)[A-Z0-9-]+$", "customValidationErrorMessage": "m"}),
-    );
+    let on_checkbox = with_field(json!({"name": "f", "type": "checkbox", "isInputValidationEnabled": true,
+        "customValidationErrorMessage": "m"}));
+    assert_eq!(rejected(&app, &on_checkbox).await, ["/fields/0/isInputValidationEnabled"]);
+    let without_message = with_field(json!({"name": "f", "type": "text", "isInputValidationEnabled": true,
+        "regularExpression": "^a$"}));
+    assert_eq!(rejected(&app, &without_message).await, ["/fields/0/customValidationErrorMessage"]);
+    let bad_pattern = with_field(json!({"name": "f", "type": "textArea", "isInputValidationEnabled": true,
+        "regularExpression": "([a-z", "customValidationErrorMessage": "m"}));
+    assert_eq!(rejected(&app, &bad_pattern).await, ["/fields/0/regularExpression"]);
+    let good = with_field(json!({"name": "f", "type": "text", "isInputValidationEnabled": true,
+        "regularExpression": "^(?=.*\\d)[A-Z0-9-]+$", "customValidationErrorMessage": "m"}));
     let response = app.post(FORMS, &app.admin_a(), &good).await;
     assert_eq!(response.status(), 201, "lookahead patterns compile");
 }
@@ -178,24 +137,12 @@ async fn options_rules() {
     let app = spawn_app().await;
     for choice in ["radioBox", "dropdownList", "checkboxList"] {
         let body = with_field(json!({"name": "f", "type": choice, "options": []}));
-        assert_eq!(
-            rejected(&app, &body).await,
-            ["/fields/0/options"],
-            "{choice}"
-        );
+        assert_eq!(rejected(&app, &body).await, ["/fields/0/options"], "{choice}");
     }
-    let options_on_text =
-        with_field(json!({"name": "f", "type": "text", "options": [{"displayText": "x"}]}));
-    assert_eq!(
-        rejected(&app, &options_on_text).await,
-        ["/fields/0/options"]
-    );
-    let blank_option =
-        with_field(json!({"name": "f", "type": "radioBox", "options": [{"displayText": ""}]}));
-    assert_eq!(
-        rejected(&app, &blank_option).await,
-        ["/fields/0/options/0/displayText"]
-    );
+    let options_on_text = with_field(json!({"name": "f", "type": "text", "options": [{"displayText": "x"}]}));
+    assert_eq!(rejected(&app, &options_on_text).await, ["/fields/0/options"]);
+    let blank_option = with_field(json!({"name": "f", "type": "radioBox", "options": [{"displayText": ""}]}));
+    assert_eq!(rejected(&app, &blank_option).await, ["/fields/0/options/0/displayText"]);
 }
 
 #[tokio::test]
@@ -211,44 +158,20 @@ async fn field_names_are_unique_within_a_form() {
 #[tokio::test]
 async fn all_ten_field_types_round_trip() {
     let app = spawn_app().await;
-    let types = [
-        "text",
-        "textArea",
-        "radioBox",
-        "checkbox",
-        "dropdownList",
-        "checkboxList",
-        "datePicker",
-        "cardNumber",
-        "expirationDate",
-        "CSC/CVV",
-    ];
+    let types = ["text", "textArea", "radioBox", "checkbox", "dropdownList", "checkboxList", "datePicker",
+        "cardNumber", "expirationDate", "CSC/CVV"];
     let fields: Vec<Value> = types
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let options = if ["radioBox", "dropdownList", "checkboxList"].contains(t) {
-                json!([{"displayText": "o"}])
-            } else {
-                json!([])
-            };
+            let options = if ["radioBox", "dropdownList", "checkboxList"].contains(t) { json!([{"displayText": "o"}]) } else { json!([]) };
             json!({"name": format!("f{i}"), "type": t, "order": i, "options": options})
         })
         .collect();
     let mut body = form_body("types");
     body["fields"] = json!(fields);
-    let form: Value = app
-        .post(FORMS, &app.admin_a(), &body)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let got: Vec<&str> = form["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["type"].as_str().unwrap())
-        .collect();
+    let form: Value = app.post(FORMS, &app.admin_a(), &body).await.json().await.unwrap();
+    let got: Vec<&str> = form["fields"].as_array().unwrap().iter().map(|f| f["type"].as_str().unwrap()).collect();
     assert_eq!(got, types);
 }
 

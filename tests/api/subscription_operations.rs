@@ -22,14 +22,7 @@ async fn figures(app: &TestApp, path: &str, body: Value) -> String {
 /// The rows an applying operation would write.
 async fn billing_rows(app: &TestApp) -> Vec<i64> {
     let mut counts = Vec::new();
-    for table in [
-        "subscriptions",
-        "subscription_pricing_models",
-        "subscription_price_segments",
-        "invoices",
-        "invoice_line_items",
-        "invoice_bill_tos",
-    ] {
+    for table in ["subscriptions", "subscription_pricing_models", "subscription_price_segments", "invoices", "invoice_line_items", "invoice_bill_tos"] {
         counts.push(app.count_rows(table).await);
     }
     counts
@@ -52,12 +45,7 @@ async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
     );
     // Example 19: Bot Actions with 300 overage units: 16.33 + 5.00; taxes 1.35 + 0.41.
     assert_eq!(
-        figures(
-            &app,
-            &site_a,
-            json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100})
-        )
-        .await,
+        figures(&app, &site_a, json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100})).await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":21.33,"newTax":1.76,"chargeResult":true}"#
     );
     // Example 20: a one-time fee is never prorated; its tax 37.125 rounds half away from zero.
@@ -67,23 +55,13 @@ async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
     );
     // Example 21: site 10001 is billed quarterly (Oct 31 - Jan 31, 92 days, 71 left), no state tax.
     assert_eq!(
-        figures(
-            &app,
-            &calculate_new(SITE_B, AGENT_B),
-            json!({"planId": 4, "name": "Platform"})
-        )
-        .await,
+        figures(&app, &calculate_new(SITE_B, AGENT_B), json!({"planId": 4, "name": "Platform"})).await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":217.75,"newTax":0.00,"chargeResult":true}"#
     );
     // Example 22: an annual period asked for explicitly: 12 months from 2026-01-01, 41 of 365 days left.
     // 1009.80 x 41/365 = 113.4290... -> 113.43; tax 9.357975 -> 9.36.
     assert_eq!(
-        figures(
-            &app,
-            &site_a,
-            json!({"planId": 4, "name": "Platform", "billingPeriod": 12})
-        )
-        .await,
+        figures(&app, &site_a, json!({"planId": 4, "name": "Platform", "billingPeriod": 12})).await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":113.43,"newTax":9.36,"chargeResult":true}"#
     );
     assert_eq!(billing_rows(&app).await, before, "a preview writes nothing");
@@ -96,35 +74,13 @@ async fn a_preview_of_adding_reads_the_site_in_one_statement_and_each_plan_once(
     let platform = json!({"planId": 4, "name": "Platform"});
     app.reset_query_count();
     let first = figures(&app, &path, platform.clone()).await;
-    assert_eq!(
-        app.query_count(),
-        2,
-        "the site with its terms, tax and agent; then the plan"
-    );
-    assert_eq!(
-        app.on_thread_count(),
-        app.on_thread_expected(2),
-        "on a SQLite file, on the request's thread"
-    );
+    assert_eq!(app.query_count(), 2, "the site with its terms, tax and agent; then the plan");
+    assert_eq!(app.on_thread_count(), app.on_thread_expected(2), "on a SQLite file, on the request's thread");
     app.reset_query_count();
     assert_eq!(figures(&app, &path, platform).await, first);
-    assert_eq!(
-        app.query_count(),
-        1,
-        "a plan read once is kept: the site's statement alone"
-    );
+    assert_eq!(app.query_count(), 1, "a plan read once is kept: the site's statement alone");
     // The agent check and the tax rate are part of that one statement.
-    let problem = assert_problem(
-        app.post(
-            &calculate_new(SITE_A, AGENT_B),
-            &app.partner_admin(1),
-            &json!({"planId": 4, "name": "P"}),
-        )
-        .await,
-        400,
-        400003,
-    )
-    .await;
+    let problem = assert_problem(app.post(&calculate_new(SITE_A, AGENT_B), &app.partner_admin(1), &json!({"planId": 4, "name": "P"})).await, 400, 400003).await;
     assert_eq!(problem["errors"][0]["parameter"], "agentId");
 }
 
@@ -136,30 +92,12 @@ async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
     let mut stored: Value = app.get(profile, &token).await.json().await.unwrap();
     stored["primaryCardNumber"] = json!("4000000000000002");
     assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
-    let declined: Value = app
-        .post(
-            &calculate_new(SITE_A, ADMIN_A),
-            &token,
-            &json!({"planId": 4, "name": "P"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let declined: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
     assert_eq!(declined["chargeResult"], false);
     stored["primaryCardNumber"] = json!("4242424242424242");
     stored["isChargedAutomatically"] = json!(false);
     assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
-    let manual: Value = app
-        .post(
-            &calculate_new(SITE_A, ADMIN_A),
-            &token,
-            &json!({"planId": 4, "name": "P"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let manual: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
     assert_eq!(manual["chargeResult"], false);
 }
 
@@ -167,29 +105,10 @@ async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
 async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
-    let problem = assert_problem(
-        app.post(
-            "/api/billing/subscriptions:calculateNew",
-            &token,
-            &json!({"billingPeriod": 2}),
-        )
-        .await,
-        400,
-        400001,
-    )
-    .await;
-    assert_eq!(
-        error_locations(&problem),
-        ["/billingPeriod", "/name", "/planId", "agentId", "siteId"]
-    );
+    let problem = assert_problem(app.post("/api/billing/subscriptions:calculateNew", &token, &json!({"billingPeriod": 2})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/billingPeriod", "/name", "/planId", "agentId", "siteId"]);
     let path = calculate_new(SITE_A, ADMIN_A);
-    let problem = assert_problem(
-        app.post(&path, &token, &json!({"planId": 99, "name": "x"}))
-            .await,
-        400,
-        400001,
-    )
-    .await;
+    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 99, "name": "x"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/planId"]);
     let problem = assert_problem(
         app.post(&path, &token, &json!({"planId": 2, "name": "x", "selectedVolumeId": "0192f0c4-0000-7000-8000-00000019ffff"})).await,
@@ -198,81 +117,23 @@ async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     )
     .await;
     assert_eq!(error_locations(&problem), ["/selectedVolumeId"]);
-    let problem = assert_problem(
-        app.post(
-            &path,
-            &token,
-            &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1}),
-        )
-        .await,
-        400,
-        400001,
-    )
-    .await;
-    assert_eq!(
-        error_locations(&problem),
-        ["/overageQuota", "/purchasedQuantityByUnit"]
-    );
+    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/overageQuota", "/purchasedQuantityByUnit"]);
     // The documented maximum holds whatever the plan, even where the quantity is not used.
     let problem = assert_problem(app.post(&path, &token, &json!({"planId": 4, "name": "x", "purchasedQuantityByUnit": 100_000_001, "overageQuotaUnit": 100_000_001})).await, 400, 400001).await;
-    assert_eq!(
-        error_locations(&problem),
-        ["/overageQuotaUnit", "/purchasedQuantityByUnit"]
-    );
+    assert_eq!(error_locations(&problem), ["/overageQuotaUnit", "/purchasedQuantityByUnit"]);
     // The agent must be one of the site's.
-    let problem = assert_problem(
-        app.post(
-            &calculate_new(SITE_A, ADMIN_B),
-            &token,
-            &json!({"planId": 4, "name": "x"}),
-        )
-        .await,
-        400,
-        400003,
-    )
-    .await;
+    let problem = assert_problem(app.post(&calculate_new(SITE_A, ADMIN_B), &token, &json!({"planId": 4, "name": "x"})).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["agentId"]);
     // Another partner's site is a 404, like a missing one; a partner needs ManageSite.
-    assert_problem(
-        app.post(
-            &calculate_new(20000, ADMIN_A),
-            &token,
-            &json!({"planId": 4, "name": "x"}),
-        )
-        .await,
-        404,
-        404001,
-    )
-    .await;
-    assert_problem(
-        app.post(
-            &calculate_new(99999, ADMIN_A),
-            &token,
-            &json!({"planId": 4, "name": "x"}),
-        )
-        .await,
-        404,
-        404001,
-    )
-    .await;
+    assert_problem(app.post(&calculate_new(20000, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
+    assert_problem(app.post(&calculate_new(99999, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
     let feature_only = app.partner_token(1, &[Permission::ManageFeature]);
-    assert_problem(
-        app.post(&path, &feature_only, &json!({"planId": 4, "name": "x"}))
-            .await,
-        403,
-        403001,
-    )
-    .await;
+    assert_problem(app.post(&path, &feature_only, &json!({"planId": 4, "name": "x"})).await, 403, 403001).await;
     // A site without a billing configuration cannot be billed yet.
     app.load(json!({"sites": [{"id": 10002, "partnerId": 1}],
                     "agents": [{"id": "0192f0c4-0000-7000-8000-000000010003", "siteId": 10002, "email": "a@site10002.example", "passwordHash": "x"}]}))
         .await;
     let bare = calculate_new(10002, "0192f0c4-0000-7000-8000-000000010003");
-    assert_problem(
-        app.post(&bare, &token, &json!({"planId": 4, "name": "x"}))
-            .await,
-        409,
-        409001,
-    )
-    .await;
+    assert_problem(app.post(&bare, &token, &json!({"planId": 4, "name": "x"})).await, 409, 409001).await;
 }

@@ -4,9 +4,7 @@ use serde_json::{Value, json};
 use switchboard::auth::Permission;
 
 use crate::helpers::*;
-use crate::voicebot_configs::{
-    CHANNELS, DEMO_SIP, DEMO_TELEPHONY, SIP, SITE_B_TELEPHONY, TELEPHONY, VOICE_CHANNEL, sip_body,
-};
+use crate::voicebot_configs::{CHANNELS, DEMO_SIP, DEMO_TELEPHONY, SIP, SITE_B_TELEPHONY, TELEPHONY, VOICE_CHANNEL, sip_body};
 
 const BOTS: &str = "/v4/voicebot/voicebots";
 const DEMO_BOT: &str = "0192f0c4-0000-7000-8000-0000000b0b01";
@@ -59,10 +57,7 @@ async fn create_applies_defaults_sets_statuses_and_embeds_everything() {
     assert_eq!(bot["channel"]["infoId"], DEMO_SIP);
     assert_eq!(bot["channel"]["voiceChannel"]["id"], VOICE_CHANNEL);
     assert!(bot["lastUpdatedTime"].as_str().unwrap().ends_with('Z'));
-    assert_eq!(
-        app.count_rows("voicebot_channel_instances").await,
-        channels_before + 1
-    );
+    assert_eq!(app.count_rows("voicebot_channel_instances").await, channels_before + 1);
 }
 
 #[tokio::test]
@@ -84,43 +79,16 @@ async fn include_decides_whether_the_channel_is_embedded() {
     let demo = &list[0];
     assert!(demo.get("channel").is_none());
     assert!(demo["channelId"].is_string());
-    let list: Value = app
-        .get(&format!("{BOTS}?include=voicebotChannelInstance"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get(&format!("{BOTS}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
     assert_eq!(list[0]["channel"]["id"], list[0]["channelId"]);
     assert_eq!(list[0]["channel"]["infoId"], DEMO_TELEPHONY);
-    let one: Value = app
-        .get(
-            &format!("{BOTS}/{DEMO_BOT}?include=voicebotChannelInstance"),
-            &token,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
     assert_eq!(one["channel"]["channelType"], "telephony");
-    let one: Value = app
-        .get(&format!("{BOTS}/{DEMO_BOT}"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
     assert!(one.get("channel").is_none());
     // `include` is an enum of one value: another, a list repeating it, or nothing at all is a 400.
-    for include in [
-        "info",
-        "voicebotChannelInstance,voicebotChannelInstance",
-        "",
-    ] {
-        let problem = assert_problem(
-            app.get(&format!("{BOTS}?include={include}"), &token).await,
-            400,
-            400003,
-        )
-        .await;
+    for include in ["info", "voicebotChannelInstance,voicebotChannelInstance", ""] {
+        let problem = assert_problem(app.get(&format!("{BOTS}?include={include}"), &token).await, 400, 400003).await;
         assert_eq!(error_locations(&problem), ["include"], "{include:?}");
     }
 }
@@ -144,15 +112,9 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
     assert_eq!(response.status(), 200);
     let updated: Value = response.json().await.unwrap();
     assert_eq!(updated["name"], "After");
-    assert!(
-        updated.get("engineId").is_none(),
-        "PUT replaces: the engine left out is cleared"
-    );
+    assert!(updated.get("engineId").is_none(), "PUT replaces: the engine left out is cleared");
     assert_eq!(updated["timeToHangUpCallWhenNoInput"], 600);
-    assert_eq!(
-        updated["channelId"], bot["channelId"],
-        "the bot keeps its channel instance"
-    );
+    assert_eq!(updated["channelId"], bot["channelId"], "the bot keeps its channel instance");
     assert_eq!(updated["channel"]["infoId"], DEMO_TELEPHONY);
     assert!(time(&updated) > time(&bot));
     assert_eq!(updated["trainingStatus"], "succeeded");
@@ -160,13 +122,7 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
     // Editing the channel through its own endpoint moves the bot's time too.
     let before = time(&updated);
     let channel_path = format!("{CHANNELS}/{}", bot["channelId"].as_str().unwrap());
-    let response = app
-        .put(
-            &channel_path,
-            &token,
-            &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP}),
-        )
-        .await;
+    let response = app.put(&channel_path, &token, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP})).await;
     assert_eq!(response.status(), 200);
     let reread: Value = app.get(&path, &token).await.json().await.unwrap();
     assert!(time(&reread) > before);
@@ -174,16 +130,7 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
     // And so does editing the configuration the channel uses.
     let before = time(&reread);
     let sip = crate::voicebot_configs::sip_body();
-    assert_eq!(
-        app.put(
-            &format!("/v4/voicebot/voicebotChannelSIPConfigurations/{DEMO_SIP}"),
-            &token,
-            &sip
-        )
-        .await
-        .status(),
-        200
-    );
+    assert_eq!(app.put(&format!("/v4/voicebot/voicebotChannelSIPConfigurations/{DEMO_SIP}"), &token, &sip).await.status(), 200);
     let reread: Value = app.get(&path, &token).await.json().await.unwrap();
     assert!(time(&reread) > before);
 
@@ -234,10 +181,7 @@ async fn catalog_and_channel_references_are_checked() {
     unknown["voiceNameId"] = json!("robot");
     unknown["channel"]["infoId"] = json!(SITE_B_TELEPHONY);
     unknown["channel"]["channelType"] = json!("telephony");
-    assert_eq!(
-        rejected(&app, &unknown).await,
-        ["/channel/infoId", "/engineId", "/voiceNameId"]
-    );
+    assert_eq!(rejected(&app, &unknown).await, ["/channel/infoId", "/engineId", "/voiceNameId"]);
     // A voice id no row can have (PostgreSQL refuses NUL in text) is unknown, not a 500.
     let mut nul = bot_body("nul");
     nul["voiceNameId"] = json!("zh-CN-male-1\u{0}");
@@ -258,44 +202,12 @@ async fn delete_removes_the_bot_and_its_channel_and_frees_the_configuration() {
     let app = spawn_app().await;
     let token = app.admin_a();
     let channels_before = app.count_rows("voicebot_channel_instances").await;
-    let demo: Value = app
-        .get(&format!("{BOTS}/{DEMO_BOT}"), &token)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_problem(
-        app.delete(
-            &format!("{CHANNELS}/{}", demo["channelId"].as_str().unwrap()),
-            &token,
-        )
-        .await,
-        409,
-        409002,
-    )
-    .await;
-    assert_eq!(
-        app.delete(&format!("{BOTS}/{DEMO_BOT}"), &token)
-            .await
-            .status(),
-        204
-    );
-    assert_problem(
-        app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await,
-        404,
-        404001,
-    )
-    .await;
-    assert_eq!(
-        app.count_rows("voicebot_channel_instances").await,
-        channels_before - 1
-    );
-    assert_eq!(
-        app.delete(&format!("{TELEPHONY}/{DEMO_TELEPHONY}"), &token)
-            .await
-            .status(),
-        204
-    );
+    let demo: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
+    assert_problem(app.delete(&format!("{CHANNELS}/{}", demo["channelId"].as_str().unwrap()), &token).await, 409, 409002).await;
+    assert_eq!(app.delete(&format!("{BOTS}/{DEMO_BOT}"), &token).await.status(), 204);
+    assert_problem(app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await, 404, 404001).await;
+    assert_eq!(app.count_rows("voicebot_channel_instances").await, channels_before - 1);
+    assert_eq!(app.delete(&format!("{TELEPHONY}/{DEMO_TELEPHONY}"), &token).await.status(), 204);
 }
 
 #[tokio::test]
@@ -313,12 +225,7 @@ async fn another_sites_voicebot_is_404_and_permission_is_required() {
     let forms_only = app.token_with(SITE_A, ADMIN_A, &[Permission::ManageSecureForm]);
     assert_problem(app.get(BOTS, &forms_only).await, 403, 403001).await;
     assert_problem(app.get(TELEPHONY, &forms_only).await, 403, 403001).await;
-    assert_problem(
-        app.post(CHANNELS, &forms_only, &json!({})).await,
-        403,
-        403001,
-    )
-    .await;
+    assert_problem(app.post(CHANNELS, &forms_only, &json!({})).await, 403, 403001).await;
 }
 
 #[tokio::test]

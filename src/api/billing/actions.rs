@@ -14,9 +14,7 @@ use utoipa_axum::router::OpenApiRouter;
 use uuid::Uuid;
 
 use super::changes::cancel_subscription;
-use super::operations::{
-    calculate_cancel_subscription, calculate_switch_subscription_plan, switch_subscription_plan,
-};
+use super::operations::{calculate_cancel_subscription, calculate_switch_subscription_plan, switch_subscription_plan};
 use super::subscriptions::ActionTarget;
 use crate::AppState;
 use crate::error::{ApiError, ErrorCode, Violations};
@@ -43,28 +41,14 @@ pub struct ActionPaths;
 /// the whole segment as their id): splits the segment at its last colon and
 /// hands a POST to the verb's operation with the id as an `ActionTarget`;
 /// other methods are 405. Every other request passes through.
-pub async fn subscription_actions(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    let segment = match request
-        .uri()
-        .path()
-        .strip_prefix("/api/billing/subscriptions/")
-    {
+pub async fn subscription_actions(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let segment = match request.uri().path().strip_prefix("/api/billing/subscriptions/") {
         Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
         _ => return next.run(request).await,
     };
     if request.method() != Method::POST {
-        let mut problem = ApiError::new(
-            ErrorCode::MethodNotAllowed,
-            "this path does not support the method",
-        )
-        .into_response();
-        problem
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
         return problem;
     }
     let (raw_id, verb) = segment.rsplit_once(':').expect("holds a colon");
@@ -76,15 +60,9 @@ pub async fn subscription_actions(
     request.extensions_mut().insert(ActionTarget(id));
     match verb {
         "switchPlan" => switch_subscription_plan.call(request, state).await,
-        "calculateSwitchPlan" => {
-            calculate_switch_subscription_plan
-                .call(request, state)
-                .await
-        }
+        "calculateSwitchPlan" => calculate_switch_subscription_plan.call(request, state).await,
         "calculateCancel" => calculate_cancel_subscription.call(request, state).await,
         "cancel" => cancel_subscription.call(request, state).await,
-        _ => {
-            ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response()
-        }
+        _ => ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response(),
     }
 }

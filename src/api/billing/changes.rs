@@ -2,16 +2,16 @@
 //! applied in order, all or nothing, on one invoice (`:changes`), their preview
 //! (`:calculateChanges`) and cancelling one subscription (`{id}:cancel`).
 
-use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use axum::Extension;
 use serde::{Deserialize, Serialize};
 use serde_repr::{Deserialize_repr, Serialize_repr};
 use utoipa::{IntoParams, ToSchema};
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_store::{self, Operation, Wants};
@@ -50,36 +50,12 @@ pub enum ActionType {
 impl ActionType {
     /// Each action's number, its name in the spec and what it does.
     const ALL: [(Self, &'static str, &'static str); 6] = [
-        (
-            Self::AddSubscription,
-            "AddSubscription",
-            "Adds `subscription`.",
-        ),
-        (
-            Self::SwitchSubscription,
-            "SwitchSubscription",
-            "Cancels `srcSubscriptionId` and adds `subscription`.",
-        ),
-        (
-            Self::EditPricingModel,
-            "EditPricingModel",
-            "Replaces the pricing models of `srcSubscriptionId` with those of `subscription`.",
-        ),
-        (
-            Self::CancelSubscription,
-            "CancelSubscription",
-            "Cancels `srcSubscriptionId`.",
-        ),
-        (
-            Self::UpgradeSubscription,
-            "UpgradeSubscription",
-            "A switch to a subscription costing at least as much per period.",
-        ),
-        (
-            Self::DowngradeSubscription,
-            "DowngradeSubscription",
-            "A switch to a subscription costing at most as much per period.",
-        ),
+        (Self::AddSubscription, "AddSubscription", "Adds `subscription`."),
+        (Self::SwitchSubscription, "SwitchSubscription", "Cancels `srcSubscriptionId` and adds `subscription`."),
+        (Self::EditPricingModel, "EditPricingModel", "Replaces the pricing models of `srcSubscriptionId` with those of `subscription`."),
+        (Self::CancelSubscription, "CancelSubscription", "Cancels `srcSubscriptionId`."),
+        (Self::UpgradeSubscription, "UpgradeSubscription", "A switch to a subscription costing at least as much per period."),
+        (Self::DowngradeSubscription, "DowngradeSubscription", "A switch to a subscription costing at most as much per period."),
     ];
 }
 
@@ -90,30 +66,15 @@ impl utoipa::PartialSchema for ActionType {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::extensions::ExtensionsBuilder;
         use utoipa::openapi::schema::{ObjectBuilder, Type};
-        let listing: Vec<String> = Self::ALL
-            .iter()
-            .map(|(a, name, does)| format!("`{}` {name}: {does}", *a as u8))
-            .collect();
+        let listing: Vec<String> = Self::ALL.iter().map(|(a, name, does)| format!("`{}` {name}: {does}", *a as u8)).collect();
         ObjectBuilder::new()
             .schema_type(Type::Integer)
-            .description(Some(format!(
-                "What a change does, sent as its number:\n\n- {}",
-                listing.join("\n- ")
-            )))
+            .description(Some(format!("What a change does, sent as its number:\n\n- {}", listing.join("\n- "))))
             .enum_values(Some(Self::ALL.iter().map(|(a, ..)| *a as u8)))
             .extensions(Some(
                 ExtensionsBuilder::new()
-                    .add(
-                        "x-enum-varnames",
-                        Self::ALL
-                            .iter()
-                            .map(|(_, name, _)| *name)
-                            .collect::<Vec<_>>(),
-                    )
-                    .add(
-                        "x-enum-descriptions",
-                        Self::ALL.iter().map(|(.., does)| *does).collect::<Vec<_>>(),
-                    )
+                    .add("x-enum-varnames", Self::ALL.iter().map(|(_, name, _)| *name).collect::<Vec<_>>())
+                    .add("x-enum-descriptions", Self::ALL.iter().map(|(.., does)| *does).collect::<Vec<_>>())
                     .build(),
             ))
             .into()
@@ -240,30 +201,15 @@ fn check_request(request: &ChangeRequest, v: &mut Violations) {
     if let Err(errors) = request.validate() {
         v.add_validation_errors(&errors);
     }
-    for (i, change) in request
-        .subscription_change_dtos
-        .iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, change) in request.subscription_change_dtos.iter().flatten().enumerate() {
         let at = format!("/subscriptionChangeDtos/{i}");
-        let Some(action) = change.action_type else {
-            continue;
-        };
+        let Some(action) = change.action_type else { continue };
         if action != ActionType::AddSubscription && change.src_subscription_id.is_none() {
-            v.field(
-                format!("{at}/srcSubscriptionId"),
-                ErrorCode::FieldRequired,
-                "is required by this actionType",
-            );
+            v.field(format!("{at}/srcSubscriptionId"), ErrorCode::FieldRequired, "is required by this actionType");
         }
         match (&change.subscription, action) {
             (None, ActionType::CancelSubscription) => {}
-            (None, _) => v.field(
-                format!("{at}/subscription"),
-                ErrorCode::FieldRequired,
-                "is required by this actionType",
-            ),
+            (None, _) => v.field(format!("{at}/subscription"), ErrorCode::FieldRequired, "is required by this actionType"),
             (Some(s), _) => check_subscription(s, &format!("{at}/subscription"), v),
         }
     }
@@ -295,25 +241,10 @@ fn change_of(
     Ok(match dto.action_type.expect("checked: required") {
         ActionType::AddSubscription => Change::Add(to()),
         ActionType::CancelSubscription => Change::Cancel { source: source() },
-        ActionType::EditPricingModel => Change::Edit {
-            source: source(),
-            to: to(),
-        },
-        ActionType::SwitchSubscription => Change::Switch {
-            source: source(),
-            to: to(),
-            rule: SwitchRule::Any,
-        },
-        ActionType::UpgradeSubscription => Change::Switch {
-            source: source(),
-            to: to(),
-            rule: SwitchRule::Upgrade,
-        },
-        ActionType::DowngradeSubscription => Change::Switch {
-            source: source(),
-            to: to(),
-            rule: SwitchRule::Downgrade,
-        },
+        ActionType::EditPricingModel => Change::Edit { source: source(), to: to() },
+        ActionType::SwitchSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Any },
+        ActionType::UpgradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Upgrade },
+        ActionType::DowngradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Downgrade },
     })
 }
 
@@ -326,17 +257,8 @@ fn wanted_of(
     let plan_id = dto.plan_id.expect("checked: required");
     let mut models = Vec::new();
     if let Some(plan) = plans.get(&plan_id) {
-        for (j, m) in dto
-            .subscription_pricing_models
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate()
-        {
-            models.push(m.resolve(
-                &plan.templates,
-                &format!("{at}/subscriptionPricingModels/{j}"),
-                v,
-            ));
+        for (j, m) in dto.subscription_pricing_models.unwrap_or_default().into_iter().enumerate() {
+            models.push(m.resolve(&plan.templates, &format!("{at}/subscriptionPricingModels/{j}"), v));
         }
     }
     Wanted {
@@ -354,14 +276,9 @@ fn wanted_of(
 fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
     let changes = request.subscription_change_dtos.iter().flatten();
     Wants {
-        subscriptions: cancelling
-            .into_iter()
-            .chain(changes.clone().filter_map(|c| c.src_subscription_id))
-            .collect(),
+        subscriptions: cancelling.into_iter().chain(changes.clone().filter_map(|c| c.src_subscription_id)).collect(),
         active: request.purchased_agents.is_some_and(|agents| agents > 0),
-        plans: changes
-            .filter_map(|c| c.subscription.as_ref()?.plan_id)
-            .collect(),
+        plans: changes.filter_map(|c| c.subscription.as_ref()?.plan_id).collect(),
     }
 }
 
@@ -398,8 +315,7 @@ async fn run_changes(
         preview,
         receipt: receipt.claim(),
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>,
-                      plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = cancelling {
             let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&target)?;
@@ -410,13 +326,7 @@ async fn run_changes(
         if let Some(agents) = request.purchased_agents {
             ledger.apply_purchased_agents(agents)?;
         }
-        for (i, change) in request
-            .subscription_change_dtos
-            .take()
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate()
-        {
+        for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
             let at = format!("/subscriptionChangeDtos/{i}");
             ledger.apply_change(change_of(change, plans, &at)?, plans, &at)?;
         }
@@ -426,11 +336,7 @@ async fn run_changes(
         let output = SubscriptionsChangeOutput {
             amount: Money(outcome.amount),
             tax: Money(outcome.tax),
-            invoice_id: if preview {
-                Uuid::nil()
-            } else {
-                outcome.invoice_id.unwrap_or_default()
-            },
+            invoice_id: if preview { Uuid::nil() } else { outcome.invoice_id.unwrap_or_default() },
         };
         Answer::json(StatusCode::OK, None, &output)
     })
@@ -460,15 +366,7 @@ async fn change_subscriptions(
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Response> {
-    run_changes(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        None,
-        Receipt::Apply(claim),
-    )
-    .await
+    run_changes(&state, caller.partner_id, query, request, None, Receipt::Apply(claim)).await
 }
 
 /// Preview subscription changes
@@ -490,15 +388,7 @@ async fn calculate_subscription_changes(
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Response> {
-    run_changes(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        None,
-        Receipt::Preview,
-    )
-    .await
+    run_changes(&state, caller.partner_id, query, request, None, Receipt::Preview).await
 }
 
 /// Cancel a subscription
@@ -522,13 +412,5 @@ pub async fn cancel_subscription(
     query: Query<SiteParams>,
     JsonBody(request): JsonBody<ChangeRequest>,
 ) -> ApiResult<Response> {
-    run_changes(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        Some(id),
-        Receipt::Apply(claim),
-    )
-    .await
+    run_changes(&state, caller.partner_id, query, request, Some(id), Receipt::Apply(claim)).await
 }

@@ -27,9 +27,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
 use futures_util::FutureExt;
 use sea_orm::sea_query::{ExprTrait, OnConflict};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 use crate::AppState;
@@ -58,11 +56,7 @@ const DONE: &str = "done";
 /// operation itself then answers 401).
 fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
     let token = bearer_token(headers).ok()?;
-    state
-        .tokens
-        .verify(token, Audience::Partner, TokenKind::Access)
-        .ok()?
-        .partner_id
+    state.tokens.verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
 }
 
 /// A request's hold on its key, in the request's extensions: a billing apply
@@ -88,27 +82,14 @@ pub struct Answer {
 
 impl Answer {
     /// `value` as JSON, with a `Location` when given.
-    pub fn json(
-        status: StatusCode,
-        location: Option<String>,
-        value: &impl serde::Serialize,
-    ) -> ApiResult<Self> {
-        Ok(Self {
-            status,
-            location,
-            body: serde_json::to_vec(value).map_err(ApiError::internal)?,
-        })
+    pub fn json(status: StatusCode, location: Option<String>, value: &impl serde::Serialize) -> ApiResult<Self> {
+        Ok(Self { status, location, body: serde_json::to_vec(value).map_err(ApiError::internal)? })
     }
 }
 
 impl IntoResponse for Answer {
     fn into_response(self) -> Response {
-        let mut response = (
-            self.status,
-            [(header::CONTENT_TYPE, "application/json")],
-            self.body,
-        )
-            .into_response();
+        let mut response = (self.status, [(header::CONTENT_TYPE, "application/json")], self.body).into_response();
         if let Some(location) = self.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
             response.headers_mut().insert(header::LOCATION, location);
         }
@@ -118,31 +99,19 @@ impl IntoResponse for Answer {
 
 impl KeyClaim {
     fn this_key(&self) -> sea_orm::sea_query::SimpleExpr {
-        key_row::Column::PartnerId
-            .eq(self.partner_id)
-            .and(key_row::Column::Key.eq(self.key.as_str()))
+        key_row::Column::PartnerId.eq(self.partner_id).and(key_row::Column::Key.eq(self.key.as_str()))
     }
 
     /// "the key is still this request's, in flight"
     fn still_held(&self) -> sea_orm::sea_query::SimpleExpr {
-        self.this_key()
-            .and(key_row::Column::Claim.eq(self.token.as_str()))
-            .and(key_row::Column::State.eq(IN_FLIGHT))
+        self.this_key().and(key_row::Column::Claim.eq(self.token.as_str())).and(key_row::Column::State.eq(IN_FLIGHT))
     }
 
     /// Stores `answer` as the key's in `db`, the transaction of the request's
     /// effect, so that both commit or neither does. A request whose lease ran
     /// out (another took the key over) gets 409 and its transaction rolls back.
     pub async fn record(&self, db: &impl ConnectionTrait, answer: &Answer) -> ApiResult<()> {
-        let stored = store_answer(
-            db,
-            self,
-            answer.status,
-            "application/json",
-            answer.location.as_deref().unwrap_or(""),
-            &answer.body,
-        )
-        .await?;
+        let stored = store_answer(db, self, answer.status, "application/json", answer.location.as_deref().unwrap_or(""), &answer.body).await?;
         if stored != 1 {
             return Err(in_flight(&self.key));
         }
@@ -161,16 +130,10 @@ async fn store_answer(
 ) -> Result<u64, sea_orm::DbErr> {
     Ok(key_row::Entity::update_many()
         .col_expr(key_row::Column::State, DONE.into())
-        .col_expr(
-            key_row::Column::ResponseStatus,
-            i32::from(status.as_u16()).into(),
-        )
+        .col_expr(key_row::Column::ResponseStatus, i32::from(status.as_u16()).into())
         .col_expr(key_row::Column::ResponseContentType, content_type.into())
         .col_expr(key_row::Column::ResponseLocation, location.into())
-        .col_expr(
-            key_row::Column::ResponseBody,
-            String::from_utf8_lossy(body).into_owned().into(),
-        )
+        .col_expr(key_row::Column::ResponseBody, String::from_utf8_lossy(body).into_owned().into())
         .filter(claim.still_held())
         .exec(db)
         .await?
@@ -178,11 +141,8 @@ async fn store_answer(
 }
 
 fn in_flight(key: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::IdempotencyKeyInFlight,
-        format!("a request with the {HEADER} {key:?} is still being processed"),
-    )
-    .retry_after(RETRY_IN_FLIGHT_SECONDS)
+    ApiError::new(ErrorCode::IdempotencyKeyInFlight, format!("a request with the {HEADER} {key:?} is still being processed"))
+        .retry_after(RETRY_IN_FLIGHT_SECONDS)
 }
 
 enum Claim {
@@ -203,22 +163,12 @@ fn lease_end() -> DateTime<Utc> {
 /// Claims the key: inserts it, or takes over one whose request's lease ran
 /// out. `now` is the server's clock (the 24-hour expiry); leases run on the
 /// system's, whatever a test sets.
-async fn claim(
-    db: &DatabaseConnection,
-    partner_id: i32,
-    key: &str,
-    fingerprint: &str,
-    now: DateTime<Utc>,
-) -> Result<Claim, ApiError> {
+async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint: &str, now: DateTime<Utc>) -> Result<Claim, ApiError> {
     key_row::Entity::delete_many()
         .filter(key_row::Column::CreatedTime.lt(now - Duration::hours(KEPT_HOURS)))
         .exec(db)
         .await?;
-    let mine = KeyClaim {
-        partner_id,
-        key: key.to_owned(),
-        token: Uuid::new_v4().to_string(),
-    };
+    let mine = KeyClaim { partner_id, key: key.to_owned(), token: Uuid::new_v4().to_string() };
     let inserted = key_row::Entity::insert(key_row::ActiveModel {
         partner_id: Set(partner_id),
         key: Set(key.to_owned()),
@@ -232,21 +182,14 @@ async fn claim(
         claim: Set(mine.token.clone()),
         lease_until: Set(Some(lease_end())),
     })
-    .on_conflict(
-        OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key])
-            .do_nothing()
-            .to_owned(),
-    )
+    .on_conflict(OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key]).do_nothing().to_owned())
     .exec_without_returning(db)
     .await?;
     if inserted == 1 {
         return Ok(Claim::Claimed(mine));
     }
     // Taken: by this request's twin (replay), another request (422), or one still running.
-    let Some(row) = key_row::Entity::find_by_id((partner_id, key.to_owned()))
-        .one(db)
-        .await?
-    else {
+    let Some(row) = key_row::Entity::find_by_id((partner_id, key.to_owned())).one(db).await? else {
         // Released between the insert and this read: its request failed and a retry may run.
         return Ok(Claim::InFlight);
     };
@@ -264,19 +207,11 @@ async fn claim(
     let taken = key_row::Entity::update_many()
         .col_expr(key_row::Column::Claim, mine.token.clone().into())
         .col_expr(key_row::Column::LeaseUntil, lease_end().into())
-        .filter(
-            mine.this_key()
-                .and(key_row::Column::State.eq(IN_FLIGHT))
-                .and(key_row::Column::Claim.eq(row.claim)),
-        )
+        .filter(mine.this_key().and(key_row::Column::State.eq(IN_FLIGHT)).and(key_row::Column::Claim.eq(row.claim)))
         .exec(db)
         .await?
         .rows_affected;
-    Ok(if taken == 1 {
-        Claim::Claimed(mine)
-    } else {
-        Claim::InFlight
-    })
+    Ok(if taken == 1 { Claim::Claimed(mine) } else { Claim::InFlight })
 }
 
 /// Renews `claim`'s lease every `RENEW_EVERY` until the returned sender is
@@ -304,10 +239,7 @@ fn hold(db: DatabaseConnection, claim: KeyClaim) -> tokio::sync::oneshot::Sender
 }
 
 fn replay(row: key_row::Model) -> Response {
-    let status = u16::try_from(row.response_status)
-        .ok()
-        .and_then(|s| StatusCode::from_u16(s).ok())
-        .unwrap_or(StatusCode::OK);
+    let status = u16::try_from(row.response_status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
     let mut response = (status, row.response_body).into_response();
     let headers = response.headers_mut();
     headers.remove(header::CONTENT_TYPE);
@@ -340,13 +272,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         return next.run(request).await;
     };
     let key = match raw.to_str() {
-        Ok(k)
-            if !k.is_empty()
-                && k.len() <= MAX_KEY_LENGTH
-                && k.bytes().all(|b| b.is_ascii_graphic()) =>
-        {
-            k.to_owned()
-        }
+        Ok(k) if !k.is_empty() && k.len() <= MAX_KEY_LENGTH && k.bytes().all(|b| b.is_ascii_graphic()) => k.to_owned(),
         _ => return key_problem("must be 1 to 255 visible ASCII characters"),
     };
     let Some(partner_id) = partner_of(&state, request.headers()) else {
@@ -357,29 +283,16 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let bytes = match tokio::time::timeout(within, to_bytes(body, BODY_LIMIT_BYTES)).await {
         Err(_) => return crate::extract::body_too_slow().into_response(),
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
-            return ApiError::new(
-                ErrorCode::BodyTooLarge,
-                "the request body is larger than the server accepts",
-            )
-            .into_response();
-        }
+        Ok(Err(_)) => return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts").into_response(),
     };
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
-    let fingerprint =
-        state
-            .cipher
-            .fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
+    let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
     let now = state.clock.now();
     let claim = match claim(&state.db, partner_id, &key, &fingerprint, now).await {
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {
-            return ApiError::new(
-                ErrorCode::IdempotencyKeyReused,
-                format!("the {HEADER} {key:?} was used for a different request"),
-            )
-            .into_response();
+            return ApiError::new(ErrorCode::IdempotencyKeyReused, format!("the {HEADER} {key:?} was used for a different request")).into_response();
         }
         Ok(Claim::InFlight) => return in_flight(&key).into_response(),
         Ok(Claim::Claimed(claim)) => claim,
@@ -393,11 +306,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
     if !succeeded {
-        if let Err(err) = key_row::Entity::delete_many()
-            .filter(claim.still_held())
-            .exec(&state.db)
-            .await
-        {
+        if let Err(err) = key_row::Entity::delete_many().filter(claim.still_held()).exec(&state.db).await {
             tracing::error!(error = %err, "could not release an idempotency key");
         }
     }
@@ -410,40 +319,16 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     // or profile, setting feature points): the answer is stored after them.
     let (parts, body) = response.into_parts();
     let Ok(body) = to_bytes(body, usize::MAX).await else {
-        return ApiError::internal(anyhow::anyhow!("could not read a response to store it"))
-            .into_response();
+        return ApiError::internal(anyhow::anyhow!("could not read a response to store it")).into_response();
     };
-    let header_text = |name| {
-        parts
-            .headers
-            .get(name)
-            .and_then(|v: &HeaderValue| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned()
-    };
-    let (content_type, location) = (
-        header_text(header::CONTENT_TYPE),
-        header_text(header::LOCATION),
-    );
-    match store_answer(
-        &state.db,
-        &claim,
-        parts.status,
-        &content_type,
-        &location,
-        &body,
-    )
-    .await
-    {
+    let header_text = |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
+    let (content_type, location) = (header_text(header::CONTENT_TYPE), header_text(header::LOCATION));
+    match store_answer(&state.db, &claim, parts.status, &content_type, &location, &body).await {
         Ok(1) => {}
         // The lease ran out while it ran; a retry runs it again.
-        Ok(_) => {
-            tracing::warn!("an idempotent request outlived its lease; its answer is not stored")
-        }
+        Ok(_) => tracing::warn!("an idempotent request outlived its lease; its answer is not stored"),
         // Only its replay is lost: a retry runs it again. Say so in the log.
-        Err(err) => {
-            tracing::error!(error = %err, "could not store the answer of an idempotent request")
-        }
+        Err(err) => tracing::error!(error = %err, "could not store the answer of an idempotent request"),
     }
     Response::from_parts(parts, Body::from(body))
 }

@@ -8,9 +8,8 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatement};
 use sea_orm::{
-    AccessMode, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend,
-    EntityTrait, FromQueryResult, IdenStatic, IsolationLevel, QueryFilter, QueryOrder, QuerySelect,
-    QueryTrait, TransactionTrait,
+    AccessMode, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
+    FromQueryResult, IdenStatic, IsolationLevel, QueryFilter, QueryOrder, QuerySelect, QueryTrait, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -19,23 +18,20 @@ use axum::response::{IntoResponse, Response};
 use super::idempotency::{Answer, KeyClaim, Recorded};
 use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
-use super::subscriptions::store::PlanCatalog;
-use super::subscriptions::store::{Selection, insert_pricing_model, insert_subscription, load};
+use super::subscriptions::store::{PlanCatalog, Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
-use crate::AppState;
 use crate::billing::BillingError;
-use crate::billing::engine::{
-    InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes,
-};
+use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::{CHARGE, TaxRate};
 use crate::billing::periods::BillingPeriod;
+use crate::AppState;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
-use crate::db::conclude;
 use crate::db::entities::{
-    agent, currency, invoice_line_item as line, partner_clock, site, site_billing_config as config,
-    site_billing_profile, subscription, subscription_pricing_model as model, tax_rate,
+    agent, currency, invoice_line_item as line, partner_clock, site, site_billing_config as config, site_billing_profile,
+    subscription, subscription_pricing_model as model, tax_rate,
 };
+use crate::db::conclude;
 use crate::db::money::StoredDecimal;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -48,12 +44,8 @@ impl From<BillingError> for ApiError {
             v.into_error()
         };
         match err {
-            BillingError::Mismatch { pointer, detail } => {
-                field(pointer, ErrorCode::FieldMismatch, detail)
-            }
-            BillingError::NotAllowed { pointer, detail } => {
-                field(pointer, ErrorCode::FieldNotAllowed, detail)
-            }
+            BillingError::Mismatch { pointer, detail } => field(pointer, ErrorCode::FieldMismatch, detail),
+            BillingError::NotAllowed { pointer, detail } => field(pointer, ErrorCode::FieldNotAllowed, detail),
             BillingError::NotFound(what) => ApiError::not_found(what),
             BillingError::Conflict(detail) => ApiError::new(ErrorCode::Conflict, detail),
             BillingError::Internal(detail) => ApiError::internal(anyhow::anyhow!(detail)),
@@ -86,11 +78,7 @@ pub struct Context<'a> {
 
 impl AppState {
     pub fn billing(&self) -> Context<'_> {
-        Context {
-            cipher: &self.cipher,
-            plans: &self.plans,
-            clock: self.clock,
-        }
+        Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock }
     }
 }
 
@@ -117,12 +105,7 @@ impl AppState {
 pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
-    steps: impl FnOnce(
-        &mut Ledger<SubscriptionPricingModel>,
-        &HashMap<i32, Plan<SubscriptionPricingModel>>,
-    ) -> ApiResult<T>
-    + Send
-    + 'static,
+    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
     respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
 ) -> ApiResult<Response> {
     if op.preview {
@@ -142,29 +125,19 @@ pub async fn run<T: Send + 'static>(
             .run(move |session| {
                 Box::pin(async move {
                     // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
-                    let computed = open(session, &state.billing(), &op, false)
-                        .await?
-                        .compute(steps, op.mode)?;
+                    let computed = open(session, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
                     write(session, computed, respond, op.receipt.as_ref()).await
                 })
             })
             .await;
     }
     if op.preview && !op.wants.names_subscriptions() {
-        let Computed { value, outcome, .. } = open(&state.reads, &state.billing(), &op, false)
-            .await?
-            .compute(steps, op.mode)?;
+        let Computed { value, outcome, .. } = open(&state.reads, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
         return Ok(respond(value, outcome)?.into_response());
     }
-    let txn = if op.preview {
-        begin_snapshot(&state.reads).await?
-    } else {
-        state.db.begin().await?
-    };
+    let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
     let result = async {
-        let computed = open(&txn, &state.billing(), &op, !op.preview)
-            .await?
-            .compute(steps, op.mode)?;
+        let computed = open(&txn, &state.billing(), &op, !op.preview).await?.compute(steps, op.mode)?;
         if op.preview {
             let Computed { value, outcome, .. } = computed;
             return Ok(respond(value, outcome)?.into_response());
@@ -184,17 +157,10 @@ async fn write<T>(
     respond: impl FnOnce(T, Outcome) -> ApiResult<Answer>,
     receipt: Option<&KeyClaim>,
 ) -> ApiResult<Response> {
-    let Computed {
-        value,
-        outcome,
-        site,
-        writes,
-    } = computed;
+    let Computed { value, outcome, site, writes } = computed;
     site.save(db, writes).await?;
     let answer = respond(value, outcome)?;
-    let Some(claim) = receipt else {
-        return Ok(answer.into_response());
-    };
+    let Some(claim) = receipt else { return Ok(answer.into_response()) };
     claim.record(db, &answer).await?;
     let mut response = answer.into_response();
     response.extensions_mut().insert(Recorded);
@@ -205,13 +171,7 @@ async fn write<T>(
 /// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
 async fn begin_snapshot(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
     Ok(match db.get_database_backend() {
-        DbBackend::Postgres => {
-            db.begin_with_config(
-                Some(IsolationLevel::RepeatableRead),
-                Some(AccessMode::ReadOnly),
-            )
-            .await?
-        }
+        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await?,
         _ => db.begin().await?,
     })
 }
@@ -266,26 +226,13 @@ impl Opened {
     /// Applies `steps` and figures the invoice.
     fn compute<T>(
         self,
-        steps: impl FnOnce(
-            &mut Ledger<SubscriptionPricingModel>,
-            &HashMap<i32, Plan<SubscriptionPricingModel>>,
-        ) -> ApiResult<T>,
+        steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
         mode: InvoiceMode,
     ) -> ApiResult<Computed<T>> {
-        let Opened {
-            mut ledger,
-            plans,
-            site,
-            ..
-        } = self;
+        let Opened { mut ledger, plans, site, .. } = self;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(mode);
-        Ok(Computed {
-            value,
-            outcome,
-            site,
-            writes,
-        })
+        Ok(Computed { value, outcome, site, writes })
     }
 }
 
@@ -295,60 +242,30 @@ impl Opened {
 /// first statement), then reads "now", checks the agent (400 unless one of the
 /// site's), reads the billing terms (409 without a billing configuration),
 /// what `wants` names, and the plans from the catalog.
-pub(super) async fn open(
-    db: &impl ConnectionTrait,
-    ctx: &Context<'_>,
-    op: &Operation,
-    lock: bool,
-) -> ApiResult<Opened> {
+pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, lock: bool) -> ApiResult<Opened> {
     let (partner_id, site_id) = (op.partner_id, op.site_id);
     if lock {
         lock_site(db, partner_id, site_id).await?;
     }
-    let row = SiteRow::read(db, partner_id, site_id, op.agent_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site"))?;
+    let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or_else(|| ApiError::not_found("site"))?;
     // The partner's clock comes with the site's row: no statement of its own.
     let now = row.frozen_at.unwrap_or_else(|| ctx.clock.now());
     if !row.agent_found {
         let mut v = Violations::new();
-        v.parameter(
-            "agentId",
-            ErrorCode::FieldMismatch,
-            format!("is not an agent of site {site_id}"),
-        );
+        v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
         return Err(v.into_error());
     }
-    let SiteRow {
-        site,
-        config,
-        profile,
-        payment,
-        minor_units,
-        tax,
-        ..
-    } = row;
-    let config = config.ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::Conflict,
-            format!("site {site_id} has no billing configuration; create one first"),
-        )
-    })?;
+    let SiteRow { site, config, profile, payment, minor_units, tax, .. } = row;
+    let config =
+        config.ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
     let card_number = match &payment {
-        Some(p) if !p.primary_card_number_encrypted.is_empty() => Some(
-            ctx.cipher
-                .decrypt(&p.primary_card_number_encrypted)
-                .map_err(ApiError::internal)?,
-        ),
+        Some(p) if !p.primary_card_number_encrypted.is_empty() => {
+            Some(ctx.cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
+        }
         _ => None,
     };
     let minor_units = minor_units
-        .ok_or_else(|| {
-            ApiError::internal(anyhow::anyhow!(
-                "currency {} is missing",
-                config.currency_id
-            ))
-        })?
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {} is missing", config.currency_id)))?
         .max(0) as u32;
     let terms = SiteTerms {
         site_id,
@@ -367,13 +284,7 @@ pub(super) async fn open(
     Ok(Opened {
         ledger: Ledger::new(terms, now, subscriptions, open_charges),
         plans,
-        site: SiteRows {
-            site,
-            currency_id: config.currency_id,
-            profile,
-            agent_id: op.agent_id,
-            now,
-        },
+        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id: op.agent_id, now },
         next_billing_date: config.next_billing_date,
     })
 }
@@ -414,14 +325,7 @@ struct TermsColumns {
 impl TermsColumns {
     const COLUMNS: [config::Column; 6] = {
         use config::Column::*;
-        [
-            BillingPeriod,
-            BillingStartDate,
-            PurchasedAgents,
-            Balance,
-            CurrencyId,
-            NextBillingDate,
-        ]
+        [BillingPeriod, BillingStartDate, PurchasedAgents, Balance, CurrencyId, NextBillingDate]
     };
 }
 
@@ -433,104 +337,51 @@ struct PaymentColumns {
 }
 
 impl PaymentColumns {
-    const COLUMNS: [site_billing_profile::Column; 2] = [
-        site_billing_profile::Column::IsChargedAutomatically,
-        site_billing_profile::Column::PrimaryCardNumberEncrypted,
-    ];
+    const COLUMNS: [site_billing_profile::Column; 2] =
+        [site_billing_profile::Column::IsChargedAutomatically, site_billing_profile::Column::PrimaryCardNumberEncrypted];
 }
 
 /// Selects `columns` of `table` as `prefix` + the column's name, the names
 /// `FromQueryResult::from_query_result(row, prefix)` reads.
-fn select_prefixed<E: EntityTrait>(
-    query: &mut SelectStatement,
-    table: E,
-    columns: &[E::Column],
-    prefix: &str,
-) {
+fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, columns: &[E::Column], prefix: &str) {
     for column in columns {
-        query.expr_as(
-            Expr::col((table, *column)),
-            Alias::new(format!("{prefix}{}", column.as_str())),
-        );
+        query.expr_as(Expr::col((table, *column)), Alias::new(format!("{prefix}{}", column.as_str())));
     }
 }
 
 impl SiteRow {
-    async fn read(
-        db: &impl ConnectionTrait,
-        partner_id: i32,
-        site_id: i32,
-        agent_id: Option<Uuid>,
-    ) -> ApiResult<Option<Self>> {
+    async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> ApiResult<Option<Self>> {
         // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
         use sea_orm::sea_query::ExprTrait;
         let (state_tax, country_tax) = ("state_tax", "country_tax");
-        let profile_col =
-            |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
+        let profile_col = |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
         let mut query = site::Entity::find_by_id(site_id)
             .filter(site::Column::PartnerId.eq(partner_id))
             .select_only()
-            .columns([
-                site::Column::Id,
-                site::Column::PartnerId,
-                site::Column::ProfitCenterId,
-            ])
+            .columns([site::Column::Id, site::Column::PartnerId, site::Column::ProfitCenterId])
             .into_query();
         let of_site = |table_site_id: Expr| table_site_id.equals((site::Entity, site::Column::Id));
         query
-            .left_join(
-                config::Entity,
-                of_site(Expr::col((config::Entity, config::Column::SiteId))),
-            )
-            .left_join(
-                site_billing_profile::Entity,
-                of_site(profile_col(site_billing_profile::Column::SiteId)),
-            );
+            .left_join(config::Entity, of_site(Expr::col((config::Entity, config::Column::SiteId))))
+            .left_join(site_billing_profile::Entity, of_site(profile_col(site_billing_profile::Column::SiteId)));
         select_prefixed(&mut query, config::Entity, &TermsColumns::COLUMNS, "B_");
-        select_prefixed(
-            &mut query,
-            site_billing_profile::Entity,
-            &BillToProfile::COLUMNS,
-            "C_",
-        );
-        select_prefixed(
-            &mut query,
-            site_billing_profile::Entity,
-            &PaymentColumns::COLUMNS,
-            "C_",
-        );
+        select_prefixed(&mut query, site_billing_profile::Entity, &BillToProfile::COLUMNS, "C_");
+        select_prefixed(&mut query, site_billing_profile::Entity, &PaymentColumns::COLUMNS, "C_");
         query
             .left_join(
                 partner_clock::Entity,
-                Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId))
-                    .equals((site::Entity, site::Column::PartnerId)),
+                Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId)).equals((site::Entity, site::Column::PartnerId)),
             )
-            .expr_as(
-                Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)),
-                "frozen_at",
-            )
-            .left_join(
-                currency::Entity,
-                Expr::col((currency::Entity, currency::Column::Id))
-                    .equals((config::Entity, config::Column::CurrencyId)),
-            )
-            .expr_as(
-                Expr::col((currency::Entity, currency::Column::MinorUnits)),
-                "minor_units",
-            )
+            .expr_as(Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)), "frozen_at")
+            .left_join(currency::Entity, Expr::col((currency::Entity, currency::Column::Id)).equals((config::Entity, config::Column::CurrencyId)))
+            .expr_as(Expr::col((currency::Entity, currency::Column::MinorUnits)), "minor_units")
             .join_as(
                 JoinType::LeftJoin,
                 tax_rate::Entity,
                 state_tax,
                 Condition::all()
-                    .add(
-                        Expr::col((state_tax, tax_rate::Column::Country))
-                            .eq(profile_col(site_billing_profile::Column::CountryOrRegion)),
-                    )
-                    .add(
-                        Expr::col((state_tax, tax_rate::Column::State))
-                            .eq(profile_col(site_billing_profile::Column::StateOrProvince)),
-                    )
+                    .add(Expr::col((state_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
+                    .add(Expr::col((state_tax, tax_rate::Column::State)).eq(profile_col(site_billing_profile::Column::StateOrProvince)))
                     .add(Expr::col((state_tax, tax_rate::Column::State)).ne("")),
             )
             .join_as(
@@ -538,28 +389,13 @@ impl SiteRow {
                 tax_rate::Entity,
                 country_tax,
                 Condition::all()
-                    .add(
-                        Expr::col((country_tax, tax_rate::Column::Country))
-                            .eq(profile_col(site_billing_profile::Column::CountryOrRegion)),
-                    )
+                    .add(Expr::col((country_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
                     .add(Expr::col((country_tax, tax_rate::Column::State)).eq("")),
             )
-            .expr_as(
-                Expr::col((state_tax, tax_rate::Column::Name)),
-                "state_tax_name",
-            )
-            .expr_as(
-                Expr::col((state_tax, tax_rate::Column::Rate)),
-                "state_tax_rate",
-            )
-            .expr_as(
-                Expr::col((country_tax, tax_rate::Column::Name)),
-                "country_tax_name",
-            )
-            .expr_as(
-                Expr::col((country_tax, tax_rate::Column::Rate)),
-                "country_tax_rate",
-            );
+            .expr_as(Expr::col((state_tax, tax_rate::Column::Name)), "state_tax_name")
+            .expr_as(Expr::col((state_tax, tax_rate::Column::Rate)), "state_tax_rate")
+            .expr_as(Expr::col((country_tax, tax_rate::Column::Name)), "country_tax_name")
+            .expr_as(Expr::col((country_tax, tax_rate::Column::Rate)), "country_tax_rate");
         if let Some(agent_id) = agent_id {
             let agent = Query::select()
                 .expr(Expr::val(1))
@@ -569,15 +405,11 @@ impl SiteRow {
                 .to_owned();
             query.expr_as(Expr::exists(agent), "agent_found");
         }
-        let Some(row) = db.query_one(&query).await? else {
-            return Ok(None);
-        };
+        let Some(row) = db.query_one(&query).await? else { return Ok(None) };
         let rate = |prefix: &str| -> Result<Option<TaxRate>, sea_orm::DbErr> {
             let name: Option<String> = row.try_get("", &format!("{prefix}_name"))?;
             let rate: Option<StoredDecimal> = row.try_get("", &format!("{prefix}_rate"))?;
-            Ok(name
-                .zip(rate)
-                .map(|(name, rate)| TaxRate { name, rate: rate.0 }))
+            Ok(name.zip(rate).map(|(name, rate)| TaxRate { name, rate: rate.0 }))
         };
         Ok(Some(Self {
             site: InvoiceSite::from_query_result(&row, "")?,
@@ -594,9 +426,7 @@ impl SiteRow {
             // EXISTS is a bool on PostgreSQL, an integer on SQLite (which sqlx reads as a bool too;
             // `db::on_thread` as the i64 SQLite holds).
             agent_found: agent_id.is_none()
-                || row
-                    .try_get::<bool>("", "agent_found")
-                    .or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
+                || row.try_get::<bool>("", "agent_found").or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
         }))
     }
 }
@@ -638,10 +468,7 @@ async fn open_charges(
     db: &impl ConnectionTrait,
     subscriptions: &[Subscription<SubscriptionPricingModel>],
 ) -> ApiResult<HashMap<Uuid, Vec<OpenCharge>>> {
-    let model_ids: Vec<Uuid> = subscriptions
-        .iter()
-        .flat_map(|s| s.models.iter().map(|m| m.id))
-        .collect();
+    let model_ids: Vec<Uuid> = subscriptions.iter().flat_map(|s| s.models.iter().map(|m| m.id)).collect();
     let mut open: HashMap<Uuid, Vec<OpenCharge>> = HashMap::new();
     if model_ids.is_empty() {
         return Ok(open);
@@ -653,10 +480,7 @@ async fn open_charges(
     let credited = Query::select()
         .expr(Expr::val(1))
         .from_as(line::Entity, credit)
-        .and_where(
-            Expr::col((credit, line::Column::CancelledInvoiceLineItemId))
-                .equals((line::Entity, line::Column::Id)),
-        )
+        .and_where(Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)))
         .to_owned();
     let charges = line::Entity::find()
         .filter(line::Column::LineType.eq(CHARGE))
@@ -664,19 +488,9 @@ async fn open_charges(
         .order_by_desc(line::Column::ServiceStartDate)
         .order_by_asc(line::Column::SortOrder);
     // A model's lines come from one statement, so each keeps the order.
-    for l in crate::db::in_list::all_in(
-        db,
-        charges,
-        line::Column::SubscriptionPricingModelId,
-        model_ids,
-    )
-    .await?
-    {
+    for l in crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await? {
         if let Some(model_id) = l.subscription_pricing_model_id {
-            open.entry(model_id).or_default().push(OpenCharge {
-                id: l.id,
-                name: l.name,
-            });
+            open.entry(model_id).or_default().push(OpenCharge { id: l.id, name: l.name });
         }
     }
     Ok(open)
@@ -686,18 +500,13 @@ impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy, the balance.
-    pub(super) async fn save(
-        &self,
-        txn: &impl ConnectionTrait,
-        writes: Writes<SubscriptionPricingModel>,
-    ) -> ApiResult<()> {
+    pub(super) async fn save(&self, txn: &impl ConnectionTrait, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
             insert_subscription(txn, self.site.partner_id, new).await?;
         }
         for mut new in writes.models {
-            insert_pricing_model(txn, site_id, new.subscription_id, new.order, &mut new.model)
-                .await?;
+            insert_pricing_model(txn, site_id, new.subscription_id, new.order, &mut new.model).await?;
         }
         if !writes.deleted_models.is_empty() {
             model::Entity::update_many()
@@ -729,16 +538,12 @@ impl SiteRows {
             insert_invoice(txn, header, &issued.invoice, issued.paid).await?;
         }
         if writes.purchased_agents.is_some() || writes.balance.is_some() {
-            let mut update =
-                config::Entity::update_many().filter(config::Column::SiteId.eq(site_id));
+            let mut update = config::Entity::update_many().filter(config::Column::SiteId.eq(site_id));
             if let Some(agents) = writes.purchased_agents {
                 update = update.col_expr(config::Column::PurchasedAgents, Expr::value(agents));
             }
             if let Some(balance) = writes.balance {
-                update = update.col_expr(
-                    config::Column::Balance,
-                    Expr::value(StoredDecimal::from(balance)),
-                );
+                update = update.col_expr(config::Column::Balance, Expr::value(StoredDecimal::from(balance)));
             }
             update.exec(txn).await?;
         }

@@ -3,8 +3,8 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
 
 use crate::db::money::StoredDecimal;
 
@@ -28,9 +28,7 @@ impl<'de> Deserialize<'de> for Money {
 /// which loses cents past 100,000). The README names, per generator, the type
 /// mapping that makes amounts exact.
 const MONEY_FORMAT: utoipa::openapi::schema::SchemaFormat =
-    utoipa::openapi::schema::SchemaFormat::KnownFormat(
-        utoipa::openapi::schema::KnownFormat::Double,
-    );
+    utoipa::openapi::schema::SchemaFormat::KnownFormat(utoipa::openapi::schema::KnownFormat::Double);
 
 impl utoipa::PartialSchema for Money {
     fn schema() -> RefOr<Schema> {
@@ -88,14 +86,10 @@ impl<'de> Deserialize<'de> for Price {
         use serde::de::Error;
         let Money(amount) = Money::deserialize(deserializer)?;
         if amount.is_sign_negative() && !amount.is_zero() || amount > MAX_PRICE {
-            return Err(D::Error::custom(format!(
-                "must be between 0 and {MAX_PRICE}"
-            )));
+            return Err(D::Error::custom(format!("must be between 0 and {MAX_PRICE}")));
         }
         if amount.normalize().scale() > PRICE_SCALE {
-            return Err(D::Error::custom(format!(
-                "must have at most {PRICE_SCALE} decimal places"
-            )));
+            return Err(D::Error::custom(format!("must have at most {PRICE_SCALE} decimal places")));
         }
         Ok(Self(amount))
     }

@@ -5,15 +5,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use axum::Extension;
 use serde::{Deserialize, Serialize};
+use validator::Validate;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_store::{self, Operation, Wants};
@@ -47,18 +47,9 @@ impl utoipa::PartialSchema for BillingMonths {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::Integer)
-            .description(Some(
-                "Months per billing period: 1 monthly, 3 quarterly, 6 semi-annual, 12 annual.",
-            ))
+            .description(Some("Months per billing period: 1 monthly, 3 quarterly, 6 semi-annual, 12 annual."))
             .enum_values(Some([1, 3, 6, 12]))
-            .extensions(Some(
-                ExtensionsBuilder::new()
-                    .add(
-                        "x-enum-varnames",
-                        ["Monthly", "Quarterly", "SemiAnnual", "Annual"],
-                    )
-                    .build(),
-            ))
+            .extensions(Some(ExtensionsBuilder::new().add("x-enum-varnames", ["Monthly", "Quarterly", "SemiAnnual", "Annual"]).build()))
             .into()
     }
 }
@@ -150,12 +141,7 @@ pub struct SiteAgentParams {
 /// Fits the plan's pricing model templates to what the request and the site
 /// buy: agents (the site's purchased agents, else the plan's default), the
 /// volume segment and overage, units. Problems are reported at the request's pointers.
-fn fit_plan(
-    templates: &mut [SubscriptionPricingModel],
-    request: &PlanRequest,
-    purchased_agents: i32,
-    v: &mut Violations,
-) {
+fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, purchased_agents: i32, v: &mut Violations) {
     for t in templates.iter_mut() {
         match t.pricing_model {
             PricingModelKind::ByAgents => {
@@ -167,17 +153,10 @@ fn fit_plan(
                 let segments = &mut t.subscription_price_segment_by_volumes;
                 let chosen = match request.selected_volume_id {
                     Some(id) => segments.iter().position(|s| s.id == id),
-                    None => segments
-                        .iter()
-                        .position(|s| s.is_selected)
-                        .or((!segments.is_empty()).then_some(0)),
+                    None => segments.iter().position(|s| s.is_selected).or((!segments.is_empty()).then_some(0)),
                 };
                 let Some(chosen) = chosen else {
-                    v.field(
-                        "/selectedVolumeId",
-                        ErrorCode::FieldMismatch,
-                        "names no volume segment of the plan",
-                    );
+                    v.field("/selectedVolumeId", ErrorCode::FieldMismatch, "names no volume segment of the plan");
                     continue;
                 };
                 for (i, s) in segments.iter_mut().enumerate() {
@@ -188,9 +167,7 @@ fn fit_plan(
                 t.purchased_quantity = segments[chosen].quota_per_month;
             }
             PricingModelKind::ByUnit => {
-                t.purchased_quantity = request
-                    .purchased_quantity_by_unit
-                    .unwrap_or(t.purchased_quantity.max(1));
+                t.purchased_quantity = request.purchased_quantity_by_unit.unwrap_or(t.purchased_quantity.max(1));
             }
             PricingModelKind::FlatFee => {}
         }
@@ -208,16 +185,9 @@ fn add_plan(
     let plan = plan(plans, plan_id, "/planId")?;
     let mut templates = plan.templates.clone();
     let mut v = Violations::new();
-    fit_plan(
-        &mut templates,
-        request,
-        ledger.site.purchased_agents,
-        &mut v,
-    );
+    fit_plan(&mut templates, request, ledger.site.purchased_agents, &mut v);
     v.finish(())?;
-    let billing_months = months
-        .filter(|m| *m != ledger.site.period.months())
-        .map_or(0, |m| m as i32);
+    let billing_months = months.filter(|m| *m != ledger.site.period.months()).map_or(0, |m| m as i32);
     let name = request.name.clone().unwrap_or_default().trim().to_owned();
     let new = NewSubscription::of_plan(plan, ledger.site_id(), name, ledger.now(), billing_months);
     Ok(ledger.add(new, templates, "/planId")?)
@@ -256,17 +226,12 @@ async fn plan_operation(
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        wants: Wants {
-            subscriptions: replacing.into_iter().collect(),
-            active: false,
-            plans: BTreeSet::from([plan_id]),
-        },
+        wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) },
         mode: InvoiceMode::Issue,
         preview,
         receipt: receipt.claim(),
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>,
-                      plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = replacing {
             let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
             ledger.cancel(&current)?;
@@ -278,15 +243,8 @@ async fn plan_operation(
         if preview {
             return Answer::json(StatusCode::OK, None, &output);
         }
-        let created = SubscriptionOutput {
-            subscription_id: Some(id),
-            ..output
-        };
-        Answer::json(
-            StatusCode::OK,
-            Some(format!("/api/billing/subscriptions/{id}")),
-            &created,
-        )
+        let created = SubscriptionOutput { subscription_id: Some(id), ..output };
+        Answer::json(StatusCode::OK, Some(format!("/api/billing/subscriptions/{id}")), &created)
     })
     .await
 }
@@ -300,11 +258,7 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
         None => None,
         Some(m @ (1 | 3 | 6 | 12)) => Some(m as u32),
         Some(_) => {
-            v.field(
-                "/billingPeriod",
-                ErrorCode::FieldOutOfRange,
-                "must be 1, 3, 6 or 12 (months)",
-            );
+            v.field("/billingPeriod", ErrorCode::FieldOutOfRange, "must be 1, 3, 6 or 12 (months)");
             None
         }
     };
@@ -332,15 +286,7 @@ async fn calculate_new_subscription(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        None,
-        Receipt::Preview,
-    )
-    .await
+    plan_operation(&state, caller.partner_id, query, request, None, Receipt::Preview).await
 }
 
 /// Add a subscription
@@ -366,15 +312,7 @@ async fn add_subscription(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        None,
-        Receipt::Apply(claim),
-    )
-    .await
+    plan_operation(&state, caller.partner_id, query, request, None, Receipt::Apply(claim)).await
 }
 
 /// Switch a subscription to another plan
@@ -400,15 +338,7 @@ pub async fn switch_subscription_plan(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        Some(id),
-        Receipt::Apply(claim),
-    )
-    .await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), Receipt::Apply(claim)).await
 }
 
 /// Preview switching a subscription to another plan
@@ -430,15 +360,7 @@ pub async fn calculate_switch_subscription_plan(
     query: Query<SiteAgentParams>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> ApiResult<Response> {
-    plan_operation(
-        &state,
-        caller.partner_id,
-        query,
-        request,
-        Some(id),
-        Receipt::Preview,
-    )
-    .await
+    plan_operation(&state, caller.partner_id, query, request, Some(id), Receipt::Preview).await
 }
 
 /// Why a subscription is cancelled.
@@ -488,21 +410,14 @@ pub async fn calculate_cancel_subscription(
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        wants: Wants {
-            subscriptions: BTreeSet::from([id]),
-            ..Wants::default()
-        },
+        wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
         mode: InvoiceMode::Issue,
         preview: true,
         receipt: None,
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>,
-                      _: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
         Ok(ledger.cancel(&current)?)
     };
-    ledger_store::run(&state, op, steps, |(), outcome| {
-        Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))
-    })
-    .await
+    ledger_store::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
 }

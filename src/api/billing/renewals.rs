@@ -23,8 +23,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LockBehavior, LockType, Order, Query};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter,
-    QuerySelect, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter, QuerySelect, Set, TransactionTrait,
 };
 
 use super::ledger_store::{Context, Opened, Operation, Wants, open};
@@ -60,12 +59,7 @@ pub struct PassReport {
 
 impl Renewals {
     pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock) -> Self {
-        Self {
-            db,
-            cipher,
-            plans: PlanCatalog::default(),
-            clock,
-        }
+        Self { db, cipher, plans: PlanCatalog::default(), clock }
     }
 
     /// Renews every site that is due (of `partner` only, when given) and
@@ -84,51 +78,32 @@ impl Renewals {
             }
         }
         report.failed = failed.len();
-        metrics::counter!("switchboard_renewals_total", "result" => "invoiced")
-            .increment(report.invoices as u64);
-        metrics::counter!("switchboard_renewals_total", "result" => "failed")
-            .increment(report.failed as u64);
+        metrics::counter!("switchboard_renewals_total", "result" => "invoiced").increment(report.invoices as u64);
+        metrics::counter!("switchboard_renewals_total", "result" => "failed").increment(report.failed as u64);
         metrics::counter!("switchboard_renewal_sites_total").increment(report.sites as u64);
-        metrics::histogram!("switchboard_renewal_pass_duration_seconds")
-            .record(started.elapsed().as_secs_f64());
+        metrics::histogram!("switchboard_renewal_pass_duration_seconds").record(started.elapsed().as_secs_f64());
         if report.sites > 0 || report.failed > 0 {
-            tracing::info!(
-                sites = report.sites,
-                invoices = report.invoices,
-                failed = report.failed,
-                "renewal pass"
-            );
+            tracing::info!(sites = report.sites, invoices = report.invoices, failed = report.failed, "renewal pass");
         }
         Ok(report)
     }
 
     /// Claims a batch of due sites and renews each in one transaction; the
     /// number claimed and what was renewed. Sites that fail join `failed`.
-    async fn batch(
-        &self,
-        partner: Option<i32>,
-        failed: &mut Vec<i32>,
-    ) -> Result<(usize, PassReport), DbErr> {
+    async fn batch(&self, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
         let txn = self.db.begin().await?;
         let backend = txn.get_database_backend();
         if backend != DbBackend::Postgres {
             // SQLite's write lock before the first read: nobody writes between the claim and the renewals.
             partner_clock::Entity::update_many()
-                .col_expr(
-                    partner_clock::Column::FrozenAt,
-                    Expr::col(partner_clock::Column::FrozenAt),
-                )
+                .col_expr(partner_clock::Column::FrozenAt, Expr::col(partner_clock::Column::FrozenAt))
                 .filter(partner_clock::Column::PartnerId.eq(-1))
                 .exec(&txn)
                 .await?;
         }
         let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
-        let ctx = Context {
-            cipher: &self.cipher,
-            plans: &self.plans,
-            clock: self.clock,
-        };
+        let ctx = Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock };
         let mut report = PassReport::default();
         for &(site_id, partner_id) in &due {
             let savepoint = txn.begin().await?;
@@ -172,10 +147,7 @@ async fn due_sites(
         .await?
         .flatten();
     let horizon = latest.map_or(now, |latest| Ord::max(latest, now));
-    let clock = Func::coalesce([
-        Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)),
-        Expr::val(now),
-    ]);
+    let clock = Func::coalesce([Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)), Expr::val(now)]);
     let mut query = Query::select();
     query
         .column((config::Entity, SiteId))
@@ -183,8 +155,7 @@ async fn due_sites(
         .from(config::Entity)
         .left_join(
             partner_clock::Entity,
-            Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId))
-                .equals((config::Entity, PartnerId)),
+            Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId)).equals((config::Entity, PartnerId)),
         )
         .and_where(Expr::col((config::Entity, NextBillingDate)).lte(horizon))
         .and_where(Expr::col((config::Entity, NextBillingDate)).lte(clock))
@@ -199,20 +170,11 @@ async fn due_sites(
     }
     if claim && db.get_database_backend() == DbBackend::Postgres {
         query
-            .inner_join(
-                site::Entity,
-                Expr::col((site::Entity, site::Column::Id)).equals((config::Entity, SiteId)),
-            )
-            .lock_with_tables_behavior(
-                LockType::NoKeyUpdate,
-                [site::Entity],
-                LockBehavior::SkipLocked,
-            );
+            .inner_join(site::Entity, Expr::col((site::Entity, site::Column::Id)).equals((config::Entity, SiteId)))
+            .lock_with_tables_behavior(LockType::NoKeyUpdate, [site::Entity], LockBehavior::SkipLocked);
     }
     let rows = db.query_all(&query).await?;
-    rows.iter()
-        .map(|row| Ok((row.try_get_by_index(0)?, row.try_get_by_index(1)?)))
-        .collect()
+    rows.iter().map(|row| Ok((row.try_get_by_index(0)?, row.try_get_by_index(1)?))).collect()
 }
 
 impl Renewals {
@@ -230,10 +192,7 @@ impl Renewals {
             if pass.failed > 0 {
                 return Err(SettleError::Failed(pass.failed));
             }
-            if due_sites(&self.db, Some(partner), self.clock.now(), &[], false)
-                .await?
-                .is_empty()
-            {
+            if due_sites(&self.db, Some(partner), self.clock.now(), &[], false).await?.is_empty() {
                 return Ok(report);
             }
             if started.elapsed() > SETTLE_WITHIN {
@@ -261,49 +220,26 @@ pub enum SettleError {
 /// Renews every period of the site due at its partner's "now": the number
 /// of invoices written, or None when it was not due after all (renewed by
 /// someone else since the claim read it).
-async fn renew_site(
-    db: &impl ConnectionTrait,
-    ctx: &Context<'_>,
-    partner_id: i32,
-    site_id: i32,
-) -> Result<Option<usize>, ApiError> {
+async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i32, site_id: i32) -> Result<Option<usize>, ApiError> {
     let op = Operation {
         partner_id,
         site_id,
         agent_id: None,
-        wants: Wants {
-            active: true,
-            ..Default::default()
-        },
+        wants: Wants { active: true, ..Default::default() },
         mode: InvoiceMode::Issue,
         preview: false,
         receipt: None,
     };
-    let Opened {
-        ledger,
-        mut site,
-        next_billing_date,
-        ..
-    } = open(db, ctx, &op, false).await?;
+    let Opened { ledger, mut site, next_billing_date, .. } = open(db, ctx, &op, false).await?;
     let mut terms = ledger.site.clone();
-    let periods = due_periods(
-        terms.billing_start_date,
-        terms.period.months(),
-        next_billing_date,
-        site.now,
-    );
+    let periods = due_periods(terms.billing_start_date, terms.period.months(), next_billing_date, site.now);
     let Some(last) = periods.last().copied() else {
         return Ok(None);
     };
     let subscriptions = ledger.active_subscriptions();
     let mut invoices = 0;
     for period in periods {
-        let mut renewal = Ledger::new(
-            terms.clone(),
-            period.start,
-            subscriptions.clone(),
-            HashMap::new(),
-        );
+        let mut renewal = Ledger::new(terms.clone(), period.start, subscriptions.clone(), HashMap::new());
         renewal.renew(period)?;
         let (_, writes) = renewal.finish(InvoiceMode::Issue);
         let invoice_id = writes.invoice.as_ref().map(|issued| issued.id);
@@ -333,11 +269,7 @@ async fn renew_site(
 
 /// Runs a pass now and then every `interval` until `stop` says so; a pass
 /// in progress finishes first.
-pub fn spawn_loop(
-    renewals: Renewals,
-    interval: Duration,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<()> {
+pub fn spawn_loop(renewals: Renewals, interval: Duration, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             if let Err(err) = renewals.pass(None).await {

@@ -50,11 +50,7 @@ impl SiteSet {
 }
 
 /// The partner's site, or 404 (also for another partner's site).
-pub async fn partner_site(
-    db: &impl ConnectionTrait,
-    partner_id: i32,
-    site_id: i32,
-) -> ApiResult<site::Model> {
+pub async fn partner_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<site::Model> {
     site::Entity::find_by_id(site_id)
         .filter(site::Column::PartnerId.eq(partner_id))
         .one(db)
@@ -97,10 +93,7 @@ pub async fn lock_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32)
             .await?;
     } else {
         config::Entity::update_many()
-            .col_expr(
-                config::Column::PurchasedAgents,
-                Expr::col(config::Column::PurchasedAgents),
-            )
+            .col_expr(config::Column::PurchasedAgents, Expr::col(config::Column::PurchasedAgents))
             .filter(config::Column::SiteId.eq(site_id))
             .exec(db)
             .await?;

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 use validator::Validate;
+use uuid::Uuid;
 
 use crate::db::entities::secure_form;
 use crate::extract::non_null;
@@ -61,10 +61,7 @@ impl FieldType {
 
     /// Types whose value is chosen from options.
     pub fn has_options(self) -> bool {
-        matches!(
-            self,
-            FieldType::RadioBox | FieldType::DropdownList | FieldType::CheckboxList
-        )
+        matches!(self, FieldType::RadioBox | FieldType::DropdownList | FieldType::CheckboxList)
     }
 
     /// Types that accept free text, and so input validation.
@@ -268,14 +265,9 @@ impl FormFields {
     pub fn render(mut fields: Vec<SecureFormField>) -> Self {
         fields.sort_by_key(|field| (field.order, field.id));
         for field in &mut fields {
-            field
-                .options
-                .sort_by_key(|option| (option.order, option.id));
+            field.options.sort_by_key(|option| (option.order, option.id));
         }
-        Self(
-            serde_json::value::to_raw_value(&fields)
-                .expect("fields serialise: no maps with non-string keys"),
-        )
+        Self(serde_json::value::to_raw_value(&fields).expect("fields serialise: no maps with non-string keys"))
     }
 
     pub fn as_json(&self) -> &str {
@@ -374,12 +366,8 @@ impl FormColumns {
             logo: &'a str,
             submit_button_text: &'a str,
         }
-        let fields = self
-            .fields_json
-            .as_deref()
-            .filter(|f| f.starts_with('[') && f.ends_with(']'));
-        let fields =
-            fields.ok_or_else(|| anyhow::anyhow!("secure form {id} has no fields_json array"))?;
+        let fields = self.fields_json.as_deref().filter(|f| f.starts_with('[') && f.ends_with(']'));
+        let fields = fields.ok_or_else(|| anyhow::anyhow!("secure form {id} has no fields_json array"))?;
         let head = Head {
             id,
             name: &self.name,
@@ -389,8 +377,7 @@ impl FormColumns {
             logo: &self.logo,
             submit_button_text: &self.submit_button_text,
         };
-        let mut answer =
-            Vec::with_capacity(fields.len() + self.logo.len() + self.greeting_message.len() + 256);
+        let mut answer = Vec::with_capacity(fields.len() + self.logo.len() + self.greeting_message.len() + 256);
         serde_json::to_writer(&mut answer, &head)?;
         answer.pop(); // the head's closing brace
         answer.extend_from_slice(b",\"fields\":");
@@ -411,9 +398,7 @@ impl SecureForm {
     /// so its absence or a JSON that does not parse is a fault, not a client's
     /// error.
     pub fn from_columns(id: Uuid, columns: FormColumns) -> anyhow::Result<Self> {
-        let fields = columns
-            .fields_json
-            .ok_or_else(|| anyhow::anyhow!("secure form {id} has no fields_json"))?;
+        let fields = columns.fields_json.ok_or_else(|| anyhow::anyhow!("secure form {id} has no fields_json"))?;
         let fields = serde_json::value::RawValue::from_string(fields)
             .map_err(|err| anyhow::anyhow!("the fields_json of secure form {id}: {err}"))?;
         Ok(Self {
@@ -465,12 +450,8 @@ mod tests {
             options: Vec::new(),
         }]);
         let stored = Some(fields.as_json());
-        let serialised =
-            serde_json::to_vec(&SecureForm::from_columns(id, columns(stored)).unwrap()).unwrap();
-        assert_eq!(
-            String::from_utf8(columns(stored).into_answer(id).unwrap()).unwrap(),
-            String::from_utf8(serialised).unwrap()
-        );
+        let serialised = serde_json::to_vec(&SecureForm::from_columns(id, columns(stored)).unwrap()).unwrap();
+        assert_eq!(String::from_utf8(columns(stored).into_answer(id).unwrap()).unwrap(), String::from_utf8(serialised).unwrap());
         assert!(columns(None).into_answer(id).is_err());
         assert!(columns(Some("")).into_answer(id).is_err());
     }

@@ -13,9 +13,9 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
 use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
@@ -33,11 +33,7 @@ const BASE: &str = "/v4/secureform/secureForms";
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_secure_forms, create_secure_form))
-        .routes(routes!(
-            get_secure_form,
-            update_secure_form,
-            delete_secure_form
-        ))
+        .routes(routes!(get_secure_form, update_secure_form, delete_secure_form))
 }
 
 #[derive(Deserialize)]
@@ -111,15 +107,9 @@ async fn list_secure_forms(
         Some(SecureFormSortBy::Name) | None => SortBy::Name,
     };
     let descending = matches!(params.sort_order, Some(SortOrder::Desc));
-    let (secure_forms, total) =
-        store::list(&state.reads, caller.site_id, list.page, sort_by, descending).await?;
+    let (secure_forms, total) = store::list(&state.reads, caller.site_id, list.page, sort_by, descending).await?;
     let (next_page, previous_page) = list.links(total);
-    Ok(Json(SecureFormPage {
-        secure_forms,
-        next_page,
-        previous_page,
-        total,
-    }))
+    Ok(Json(SecureFormPage { secure_forms, next_page, previous_page, total }))
 }
 
 /// Get a secure form
@@ -137,13 +127,7 @@ async fn get_secure_form(
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Response> {
-    let answer = store::answer_for_read(
-        &state.form_reads,
-        state.on_thread.as_deref(),
-        caller.site_id,
-        id,
-    )
-    .await?;
+    let answer = store::answer_for_read(&state.form_reads, state.on_thread.as_deref(), caller.site_id, id).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
@@ -167,14 +151,7 @@ async fn create_secure_form(
     JsonBody(input): JsonBody<SecureFormInput>,
 ) -> ApiResult<impl IntoResponse> {
     let draft = rules::validate(input, Target::Create)?;
-    let form = state
-        .forms
-        .create(store::NewForm {
-            site_id: caller.site_id,
-            id: Uuid::now_v7(),
-            draft,
-        })
-        .await?;
+    let form = state.forms.create(store::NewForm { site_id: caller.site_id, id: Uuid::now_v7(), draft }).await?;
     let location = format!("{BASE}/{}", form.id);
     Ok(crate::api::created(location, form))
 }
@@ -200,9 +177,7 @@ async fn update_secure_form(
     JsonBody(input): JsonBody<SecureFormInput>,
 ) -> ApiResult<Json<SecureForm>> {
     let draft = rules::validate(input, Target::Update(id))?;
-    Ok(Json(
-        store::replace(&state.db, caller.site_id, id, draft).await?,
-    ))
+    Ok(Json(store::replace(&state.db, caller.site_id, id, draft).await?))
 }
 
 /// Delete a secure form

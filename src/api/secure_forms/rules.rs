@@ -7,27 +7,19 @@ use base64::Engine;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
-use crate::error::{ApiError, ErrorCode, Violations};
 use crate::schema_conditions::{SchemaConditions, when_equals};
+use crate::error::{ApiError, ErrorCode, Violations};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
 
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
-    schema: "SecureFormFieldInput",
-    all_of: schema_conditions,
-}];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SecureFormFieldInput", all_of: schema_conditions }];
 
 /// What `validate` checks between a field's properties, for the OpenAPI
 /// document: validation on needs a free-text type and a message; choice types
 /// need options, and only they may have some.
 fn schema_conditions() -> serde_json::Value {
     use serde_json::json;
-    let choice = [
-        FieldType::RadioBox,
-        FieldType::DropdownList,
-        FieldType::CheckboxList,
-    ]
-    .map(FieldType::as_str);
+    let choice = [FieldType::RadioBox, FieldType::DropdownList, FieldType::CheckboxList].map(FieldType::as_str);
     let free_text = [FieldType::Text, FieldType::TextArea].map(FieldType::as_str);
     json!([
         when_equals("isInputValidationEnabled", true.into(), json!({
@@ -104,11 +96,7 @@ pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, Api
     })
 }
 
-fn validate_fields(
-    v: &mut Violations,
-    fields: Vec<SecureFormFieldInput>,
-    target: Target,
-) -> Vec<FieldDraft> {
+fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target: Target) -> Vec<FieldDraft> {
     let mut names = HashSet::new();
     let mut field_ids = HashSet::new();
     let mut option_ids = HashSet::new();
@@ -119,29 +107,17 @@ fn validate_fields(
             Target::Create => None,
             Target::Update(form_id) => {
                 if field.secure_form_id.is_some_and(|owner| owner != form_id) {
-                    v.field(
-                        at("secureFormId"),
-                        ErrorCode::FieldMismatch,
-                        "must be the id of the form being updated",
-                    );
+                    v.field(at("secureFormId"), ErrorCode::FieldMismatch, "must be the id of the form being updated");
                 }
                 if let Some(id) = field.id.filter(|id| !field_ids.insert(*id)) {
-                    v.field(
-                        at("id"),
-                        ErrorCode::FieldNotUnique,
-                        format!("field {id} is listed twice"),
-                    );
+                    v.field(at("id"), ErrorCode::FieldNotUnique, format!("field {id} is listed twice"));
                 }
                 field.id
             }
         };
         let name = field.name.unwrap_or_default();
         if !name.is_empty() && !names.insert(name.clone()) {
-            v.field(
-                at("name"),
-                ErrorCode::FieldNotUnique,
-                format!("another field of this form is named `{name}`"),
-            );
+            v.field(at("name"), ErrorCode::FieldNotUnique, format!("another field of this form is named `{name}`"));
         }
         let display_name = field.display_name.unwrap_or_default();
         let field_type = field.field_type;
@@ -156,11 +132,7 @@ fn validate_fields(
         let regular_expression = field.regular_expression.unwrap_or_default();
         if !regular_expression.is_empty() {
             if let Err(err) = fancy_regex::Regex::new(&regular_expression) {
-                v.field(
-                    at("regularExpression"),
-                    ErrorCode::FieldInvalidFormat,
-                    format!("does not compile: {err}"),
-                );
+                v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
             }
         }
         let message = field.custom_validation_error_message.unwrap_or_default();
@@ -219,18 +191,10 @@ fn validate_options(
                 Target::Create => None,
                 Target::Update(_) => {
                     if option.field_id.is_some_and(|owner| Some(owner) != field_id) {
-                        v.field(
-                            at("fieldId"),
-                            ErrorCode::FieldMismatch,
-                            "must be the id of the field that lists the option",
-                        );
+                        v.field(at("fieldId"), ErrorCode::FieldMismatch, "must be the id of the field that lists the option");
                     }
                     if let Some(id) = option.id.filter(|id| !seen_ids.insert(*id)) {
-                        v.field(
-                            at("id"),
-                            ErrorCode::FieldNotUnique,
-                            format!("option {id} is listed twice"),
-                        );
+                        v.field(at("id"), ErrorCode::FieldNotUnique, format!("option {id} is listed twice"));
                     }
                     option.id
                 }
@@ -249,37 +213,21 @@ fn check_logo(v: &mut Violations, logo: &str) {
         return;
     }
     let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(logo) else {
-        v.field(
-            "/logo",
-            ErrorCode::FieldInvalidFormat,
-            "must be Base64 (RFC 4648) of an image",
-        );
+        v.field("/logo", ErrorCode::FieldInvalidFormat, "must be Base64 (RFC 4648) of an image");
         return;
     };
     if bytes.len() > MAX_LOGO_BYTES {
-        v.field(
-            "/logo",
-            ErrorCode::FieldOutOfRange,
-            "the decoded image must be at most 1 MiB",
-        );
+        v.field("/logo", ErrorCode::FieldOutOfRange, "the decoded image must be at most 1 MiB");
         return;
     }
     match image_kind(&bytes) {
         Some(ImageKind::Svg) => {
             if let Err(why) = super::svg::check(&bytes) {
-                v.field(
-                    "/logo",
-                    ErrorCode::FieldNotAllowed,
-                    format!("an SVG logo {why}"),
-                );
+                v.field("/logo", ErrorCode::FieldNotAllowed, format!("an SVG logo {why}"));
             }
         }
         Some(_) => {}
-        None => v.field(
-            "/logo",
-            ErrorCode::FieldInvalidFormat,
-            "must be a PNG, JPEG, GIF or SVG image",
-        ),
+        None => v.field("/logo", ErrorCode::FieldInvalidFormat, "must be a PNG, JPEG, GIF or SVG image"),
     }
 }
 
@@ -301,12 +249,8 @@ fn image_kind(bytes: &[u8]) -> Option<ImageKind> {
     if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
         return Some(ImageKind::Gif);
     }
-    let text = std::str::from_utf8(bytes)
-        .ok()?
-        .trim_start_matches('\u{feff}')
-        .trim_start();
-    let looks_like_xml =
-        text.starts_with("<?xml") || text.starts_with("<svg") || text.starts_with("<!--");
+    let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}').trim_start();
+    let looks_like_xml = text.starts_with("<?xml") || text.starts_with("<svg") || text.starts_with("<!--");
     (looks_like_xml && text.contains("<svg")).then_some(ImageKind::Svg)
 }
 
@@ -319,10 +263,7 @@ mod tests {
         assert_eq!(image_kind(b"\x89PNG\r\n\x1a\n...."), Some(ImageKind::Png));
         assert_eq!(image_kind(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageKind::Jpeg));
         assert_eq!(image_kind(b"GIF89a...."), Some(ImageKind::Gif));
-        assert_eq!(
-            image_kind(b"<?xml version=\"1.0\"?><svg></svg>"),
-            Some(ImageKind::Svg)
-        );
+        assert_eq!(image_kind(b"<?xml version=\"1.0\"?><svg></svg>"), Some(ImageKind::Svg));
         assert_eq!(image_kind(b"hello"), None);
         assert_eq!(image_kind(b"<html><svg></svg></html>"), None);
     }

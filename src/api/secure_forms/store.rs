@@ -9,22 +9,17 @@ use std::collections::{HashMap, HashSet};
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction,
-    DbBackend, EntityTrait, Order, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
-    TryIntoModel,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait, Order,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait, TryIntoModel,
 };
 use uuid::Uuid;
 
-use super::dto::{
-    FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption,
-};
+use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::entities::{
-    secure_form as form, secure_form_field as field, secure_form_field_option as option,
-};
 use crate::db::on_thread::OnThreadReads;
+use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 #[derive(Clone, Copy, Debug)]
@@ -73,25 +68,14 @@ pub async fn list(
         DbBackend::Postgres => site_forms.build(PostgresQueryBuilder),
         _ => site_forms.build(SqliteQueryBuilder),
     };
-    let page_ids = Expr::cust_with_values(
-        format!(
-            r#""id" IN ({site_forms} LIMIT {} OFFSET {})"#,
-            page.size,
-            page.offset()
-        ),
-        values,
-    );
+    let page_ids = Expr::cust_with_values(format!(r#""id" IN ({site_forms} LIMIT {} OFFSET {})"#, page.size, page.offset()), values);
     let rows = form::Entity::find()
         .filter(page_ids)
         .order_by(sort_column, order.clone())
         .order_by(form::Column::Id, order)
         .all(db)
         .await?;
-    let forms = rows
-        .into_iter()
-        .map(SecureForm::from_row)
-        .collect::<anyhow::Result<Vec<_>>>()
-        .map_err(ApiError::internal)?;
+    let forms = rows.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<Vec<_>>>().map_err(ApiError::internal)?;
     Ok((forms, total))
 }
 
@@ -112,12 +96,7 @@ const FIND_ON_THREAD: &str = "SELECT name, description, greeting_message, color,
 /// The answer of a GET of the form `id` of `site_id` (`FormColumns::into_answer`),
 /// read on the request's thread where the database allows it (SQLite files),
 /// else in a batch of reads (`batched_reads`).
-pub async fn answer_for_read(
-    reads: &FormReads,
-    on_thread: Option<&OnThreadReads>,
-    site_id: i32,
-    id: Uuid,
-) -> ApiResult<Vec<u8>> {
+pub async fn answer_for_read(reads: &FormReads, on_thread: Option<&OnThreadReads>, site_id: i32, id: Uuid) -> ApiResult<Vec<u8>> {
     let read = on_thread.and_then(|reads| {
         reads.row(FIND_ON_THREAD, (id, site_id), |row| {
             Ok(FormColumns {
@@ -152,10 +131,7 @@ pub fn batched_reads(db: DatabaseConnection) -> FormReads {
     BatchedReads::spawn("secure_forms", move |ids: Vec<Uuid>| {
         let db = db.clone();
         async move {
-            let rows = form::Entity::find()
-                .filter(form::Column::Id.is_in(ids))
-                .all(&db)
-                .await?;
+            let rows = form::Entity::find().filter(form::Column::Id.is_in(ids)).all(&db).await?;
             Ok(rows.into_iter().map(|row| (row.id, row)).collect())
         }
     })
@@ -180,40 +156,22 @@ const ROWS_PER_INSERT: usize = 1_000;
 /// Creates `forms` in one transaction, all or none: one INSERT per table (per
 /// thousand rows) whatever their number, which is what lets the writer
 /// (`writer`) commit every create waiting at a moment together.
-pub async fn create_all(
-    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
-    forms: &[NewForm],
-) -> ApiResult<Vec<SecureForm>> {
+pub async fn create_all(db: &impl TransactionTrait<Transaction = DatabaseTransaction>, forms: &[NewForm]) -> ApiResult<Vec<SecureForm>> {
     let now = Utc::now();
     let mut children = Children::default();
     let mut rows = Vec::with_capacity(forms.len());
     for NewForm { site_id, id, draft } in forms {
         let fields_json = children.add(*id, &draft.fields);
-        rows.push(form::ActiveModel {
-            id: Set(*id),
-            site_id: Set(*site_id),
-            created_time: Set(now),
-            ..form_values(draft, now, fields_json)
-        });
+        rows.push(form::ActiveModel { id: Set(*id), site_id: Set(*site_id), created_time: Set(now), ..form_values(draft, now, fields_json) });
     }
-    let created = rows
-        .iter()
-        .cloned()
-        .map(TryIntoModel::try_into_model)
-        .collect::<Result<Vec<_>, _>>()?;
+    let created = rows.iter().cloned().map(TryIntoModel::try_into_model).collect::<Result<Vec<_>, _>>()?;
     let txn = db.begin().await?;
     for chunk in rows.chunks(ROWS_PER_INSERT) {
-        form::Entity::insert_many(chunk.iter().cloned())
-            .exec_without_returning(&txn)
-            .await?;
+        form::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(&txn).await?;
     }
     children.insert(&txn).await?;
     txn.commit().await?;
-    created
-        .into_iter()
-        .map(SecureForm::from_row)
-        .collect::<anyhow::Result<_>>()
-        .map_err(ApiError::internal)
+    created.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<_>>().map_err(ApiError::internal)
 }
 
 /// Full replacement. Fields and options keep the ids the body names (after
@@ -230,12 +188,9 @@ pub async fn replace(
     let now = Utc::now();
     let mut children = Children::default();
     let fields_json = children.add(id, &draft.fields);
-    let row = form::Entity::update(form::ActiveModel {
-        id: Set(id),
-        ..form_values(&draft, now, fields_json)
-    })
-    .exec(&txn)
-    .await?;
+    let row = form::Entity::update(form::ActiveModel { id: Set(id), ..form_values(&draft, now, fields_json) })
+        .exec(&txn)
+        .await?;
     // Children are rewritten wholesale: simpler than a diff, and it cannot trip
     // over the unique field names while two fields swap names.
     field::Entity::delete_many()
@@ -259,11 +214,7 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     Ok(())
 }
 
-fn form_values(
-    draft: &FormDraft,
-    now: chrono::DateTime<Utc>,
-    fields_json: FormFields,
-) -> form::ActiveModel {
+fn form_values(draft: &FormDraft, now: chrono::DateTime<Utc>, fields_json: FormFields) -> form::ActiveModel {
     form::ActiveModel {
         name: Set(draft.name.clone()),
         description: Set(draft.description.clone()),
@@ -278,11 +229,7 @@ fn form_values(
 }
 
 /// Ids in an update body must name this form's fields, and options of that field.
-async fn check_sent_ids(
-    db: &impl ConnectionTrait,
-    form_id: Uuid,
-    fields: &[FieldDraft],
-) -> ApiResult<()> {
+async fn check_sent_ids(db: &impl ConnectionTrait, form_id: Uuid, fields: &[FieldDraft]) -> ApiResult<()> {
     let stored_fields: HashSet<Uuid> = field::Entity::find()
         .select_only()
         .column(field::Column::Id)
@@ -304,17 +251,10 @@ async fn check_sent_ids(
     let mut v = Violations::new();
     for (i, field) in fields.iter().enumerate() {
         if let Some(id) = field.id.filter(|id| !stored_fields.contains(id)) {
-            v.field(
-                format!("/fields/{i}/id"),
-                ErrorCode::FieldMismatch,
-                format!("{id} is not a field of this form"),
-            );
+            v.field(format!("/fields/{i}/id"), ErrorCode::FieldMismatch, format!("{id} is not a field of this form"));
         }
         for (j, opt) in field.options.iter().enumerate() {
-            if let Some(id) = opt
-                .id
-                .filter(|id| stored_options.get(id) != field.id.as_ref())
-            {
+            if let Some(id) = opt.id.filter(|id| stored_options.get(id) != field.id.as_ref()) {
                 v.field(
                     format!("/fields/{i}/options/{j}/id"),
                     ErrorCode::FieldMismatch,
@@ -359,13 +299,12 @@ impl Children {
                     order: opt.order,
                 })
                 .collect();
-            self.options
-                .extend(options.iter().map(|opt| option::ActiveModel {
-                    id: Set(opt.id),
-                    field_id: Set(field_id),
-                    display_text: Set(opt.display_text.clone()),
-                    sort_order: Set(opt.order),
-                }));
+            self.options.extend(options.iter().map(|opt| option::ActiveModel {
+                id: Set(opt.id),
+                field_id: Set(field_id),
+                display_text: Set(opt.display_text.clone()),
+                sort_order: Set(opt.order),
+            }));
             self.fields.push(field::ActiveModel {
                 id: Set(field_id),
                 secure_form_id: Set(form_id),
@@ -401,14 +340,10 @@ impl Children {
 
     async fn insert(self, db: &impl ConnectionTrait) -> ApiResult<()> {
         for chunk in self.fields.chunks(ROWS_PER_INSERT) {
-            field::Entity::insert_many(chunk.iter().cloned())
-                .exec_without_returning(db)
-                .await?;
+            field::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(db).await?;
         }
         for chunk in self.options.chunks(ROWS_PER_INSERT) {
-            option::Entity::insert_many(chunk.iter().cloned())
-                .exec_without_returning(db)
-                .await?;
+            option::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(db).await?;
         }
         Ok(())
     }
@@ -434,55 +369,38 @@ pub async fn fill_missing_fields_json(db: &DatabaseConnection) -> ApiResult<u64>
             txn.commit().await?;
             return Ok(filled);
         }
-        let fields = field::Entity::find()
-            .filter(field::Column::SecureFormId.is_in(ids.clone()))
-            .all(&txn)
-            .await?;
+        let fields = field::Entity::find().filter(field::Column::SecureFormId.is_in(ids.clone())).all(&txn).await?;
         let mut options: HashMap<Uuid, Vec<SecureFormFieldOption>> = HashMap::new();
-        for opt in option::Entity::find()
-            .filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone())))
-            .all(&txn)
-            .await?
-        {
-            options
-                .entry(opt.field_id)
-                .or_default()
-                .push(SecureFormFieldOption {
-                    id: opt.id,
-                    field_id: opt.field_id,
-                    display_text: opt.display_text,
-                    order: opt.sort_order,
-                });
+        for opt in option::Entity::find().filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone()))).all(&txn).await? {
+            options.entry(opt.field_id).or_default().push(SecureFormFieldOption {
+                id: opt.id,
+                field_id: opt.field_id,
+                display_text: opt.display_text,
+                order: opt.sort_order,
+            });
         }
-        let mut by_form: HashMap<Uuid, Vec<SecureFormField>> =
-            ids.iter().map(|id| (*id, Vec::new())).collect();
+        let mut by_form: HashMap<Uuid, Vec<SecureFormField>> = ids.iter().map(|id| (*id, Vec::new())).collect();
         for f in fields {
-            by_form
-                .entry(f.secure_form_id)
-                .or_default()
-                .push(SecureFormField {
-                    id: f.id,
-                    secure_form_id: f.secure_form_id,
-                    name: f.name,
-                    display_name: f.display_name,
-                    // Only the API writes this column, always from a FieldType.
-                    field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
-                    order: f.sort_order,
-                    is_required: f.is_required,
-                    is_visible: f.is_visible,
-                    is_system: f.is_system,
-                    is_input_validation_enabled: f.is_input_validation_enabled,
-                    regular_expression: f.regular_expression,
-                    custom_validation_error_message: f.custom_validation_error_message,
-                    options: options.remove(&f.id).unwrap_or_default(),
-                });
+            by_form.entry(f.secure_form_id).or_default().push(SecureFormField {
+                id: f.id,
+                secure_form_id: f.secure_form_id,
+                name: f.name,
+                display_name: f.display_name,
+                // Only the API writes this column, always from a FieldType.
+                field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
+                order: f.sort_order,
+                is_required: f.is_required,
+                is_visible: f.is_visible,
+                is_system: f.is_system,
+                is_input_validation_enabled: f.is_input_validation_enabled,
+                regular_expression: f.regular_expression,
+                custom_validation_error_message: f.custom_validation_error_message,
+                options: options.remove(&f.id).unwrap_or_default(),
+            });
         }
         for (id, fields) in by_form {
             form::Entity::update_many()
-                .col_expr(
-                    form::Column::FieldsJson,
-                    Expr::value(FormFields::render(fields).as_json()),
-                )
+                .col_expr(form::Column::FieldsJson, Expr::value(FormFields::render(fields).as_json()))
                 .filter(form::Column::Id.eq(id))
                 .exec(&txn)
                 .await?;

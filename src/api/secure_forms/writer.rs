@@ -45,18 +45,13 @@ impl FormWriter {
 
     pub async fn create(&self, form: NewForm) -> ApiResult<SecureForm> {
         let (answer, answered) = oneshot::channel();
-        self.0
-            .send(Job { form, answer })
-            .await
-            .map_err(|_| stopped())?;
+        self.0.send(Job { form, answer }).await.map_err(|_| stopped())?;
         answered.await.map_err(|_| stopped())?
     }
 }
 
 fn stopped() -> ApiError {
-    ApiError::internal(anyhow::anyhow!(
-        "the secure form writer stopped before answering"
-    ))
+    ApiError::internal(anyhow::anyhow!("the secure form writer stopped before answering"))
 }
 
 async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
@@ -66,21 +61,14 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
         metrics::histogram!("switchboard_form_writer_batch_size").record(batch.len() as f64);
         // A panic fails its batch's requests (their answers are dropped: 500),
         // not the writer.
-        if std::panic::AssertUnwindSafe(write(&db, batch))
-            .catch_unwind()
-            .await
-            .is_err()
-        {
-            tracing::error!(
-                "the secure form writer panicked on a batch; its creates were answered 500"
-            );
+        if std::panic::AssertUnwindSafe(write(&db, batch)).catch_unwind().await.is_err() {
+            tracing::error!("the secure form writer panicked on a batch; its creates were answered 500");
         }
     }
 }
 
 async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
-    let (forms, answers): (Vec<NewForm>, Vec<_>) =
-        jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
+    let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
     if forms.len() > 1 {
         if let Ok(created) = store::create_all(db, &forms).await {
             for (answer, form) in answers.into_iter().zip(created) {
@@ -90,9 +78,7 @@ async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
         }
     }
     for (form, answer) in forms.iter().zip(answers) {
-        let created = store::create_all(db, std::slice::from_ref(form))
-            .await
-            .map(|mut one| one.remove(0));
+        let created = store::create_all(db, std::slice::from_ref(form)).await.map(|mut one| one.remove(0));
         let _ = answer.send(created);
     }
 }
@@ -111,21 +97,14 @@ mod tests {
             "fields": [{"name": "card", "displayName": "Card", "type": "text", "order": 1}]
         }))
         .unwrap();
-        NewForm {
-            site_id: 10000,
-            id,
-            draft: validate(input, Target::Create).unwrap(),
-        }
+        NewForm { site_id: 10000, id, draft: validate(input, Target::Create).unwrap() }
     }
 
     async fn demo_database() -> DatabaseConnection {
         let db = crate::db::connect("sqlite::memory:").await.unwrap();
         crate::db::migrate(&db).await.unwrap();
-        let cipher =
-            crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[7; 32]));
-        crate::seed::load(&db, &cipher, crate::seed::demo())
-            .await
-            .unwrap();
+        let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[7; 32]));
+        crate::seed::load(&db, &cipher, crate::seed::demo()).await.unwrap();
         db
     }
 
@@ -135,55 +114,23 @@ mod tests {
     async fn a_refused_create_fails_alone_in_its_batch() {
         let db = demo_database().await;
         let taken = Uuid::now_v7();
-        FormWriter::spawn(db.clone())
-            .0
-            .create(new_form(taken, "first"))
-            .await
-            .unwrap();
+        FormWriter::spawn(db.clone()).0.create(new_form(taken, "first")).await.unwrap();
         let (mut batch, mut answers) = (Vec::new(), Vec::new());
         for n in 0..20 {
             let (answer, answered) = oneshot::channel();
             let id = if n == 7 { taken } else { Uuid::now_v7() };
-            batch.push(Job {
-                form: new_form(id, &format!("form {n}")),
-                answer,
-            });
+            batch.push(Job { form: new_form(id, &format!("form {n}")), answer });
             answers.push(answered);
         }
         write(&db, batch).await;
         for (n, answered) in answers.into_iter().enumerate() {
             match answered.await.unwrap() {
-                Ok(form) => assert_eq!(
-                    store::find(&db, 10000, form.id).await.unwrap().name,
-                    format!("form {n}")
-                ),
-                Err(err) => assert_eq!(
-                    (
-                        n,
-                        axum::response::IntoResponse::into_response(err)
-                            .status()
-                            .as_u16()
-                    ),
-                    (7, 409)
-                ),
+                Ok(form) => assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("form {n}")),
+                Err(err) => assert_eq!((n, axum::response::IntoResponse::into_response(err).status().as_u16()), (7, 409)),
             }
         }
-        let (forms, total) = store::list(
-            &db,
-            10000,
-            crate::api::paging::PageRequest {
-                index: 1,
-                size: 100,
-            },
-            store::SortBy::Name,
-            false,
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            forms.iter().filter(|f| f.name.starts_with("form ")).count(),
-            19
-        );
+        let (forms, total) = store::list(&db, 10000, crate::api::paging::PageRequest { index: 1, size: 100 }, store::SortBy::Name, false).await.unwrap();
+        assert_eq!(forms.iter().filter(|f| f.name.starts_with("form ")).count(), 19);
         assert!(total >= 20, "{total}");
     }
 
@@ -195,19 +142,12 @@ mod tests {
         let pending: Vec<_> = (0..50)
             .map(|n| {
                 let writer = writer.clone();
-                tokio::spawn(async move {
-                    writer
-                        .create(new_form(Uuid::now_v7(), &format!("together {n}")))
-                        .await
-                })
+                tokio::spawn(async move { writer.create(new_form(Uuid::now_v7(), &format!("together {n}"))).await })
             })
             .collect();
         for (n, task) in pending.into_iter().enumerate() {
             let form = task.await.unwrap().unwrap();
-            assert_eq!(
-                store::find(&db, 10000, form.id).await.unwrap().name,
-                format!("together {n}")
-            );
+            assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("together {n}"));
         }
     }
 }

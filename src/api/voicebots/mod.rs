@@ -43,8 +43,7 @@ impl ChannelType {
     }
 
     pub fn parse(stored: &str) -> Option<Self> {
-        [ChannelType::Telephony, ChannelType::Sip]
-            .into_iter()
-            .find(|t| t.as_str() == stored)
+        [ChannelType::Telephony, ChannelType::Sip].into_iter().find(|t| t.as_str() == stored)
     }
 }
+

@@ -12,10 +12,7 @@ use crate::db::entities::{voicebot, voicebot_channel_instance as channel};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Moves `lastUpdatedTime` of the voicebots whose channel is `channel_id`.
-pub async fn touch_bots_using_channel(
-    db: &impl ConnectionTrait,
-    channel_id: Uuid,
-) -> ApiResult<()> {
+pub async fn touch_bots_using_channel(db: &impl ConnectionTrait, channel_id: Uuid) -> ApiResult<()> {
     voicebot::Entity::update_many()
         .col_expr(voicebot::Column::LastUpdatedTime, Expr::value(Utc::now()))
         .filter(voicebot::Column::ChannelId.eq(channel_id))
@@ -25,11 +22,7 @@ pub async fn touch_bots_using_channel(
 }
 
 /// Moves `lastUpdatedTime` of the voicebots whose channel uses configuration `info_id`.
-pub async fn touch_bots_using_info(
-    db: &impl ConnectionTrait,
-    kind: ChannelType,
-    info_id: Uuid,
-) -> ApiResult<()> {
+pub async fn touch_bots_using_info(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
     let channels = Query::select()
         .column(channel::Column::Id)
         .from(channel::Entity)
@@ -46,12 +39,7 @@ pub async fn touch_bots_using_info(
 
 /// Deletes a telephony or SIP configuration of `site_id`: 404 when there is none,
 /// 409 while a channel instance names it.
-pub async fn delete_configuration<E>(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    kind: ChannelType,
-    id: Uuid,
-) -> ApiResult<()>
+pub async fn delete_configuration<E>(db: &impl ConnectionTrait, site_id: i32, kind: ChannelType, id: Uuid) -> ApiResult<()>
 where
     E: crate::api::site_scoped::SiteScoped,
     <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,
@@ -63,11 +51,7 @@ where
 }
 
 /// A configuration may not be deleted while a channel instance names it.
-async fn refuse_if_info_in_use(
-    db: &impl ConnectionTrait,
-    kind: ChannelType,
-    info_id: Uuid,
-) -> ApiResult<()> {
+async fn refuse_if_info_in_use(db: &impl ConnectionTrait, kind: ChannelType, info_id: Uuid) -> ApiResult<()> {
     let users = channel::Entity::find()
         .filter(channel::Column::ChannelType.eq(kind.as_str()))
         .filter(channel::Column::InfoId.eq(info_id))
@@ -76,10 +60,7 @@ async fn refuse_if_info_in_use(
     if users > 0 {
         return Err(ApiError::new(
             ErrorCode::StillReferenced,
-            format!(
-                "{users} channel instance(s) use this {} configuration",
-                kind.as_str()
-            ),
+            format!("{users} channel instance(s) use this {} configuration", kind.as_str()),
         ));
     }
     Ok(())

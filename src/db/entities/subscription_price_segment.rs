@@ -2,6 +2,7 @@ use sea_orm::entity::prelude::*;
 
 use crate::db::money::StoredDecimal;
 
+
 /// One price row of a pricing model: `kind` is `byAgents` (from..to agents),
 /// `byVolume` (a quota), `byUnit` (one-time fee) or `flatFee`.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]

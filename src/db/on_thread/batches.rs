@@ -40,8 +40,7 @@ struct Finished {
 }
 
 /// An operation, given the batch's session (or why there is none).
-type Job =
-    Box<dyn for<'s, 'w> FnOnce(Result<&'s Session<'w>, DbErr>) -> BoxFuture<'s, Finished> + Send>;
+type Job = Box<dyn for<'s, 'w> FnOnce(Result<&'s Session<'w>, DbErr>) -> BoxFuture<'s, Finished> + Send>;
 
 #[derive(Clone)]
 pub struct WriteBatches(mpsc::Sender<Job>);
@@ -50,10 +49,7 @@ impl WriteBatches {
     /// Starts the batches on `writer`, holding `pool`'s connection for each;
     /// they run until every `WriteBatches` is dropped, then end (its
     /// task's handle) once the queue is written.
-    pub fn spawn(
-        writer: OnThreadWriter,
-        pool: DatabaseConnection,
-    ) -> (Self, tokio::task::JoinHandle<()>) {
+    pub fn spawn(writer: OnThreadWriter, pool: DatabaseConnection) -> (Self, tokio::task::JoinHandle<()>) {
         let (sender, receiver) = mpsc::channel(QUEUE);
         let task = tokio::spawn(run(writer, pool, receiver));
         (Self(sender), task)
@@ -61,10 +57,7 @@ impl WriteBatches {
 
     /// Runs `work` in the next batch's transaction; its result once that
     /// transaction has committed (a failed commit fails it too).
-    pub async fn run<T, E>(
-        &self,
-        work: impl for<'s, 'w> FnOnce(&'s Session<'w>) -> BoxFuture<'s, Result<T, E>> + Send + 'static,
-    ) -> Result<T, E>
+    pub async fn run<T, E>(&self, work: impl for<'s, 'w> FnOnce(&'s Session<'w>) -> BoxFuture<'s, Result<T, E>> + Send + 'static) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<DbErr> + Send + 'static,
@@ -99,15 +92,9 @@ async fn run(writer: OnThreadWriter, pool: DatabaseConnection, mut receiver: mps
     while receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
         // A panic fails its batch's operations (their answers are dropped: a
         // 500), rolls the batch back (the session's drop) and leaves the writer running.
-        if std::panic::AssertUnwindSafe(hold(&writer, &pool, &mut receiver, &mut jobs))
-            .catch_unwind()
-            .await
-            .is_err()
-        {
+        if std::panic::AssertUnwindSafe(hold(&writer, &pool, &mut receiver, &mut jobs)).catch_unwind().await.is_err() {
             jobs.clear();
-            tracing::error!(
-                "an operation panicked in a write batch; the batch was rolled back and answered 500"
-            );
+            tracing::error!("an operation panicked in a write batch; the batch was rolled back and answered 500");
         }
     }
 }
@@ -118,21 +105,10 @@ async fn run(writer: OnThreadWriter, pool: DatabaseConnection, mut receiver: mps
 /// connection between batches left the writer idle for about a twentieth of
 /// its time under steady applies (docs/performance.md). Writes through the
 /// pool wait for `HOLD` and one batch at most.
-async fn hold(
-    writer: &OnThreadWriter,
-    pool: &DatabaseConnection,
-    receiver: &mut mpsc::Receiver<Job>,
-    jobs: &mut Vec<Job>,
-) {
+async fn hold(writer: &OnThreadWriter, pool: &DatabaseConnection, receiver: &mut mpsc::Receiver<Job>, jobs: &mut Vec<Job>) {
     let session = match writer.begin(pool).await {
         Ok(Some(session)) => session,
-        Ok(None) => {
-            return fail(
-                std::mem::take(jobs),
-                DbErr::Custom("the on-thread writer could not open the database".to_owned()),
-            )
-            .await;
-        }
+        Ok(None) => return fail(std::mem::take(jobs), DbErr::Custom("the on-thread writer could not open the database".to_owned())).await,
         Err(err) => return fail(std::mem::take(jobs), err).await,
     };
     let held = Instant::now();
@@ -174,11 +150,7 @@ async fn write(session: &Session<'_>, jobs: Vec<Job>) -> (Vec<Finished>, Result<
             return (finished, Err(err));
         }
         let done = job(Ok(session)).await;
-        let end = if done.ok {
-            "RELEASE operation"
-        } else {
-            "ROLLBACK TO operation; RELEASE operation"
-        };
+        let end = if done.ok { "RELEASE operation" } else { "ROLLBACK TO operation; RELEASE operation" };
         finished.push(done);
         if let Err(err) = session.control(end) {
             return (finished, Err(err));
@@ -209,26 +181,13 @@ mod tests {
     use super::*;
 
     async fn batches() -> (WriteBatches, DatabaseConnection, tempfile::TempDir) {
-        let (pool, reads, dir) =
-            super::super::tests::file_database("CREATE TABLE t (id INTEGER PRIMARY KEY)").await;
-        (
-            WriteBatches::spawn(reads.writer(), pool.clone()).0,
-            pool,
-            dir,
-        )
+        let (pool, reads, dir) = super::super::tests::file_database("CREATE TABLE t (id INTEGER PRIMARY KEY)").await;
+        (WriteBatches::spawn(reads.writer(), pool.clone()).0, pool, dir)
     }
 
     async fn ids(pool: &DatabaseConnection) -> Vec<i64> {
-        let rows = pool
-            .query_all_raw(sea_orm::Statement::from_string(
-                sea_orm::DbBackend::Sqlite,
-                "SELECT id FROM t ORDER BY id",
-            ))
-            .await
-            .unwrap();
-        rows.iter()
-            .map(|row| row.try_get_by_index::<i64>(0).unwrap())
-            .collect()
+        let rows = pool.query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, "SELECT id FROM t ORDER BY id")).await.unwrap();
+        rows.iter().map(|row| row.try_get_by_index::<i64>(0).unwrap()).collect()
     }
 
     /// Inserts `id`, then fails when `fail` is set.
@@ -236,14 +195,8 @@ mod tests {
         batches
             .run(move |session| {
                 Box::pin(async move {
-                    session
-                        .execute_unprepared(&format!("INSERT INTO t VALUES ({id})"))
-                        .await?;
-                    if fail {
-                        Err(DbErr::Custom("refused".into()))
-                    } else {
-                        Ok(id)
-                    }
+                    session.execute_unprepared(&format!("INSERT INTO t VALUES ({id})")).await?;
+                    if fail { Err(DbErr::Custom("refused".into())) } else { Ok(id) }
                 })
             })
             .await
@@ -252,16 +205,11 @@ mod tests {
     #[tokio::test]
     async fn an_operation_that_fails_rolls_back_alone() {
         let (batches, pool, _dir) = batches().await;
-        let answers =
-            futures_util::future::join_all((1..=20).map(|id| insert(&batches, id, id % 5 == 0)))
-                .await;
+        let answers = futures_util::future::join_all((1..=20).map(|id| insert(&batches, id, id % 5 == 0))).await;
         for (id, answer) in (1..=20).zip(&answers) {
             assert_eq!(answer.is_ok(), id % 5 != 0, "{id}: {answer:?}");
         }
-        assert_eq!(
-            ids(&pool).await,
-            (1..=20).filter(|id| id % 5 != 0).collect::<Vec<_>>()
-        );
+        assert_eq!(ids(&pool).await, (1..=20).filter(|id| id % 5 != 0).collect::<Vec<_>>());
         // A duplicate key fails that operation only, and the next batch runs.
         assert!(insert(&batches, 1, false).await.is_err());
         assert_eq!(insert(&batches, 21, false).await.unwrap(), 21);
@@ -272,41 +220,26 @@ mod tests {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
         let (batches, pool, _dir) = batches().await;
-        let (next, stop) = (
-            Arc::new(AtomicI64::new(1)),
-            Arc::new(AtomicBool::new(false)),
-        );
+        let (next, stop) = (Arc::new(AtomicI64::new(1)), Arc::new(AtomicBool::new(false)));
         let writers: Vec<_> = (0..8)
             .map(|_| {
                 let (batches, next, stop) = (batches.clone(), next.clone(), stop.clone());
                 tokio::spawn(async move {
                     while !stop.load(Ordering::Relaxed) {
-                        insert(&batches, next.fetch_add(1, Ordering::Relaxed), false)
-                            .await
-                            .unwrap();
+                        insert(&batches, next.fetch_add(1, Ordering::Relaxed), false).await.unwrap();
                     }
                 })
             })
             .collect();
         tokio::time::sleep(Duration::from_millis(100)).await;
         // Operations are always waiting now: only the hold's bound lets the pool write.
-        let through_pool = tokio::time::timeout(
-            Duration::from_secs(10),
-            pool.execute_unprepared("INSERT INTO t VALUES (0)"),
-        )
-        .await;
+        let through_pool = tokio::time::timeout(Duration::from_secs(10), pool.execute_unprepared("INSERT INTO t VALUES (0)")).await;
         stop.store(true, Ordering::Relaxed);
         for writer in writers {
             writer.await.unwrap();
         }
-        through_pool
-            .expect("the pool's write got its turn")
-            .unwrap();
-        assert_eq!(
-            ids(&pool).await.len() as i64,
-            next.load(Ordering::Relaxed),
-            "every acknowledged write and the pool's"
-        );
+        through_pool.expect("the pool's write got its turn").unwrap();
+        assert_eq!(ids(&pool).await.len() as i64, next.load(Ordering::Relaxed), "every acknowledged write and the pool's");
     }
 
     #[tokio::test]
@@ -315,9 +248,7 @@ mod tests {
         let panicked = batches
             .run(|session| {
                 Box::pin(async move {
-                    session
-                        .execute_unprepared("INSERT INTO t VALUES (1)")
-                        .await?;
+                    session.execute_unprepared("INSERT INTO t VALUES (1)").await?;
                     if session.get_database_backend() == sea_orm::DbBackend::Sqlite {
                         panic!("an operation's bug");
                     }

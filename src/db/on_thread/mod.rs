@@ -75,13 +75,8 @@ impl Stack {
     /// settings (`db::sqlite_pragmas`, synchronous NORMAL). WAL is the file's
     /// own, set when the pool opened it.
     fn open(&self) -> rusqlite::Result<Connection> {
-        let access = if self.writes {
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-        } else {
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-        };
-        let connection =
-            Connection::open_with_flags(&self.path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        let access = if self.writes { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
+        let connection = Connection::open_with_flags(&self.path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         if self.writes {
             connection.busy_timeout(WRITER_BUSY_TIMEOUT)?;
             connection.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096; PRAGMA temp_store = memory;")?;
@@ -126,16 +121,7 @@ impl OnThreadReads {
     }
 
     fn at(path: PathBuf) -> Self {
-        Self {
-            stack: Stack {
-                path,
-                writes: false,
-                keep: IDLE_KEPT,
-                idle: Mutex::default(),
-                on_statement: None,
-                columns: Default::default(),
-            },
-        }
+        Self { stack: Stack { path, writes: false, keep: IDLE_KEPT, idle: Mutex::default(), on_statement: None, columns: Default::default() } }
     }
 
     /// Tells `callback` how long each statement took, as sea-orm's
@@ -148,17 +134,10 @@ impl OnThreadReads {
     /// The row `sql` selects with `params`, mapped by `map`; `Some(None)` when
     /// there is none, and `None` when it could not be read here (read it
     /// through the pool).
-    pub fn row<T>(
-        &self,
-        sql: &str,
-        params: impl Params,
-        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
-    ) -> Option<Option<T>> {
+    pub fn row<T>(&self, sql: &str, params: impl Params, map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>) -> Option<Option<T>> {
         let connection = self.stack.take()?;
         let started = Instant::now();
-        let result = connection
-            .prepare_cached(sql)
-            .and_then(|mut statement| statement.query_row(params, map).optional());
+        let result = connection.prepare_cached(sql).and_then(|mut statement| statement.query_row(params, map).optional());
         match self.stack.timed(started, result) {
             Ok(row) => {
                 self.stack.put_back(connection);
@@ -205,26 +184,13 @@ impl OnThreadWriter {
     /// one connection (the SQLite writer pool) until it ends, so that nothing
     /// writes through the pool meanwhile; `None` when the writer cannot be
     /// opened (write through the pool). Waits in the pool's queue like any write.
-    pub async fn begin(
-        &self,
-        pool: &DatabaseConnection,
-    ) -> Result<Option<WriteSession<'_>>, DbErr> {
-        let permit =
-            pool.get_sqlite_connection_pool()
-                .acquire()
-                .await
-                .map_err(|err| match err {
-                    sea_orm::sqlx::Error::PoolTimedOut => {
-                        DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout)
-                    }
-                    sea_orm::sqlx::Error::PoolClosed => {
-                        DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::ConnectionClosed)
-                    }
-                    other => DbErr::Conn(sea_orm::RuntimeErr::SqlxError(Arc::new(other))),
-                })?;
-        let Some(connection) = self.stack.take() else {
-            return Ok(None);
-        };
+    pub async fn begin(&self, pool: &DatabaseConnection) -> Result<Option<WriteSession<'_>>, DbErr> {
+        let permit = pool.get_sqlite_connection_pool().acquire().await.map_err(|err| match err {
+            sea_orm::sqlx::Error::PoolTimedOut => DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout),
+            sea_orm::sqlx::Error::PoolClosed => DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::ConnectionClosed),
+            other => DbErr::Conn(sea_orm::RuntimeErr::SqlxError(Arc::new(other))),
+        })?;
+        let Some(connection) = self.stack.take() else { return Ok(None) };
         let session = WriteSession::new(Session::new(connection, &self.stack), permit);
         session.begin()?;
         Ok(Some(session))
@@ -240,24 +206,13 @@ pub(super) mod tests {
     /// A SQLite file holding the table `create` makes: its writer pool and its
     /// on-thread readers (the directory goes when dropped). Also the other
     /// on-thread modules' tests' database.
-    pub(super) async fn file_database(
-        create: &str,
-    ) -> (DatabaseConnection, OnThreadReads, tempfile::TempDir) {
+    pub(super) async fn file_database(create: &str) -> (DatabaseConnection, OnThreadReads, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!(
-            "sqlite://{}?mode=rwc",
-            dir.path().join("db.sqlite").display()
-        );
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("db.sqlite").display());
         let writer = crate::db::connect(&url).await.unwrap();
         writer.execute_unprepared(create).await.unwrap();
         let readers = crate::db::connect_reader(&url, &writer).await.unwrap();
-        (
-            writer,
-            readers
-                .on_thread
-                .expect("a SQLite file reads on the thread"),
-            dir,
-        )
+        (writer, readers.on_thread.expect("a SQLite file reads on the thread"), dir)
     }
 
     const TABLE: &str = "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)";
@@ -270,53 +225,27 @@ pub(super) mod tests {
     async fn reads_each_commit_of_the_writer_and_no_row_as_none() {
         let (writer, reads, _dir) = file_database(TABLE).await;
         assert_eq!(value(&reads, 1), Some(None));
-        writer
-            .execute_unprepared("INSERT INTO t VALUES (1, 'one')")
-            .await
-            .unwrap();
+        writer.execute_unprepared("INSERT INTO t VALUES (1, 'one')").await.unwrap();
         assert_eq!(value(&reads, 1), Some(Some("one".into())));
-        writer
-            .execute_unprepared("UPDATE t SET v = 'uno' WHERE id = 1")
-            .await
-            .unwrap();
-        assert_eq!(
-            value(&reads, 1),
-            Some(Some("uno".into())),
-            "a kept connection sees the next commit"
-        );
-        assert_eq!(
-            reads.stack.idle.lock().unwrap().len(),
-            1,
-            "one connection, reused"
-        );
+        writer.execute_unprepared("UPDATE t SET v = 'uno' WHERE id = 1").await.unwrap();
+        assert_eq!(value(&reads, 1), Some(Some("uno".into())), "a kept connection sees the next commit");
+        assert_eq!(reads.stack.idle.lock().unwrap().len(), 1, "one connection, reused");
     }
 
     #[tokio::test]
     async fn what_cannot_be_read_here_is_left_to_the_pool() {
         let (_writer, reads, dir) = file_database(TABLE).await;
-        assert_eq!(
-            reads.row("SELECT nothing FROM nowhere", [], |row| row
-                .get::<_, i64>(0)),
-            None
-        );
+        assert_eq!(reads.row("SELECT nothing FROM nowhere", [], |row| row.get::<_, i64>(0)), None);
         let missing = OnThreadReads::at(dir.path().join("missing.sqlite"));
         assert_eq!(value(&missing, 1), None);
     }
 
     #[test]
     fn in_memory_databases_and_postgres_read_through_their_pool() {
-        for url in [
-            "sqlite::memory:",
-            "sqlite://file.db?mode=memory",
-            "postgres://localhost/switchboard",
-        ] {
+        for url in ["sqlite::memory:", "sqlite://file.db?mode=memory", "postgres://localhost/switchboard"] {
             assert!(OnThreadReads::for_url(url).is_none(), "{url}");
         }
-        let file =
-            OnThreadReads::for_url("sqlite:///var/lib/switchboard/db.sqlite?mode=rwc").unwrap();
-        assert_eq!(
-            file.stack.path,
-            std::path::Path::new("/var/lib/switchboard/db.sqlite")
-        );
+        let file = OnThreadReads::for_url("sqlite:///var/lib/switchboard/db.sqlite?mode=rwc").unwrap();
+        assert_eq!(file.stack.path, std::path::Path::new("/var/lib/switchboard/db.sqlite"));
     }
 }

@@ -30,13 +30,10 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, ErrorCode, params_from_iter};
-use sea_orm::sqlx::Sqlite;
 use sea_orm::sqlx::error::{DatabaseError, ErrorKind};
 use sea_orm::sqlx::pool::PoolConnection;
-use sea_orm::{
-    ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult,
-    RuntimeErr, Statement, Value,
-};
+use sea_orm::sqlx::Sqlite;
+use sea_orm::{ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, RuntimeErr, Statement, Value};
 use uuid::Uuid;
 
 use super::Stack;
@@ -51,18 +48,13 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     pub(super) fn new(connection: Connection, stack: &'a Stack) -> Self {
-        Self {
-            connection: Mutex::new(Some(connection)),
-            stack,
-            busy: AtomicBool::new(false),
-        }
+        Self { connection: Mutex::new(Some(connection)), stack, busy: AtomicBool::new(false) }
     }
 
     /// Runs statements of transaction control (`BEGIN` for a reader's
     /// snapshot, `SAVEPOINT` ...), untimed like the pools' own.
     pub fn control(&self, sql: &'static str) -> Result<(), DbErr> {
-        self.with(|c| c.execute_batch(sql))
-            .map_err(|err| self.error(err, DbErr::Exec))
+        self.with(|c| c.execute_batch(sql)).map_err(|err| self.error(err, DbErr::Exec))
     }
 
     /// Whether a statement found the database busy: the operation's reads are
@@ -72,31 +64,20 @@ impl<'a> Session<'a> {
     }
 
     fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-        let guard = self
-            .connection
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(guard
-            .as_ref()
-            .expect("a session's connection is there until it is dropped"))
+        let guard = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(guard.as_ref().expect("a session's connection is there until it is dropped"))
     }
 
     fn error(&self, err: rusqlite::Error, kind: fn(RuntimeErr) -> DbErr) -> DbErr {
         if let rusqlite::Error::SqliteFailure(failure, _) = &err
-            && matches!(
-                failure.code,
-                ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked
-            )
+            && matches!(failure.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
         {
             self.busy.store(true, Ordering::Relaxed);
         }
         kind(match err {
             rusqlite::Error::SqliteFailure(failure, message) => {
                 let message = message.unwrap_or_else(|| failure.to_string());
-                let database = OnThreadError {
-                    message,
-                    code: failure.extended_code,
-                };
+                let database = OnThreadError { message, code: failure.extended_code };
                 RuntimeErr::SqlxError(Arc::new(sea_orm::sqlx::Error::Database(Box::new(database))))
             }
             other => RuntimeErr::Internal(other.to_string()),
@@ -107,13 +88,8 @@ impl<'a> Session<'a> {
         let values = bound(stmt).map_err(DbErr::Exec)?;
         let started = Instant::now();
         let result = self.with(|c| {
-            let changed = c
-                .prepare_cached(&stmt.sql)?
-                .execute(params_from_iter(values))?;
-            Ok(MockExecResult {
-                last_insert_id: c.last_insert_rowid().max(0) as u64,
-                rows_affected: changed as u64,
-            })
+            let changed = c.prepare_cached(&stmt.sql)?.execute(params_from_iter(values))?;
+            Ok(MockExecResult { last_insert_id: c.last_insert_rowid().max(0) as u64, rows_affected: changed as u64 })
         });
         let result = self.stack.timed(started, result);
         result.map_err(|err| self.error(err, DbErr::Exec))
@@ -131,12 +107,7 @@ impl<'a> Session<'a> {
                 let mut values = BTreeMap::new();
                 for (i, (name, declared)) in columns.iter().enumerate() {
                     let value = declared.value(row.get_ref(i)?).map_err(|err| {
-                        rusqlite::Error::FromSqlConversionFailure(
-                            i,
-                            row.get_ref(i)
-                                .map_or(rusqlite::types::Type::Null, |v| v.data_type()),
-                            err.into(),
-                        )
+                        rusqlite::Error::FromSqlConversionFailure(i, row.get_ref(i).map_or(rusqlite::types::Type::Null, |v| v.data_type()), err.into())
                     })?;
                     values.insert(name.clone(), value);
                 }
@@ -151,14 +122,7 @@ impl<'a> Session<'a> {
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
-        let Some(connection) = self
-            .connection
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-        else {
-            return;
-        };
+        let Some(connection) = self.connection.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take() else { return };
         if !connection.is_autocommit() && connection.execute_batch("ROLLBACK").is_err() {
             return; // Not put back: closed with its transaction.
         }
@@ -174,30 +138,14 @@ impl ConnectionTrait for Session<'_> {
 
     async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
         let result = self.execute_now(&stmt)?;
-        MockDatabase::new(DbBackend::Sqlite)
-            .append_exec_results([result])
-            .into_connection()
-            .execute_raw(stmt)
-            .await
+        MockDatabase::new(DbBackend::Sqlite).append_exec_results([result]).into_connection().execute_raw(stmt).await
     }
 
     async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
         let started = Instant::now();
-        let result = self.with(|c| {
-            c.execute_batch(sql).map(|()| MockExecResult {
-                last_insert_id: c.last_insert_rowid().max(0) as u64,
-                rows_affected: c.changes(),
-            })
-        });
-        let result = self
-            .stack
-            .timed(started, result)
-            .map_err(|err| self.error(err, DbErr::Exec))?;
-        MockDatabase::new(DbBackend::Sqlite)
-            .append_exec_results([result])
-            .into_connection()
-            .execute_unprepared(sql)
-            .await
+        let result = self.with(|c| c.execute_batch(sql).map(|()| MockExecResult { last_insert_id: c.last_insert_rowid().max(0) as u64, rows_affected: c.changes() }));
+        let result = self.stack.timed(started, result).map_err(|err| self.error(err, DbErr::Exec))?;
+        MockDatabase::new(DbBackend::Sqlite).append_exec_results([result]).into_connection().execute_unprepared(sql).await
     }
 
     async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
@@ -206,11 +154,7 @@ impl ConnectionTrait for Session<'_> {
 
     async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
         let rows = self.query_now(&stmt)?;
-        MockDatabase::new(DbBackend::Sqlite)
-            .append_query_results([rows])
-            .into_connection()
-            .query_all_raw(stmt)
-            .await
+        MockDatabase::new(DbBackend::Sqlite).append_query_results([rows]).into_connection().query_all_raw(stmt).await
     }
 }
 
@@ -225,10 +169,7 @@ pub struct WriteSession<'a> {
 
 impl<'a> WriteSession<'a> {
     pub(super) fn new(session: Session<'a>, permit: PoolConnection<Sqlite>) -> Self {
-        Self {
-            session,
-            _permit: permit,
-        }
+        Self { session, _permit: permit }
     }
 
     /// Commits; the pool's connection stays held, for `begin` or the drop.
@@ -252,9 +193,7 @@ impl<'a> std::ops::Deref for WriteSession<'a> {
 
 /// The statement's values as sqlx binds them on SQLite.
 fn bound(stmt: &Statement) -> Result<Vec<Sql>, RuntimeErr> {
-    let Some(values) = &stmt.values else {
-        return Ok(Vec::new());
-    };
+    let Some(values) = &stmt.values else { return Ok(Vec::new()) };
     values.0.iter().map(to_sql).collect()
 }
 
@@ -270,9 +209,7 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
         Value::SmallUnsigned(v) => integer(v.map(i64::from)),
         Value::Unsigned(v) => integer(v.map(i64::from)),
         Value::BigUnsigned(v) => match v {
-            Some(n) => Sql::Integer(i64::try_from(*n).map_err(|_| {
-                RuntimeErr::Internal(format!("{n} does not fit SQLite's integers"))
-            })?),
+            Some(n) => Sql::Integer(i64::try_from(*n).map_err(|_| RuntimeErr::Internal(format!("{n} does not fit SQLite's integers")))?),
             None => Sql::Null,
         },
         Value::Float(v) => v.map_or(Sql::Null, |f| Sql::Real(f.into())),
@@ -281,14 +218,8 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
         Value::Char(v) => v.map_or(Sql::Null, |c| Sql::Text(c.to_string())),
         Value::Bytes(v) => v.clone().map_or(Sql::Null, Sql::Blob),
         Value::Uuid(v) => v.map_or(Sql::Null, |id| Sql::Blob(id.as_bytes().to_vec())),
-        Value::ChronoDateTimeUtc(v) => v.map_or(Sql::Null, |t| {
-            Sql::Text(t.to_rfc3339_opts(SecondsFormat::AutoSi, false))
-        }),
-        other => {
-            return Err(RuntimeErr::Internal(format!(
-                "{other:?} is not bound on the thread"
-            )));
-        }
+        Value::ChronoDateTimeUtc(v) => v.map_or(Sql::Null, |t| Sql::Text(t.to_rfc3339_opts(SecondsFormat::AutoSi, false))),
+        other => return Err(RuntimeErr::Internal(format!("{other:?} is not bound on the thread"))),
     })
 }
 
@@ -304,18 +235,12 @@ const COLUMNS_KEPT: usize = 256;
 
 impl Columns {
     fn of(&self, sql: &str, prepared: &rusqlite::Statement<'_>) -> Arc<[(String, Declared)]> {
-        let mut kept = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(columns) = kept.get(sql) {
             return columns.clone();
         }
-        let columns: Arc<[(String, Declared)]> = prepared
-            .columns()
-            .iter()
-            .map(|column| (column.name().to_owned(), Declared::of(column.decl_type())))
-            .collect();
+        let columns: Arc<[(String, Declared)]> =
+            prepared.columns().iter().map(|column| (column.name().to_owned(), Declared::of(column.decl_type()))).collect();
         if kept.len() >= COLUMNS_KEPT {
             kept.clear();
         }
@@ -341,9 +266,7 @@ enum Declared {
 
 impl Declared {
     fn of(declared: Option<&str>) -> Self {
-        let Some(declared) = declared else {
-            return Self::Untyped;
-        };
+        let Some(declared) = declared else { return Self::Untyped };
         let d = declared.to_ascii_lowercase();
         // In this order: `uuid_text` and `timestamp_with_timezone_text` are not text.
         if d.contains("uuid") {
@@ -369,32 +292,18 @@ impl Declared {
 
     fn value(self, held: ValueRef<'_>) -> Result<Value, String> {
         let mismatch = || format!("{:?} in a column declared {self:?}", held.data_type());
-        let text = |bytes: &[u8]| {
-            std::str::from_utf8(bytes)
-                .map(str::to_owned)
-                .map_err(|err| err.to_string())
-        };
+        let text = |bytes: &[u8]| std::str::from_utf8(bytes).map(str::to_owned).map_err(|err| err.to_string());
         Ok(match (self, held) {
             (Self::Uuid, ValueRef::Null) => Value::Uuid(None),
-            (Self::Uuid, ValueRef::Blob(bytes)) => Value::Uuid(Some(
-                Uuid::from_slice(bytes).map_err(|err| err.to_string())?,
-            )),
-            (Self::Uuid, ValueRef::Text(t)) => Value::Uuid(Some(
-                Uuid::parse_str(&text(t)?).map_err(|err| err.to_string())?,
-            )),
+            (Self::Uuid, ValueRef::Blob(bytes)) => Value::Uuid(Some(Uuid::from_slice(bytes).map_err(|err| err.to_string())?)),
+            (Self::Uuid, ValueRef::Text(t)) => Value::Uuid(Some(Uuid::parse_str(&text(t)?).map_err(|err| err.to_string())?)),
             (Self::Time, ValueRef::Null) => Value::ChronoDateTimeUtc(None),
-            (Self::Time, ValueRef::Text(t)) => {
-                Value::ChronoDateTimeUtc(Some(parse_time(&text(t)?).ok_or_else(mismatch)?))
-            }
-            (Self::Time, ValueRef::Integer(seconds)) => Value::ChronoDateTimeUtc(Some(
-                DateTime::from_timestamp(seconds, 0).ok_or_else(mismatch)?,
-            )),
+            (Self::Time, ValueRef::Text(t)) => Value::ChronoDateTimeUtc(Some(parse_time(&text(t)?).ok_or_else(mismatch)?)),
+            (Self::Time, ValueRef::Integer(seconds)) => Value::ChronoDateTimeUtc(Some(DateTime::from_timestamp(seconds, 0).ok_or_else(mismatch)?)),
             (Self::Bool, ValueRef::Null) => Value::Bool(None),
             (Self::Bool, ValueRef::Integer(n)) => Value::Bool(Some(n != 0)),
             (Self::Int, ValueRef::Null) => Value::Int(None),
-            (Self::Int, ValueRef::Integer(n)) => {
-                Value::Int(Some(i32::try_from(n).map_err(|err| err.to_string())?))
-            }
+            (Self::Int, ValueRef::Integer(n)) => Value::Int(Some(i32::try_from(n).map_err(|err| err.to_string())?)),
             (Self::BigInt, ValueRef::Null) => Value::BigInt(None),
             (Self::BigInt | Self::Untyped, ValueRef::Integer(n)) => Value::BigInt(Some(n)),
             (Self::Real, ValueRef::Null) => Value::Double(None),
@@ -405,9 +314,7 @@ impl Declared {
             (Self::Text, ValueRef::Integer(n)) => Value::String(Some(n.to_string())),
             (Self::Text, ValueRef::Real(f)) => Value::String(Some(f.to_string())),
             (Self::Blob, ValueRef::Null) => Value::Bytes(None),
-            (Self::Blob | Self::Untyped, ValueRef::Blob(bytes)) => {
-                Value::Bytes(Some(bytes.to_vec()))
-            }
+            (Self::Blob | Self::Untyped, ValueRef::Blob(bytes)) => Value::Bytes(Some(bytes.to_vec())),
             _ => return Err(mismatch()),
         })
     }
@@ -421,19 +328,11 @@ fn parse_time(text: &str) -> Option<DateTime<Utc>> {
     }
     ["%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f%#z"]
         .iter()
-        .find_map(|format| {
-            DateTime::parse_from_str(text, format)
-                .ok()
-                .map(|t| t.to_utc())
-        })
+        .find_map(|format| DateTime::parse_from_str(text, format).ok().map(|t| t.to_utc()))
         .or_else(|| {
             ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
                 .iter()
-                .find_map(|format| {
-                    NaiveDateTime::parse_from_str(text, format)
-                        .ok()
-                        .map(|t| t.and_utc())
-                })
+                .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok().map(|t| t.and_utc()))
         })
 }
 
@@ -534,8 +433,7 @@ mod tests {
     }
 
     fn row(name: &str, filled: bool) -> kinds::Model {
-        let at = Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap()
-            + chrono::Duration::microseconds(123_456);
+        let at = Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap() + chrono::Duration::microseconds(123_456);
         kinds::Model {
             id: Uuid::now_v7(),
             at,
@@ -552,32 +450,18 @@ mod tests {
     #[tokio::test]
     async fn rows_written_here_read_the_same_through_the_pool_and_back() {
         let (pool, reads, _dir) = file_database().await;
-        let (through_pool, through_session) = (
-            [row("a", true), row("b", false)],
-            [row("c", true), row("d", false)],
-        );
+        let (through_pool, through_session) = ([row("a", true), row("b", false)], [row("c", true), row("d", false)]);
         for r in &through_pool {
             r.clone().into_active_model().insert(&pool).await.unwrap();
         }
         let writer = reads.writer();
-        let session = writer
-            .begin(&pool)
-            .await
-            .unwrap()
-            .expect("a SQLite file has a writer");
+        let session = writer.begin(&pool).await.unwrap().expect("a SQLite file has a writer");
         for r in &through_session {
-            kinds::Entity::insert(r.clone().into_active_model())
-                .exec_without_returning(&*session)
-                .await
-                .unwrap();
+            kinds::Entity::insert(r.clone().into_active_model()).exec_without_returning(&*session).await.unwrap();
         }
         session.commit().unwrap();
         drop(session); // gives the pool its connection back
-        let all: Vec<kinds::Model> = through_pool
-            .iter()
-            .chain(&through_session)
-            .cloned()
-            .collect();
+        let all: Vec<kinds::Model> = through_pool.iter().chain(&through_session).cloned().collect();
         let mut read_by_pool = kinds::Entity::find().all(&pool).await.unwrap();
         let reader = reads.session().unwrap();
         let mut read_here = kinds::Entity::find().all(&reader).await.unwrap();
@@ -593,55 +477,24 @@ mod tests {
         let (pool, reads, _dir) = file_database().await;
         let writer = reads.writer();
         let session = writer.begin(&pool).await.unwrap().unwrap();
-        kinds::Entity::insert(row("a", true).into_active_model())
-            .exec_without_returning(&*session)
-            .await
-            .unwrap();
+        kinds::Entity::insert(row("a", true).into_active_model()).exec_without_returning(&*session).await.unwrap();
         let through_pool = row("b", true).into_active_model();
-        let waiting = tokio::time::timeout(
-            Duration::from_millis(200),
-            through_pool.clone().insert(&pool),
-        )
-        .await;
-        assert!(
-            waiting.is_err(),
-            "a write through the pool waits for the session"
-        );
+        let waiting = tokio::time::timeout(Duration::from_millis(200), through_pool.clone().insert(&pool)).await;
+        assert!(waiting.is_err(), "a write through the pool waits for the session");
         // A unique violation here is the pools' 409.
-        let duplicate = kinds::Entity::insert(row("a", false).into_active_model())
-            .exec_without_returning(&*session)
-            .await
-            .unwrap_err();
-        assert_eq!(
-            crate::error::ApiError::from(duplicate)
-                .into_response()
-                .status(),
-            409
-        );
+        let duplicate = kinds::Entity::insert(row("a", false).into_active_model()).exec_without_returning(&*session).await.unwrap_err();
+        assert_eq!(crate::error::ApiError::from(duplicate).into_response().status(), 409);
         drop(session);
-        assert!(
-            kinds::Entity::find().all(&pool).await.unwrap().is_empty(),
-            "dropped without commit: rolled back"
-        );
+        assert!(kinds::Entity::find().all(&pool).await.unwrap().is_empty(), "dropped without commit: rolled back");
         through_pool.insert(&pool).await.unwrap();
-        assert_eq!(
-            kinds::Entity::find()
-                .all(&reads.session().unwrap())
-                .await
-                .unwrap()
-                .len(),
-            1
-        );
+        assert_eq!(kinds::Entity::find().all(&reads.session().unwrap()).await.unwrap().len(), 1);
     }
 
     #[tokio::test]
     async fn a_busy_database_is_told_so_that_the_pool_reads_again() {
         let (_pool, reads, _dir) = file_database().await;
         let session = reads.session().unwrap();
-        let busy = rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-            None,
-        );
+        let busy = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
         assert!(!session.was_busy());
         let _ = session.error(busy, DbErr::Query);
         assert!(session.was_busy());
@@ -663,20 +516,8 @@ mod tests {
             assert_eq!(Declared::of(Some(declared)), becomes, "{declared}");
         }
         assert_eq!(Declared::of(None), Declared::Untyped);
-        assert_eq!(
-            Declared::Untyped.value(ValueRef::Integer(1)).unwrap(),
-            Value::BigInt(Some(1))
-        );
-        assert!(
-            Declared::Int.value(ValueRef::Integer(i64::MAX)).is_err(),
-            "an i32 column out of range is an error, not a wrap"
-        );
-        assert_eq!(
-            parse_time("2026-11-24 07:30:15.5"),
-            Some(
-                Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap()
-                    + chrono::Duration::milliseconds(500)
-            )
-        );
+        assert_eq!(Declared::Untyped.value(ValueRef::Integer(1)).unwrap(), Value::BigInt(Some(1)));
+        assert!(Declared::Int.value(ValueRef::Integer(i64::MAX)).is_err(), "an i32 column out of range is an error, not a wrap");
+        assert_eq!(parse_time("2026-11-24 07:30:15.5"), Some(Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap() + chrono::Duration::milliseconds(500)));
     }
 }

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use validator::Validate;
+use utoipa::ToSchema;
 
 use crate::api::billing::money::Money;
 use crate::billing::periods::BillingPeriod;
@@ -36,9 +36,7 @@ impl<'de> Deserialize<'de> for PaymentTermValue {
             serde_json::Value::Number(number) => crate::extract::whole_number(&number)
                 .map(Self::Number)
                 .ok_or_else(|| D::Error::custom("must be a whole number of days from 0 to 999")),
-            _ => Err(D::Error::custom(
-                "must be a number of days or its digits as a string",
-            )),
+            _ => Err(D::Error::custom("must be a number of days or its digits as a string")),
         }
     }
 }
@@ -47,20 +45,9 @@ impl utoipa::PartialSchema for PaymentTermValue {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
         OneOfBuilder::new()
-            .item(
-                ObjectBuilder::new()
-                    .schema_type(Type::Integer)
-                    .minimum(Some(0))
-                    .maximum(Some(999)),
-            )
-            .item(
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .pattern(Some("^[0-9]{1,3}$")),
-            )
-            .description(Some(
-                "Days the customer has to pay, 0 to 999: a number, or its digits as a string.",
-            ))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(999)))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[0-9]{1,3}$")))
+            .description(Some("Days the customer has to pay, 0 to 999: a number, or its digits as a string."))
             .examples([serde_json::json!(30)])
             .into()
     }
@@ -93,24 +80,12 @@ pub struct SiteBillingConfigInput {
     #[schema(nullable = false, example = "USD")]
     #[rule(required, pattern = "^[A-Z]{3}$")]
     pub currency_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_pricing_visible: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_subscription_change_by_customer_allowed: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_agents_purchased_in_advance: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_invoice_visible_to_customer: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_billing_email_sent_automatically: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
-    pub is_billing_popup_automatically: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_pricing_visible: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_invoice_visible_to_customer: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_email_sent_automatically: Option<bool>,
+    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
     #[serde(default, deserialize_with = "non_null")]
     #[schema(nullable = false)]

@@ -11,6 +11,8 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+pub use dto::*;
+pub use store::load;
 use crate::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::{SiteSet, on_locked_site};
@@ -18,8 +20,6 @@ use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
-pub use dto::*;
-pub use store::load;
 
 const TAG: &str = "Site billing configs";
 
@@ -27,15 +27,8 @@ const TAG: &str = "Site billing configs";
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(
-            list_site_billing_configs,
-            create_site_billing_config
-        ))
-        .routes(routes!(
-            get_site_billing_config,
-            update_site_billing_config,
-            update_site_billing_config_by_post
-        ))
+        .routes(routes!(list_site_billing_configs, create_site_billing_config))
+        .routes(routes!(get_site_billing_config, update_site_billing_config, update_site_billing_config_by_post))
 }
 
 /// List site billing configs
@@ -48,9 +41,7 @@ async fn list_site_billing_configs(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingConfig>>> {
-    Ok(Json(
-        store::load(&state.reads, &SiteSet::Partner(caller.partner_id)).await?,
-    ))
+    Ok(Json(store::load(&state.reads, &SiteSet::Partner(caller.partner_id)).await?))
 }
 
 /// Get a site's billing config
@@ -63,9 +54,7 @@ async fn get_site_billing_config(
     caller: PartnerCaller<ManageSite>,
     Path(site_id): Path<i32>,
 ) -> ApiResult<Json<SiteBillingConfig>> {
-    Ok(Json(
-        store::find(&state.reads, caller.partner_id, site_id).await?,
-    ))
+    Ok(Json(store::find(&state.reads, caller.partner_id, site_id).await?))
 }
 
 /// Create a site's billing config
@@ -104,10 +93,7 @@ async fn create_site_billing_config(
         store::create(txn, partner_id, site_id, checked, now).await
     })
     .await?;
-    Ok(located(
-        format!("/api/billing/siteBillingConfigs/{site_id}"),
-        stored,
-    ))
+    Ok(located(format!("/api/billing/siteBillingConfigs/{site_id}"), stored))
 }
 
 /// Replace a site's billing config
@@ -132,11 +118,7 @@ async fn update_site_billing_config(
 ) -> ApiResult<Json<SiteBillingConfig>> {
     let mut v = Violations::new();
     if input.site_id.is_some_and(|id| id != site_id) {
-        v.field(
-            "/siteId",
-            ErrorCode::FieldMismatch,
-            "must equal the siteId in the path",
-        );
+        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
     }
     let checked = rules::check(input, &mut v);
     v.finish(())?;

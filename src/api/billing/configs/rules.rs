@@ -23,29 +23,17 @@ pub fn check(mut input: SiteBillingConfigInput, v: &mut Violations) -> Checked {
     let currency_id = input.currency_id.take().unwrap_or_default();
     let payment_term_value = match input.payment_term_value.take() {
         Some(PaymentTermValue::Number(n)) if (0..=999).contains(&n) => n as i32,
-        Some(PaymentTermValue::Text(t))
-            if !t.is_empty() && t.len() <= 3 && t.bytes().all(|b| b.is_ascii_digit()) =>
-        {
+        Some(PaymentTermValue::Text(t)) if !t.is_empty() && t.len() <= 3 && t.bytes().all(|b| b.is_ascii_digit()) => {
             t.parse().unwrap_or_default()
         }
         Some(_) => {
-            v.field(
-                "/paymentTermValue",
-                ErrorCode::FieldOutOfRange,
-                "must be a whole number of days from 0 to 999",
-            );
+            v.field("/paymentTermValue", ErrorCode::FieldOutOfRange, "must be a whole number of days from 0 to 999");
             0
         }
         None => 0,
     };
     let payment_term = input.payment_term.take().unwrap_or_default();
-    Checked {
-        period: period.unwrap_or(BillingPeriod::Monthly),
-        currency_id,
-        input,
-        payment_term,
-        payment_term_value,
-    }
+    Checked { period: period.unwrap_or(BillingPeriod::Monthly), currency_id, input, payment_term, payment_term_value }
 }
 
 /// Billing starts at the start of the current UTC day.

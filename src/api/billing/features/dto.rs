@@ -1,9 +1,9 @@
 //! What subscriptions unlock, on the wire.
 
 use serde::{Deserialize, Serialize};
+use validator::Validate;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use validator::Validate;
 
 use crate::extract::non_null;
 

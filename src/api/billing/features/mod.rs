@@ -9,22 +9,19 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
+pub use dto::*;
 use super::scope::SiteSet;
-use super::subscriptions::SubscriptionPricingModel;
 use super::subscriptions::store::{self as subscriptions, Selection};
+use super::subscriptions::SubscriptionPricingModel;
 use crate::AppState;
-use crate::auth::{
-    PartnerCaller,
-    perm::{ManageFeature, ManageSite},
-};
+use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, Query};
-pub use dto::*;
 
 const TAG: &str = "Subscription features";
 
@@ -49,9 +46,7 @@ async fn list_subscription_product_relations(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionProductRelation>>> {
-    Ok(Json(
-        store::product_relations(&state.reads, &SiteSet::Partner(caller.partner_id)).await?,
-    ))
+    Ok(Json(store::product_relations(&state.reads, &SiteSet::Partner(caller.partner_id)).await?))
 }
 
 /// List subscription pricing models
@@ -67,17 +62,9 @@ async fn list_subscription_pricing_models(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<Vec<SubscriptionPricingModel>>> {
-    let selection = Selection {
-        with_line_items: false,
-        ..Selection::all(SiteSet::Partner(caller.partner_id), None)
-    };
+    let selection = Selection { with_line_items: false, ..Selection::all(SiteSet::Partner(caller.partner_id), None) };
     let subscriptions = subscriptions::load(&state.reads, &selection).await?;
-    Ok(Json(
-        subscriptions
-            .into_iter()
-            .flat_map(|s| s.subscription_pricing_models)
-            .collect(),
-    ))
+    Ok(Json(subscriptions.into_iter().flat_map(|s| s.subscription_pricing_models).collect()))
 }
 
 #[derive(Deserialize, IntoParams, Validate)]
@@ -101,10 +88,7 @@ async fn list_subscription_feature_limitation_configs(
     query: Query<LimitationConfigParams>,
 ) -> ApiResult<Json<Vec<SubscriptionFeatureLimitationConfig>>> {
     let LimitationConfigParams { site_id } = query.checked()?;
-    Ok(Json(
-        store::limitation_configs(&state.reads, &SiteSet::Partner(caller.partner_id), site_id)
-            .await?,
-    ))
+    Ok(Json(store::limitation_configs(&state.reads, &SiteSet::Partner(caller.partner_id), site_id).await?))
 }
 
 /// Get a subscription's feature limitation config
@@ -118,14 +102,7 @@ async fn get_subscription_feature_limitation_config(
     caller: PartnerCaller<ManageFeature>,
     Path(subscription_id): Path<Uuid>,
 ) -> ApiResult<Json<SubscriptionFeatureLimitationConfig>> {
-    Ok(Json(
-        store::limitation_config(
-            &state.reads,
-            &SiteSet::Partner(caller.partner_id),
-            subscription_id,
-        )
-        .await?,
-    ))
+    Ok(Json(store::limitation_config(&state.reads, &SiteSet::Partner(caller.partner_id), subscription_id).await?))
 }
 
 #[switchboard_macros::rules(params)]
@@ -163,12 +140,7 @@ async fn set_subscription_product_feature_points(
     v.extend(Violations::checked(&request));
     let product_id = request.product_id.unwrap_or_default();
     let mut items = Vec::new();
-    for (i, item) in request
-        .feature_point_items
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-    {
+    for (i, item) in request.feature_point_items.unwrap_or_default().into_iter().enumerate() {
         let pointer = format!("/featurePointItems/{i}");
         if items.contains(&item.0) {
             v.field(pointer, ErrorCode::FieldNotUnique, "is repeated");
@@ -177,13 +149,5 @@ async fn set_subscription_product_feature_points(
         }
     }
     v.finish(())?;
-    store::set_feature_points(
-        &state.db,
-        caller.partner_id,
-        site_id.unwrap_or_default(),
-        id,
-        &product_id,
-        &items,
-    )
-    .await
+    store::set_feature_points(&state.db, caller.partner_id, site_id.unwrap_or_default(), id, &product_id, &items).await
 }

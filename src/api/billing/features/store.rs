@@ -4,10 +4,7 @@
 
 use std::collections::HashMap;
 
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
-    QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -15,9 +12,7 @@ use crate::api::billing::scope::{SiteSet, lock_site, partner_site};
 use crate::api::billing::subscriptions::CANCELLED;
 use crate::billing::BillingError;
 use crate::db::entities::{
-    feature_point_item as item, product, subscription,
-    subscription_feature_limitation_config as limits,
-    subscription_product_feature_point_relation as point,
+    feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
     subscription_product_relation as relation,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
@@ -28,11 +23,9 @@ impl From<limits::Model> for SubscriptionFeatureLimitationConfig {
             subscription_id: r.subscription_id,
             site_id: r.site_id,
             months_of_history_can_be_accessed: r.months_of_history_can_be_accessed,
-            months_of_history_can_be_accessed_beyond_freemium: r
-                .months_of_history_can_be_accessed_beyond_freemium,
+            months_of_history_can_be_accessed_beyond_freemium: r.months_of_history_can_be_accessed_beyond_freemium,
             months_of_history_being_stored: r.months_of_history_being_stored,
-            months_of_history_being_stored_beyond_freemium: r
-                .months_of_history_being_stored_beyond_freemium,
+            months_of_history_being_stored_beyond_freemium: r.months_of_history_being_stored_beyond_freemium,
         }
     }
 }
@@ -47,10 +40,7 @@ pub async fn site_of_subscription(db: &impl ConnectionTrait, id: Uuid) -> ApiRes
 }
 
 /// The product relations of `sites` with their feature point items. Two queries.
-pub async fn product_relations(
-    db: &impl ConnectionTrait,
-    sites: &SiteSet,
-) -> ApiResult<Vec<SubscriptionProductRelation>> {
+pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<SubscriptionProductRelation>> {
     let relations = relation::Entity::find()
         .filter(sites.contains(relation::Column::SiteId, relation::Column::PartnerId))
         .order_by_asc(relation::Column::SiteId)
@@ -67,55 +57,37 @@ pub async fn product_relations(
         .all(db)
         .await?
     {
-        points
-            .entry(p.subscription_product_relation_id)
-            .or_default()
-            .push(SubscriptionProductFeaturePointRelation {
-                id: p.id,
-                subscription_product_relation_id: p.subscription_product_relation_id,
-                feature_point_item_id: p.feature_point_item_id,
-                site_id: p.site_id,
-            });
+        points.entry(p.subscription_product_relation_id).or_default().push(SubscriptionProductFeaturePointRelation {
+            id: p.id,
+            subscription_product_relation_id: p.subscription_product_relation_id,
+            feature_point_item_id: p.feature_point_item_id,
+            site_id: p.site_id,
+        });
     }
     Ok(relations
-        .into_iter()
-        .map(|r| SubscriptionProductRelation {
-            subscription_product_feature_point_relations: points.remove(&r.id).unwrap_or_default(),
-            id: r.id,
-            subscription_id: r.subscription_id,
-            product_id: r.product_id,
-            site_id: r.site_id,
-        })
-        .collect())
+            .into_iter()
+            .map(|r| SubscriptionProductRelation {
+                subscription_product_feature_point_relations: points.remove(&r.id).unwrap_or_default(),
+                id: r.id,
+                subscription_id: r.subscription_id,
+                product_id: r.product_id,
+                site_id: r.site_id,
+            })
+            .collect())
 }
 
 /// The limitation configs of `sites` (or of `site_id` alone), by site and subscription.
-pub async fn limitation_configs(
-    db: &impl ConnectionTrait,
-    sites: &SiteSet,
-    site_id: Option<i32>,
-) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
+pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
     let select = match site_id {
-        Some(site_id) => limits::Entity::find()
-            .filter(sites.owns(limits::Column::SiteId))
-            .filter(limits::Column::SiteId.eq(site_id)),
-        None => limits::Entity::find()
-            .filter(sites.contains(limits::Column::SiteId, limits::Column::PartnerId)),
+        Some(site_id) => limits::Entity::find().filter(sites.owns(limits::Column::SiteId)).filter(limits::Column::SiteId.eq(site_id)),
+        None => limits::Entity::find().filter(sites.contains(limits::Column::SiteId, limits::Column::PartnerId)),
     };
-    let rows = select
-        .order_by_asc(limits::Column::SiteId)
-        .order_by_asc(limits::Column::SubscriptionId)
-        .all(db)
-        .await?;
+    let rows = select.order_by_asc(limits::Column::SiteId).order_by_asc(limits::Column::SubscriptionId).all(db).await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 
 /// The limitation config of a subscription of `sites`.
-pub async fn limitation_config(
-    db: &impl ConnectionTrait,
-    sites: &SiteSet,
-    subscription_id: Uuid,
-) -> ApiResult<SubscriptionFeatureLimitationConfig> {
+pub async fn limitation_config(db: &impl ConnectionTrait, sites: &SiteSet, subscription_id: Uuid) -> ApiResult<SubscriptionFeatureLimitationConfig> {
     let row = limits::Entity::find_by_id(subscription_id)
         .filter(sites.owns(limits::Column::SiteId))
         .one(db)
@@ -149,16 +121,8 @@ pub async fn set_feature_points(
             return Err(BillingError::cancelled(id).into());
         }
         let mut v = Violations::new();
-        if product::Entity::find_by_id(product_id.to_owned())
-            .one(&txn)
-            .await?
-            .is_none()
-        {
-            v.field(
-                "/productId",
-                ErrorCode::FieldMismatch,
-                format!("product {product_id:?} does not exist"),
-            );
+        if product::Entity::find_by_id(product_id.to_owned()).one(&txn).await?.is_none() {
+            v.field("/productId", ErrorCode::FieldMismatch, format!("product {product_id:?} does not exist"));
             return Err(v.into_error());
         }
         let known: Vec<String> = item::Entity::find()
@@ -171,11 +135,7 @@ pub async fn set_feature_points(
             .collect();
         for (i, item) in items.iter().enumerate() {
             if !known.contains(item) {
-                v.field(
-                    format!("/featurePointItems/{i}"),
-                    ErrorCode::FieldMismatch,
-                    format!("is not a feature point item of product {product_id:?}"),
-                );
+                v.field(format!("/featurePointItems/{i}"), ErrorCode::FieldMismatch, format!("is not a feature point item of product {product_id:?}"));
             }
         }
         v.finish(())?;
@@ -186,10 +146,7 @@ pub async fn set_feature_points(
             .await?;
         let relation_id = match existing {
             Some(r) => {
-                point::Entity::delete_many()
-                    .filter(point::Column::SubscriptionProductRelationId.eq(r.id))
-                    .exec(&txn)
-                    .await?;
+                point::Entity::delete_many().filter(point::Column::SubscriptionProductRelationId.eq(r.id)).exec(&txn).await?;
                 r.id
             }
             None => {
@@ -214,9 +171,7 @@ pub async fn set_feature_points(
                 subscription_product_relation_id: Set(relation_id),
                 feature_point_item_id: Set(item.clone()),
             });
-            point::Entity::insert_many(rows)
-                .exec_without_returning(&txn)
-                .await?;
+            point::Entity::insert_many(rows).exec_without_returning(&txn).await?;
         }
         Ok(())
     }
@@ -225,13 +180,7 @@ pub async fn set_feature_points(
 }
 
 /// Stores a data set's product relation of a subscription with the feature point items it grants.
-pub async fn insert_relation(
-    db: &impl ConnectionTrait,
-    id: Uuid,
-    subscription_id: Uuid,
-    product_id: String,
-    feature_point_items: Vec<String>,
-) -> ApiResult<()> {
+pub async fn insert_relation(db: &impl ConnectionTrait, id: Uuid, subscription_id: Uuid, product_id: String, feature_point_items: Vec<String>) -> ApiResult<()> {
     let (site_id, partner_id) = site_of_subscription(db, subscription_id).await?;
     relation::Entity::insert(relation::ActiveModel {
         id: Set(id),
@@ -257,23 +206,16 @@ pub async fn insert_relation(
 }
 
 /// Stores a data set's limitation config of a subscription.
-pub async fn insert_limits(
-    db: &impl ConnectionTrait,
-    input: SubscriptionFeatureLimitationConfig,
-) -> ApiResult<()> {
+pub async fn insert_limits(db: &impl ConnectionTrait, input: SubscriptionFeatureLimitationConfig) -> ApiResult<()> {
     let (site_id, partner_id) = site_of_subscription(db, input.subscription_id).await?;
     limits::Entity::insert(limits::ActiveModel {
         subscription_id: Set(input.subscription_id),
         site_id: Set(site_id),
         partner_id: Set(partner_id),
         months_of_history_can_be_accessed: Set(input.months_of_history_can_be_accessed),
-        months_of_history_can_be_accessed_beyond_freemium: Set(
-            input.months_of_history_can_be_accessed_beyond_freemium
-        ),
+        months_of_history_can_be_accessed_beyond_freemium: Set(input.months_of_history_can_be_accessed_beyond_freemium),
         months_of_history_being_stored: Set(input.months_of_history_being_stored),
-        months_of_history_being_stored_beyond_freemium: Set(
-            input.months_of_history_being_stored_beyond_freemium
-        ),
+        months_of_history_being_stored_beyond_freemium: Set(input.months_of_history_being_stored_beyond_freemium),
     })
     .exec_without_returning(db)
     .await?;

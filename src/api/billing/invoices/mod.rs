@@ -9,17 +9,17 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
+use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
+pub use dto::*;
 use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::error::ApiResult;
 use crate::extract::Path;
-pub use dto::*;
 
 const TAG: &str = "Invoices";
 
@@ -54,20 +54,10 @@ async fn list_invoice_bill_tos(
     list: Paged<ListInvoiceBillTosParams>,
 ) -> ApiResult<Json<InvoiceBillToPage>> {
     // At most nine digits (the declared pattern): always an i32.
-    let site_id = list
-        .params
-        .site_id
-        .as_deref()
-        .and_then(|digits| digits.parse::<i32>().ok());
-    let (total, invoice_bill_tos) =
-        store::bill_tos(&state.reads, caller.partner_id, site_id, &list.page).await?;
+    let site_id = list.params.site_id.as_deref().and_then(|digits| digits.parse::<i32>().ok());
+    let (total, invoice_bill_tos) = store::bill_tos(&state.reads, caller.partner_id, site_id, &list.page).await?;
     let (next_page, previous_page) = list.links(total);
-    Ok(Json(InvoiceBillToPage {
-        invoice_bill_tos,
-        next_page,
-        previous_page,
-        total,
-    }))
+    Ok(Json(InvoiceBillToPage { invoice_bill_tos, next_page, previous_page, total }))
 }
 
 /// Get an invoice's bill-to record
@@ -80,12 +70,5 @@ async fn get_invoice_bill_to(
     caller: PartnerCaller<ManageInvoice>,
     Path(invoice_id): Path<Uuid>,
 ) -> ApiResult<Json<InvoiceBillTo>> {
-    Ok(Json(
-        store::bill_to(
-            &state.reads,
-            &SiteSet::Partner(caller.partner_id),
-            invoice_id,
-        )
-        .await?,
-    ))
+    Ok(Json(store::bill_to(&state.reads, &SiteSet::Partner(caller.partner_id), invoice_id).await?))
 }

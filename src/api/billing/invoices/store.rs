@@ -7,10 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use sea_orm::sea_query::{Query, SimpleExpr};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -18,10 +15,7 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::paging::PageRequest;
 use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
 use crate::billing::round_money;
-use crate::db::entities::{
-    currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile,
-    tax_rate,
-};
+use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
 use crate::error::{ApiError, ApiResult};
 
 impl From<invoice_bill_to::Model> for InvoiceBillTo {
@@ -61,24 +55,12 @@ fn line_out(r: line::Model, format: &CurrencyFormat) -> InvoiceLineItem {
     let taxes = if r.tax_name.is_empty() {
         Vec::new()
     } else {
-        vec![InvoiceLineItemTax {
-            name: r.tax_name.clone(),
-            rate: r.tax_rate.into(),
-            amount: r.tax.into(),
-        }]
+        vec![InvoiceLineItemTax { name: r.tax_name.clone(), rate: r.tax_rate.into(), amount: r.tax.into() }]
     };
-    let unit = if r.unit.is_empty() {
-        String::new()
-    } else {
-        format!("/{}", r.unit)
-    };
+    let unit = if r.unit.is_empty() { String::new() } else { format!("/{}", r.unit) };
     InvoiceLineItem {
         unit_price_to_round: format.text(r.unit_price.0),
-        unit_price_to_round_with_unit: format!(
-            "{}{}{unit}",
-            format.symbol,
-            format.text(r.unit_price.0)
-        ),
+        unit_price_to_round_with_unit: format!("{}{}{unit}", format.symbol, format.text(r.unit_price.0)),
         discount_to_round: format.text(r.discount.0),
         amount_to_round: format.text(r.amount.0),
         tax_to_round: format.text(r.tax.0),
@@ -117,10 +99,7 @@ fn line_out(r: line::Model, format: &CurrencyFormat) -> InvoiceLineItem {
 
 /// The line items matching `condition`, in invoice order, written in their
 /// invoices' currencies. Three queries whatever the number of lines.
-pub async fn line_items_where(
-    db: &impl ConnectionTrait,
-    condition: SimpleExpr,
-) -> ApiResult<Vec<InvoiceLineItem>> {
+pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) -> ApiResult<Vec<InvoiceLineItem>> {
     let rows = line::Entity::find()
         .filter(condition.clone())
         .order_by_asc(line::Column::InvoiceId)
@@ -131,11 +110,7 @@ pub async fn line_items_where(
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let invoice_ids = Query::select()
-        .column(line::Column::InvoiceId)
-        .from(line::Entity)
-        .and_where(condition)
-        .to_owned();
+    let invoice_ids = Query::select().column(line::Column::InvoiceId).from(line::Entity).and_where(condition).to_owned();
     let invoice_currency: HashMap<Uuid, String> = invoice::Entity::find()
         .select_only()
         .column(invoice::Column::Id)
@@ -150,27 +125,13 @@ pub async fn line_items_where(
         .all(db)
         .await?
         .into_iter()
-        .map(|c| {
-            (
-                c.id,
-                CurrencyFormat {
-                    symbol: c.symbol,
-                    minor_units: c.minor_units.max(0) as u32,
-                },
-            )
-        })
+        .map(|c| (c.id, CurrencyFormat { symbol: c.symbol, minor_units: c.minor_units.max(0) as u32 }))
         .collect();
-    let fallback = CurrencyFormat {
-        symbol: String::new(),
-        minor_units: 2,
-    };
+    let fallback = CurrencyFormat { symbol: String::new(), minor_units: 2 };
     Ok(rows
         .into_iter()
         .map(|r| {
-            let format = invoice_currency
-                .get(&r.invoice_id)
-                .and_then(|c| formats.get(c))
-                .unwrap_or(&fallback);
+            let format = invoice_currency.get(&r.invoice_id).and_then(|c| formats.get(c)).unwrap_or(&fallback);
             line_out(r, format)
         })
         .collect())
@@ -187,27 +148,14 @@ pub async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiRes
 
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
-pub async fn tax_for(
-    db: &impl ConnectionTrait,
-    profile: Option<&BillToProfile>,
-) -> ApiResult<Option<TaxRate>> {
-    let Some(profile) = profile else {
-        return Ok(None);
-    };
+pub async fn tax_for(db: &impl ConnectionTrait, profile: Option<&BillToProfile>) -> ApiResult<Option<TaxRate>> {
+    let Some(profile) = profile else { return Ok(None) };
     let rates = tax_rate::Entity::find()
         .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
         .all(db)
         .await?;
-    let state = rates
-        .iter()
-        .find(|r| !r.state.is_empty() && r.state == profile.state_or_province)
-        .cloned();
-    Ok(state
-        .or_else(|| rates.into_iter().find(|r| r.state.is_empty()))
-        .map(|r| TaxRate {
-            name: r.name,
-            rate: r.rate.0,
-        }))
+    let state = rates.iter().find(|r| !r.state.is_empty() && r.state == profile.state_or_province).cloned();
+    Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())).map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
 }
 
 /// What an invoice takes from its site (an apply reads these three of the
@@ -221,11 +169,7 @@ pub struct InvoiceSite {
 
 impl From<&site::Model> for InvoiceSite {
     fn from(site: &site::Model) -> Self {
-        Self {
-            id: site.id,
-            partner_id: site.partner_id,
-            profit_center_id: site.profit_center_id,
-        }
+        Self { id: site.id, partner_id: site.partner_id, profit_center_id: site.profit_center_id }
     }
 }
 
@@ -252,20 +196,7 @@ impl BillToProfile {
     /// The profile's columns this reads, in the fields' names.
     pub const COLUMNS: [site_billing_profile::Column; 12] = {
         use site_billing_profile::Column::*;
-        [
-            SiteId,
-            FirstName,
-            LastName,
-            CompanyName,
-            Email,
-            Phone,
-            CountryOrRegion,
-            StateOrProvince,
-            City,
-            MailingAddress,
-            JobTitle,
-            BillTo,
-        ]
+        [SiteId, FirstName, LastName, CompanyName, Email, Phone, CountryOrRegion, StateOrProvince, City, MailingAddress, JobTitle, BillTo]
     };
 }
 
@@ -302,12 +233,7 @@ pub struct InvoiceHeader<'a> {
 
 /// Writes an invoice with its lines (as `crate::billing::invoice` figured
 /// them) and its bill-to copy of the profile: three statements.
-pub async fn insert_invoice(
-    db: &impl ConnectionTrait,
-    header: InvoiceHeader<'_>,
-    invoice: &Invoice,
-    paid: bool,
-) -> ApiResult<()> {
+pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> ApiResult<()> {
     let zero = invoice.zero();
     let rate = invoice.tax_rate.as_ref();
     let rows: Vec<line::ActiveModel> = invoice
@@ -359,9 +285,7 @@ pub async fn insert_invoice(
     .exec_without_returning(db)
     .await?;
     if !rows.is_empty() {
-        line::Entity::insert_many(rows)
-            .exec_without_returning(db)
-            .await?;
+        line::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
     if let Some(p) = header.profile {
         write_bill_to(db, header.id, header.site.partner_id, p).await?;
@@ -370,12 +294,7 @@ pub async fn insert_invoice(
 }
 
 /// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
-async fn write_bill_to(
-    db: &impl ConnectionTrait,
-    invoice_id: Uuid,
-    partner_id: i32,
-    p: &BillToProfile,
-) -> ApiResult<()> {
+async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: i32, p: &BillToProfile) -> ApiResult<()> {
     invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
         invoice_id: Set(invoice_id),
         site_id: Set(p.site_id),
@@ -401,33 +320,16 @@ async fn write_bill_to(
 /// by invoice id; and how many there are. The page comes from the
 /// `(partner_id, invoice_id)` index and the partner's total from its counter
 /// (`tenant_row_counts`), so neither grows with the partner's invoices.
-pub async fn bill_tos(
-    db: &impl ConnectionTrait,
-    partner_id: i32,
-    site_id: Option<i32>,
-    page: &PageRequest,
-) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
-    let partner_rows =
-        invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
+pub async fn bill_tos(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
+    let partner_rows = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| invoice_bill_to::Column::SiteId.eq(id));
-    let (select, total) =
-        crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow)
-            .await?;
-    let rows = select
-        .order_by_asc(invoice_bill_to::Column::InvoiceId)
-        .offset(page.offset())
-        .limit(page.size)
-        .all(db)
-        .await?;
+    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
+    let rows = select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, rows.into_iter().map(Into::into).collect()))
 }
 
 /// The bill-to record of an invoice of `sites`.
-pub async fn bill_to(
-    db: &impl ConnectionTrait,
-    sites: &SiteSet,
-    invoice_id: Uuid,
-) -> ApiResult<InvoiceBillTo> {
+pub async fn bill_to(db: &impl ConnectionTrait, sites: &SiteSet, invoice_id: Uuid) -> ApiResult<InvoiceBillTo> {
     let row = invoice_bill_to::Entity::find_by_id(invoice_id)
         .filter(sites.owns(invoice_bill_to::Column::SiteId))
         .one(db)
@@ -447,32 +349,14 @@ pub async fn insert_for_site(
     created_time: DateTime<Utc>,
     specs: Vec<LineSpec>,
 ) -> ApiResult<()> {
-    let site = site::Entity::find_by_id(site_id)
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site"))?;
-    let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id)
-        .one(db)
-        .await?;
-    let currency_id = config
-        .map(|c| c.currency_id)
-        .unwrap_or_else(|| "USD".to_owned());
+    let site = site::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site"))?;
+    let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
+    let currency_id = config.map(|c| c.currency_id).unwrap_or_else(|| "USD".to_owned());
     let minor_units = minor_units(db, &currency_id).await?;
-    let profile = site_billing_profile::Entity::find_by_id(site.id)
-        .one(db)
-        .await?
-        .map(BillToProfile::from);
+    let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?.map(BillToProfile::from);
     let tax = tax_for(db, profile.as_ref()).await?;
     let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
     let paid = status == "paid";
-    let header = InvoiceHeader {
-        id,
-        site: &InvoiceSite::from(&site),
-        agent_id,
-        status,
-        currency_id,
-        created_time,
-        profile: profile.as_ref(),
-    };
+    let header = InvoiceHeader { id, site: &InvoiceSite::from(&site), agent_id, status, currency_id, created_time, profile: profile.as_ref() };
     insert_invoice(db, header, &invoice, paid).await
 }

@@ -8,18 +8,15 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
-use validator::Validate;
 
+pub use dto::*;
 use crate::AppState;
-use crate::auth::{
-    PartnerCaller,
-    perm::{ManageFeature, ManageProduct},
-};
+use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
 use crate::error::ApiResult;
 use crate::extract::{Path, Query};
-pub use dto::*;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -77,11 +74,7 @@ async fn list_product_feature_points(
     _caller: PartnerCaller<ManageFeature>,
 ) -> ApiResult<Json<ProductFeaturePointEnvelope>> {
     let data = store::products_with_feature_points(&state.reads).await?;
-    Ok(Json(ProductFeaturePointEnvelope {
-        error_code: 0,
-        error_message: String::new(),
-        data,
-    }))
+    Ok(Json(ProductFeaturePointEnvelope { error_code: 0, error_message: String::new(), data }))
 }
 
 /// List feature point items

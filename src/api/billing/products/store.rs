@@ -3,9 +3,7 @@
 
 use std::collections::HashMap;
 
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::dto::*;
 use crate::api::text::can_name_a_row;
@@ -14,12 +12,7 @@ use crate::error::{ApiError, ApiResult};
 
 impl From<product::Model> for Product {
     fn from(r: product::Model) -> Self {
-        Self {
-            id: r.id,
-            module_id: r.module_id,
-            name: r.name,
-            description: r.description,
-        }
+        Self { id: r.id, module_id: r.module_id, name: r.name, description: r.description }
     }
 }
 
@@ -38,11 +31,7 @@ impl From<item::Model> for FeaturePointItem {
 }
 
 /// Stores catalog rows from a data set.
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    products: &[Product],
-    items: &[FeaturePointItem],
-) -> ApiResult<()> {
+pub async fn insert(db: &impl ConnectionTrait, products: &[Product], items: &[FeaturePointItem]) -> ApiResult<()> {
     for p in products {
         product::Entity::insert(product::ActiveModel {
             id: Set(p.id.clone()),
@@ -82,32 +71,16 @@ pub async fn products(db: &impl ConnectionTrait, id: Option<&str>) -> ApiResult<
 }
 
 pub async fn product(db: &impl ConnectionTrait, id: &str) -> ApiResult<Product> {
-    let row = if can_name_a_row(id) {
-        product::Entity::find_by_id(id.to_owned()).one(db).await?
-    } else {
-        None
-    };
+    let row = if can_name_a_row(id) { product::Entity::find_by_id(id.to_owned()).one(db).await? } else { None };
     Ok(row.ok_or_else(|| ApiError::not_found("product"))?.into())
 }
 
 /// Every product with its feature point items. Two queries.
-pub async fn products_with_feature_points(
-    db: &impl ConnectionTrait,
-) -> ApiResult<Vec<ProductFeaturePoint>> {
-    let products = product::Entity::find()
-        .order_by_asc(product::Column::Id)
-        .all(db)
-        .await?;
+pub async fn products_with_feature_points(db: &impl ConnectionTrait) -> ApiResult<Vec<ProductFeaturePoint>> {
+    let products = product::Entity::find().order_by_asc(product::Column::Id).all(db).await?;
     let mut items: HashMap<String, Vec<FeaturePointItem>> = HashMap::new();
-    for row in item::Entity::find()
-        .order_by_asc(item::Column::Id)
-        .all(db)
-        .await?
-    {
-        items
-            .entry(row.product_id.clone())
-            .or_default()
-            .push(row.into());
+    for row in item::Entity::find().order_by_asc(item::Column::Id).all(db).await? {
+        items.entry(row.product_id.clone()).or_default().push(row.into());
     }
     Ok(products
         .into_iter()
@@ -122,23 +95,11 @@ pub async fn products_with_feature_points(
 }
 
 pub async fn feature_point_items(db: &impl ConnectionTrait) -> ApiResult<Vec<FeaturePointItem>> {
-    let rows = item::Entity::find()
-        .order_by_asc(item::Column::Id)
-        .all(db)
-        .await?;
+    let rows = item::Entity::find().order_by_asc(item::Column::Id).all(db).await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 
-pub async fn feature_point_item(
-    db: &impl ConnectionTrait,
-    id: &str,
-) -> ApiResult<FeaturePointItem> {
-    let row = if can_name_a_row(id) {
-        item::Entity::find_by_id(id.to_owned()).one(db).await?
-    } else {
-        None
-    };
-    Ok(row
-        .ok_or_else(|| ApiError::not_found("feature point item"))?
-        .into())
+pub async fn feature_point_item(db: &impl ConnectionTrait, id: &str) -> ApiResult<FeaturePointItem> {
+    let row = if can_name_a_row(id) { item::Entity::find_by_id(id.to_owned()).one(db).await? } else { None };
+    Ok(row.ok_or_else(|| ApiError::not_found("feature point item"))?.into())
 }

@@ -11,6 +11,8 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 use crate::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::on_locked_site;
@@ -18,16 +20,11 @@ use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "Site billing profiles";
 
 /// The body's rules, checked at `now` (the partner's clock: cards expire by it).
-pub fn checked(
-    input: SiteBillingProfileInput,
-    now: chrono::DateTime<chrono::Utc>,
-) -> ApiResult<rules::ProfileDraft> {
+pub fn checked(input: SiteBillingProfileInput, now: chrono::DateTime<chrono::Utc>) -> ApiResult<rules::ProfileDraft> {
     let mut v = Violations::new();
     let draft = rules::check(input, now, &mut v);
     v.finish(draft)
@@ -37,15 +34,8 @@ pub fn checked(
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(
-            list_site_billing_profiles,
-            create_site_billing_profile
-        ))
-        .routes(routes!(
-            get_site_billing_profile,
-            update_site_billing_profile,
-            update_site_billing_profile_by_post
-        ))
+        .routes(routes!(list_site_billing_profiles, create_site_billing_profile))
+        .routes(routes!(get_site_billing_profile, update_site_billing_profile, update_site_billing_profile_by_post))
 }
 
 /// List site billing profiles
@@ -58,9 +48,7 @@ async fn list_site_billing_profiles(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<Vec<SiteBillingProfile>>> {
-    Ok(Json(
-        store::list(&state.reads, &state.cipher, caller.partner_id).await?,
-    ))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.partner_id).await?))
 }
 
 /// Get a site's billing profile
@@ -104,18 +92,10 @@ async fn create_site_billing_profile(
         return Err(v.into_error());
     };
     let partner_id = caller.partner_id;
-    let draft = checked(
-        input,
-        partner_now(&state.db, partner_id, state.clock).await?,
-    )?;
-    let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
-        store::create(txn, &state.cipher, partner_id, site_id, draft).await
-    })
-    .await?;
-    Ok(located(
-        format!("/api/billing/siteBillingProfiles/{site_id}"),
-        stored,
-    ))
+    let draft = checked(input, partner_now(&state.db, partner_id, state.clock).await?)?;
+    let stored =
+        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, &state.cipher, partner_id, site_id, draft).await).await?;
+    Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), stored))
 }
 
 /// Replace a site's billing profile
@@ -132,11 +112,7 @@ async fn update_site_billing_profile(
 ) -> ApiResult<Json<SiteBillingProfile>> {
     if input.site_id.is_some_and(|id| id != site_id) {
         let mut v = Violations::new();
-        v.field(
-            "/siteId",
-            ErrorCode::FieldMismatch,
-            "must equal the siteId in the path",
-        );
+        v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
         return Err(v.into_error());
     }
     let partner_id = caller.partner_id;

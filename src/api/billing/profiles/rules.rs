@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 
 use super::dto::SiteBillingProfileInput;
 use crate::api::billing::cards;
-use crate::error::{ErrorCode, Violations};
 use crate::schema_conditions::SchemaConditions;
+use crate::error::{ErrorCode, Violations};
 
 /// One card of the body, checked: `Keep` when the masked number came back.
 pub enum CardNumber {
@@ -25,30 +25,18 @@ fn card(
     let number = number.unwrap_or_default();
     if let Some(date) = expires {
         if date <= now {
-            v.field(
-                format!("/{prefix}CardExpirationDate"),
-                ErrorCode::FieldOutOfRange,
-                "must be in the future",
-            );
+            v.field(format!("/{prefix}CardExpirationDate"), ErrorCode::FieldOutOfRange, "must be in the future");
         }
     }
     if number.is_empty() {
         return CardNumber::None;
     }
     if expires.is_none() {
-        v.field(
-            format!("/{prefix}CardExpirationDate"),
-            ErrorCode::FieldRequired,
-            "is required with a card number",
-        );
+        v.field(format!("/{prefix}CardExpirationDate"), ErrorCode::FieldRequired, "is required with a card number");
     }
     // A number of the wrong shape is already reported by its pattern.
     if cards::is_masked(&number) || v.has_problem_at(&format!("/{prefix}CardNumber")) {
-        return if cards::is_masked(&number) {
-            CardNumber::Keep
-        } else {
-            CardNumber::None
-        };
+        return if cards::is_masked(&number) { CardNumber::Keep } else { CardNumber::None };
     }
     match cards::normalize(&number) {
         Some(digits) => CardNumber::New(digits),
@@ -64,10 +52,7 @@ fn card(
 }
 
 /// A card number needs its expiration date, for the OpenAPI document's `allOf`.
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
-    schema: "SiteBillingProfileInput",
-    all_of: schema_conditions,
-}];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SiteBillingProfileInput", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
     let with_number = |card: &str| {
@@ -88,36 +73,16 @@ pub struct ProfileDraft {
 }
 
 /// Checks the body at `now`: its declared rules and the cards'; problems go to `v`.
-pub fn check(
-    mut input: SiteBillingProfileInput,
-    now: DateTime<Utc>,
-    v: &mut Violations,
-) -> ProfileDraft {
+pub fn check(mut input: SiteBillingProfileInput, now: DateTime<Utc>, v: &mut Violations) -> ProfileDraft {
     if let Err(errors) = validator::Validate::validate(&input) {
         v.add_validation_errors(&errors);
     }
     // The security codes are used for the charge and never stored.
     input.primary_card_csc_or_cvd = None;
     input.secondary_card_csc_or_cvd = None;
-    let primary = card(
-        v,
-        "primary",
-        input.primary_card_number.take(),
-        input.primary_card_expiration_date,
-        now,
-    );
-    let secondary = card(
-        v,
-        "secondary",
-        input.secondary_card_number.take(),
-        input.secondary_card_expiration_date,
-        now,
-    );
-    ProfileDraft {
-        input,
-        primary,
-        secondary,
-    }
+    let primary = card(v, "primary", input.primary_card_number.take(), input.primary_card_expiration_date, now);
+    let secondary = card(v, "secondary", input.secondary_card_number.take(), input.secondary_card_expiration_date, now);
+    ProfileDraft { input, primary, secondary }
 }
 
 #[cfg(test)]
@@ -127,15 +92,8 @@ mod tests {
     #[test]
     fn emails() {
         for (value, valid) in [
-            ("", true),
-            ("a@b.co", true),
-            ("a@b@c.d", true),
-            ("a@b..c", true),
-            ("a@b", false),
-            ("@b.co", false),
-            ("a@.b.co", false),
-            ("a@b.co.", false),
-            ("a b@c.de", false),
+            ("", true), ("a@b.co", true), ("a@b@c.d", true), ("a@b..c", true), ("a@b", false),
+            ("@b.co", false), ("a@.b.co", false), ("a@b.co.", false), ("a b@c.de", false),
         ] {
             assert_eq!(EMAIL.is_match(value), valid, "{value:?}");
         }

@@ -15,9 +15,7 @@ fn masked(cipher: &FieldCipher, stored: &str) -> ApiResult<String> {
     if stored.is_empty() {
         return Ok(String::new());
     }
-    Ok(cards::mask(
-        &cipher.decrypt(stored).map_err(ApiError::internal)?,
-    ))
+    Ok(cards::mask(&cipher.decrypt(stored).map_err(ApiError::internal)?))
 }
 
 impl SiteBillingProfile {
@@ -58,11 +56,7 @@ impl SiteBillingProfile {
     }
 }
 
-pub async fn find(
-    db: &impl ConnectionTrait,
-    partner_id: i32,
-    site_id: i32,
-) -> ApiResult<row::Model> {
+pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<row::Model> {
     partner_site(db, partner_id, site_id).await?;
     row::Entity::find_by_id(site_id)
         .one(db)
@@ -72,43 +66,21 @@ pub async fn find(
 
 /// The row of a checked body for `site_id`; `stored` is the current row on
 /// update, whose cards a masked number keeps.
-pub fn row_of(
-    draft: ProfileDraft,
-    partner_id: i32,
-    site_id: i32,
-    stored: Option<&row::Model>,
-    cipher: &FieldCipher,
-) -> ApiResult<row::ActiveModel> {
+pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option<&row::Model>, cipher: &FieldCipher) -> ApiResult<row::ActiveModel> {
     let mut v = Violations::new();
-    let encrypted =
-        |number: CardNumber, kept: Option<&String>, pointer: &str, v: &mut Violations| match number
-        {
-            CardNumber::None => String::new(),
-            CardNumber::New(digits) => cipher.encrypt(&digits),
-            CardNumber::Keep => match kept.filter(|k| !k.is_empty()) {
-                Some(existing) => existing.clone(),
-                None => {
-                    v.field(
-                        pointer,
-                        ErrorCode::FieldInvalidFormat,
-                        "a masked number can only keep a stored card",
-                    );
-                    String::new()
-                }
-            },
-        };
-    let primary = encrypted(
-        draft.primary,
-        stored.map(|s| &s.primary_card_number_encrypted),
-        "/primaryCardNumber",
-        &mut v,
-    );
-    let secondary = encrypted(
-        draft.secondary,
-        stored.map(|s| &s.secondary_card_number_encrypted),
-        "/secondaryCardNumber",
-        &mut v,
-    );
+    let encrypted = |number: CardNumber, kept: Option<&String>, pointer: &str, v: &mut Violations| match number {
+        CardNumber::None => String::new(),
+        CardNumber::New(digits) => cipher.encrypt(&digits),
+        CardNumber::Keep => match kept.filter(|k| !k.is_empty()) {
+            Some(existing) => existing.clone(),
+            None => {
+                v.field(pointer, ErrorCode::FieldInvalidFormat, "a masked number can only keep a stored card");
+                String::new()
+            }
+        },
+    };
+    let primary = encrypted(draft.primary, stored.map(|s| &s.primary_card_number_encrypted), "/primaryCardNumber", &mut v);
+    let secondary = encrypted(draft.secondary, stored.map(|s| &s.secondary_card_number_encrypted), "/secondaryCardNumber", &mut v);
     let i = draft.input;
     v.finish(row::ActiveModel {
         site_id: Set(site_id),
@@ -129,17 +101,13 @@ pub fn row_of(
         is_charged_automatically: Set(i.is_charged_automatically.unwrap_or(false)),
         is_e_payment: Set(i.is_e_payment.unwrap_or(false)),
         primary_payment_type_id: Set(i.primary_payment_type_id.unwrap_or_default()),
-        primary_wallet_billing_agreement_id: Set(i
-            .primary_wallet_billing_agreement_id
-            .unwrap_or_default()),
+        primary_wallet_billing_agreement_id: Set(i.primary_wallet_billing_agreement_id.unwrap_or_default()),
         primary_wallet_email: Set(i.primary_wallet_email.unwrap_or_default()),
         name_on_primary_card: Set(i.name_on_primary_card.unwrap_or_default()),
         primary_card_number_encrypted: Set(primary),
         primary_card_expiration_date: Set(i.primary_card_expiration_date),
         secondary_payment_type_id: Set(i.secondary_payment_type_id.unwrap_or_default()),
-        secondary_wallet_billing_agreement_id: Set(i
-            .secondary_wallet_billing_agreement_id
-            .unwrap_or_default()),
+        secondary_wallet_billing_agreement_id: Set(i.secondary_wallet_billing_agreement_id.unwrap_or_default()),
         secondary_wallet_email: Set(i.secondary_wallet_email.unwrap_or_default()),
         name_on_secondary_card: Set(i.name_on_secondary_card.unwrap_or_default()),
         secondary_card_number_encrypted: Set(secondary),
@@ -149,72 +117,36 @@ pub fn row_of(
 }
 
 /// The profiles of the partner's sites, by site id.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    partner_id: i32,
-) -> ApiResult<Vec<SiteBillingProfile>> {
+pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32) -> ApiResult<Vec<SiteBillingProfile>> {
     let rows = row::Entity::find()
         .filter(SiteSet::Partner(partner_id).contains(row::Column::SiteId, row::Column::PartnerId))
         .order_by_asc(row::Column::SiteId)
         .all(db)
         .await?;
-    rows.into_iter()
-        .map(|r| SiteBillingProfile::from_row(r, cipher))
-        .collect()
+    rows.into_iter().map(|r| SiteBillingProfile::from_row(r, cipher)).collect()
 }
 
 /// Stores a data set's profile.
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    partner_id: i32,
-    site_id: i32,
-    draft: ProfileDraft,
-) -> ApiResult<()> {
-    row::Entity::insert(row_of(draft, partner_id, site_id, None, cipher)?)
-        .exec_without_returning(db)
-        .await?;
+pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<()> {
+    row::Entity::insert(row_of(draft, partner_id, site_id, None, cipher)?).exec_without_returning(db).await?;
     Ok(())
 }
 
 /// Stores the first profile of the partner's site: 404 for another
 /// partner's site, 409 when it has one.
-pub async fn create(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    partner_id: i32,
-    site_id: i32,
-    draft: ProfileDraft,
-) -> ApiResult<SiteBillingProfile> {
+pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
     let model = row_of(draft, partner_id, site_id, None, cipher)?;
     partner_site(db, partner_id, site_id).await?;
     if row::Entity::find_by_id(site_id).one(db).await?.is_some() {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            format!("site {site_id} already has a billing profile; update it with PUT"),
-        ));
+        return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing profile; update it with PUT")));
     }
-    row::Entity::insert(model)
-        .exec_without_returning(db)
-        .await?;
+    row::Entity::insert(model).exec_without_returning(db).await?;
     SiteBillingProfile::from_row(find(db, partner_id, site_id).await?, cipher)
 }
 
 /// Replaces a stored profile (as `find` gave it).
-pub async fn update(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    stored: row::Model,
-    draft: ProfileDraft,
-) -> ApiResult<SiteBillingProfile> {
-    let model = row_of(
-        draft,
-        stored.partner_id,
-        stored.site_id,
-        Some(&stored),
-        cipher,
-    )?;
+pub async fn update(db: &impl ConnectionTrait, cipher: &FieldCipher, stored: row::Model, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
+    let model = row_of(draft, stored.partner_id, stored.site_id, Some(&stored), cipher)?;
     let updated = row::Entity::update(model).exec(db).await?;
     SiteBillingProfile::from_row(updated, cipher)
 }

@@ -13,16 +13,16 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use utoipa_axum::{router::OpenApiRouter, routes};
 use validator::Validate;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
+pub use dto::*;
 use super::scope::SiteSet;
 use crate::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
-pub use dto::*;
 
 const TAG: &str = "Sites";
 
@@ -60,9 +60,7 @@ async fn list_sites(
     query: Query<ListSitesParams>,
 ) -> ApiResult<Json<Vec<Site>>> {
     let ListSitesParams { id } = query.checked()?;
-    Ok(Json(
-        store::load_sites(&state.reads, &SiteSet::Partner(caller.partner_id), id).await?,
-    ))
+    Ok(Json(store::load_sites(&state.reads, &SiteSet::Partner(caller.partner_id), id).await?))
 }
 
 /// Get a site
@@ -81,19 +79,11 @@ async fn get_site(
 ) -> ApiResult<Response> {
     // Rendered once per revision of the site (`rendered`); the revision's query
     // is also the tenancy check.
-    let revision = store::revision(
-        &state.site_revisions,
-        state.on_thread.as_deref(),
-        caller.partner_id,
-        id,
-    )
-    .await?;
+    let revision = store::revision(&state.site_revisions, state.on_thread.as_deref(), caller.partner_id, id).await?;
     let answer = match state.sites.get(id, revision) {
         Some(kept) => kept,
         None => {
-            let site = store::load_sites(&state.reads, &SiteSet::Ids(vec![id]), None)
-                .await?
-                .pop();
+            let site = store::load_sites(&state.reads, &SiteSet::Ids(vec![id]), None).await?.pop();
             let site = site.ok_or_else(|| ApiError::not_found("site"))?;
             let answer = Bytes::from(serde_json::to_vec(&site).map_err(ApiError::internal)?);
             state.sites.keep(id, revision, answer.clone());
@@ -126,8 +116,7 @@ async fn search_sites(
     list: Paged<SearchSitesParams>,
 ) -> ApiResult<Json<SitePage>> {
     let page = list.page;
-    let (total, items) =
-        store::search(&state.reads, caller.partner_id, list.params.site_id, &page).await?;
+    let (total, items) = store::search(&state.reads, caller.partner_id, list.params.site_id, &page).await?;
     let (next_page, previous_page) = list.links(total);
     Ok(Json(SitePage {
         page_index: page.index,

@@ -32,10 +32,7 @@ impl Default for RenderedSites {
 impl RenderedSites {
     /// The answer rendered for `site` at `revision`, if it is kept.
     pub fn get(&self, site: i32, revision: i64) -> Option<Bytes> {
-        self.0
-            .get(&site)
-            .filter(|(kept, _)| *kept == revision)
-            .map(|(_, bytes)| bytes)
+        self.0.get(&site).filter(|(kept, _)| *kept == revision).map(|(_, bytes)| bytes)
     }
 
     pub fn keep(&self, site: i32, revision: i64, answer: Bytes) {

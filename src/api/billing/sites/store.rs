@@ -14,11 +14,11 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::entities::{
-    agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile,
-    site_contract, site_contract_attachment as attachment, site_tag, subscription, tag,
-};
 use crate::db::on_thread::OnThreadReads;
+use crate::db::entities::{
+    agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
+    site_contract_attachment as attachment, site_tag, subscription, tag,
+};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Kept by triggers only, so not a field of the entity: no write sets it.
@@ -64,10 +64,7 @@ fn profile_of(s: &site::Model) -> SiteProfile {
 }
 
 /// Groups rows by site id, keeping their order.
-fn by_site<T>(
-    rows: impl IntoIterator<Item = T>,
-    site_of: impl Fn(&T) -> i32,
-) -> HashMap<i32, Vec<T>> {
+fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) -> HashMap<i32, Vec<T>> {
     let mut grouped: HashMap<i32, Vec<T>> = HashMap::new();
     for row in rows {
         grouped.entry(site_of(&row)).or_default().push(row);
@@ -78,16 +75,9 @@ fn by_site<T>(
 /// The partner's site's revision (migration 12), or 404 (also for another
 /// partner's site); read on the request's thread where the database allows,
 /// else in a batch of reads (`batched_revisions`).
-pub async fn revision(
-    reads: &SiteRevisions,
-    on_thread: Option<&OnThreadReads>,
-    partner_id: i32,
-    site_id: i32,
-) -> ApiResult<i64> {
+pub async fn revision(reads: &SiteRevisions, on_thread: Option<&OnThreadReads>, partner_id: i32, site_id: i32) -> ApiResult<i64> {
     const ON_THREAD: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
-    match on_thread
-        .and_then(|reads| reads.row(ON_THREAD, (site_id, partner_id), |row| row.get::<_, i64>(0)))
-    {
+    match on_thread.and_then(|reads| reads.row(ON_THREAD, (site_id, partner_id), |row| row.get::<_, i64>(0))) {
         Some(Some(revision)) => return Ok(revision),
         Some(None) => return Err(ApiError::not_found("site")),
         None => {}
@@ -117,10 +107,7 @@ pub fn batched_revisions(db: sea_orm::DatabaseConnection) -> SiteRevisions {
                 .into_tuple()
                 .all(&db)
                 .await?;
-            Ok(rows
-                .into_iter()
-                .map(|(id, partner_id, revision)| (id, (partner_id, revision)))
-                .collect())
+            Ok(rows.into_iter().map(|(id, partner_id, revision)| (id, (partner_id, revision))).collect())
         }
     })
 }
@@ -134,15 +121,9 @@ pub const MAX_LISTED_SITES: u64 = 1_000;
 
 /// The sites of `set` by id, each with every nested object: 422 when a
 /// partner's whole list would hold more than `MAX_LISTED_SITES`.
-pub async fn load_sites(
-    db: &impl ConnectionTrait,
-    set: &SiteSet,
-    id: Option<i32>,
-) -> ApiResult<Vec<Site>> {
+pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32>) -> ApiResult<Vec<Site>> {
     let select = match id {
-        Some(id) => site::Entity::find()
-            .filter(set.owns(site::Column::Id))
-            .filter(site::Column::Id.eq(id)),
+        Some(id) => site::Entity::find().filter(set.owns(site::Column::Id)).filter(site::Column::Id.eq(id)),
         None => {
             if let SiteSet::Partner(partner_id) = set {
                 let count = crate::api::counts::tenant_rows(db, *partner_id, "sites").await?;
@@ -164,15 +145,8 @@ pub async fn load_sites(
         return Ok(Vec::new());
     }
     let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
-    let links = site_tag::Entity::find()
-        .filter(set.owns(site_tag::Column::SiteId))
-        .all(db)
-        .await?;
-    let linked_tags = Query::select()
-        .column(site_tag::Column::TagId)
-        .from(site_tag::Entity)
-        .and_where(set.owns(site_tag::Column::SiteId))
-        .to_owned();
+    let links = site_tag::Entity::find().filter(set.owns(site_tag::Column::SiteId)).all(db).await?;
+    let linked_tags = Query::select().column(site_tag::Column::TagId).from(site_tag::Entity).and_where(set.owns(site_tag::Column::SiteId)).to_owned();
     let tags: HashMap<Uuid, tag::Model> = tag::Entity::find()
         .filter(tag::Column::Id.in_subquery(linked_tags))
         .all(db)
@@ -195,16 +169,13 @@ pub async fn load_sites(
         .all(db)
         .await?
     {
-        attachments
-            .entry(a.site_contract_id)
-            .or_default()
-            .push(SiteContractAttachment {
-                id: a.id,
-                site_id: a.site_id,
-                site_contract_id: a.site_contract_id,
-                name: a.name,
-                attachment: a.attachment,
-            });
+        attachments.entry(a.site_contract_id).or_default().push(SiteContractAttachment {
+            id: a.id,
+            site_id: a.site_id,
+            site_contract_id: a.site_contract_id,
+            name: a.name,
+            attachment: a.attachment,
+        });
     }
     let contracts = site_contract::Entity::find()
         .filter(set.owns(site_contract::Column::SiteId))
@@ -213,15 +184,8 @@ pub async fn load_sites(
         .all(db)
         .await?;
     let mut contracts = by_site(contracts, |c| c.site_id);
-    let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set)
-        .await?
-        .into_iter()
-        .map(|c| (c.site_id, c))
-        .collect();
-    let mut subscriptions = by_site(
-        subscriptions::load(db, &Selection::all(set.clone(), None)).await?,
-        |s| s.site_id,
-    );
+    let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
+    let mut subscriptions = by_site(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
     Ok(sites
         .into_iter()
         .map(|s| {
@@ -230,11 +194,7 @@ pub async fn load_sites(
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(|l| tags.get(&l.tag_id))
-                .map(|t| Tag {
-                    id: t.id,
-                    partner_id: t.partner_id,
-                    name: t.name.clone(),
-                })
+                .map(|t| Tag { id: t.id, partner_id: t.partner_id, name: t.name.clone() })
                 .collect();
             site_tags.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
             let site_contracts = contracts
@@ -259,12 +219,7 @@ pub async fn load_sites(
                 profile: profile_of(&s),
                 tag_ids: site_tags.iter().map(|t| t.id).collect(),
                 tags: site_tags,
-                site_agents: agents
-                    .remove(&s.id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(agent_out)
-                    .collect(),
+                site_agents: agents.remove(&s.id).unwrap_or_default().into_iter().map(agent_out).collect(),
                 site_contracts,
                 site_extra_info: SiteExtraInfo {
                     site_id: s.id,
@@ -283,15 +238,8 @@ pub async fn load_sites(
                     livechat_customer_last_web_page_url: s.livechat_last_web_page_url.clone(),
                 },
                 site_billing_config: configs.remove(&s.id),
-                site_billing_activity: SiteBillingActivity {
-                    site_id: s.id,
-                    buying_stage: s.buying_stage.clone(),
-                },
-                site_registration: SiteRegistration {
-                    site_id: s.id,
-                    register_email: s.register_email.clone(),
-                    register_time: s.register_time,
-                },
+                site_billing_activity: SiteBillingActivity { site_id: s.id, buying_stage: s.buying_stage.clone() },
+                site_registration: SiteRegistration { site_id: s.id, register_email: s.register_email.clone(), register_time: s.register_time },
                 subscriptions: subscriptions.remove(&s.id).unwrap_or_default(),
             }
         })
@@ -300,70 +248,37 @@ pub async fn load_sites(
 
 /// One page of the partner's sites (or of `site_id` alone) by id, summarised;
 /// and how many there are.
-pub async fn search(
-    db: &impl ConnectionTrait,
-    partner_id: i32,
-    site_id: Option<i32>,
-    page: &PageRequest,
-) -> ApiResult<(u64, Vec<SitePagedModel>)> {
+pub async fn search(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<SitePagedModel>)> {
     let partner_rows = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| site::Column::Id.eq(id));
-    let (select, total) =
-        crate::api::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
-    let sites = select
-        .order_by_asc(site::Column::Id)
-        .offset(page.offset())
-        .limit(page.size)
-        .all(db)
-        .await?;
+    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
+    let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, summarise(db, sites).await?))
 }
 
 /// Search results for `sites`: seven queries whatever their number.
-async fn summarise(
-    db: &impl ConnectionTrait,
-    sites: Vec<site::Model>,
-) -> ApiResult<Vec<SitePagedModel>> {
+async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiResult<Vec<SitePagedModel>> {
     if sites.is_empty() {
         return Ok(Vec::new());
     }
     let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
-    let platforms: HashMap<i32, String> = platform::Entity::find()
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|p| (p.id, p.name))
-        .collect();
-    let profit_centers: HashMap<Uuid, String> = profit_center::Entity::find()
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|p| (p.id, p.name))
-        .collect();
+    let platforms: HashMap<i32, String> = platform::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
+    let profit_centers: HashMap<Uuid, String> =
+        profit_center::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
     let executives: HashMap<Uuid, String> = partner_user::Entity::find()
-        .filter(
-            partner_user::Column::PartnerId
-                .is_in(sites.iter().map(|s| s.partner_id).collect::<HashSet<_>>()),
-        )
+        .filter(partner_user::Column::PartnerId.is_in(sites.iter().map(|s| s.partner_id).collect::<HashSet<_>>()))
         .all(db)
         .await?
         .into_iter()
         .map(|u| (u.id, u.display_name))
         .collect();
-    let agents = agent::Entity::find()
-        .filter(set.owns(agent::Column::SiteId))
-        .order_by_asc(agent::Column::Email)
-        .all(db)
-        .await?;
+    let agents = agent::Entity::find().filter(set.owns(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
     let mut agents = by_site(agents, |a| a.site_id);
     let names = subscription::Entity::find()
         .select_only()
         .column(subscription::Column::SiteId)
         .column(subscription::Column::Name)
-        .filter(set.contains(
-            subscription::Column::SiteId,
-            subscription::Column::PartnerId,
-        ))
+        .filter(set.contains(subscription::Column::SiteId, subscription::Column::PartnerId))
         .order_by_asc(subscription::Column::CreatedTime)
         .order_by_asc(subscription::Column::Id)
         .into_tuple::<(i32, String)>()
@@ -371,10 +286,7 @@ async fn summarise(
         .await?;
     let mut names = by_site(names, |(site_id, _)| *site_id);
     let mut configs: HashMap<i32, site_billing_config::Model> = site_billing_config::Entity::find()
-        .filter(set.contains(
-            site_billing_config::Column::SiteId,
-            site_billing_config::Column::PartnerId,
-        ))
+        .filter(set.contains(site_billing_config::Column::SiteId, site_billing_config::Column::PartnerId))
         .all(db)
         .await?
         .into_iter()
@@ -383,10 +295,7 @@ async fn summarise(
     let with_profile: HashSet<i32> = site_billing_profile::Entity::find()
         .select_only()
         .column(site_billing_profile::Column::SiteId)
-        .filter(set.contains(
-            site_billing_profile::Column::SiteId,
-            site_billing_profile::Column::PartnerId,
-        ))
+        .filter(set.contains(site_billing_profile::Column::SiteId, site_billing_profile::Column::PartnerId))
         .into_tuple::<i32>()
         .all(db)
         .await?
@@ -404,34 +313,19 @@ async fn summarise(
                 last_activity_date: s.last_login_time,
                 site_status: s.status.clone(),
                 profit_center_id: s.profit_center_id,
-                profit_center_name: s
-                    .profit_center_id
-                    .and_then(|id| profit_centers.get(&id).cloned())
-                    .unwrap_or_default(),
+                profit_center_name: s.profit_center_id.and_then(|id| profit_centers.get(&id).cloned()).unwrap_or_default(),
                 is_active: s.is_active,
                 buying_stage: s.buying_stage.clone(),
                 account_executive_id: s.account_executive_id,
-                account_executive_name: s
-                    .account_executive_id
-                    .and_then(|id| executives.get(&id).cloned())
-                    .unwrap_or_default(),
+                account_executive_name: s.account_executive_id.and_then(|id| executives.get(&id).cloned()).unwrap_or_default(),
                 company: s.company.clone(),
                 country: s.country_or_region.clone(),
                 if_has_site_billing_profile: i32::from(with_profile.contains(&s.id)),
-                billing_period: config
-                    .as_ref()
-                    .map(|c| c.billing_period.clone())
-                    .unwrap_or_default(),
+                billing_period: config.as_ref().map(|c| c.billing_period.clone()).unwrap_or_default(),
                 billing_start_date: config.as_ref().map(|c| c.billing_start_date),
                 next_billing_date: config.as_ref().map(|c| c.next_billing_date),
-                balance: config
-                    .as_ref()
-                    .map(|c| c.balance.into())
-                    .unwrap_or_default(),
-                purchased_agents: config
-                    .as_ref()
-                    .map(|c| c.purchased_agents)
-                    .unwrap_or_default(),
+                balance: config.as_ref().map(|c| c.balance.into()).unwrap_or_default(),
+                purchased_agents: config.as_ref().map(|c| c.purchased_agents).unwrap_or_default(),
                 active_agents: site_agents.iter().filter(|a| a.is_active).count() as i32,
                 agent: site_agents
                     .into_iter()
@@ -444,12 +338,7 @@ async fn summarise(
                         is_admin: a.is_admin,
                     })
                     .collect(),
-                subscription: names
-                    .remove(&s.id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(_, name)| name)
-                    .collect(),
+                subscription: names.remove(&s.id).unwrap_or_default().into_iter().map(|(_, name)| name).collect(),
             }
         })
         .collect())

@@ -269,30 +269,16 @@ pub struct SubscriptionPricingModelDto {
 impl SubscriptionPricingModelDto {
     /// Checks what needs no plan: every by-agents segment's `to` is at least its `from`.
     pub fn check(&self, at: &str, v: &mut Violations) {
-        for (k, s) in self
-            .subscription_price_segment_by_agents
-            .iter()
-            .flatten()
-            .enumerate()
-        {
+        for (k, s) in self.subscription_price_segment_by_agents.iter().flatten().enumerate() {
             if s.to < s.from {
-                v.field(
-                    format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"),
-                    ErrorCode::FieldOutOfRange,
-                    "must be at least `from`",
-                );
+                v.field(format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"), ErrorCode::FieldOutOfRange, "must be at least `from`");
             }
         }
     }
 
     /// The pricing model this asks for, given the plan's (`templates`);
     /// problems are reported at `at`.
-    pub fn resolve(
-        self,
-        templates: &[SubscriptionPricingModel],
-        at: &str,
-        v: &mut Violations,
-    ) -> SubscriptionPricingModel {
+    pub fn resolve(self, templates: &[SubscriptionPricingModel], at: &str, v: &mut Violations) -> SubscriptionPricingModel {
         let name = self.name.unwrap_or_default().trim().to_owned();
         let template = templates.iter().find(|t| t.name == name);
         let mut m = template.cloned().unwrap_or_default();
@@ -304,15 +290,8 @@ impl SubscriptionPricingModelDto {
             }
             (None, Some(_)) => true,
             (None, None) => {
-                let detail = format!(
-                    "is required: the plan has no pricing model named {:?}",
-                    m.name
-                );
-                v.field(
-                    format!("{at}/pricingModel"),
-                    ErrorCode::FieldRequired,
-                    detail,
-                );
+                let detail = format!("is required: the plan has no pricing model named {:?}", m.name);
+                v.field(format!("{at}/pricingModel"), ErrorCode::FieldRequired, detail);
                 false
             }
         };
@@ -321,10 +300,7 @@ impl SubscriptionPricingModelDto {
         replace(&mut m.max_quantity, self.max_quantity);
         replace(&mut m.purchased_quantity, self.purchased_quantity);
         replace(&mut m.purchased_overage_unit, self.purchased_overage_unit);
-        replace(
-            &mut m.purchased_overage_quantity,
-            self.purchased_overage_quantity,
-        );
+        replace(&mut m.purchased_overage_quantity, self.purchased_overage_quantity);
         if let Some(unit_type) = self.unit_type {
             m.unit_type = unit_type;
         }
@@ -337,13 +313,7 @@ impl SubscriptionPricingModelDto {
         if let Some(segments) = self.subscription_price_segment_by_agents {
             m.subscription_price_segment_by_agents = segments
                 .iter()
-                .map(|s| {
-                    s.priced(SubscriptionPriceSegmentByAgent {
-                        from: s.from,
-                        to: s.to,
-                        ..Default::default()
-                    })
-                })
+                .map(|s| s.priced(SubscriptionPriceSegmentByAgent { from: s.from, to: s.to, ..Default::default() }))
                 .collect();
         }
         if let Some(segments) = self.subscription_price_segment_by_volumes {
@@ -352,8 +322,7 @@ impl SubscriptionPricingModelDto {
                 .map(|s| {
                     s.priced(SubscriptionPriceSegmentByVolume {
                         quota_per_month: s.quota_per_month,
-                        is_overage_quota_added_by_customer_allowed: s
-                            .is_overage_quota_added_by_customer_allowed,
+                        is_overage_quota_added_by_customer_allowed: s.is_overage_quota_added_by_customer_allowed,
                         overage_quota: s.overage_quota,
                         overage_unit_price: s.overage_unit_price.into(),
                         overage_unit_price_discount: s.overage_unit_price_discount.into(),
@@ -371,33 +340,17 @@ impl SubscriptionPricingModelDto {
             }));
         }
         if let Some(f) = self.subscription_price_with_flat_fee {
-            m.subscription_price_with_flat_fee =
-                Some(f.priced(SubscriptionPriceWithFlatFee::default()));
+            m.subscription_price_with_flat_fee = Some(f.priced(SubscriptionPriceWithFlatFee::default()));
         }
         let needed = match m.pricing_model {
-            PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => {
-                Some("subscriptionPriceSegmentByAgents")
-            }
-            PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => {
-                Some("subscriptionPriceSegmentByVolumes")
-            }
-            PricingModelKind::ByUnit if m.subscription_price_by_unit.is_none() => {
-                Some("subscriptionPriceByUnit")
-            }
-            PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => {
-                Some("subscriptionPriceWithFlatFee")
-            }
+            PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => Some("subscriptionPriceSegmentByAgents"),
+            PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => Some("subscriptionPriceSegmentByVolumes"),
+            PricingModelKind::ByUnit if m.subscription_price_by_unit.is_none() => Some("subscriptionPriceByUnit"),
+            PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => Some("subscriptionPriceWithFlatFee"),
             _ => None,
         };
         if let (Some(field), true) = (needed, kind_known) {
-            v.field(
-                format!("{at}/{field}"),
-                ErrorCode::FieldRequired,
-                format!(
-                    "is required by a {} pricing model",
-                    m.pricing_model.as_str()
-                ),
-            );
+            v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, format!("is required by a {} pricing model", m.pricing_model.as_str()));
         }
         m.id = Uuid::nil();
         m

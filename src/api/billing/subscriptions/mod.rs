@@ -11,19 +11,19 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
+pub use dto::*;
+pub use input::*;
+use store::{Selection, load};
 use super::scope::SiteSet;
 use crate::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{JsonBody, Path, Query};
-pub use dto::*;
-pub use input::*;
-use store::{Selection, load};
 
 const TAG: &str = "Subscriptions";
 
@@ -71,11 +71,7 @@ async fn get_subscription(
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<Subscription>> {
     let selection = Selection::one(SiteSet::Partner(caller.partner_id), id);
-    load(&state.reads, &selection)
-        .await?
-        .pop()
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("subscription"))
+    load(&state.reads, &selection).await?.pop().map(Json).ok_or_else(|| ApiError::not_found("subscription"))
 }
 
 /// Update a subscription
@@ -98,7 +94,5 @@ async fn update_subscription(
 ) -> ApiResult<Json<Subscription>> {
     Violations::checked(&input).finish(())?;
     let name = input.name.clone().unwrap_or_default();
-    Ok(Json(
-        store::update(&state.db, caller.partner_id, id, name, input).await?,
-    ))
+    Ok(Json(store::update(&state.db, caller.partner_id, id, name, input).await?))
 }

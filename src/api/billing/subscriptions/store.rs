@@ -5,22 +5,17 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::Query;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::{SiteSet, lock_site};
-use crate::billing::BillingError;
 use crate::billing::engine::{NewSubscription, Plan};
 use crate::billing::pricing::PeriodPrices;
-use crate::db::entities::{
-    plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model,
-};
+use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
+use crate::billing::BillingError;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
@@ -32,11 +27,7 @@ fn prices(r: &segment::Model) -> PeriodPrices {
     }
 }
 
-pub(super) fn model_out(
-    r: model::Model,
-    owner: &subscription::Model,
-    segments: Vec<segment::Model>,
-) -> ApiResult<SubscriptionPricingModel> {
+pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment::Model>) -> ApiResult<SubscriptionPricingModel> {
     let mut out = SubscriptionPricingModel {
         pricing_model: PricingModelKind::parse(&r.pricing_model).map_err(internal)?,
         id: r.id,
@@ -50,8 +41,7 @@ pub(super) fn model_out(
         purchased_quantity: r.purchased_quantity,
         purchased_overage_unit: r.purchased_overage_unit,
         purchased_overage_quantity: r.purchased_overage_quantity,
-        is_service_stopped_when_bot_actions_quota_exceeded: r
-            .is_service_stopped_when_bot_actions_quota_exceeded,
+        is_service_stopped_when_bot_actions_quota_exceeded: r.is_service_stopped_when_bot_actions_quota_exceeded,
         is_show_upgrade: owner.is_show_upgrade,
         is_one_time_fee_plan: owner.is_one_time_fee_plan,
         is_show_cancel: owner.is_show_cancel,
@@ -61,54 +51,45 @@ pub(super) fn model_out(
     for s in segments {
         let group = prices(&s);
         match PricingModelKind::parse(&s.kind).map_err(internal)? {
-            PricingModelKind::ByAgents => out.subscription_price_segment_by_agents.push(
-                SubscriptionPriceSegmentByAgent {
-                    id: s.id,
-                    site_id: s.site_id,
-                    subscription_pricing_model_id: s.subscription_pricing_model_id,
-                    from: s.from_quantity,
-                    to: s.to_quantity,
-                    ..Default::default()
-                }
-                .with_prices(group),
-            ),
-            PricingModelKind::ByVolume => out.subscription_price_segment_by_volumes.push(
-                SubscriptionPriceSegmentByVolume {
-                    id: s.id,
-                    site_id: s.site_id,
-                    subscription_pricing_model_id: s.subscription_pricing_model_id,
-                    quota_per_month: s.quota_per_month,
-                    is_overage_quota_added_by_customer_allowed: s
-                        .is_overage_quota_added_by_customer_allowed,
-                    overage_quota: s.overage_quota,
-                    overage_unit_price: s.overage_unit_price.into(),
-                    overage_unit_price_discount: s.overage_unit_price_discount.into(),
-                    is_selected: s.is_selected,
-                    ..Default::default()
-                }
-                .with_prices(group),
-            ),
+            PricingModelKind::ByAgents => out.subscription_price_segment_by_agents.push(SubscriptionPriceSegmentByAgent {
+                id: s.id,
+                site_id: s.site_id,
+                subscription_pricing_model_id: s.subscription_pricing_model_id,
+                from: s.from_quantity,
+                to: s.to_quantity,
+                ..Default::default()
+            }
+            .with_prices(group)),
+            PricingModelKind::ByVolume => out.subscription_price_segment_by_volumes.push(SubscriptionPriceSegmentByVolume {
+                id: s.id,
+                site_id: s.site_id,
+                subscription_pricing_model_id: s.subscription_pricing_model_id,
+                quota_per_month: s.quota_per_month,
+                is_overage_quota_added_by_customer_allowed: s.is_overage_quota_added_by_customer_allowed,
+                overage_quota: s.overage_quota,
+                overage_unit_price: s.overage_unit_price.into(),
+                overage_unit_price_discount: s.overage_unit_price_discount.into(),
+                is_selected: s.is_selected,
+                ..Default::default()
+            }
+            .with_prices(group)),
             PricingModelKind::ByUnit => {
-                out.subscription_price_by_unit = Some(
-                    SubscriptionPriceByUnit {
-                        site_id: s.site_id,
-                        subscription_pricing_model_id: s.subscription_pricing_model_id,
-                        one_time_fee: s.one_time_fee.into(),
-                        one_time_fee_discount: s.one_time_fee_discount.into(),
-                        ..Default::default()
-                    }
-                    .with_prices(group),
-                )
+                out.subscription_price_by_unit = Some(SubscriptionPriceByUnit {
+                    site_id: s.site_id,
+                    subscription_pricing_model_id: s.subscription_pricing_model_id,
+                    one_time_fee: s.one_time_fee.into(),
+                    one_time_fee_discount: s.one_time_fee_discount.into(),
+                    ..Default::default()
+                }
+                .with_prices(group))
             }
             PricingModelKind::FlatFee => {
-                out.subscription_price_with_flat_fee = Some(
-                    SubscriptionPriceWithFlatFee {
-                        site_id: s.site_id,
-                        subscription_pricing_model_id: s.subscription_pricing_model_id,
-                        ..Default::default()
-                    }
-                    .with_prices(group),
-                )
+                out.subscription_price_with_flat_fee = Some(SubscriptionPriceWithFlatFee {
+                    site_id: s.site_id,
+                    subscription_pricing_model_id: s.subscription_pricing_model_id,
+                    ..Default::default()
+                }
+                .with_prices(group))
             }
         }
     }
@@ -130,33 +111,19 @@ pub struct Selection {
 impl Selection {
     /// Every subscription of `sites`, with invoice lines.
     pub fn all(sites: SiteSet, site_id: Option<i32>) -> Self {
-        Self {
-            sites,
-            site_id,
-            ids: None,
-            with_active: false,
-            with_line_items: true,
-        }
+        Self { sites, site_id, ids: None, with_active: false, with_line_items: true }
     }
 
     /// One subscription of `sites`, with invoice lines.
     pub fn one(sites: SiteSet, id: Uuid) -> Self {
-        Self {
-            sites,
-            site_id: None,
-            ids: Some(vec![id]),
-            with_active: false,
-            with_line_items: true,
-        }
+        Self { sites, site_id: None, ids: Some(vec![id]), with_active: false, with_line_items: true }
     }
 
     pub(super) fn subscriptions(&self) -> Condition {
         let which = self.ids.as_ref().map(|ids| {
             let named = subscription::Column::Id.is_in(ids.iter().copied());
             match self.with_active {
-                true => Condition::any()
-                    .add(named)
-                    .add(subscription::Column::Status.eq(ACTIVE)),
+                true => Condition::any().add(named).add(subscription::Column::Status.eq(ACTIVE)),
                 false => Condition::all().add(named),
             }
         });
@@ -164,36 +131,22 @@ impl Selection {
         // the partner's own rows in its index.
         let tenancy = match self.ids.is_some() || self.site_id.is_some() {
             true => self.sites.owns(subscription::Column::SiteId),
-            false => self.sites.contains(
-                subscription::Column::SiteId,
-                subscription::Column::PartnerId,
-            ),
+            false => self.sites.contains(subscription::Column::SiteId, subscription::Column::PartnerId),
         };
         Condition::all()
             .add(tenancy)
-            .add_option(
-                self.site_id
-                    .map(|site_id| subscription::Column::SiteId.eq(site_id)),
-            )
+            .add_option(self.site_id.map(|site_id| subscription::Column::SiteId.eq(site_id)))
             .add_option(which)
     }
 
     /// The pricing models of the selected subscriptions.
     fn models(&self) -> Condition {
-        let subscriptions = Query::select()
-            .column(subscription::Column::Id)
-            .from(subscription::Entity)
-            .cond_where(self.subscriptions())
-            .to_owned();
+        let subscriptions = Query::select().column(subscription::Column::Id).from(subscription::Entity).cond_where(self.subscriptions()).to_owned();
         Condition::all().add(model::Column::SubscriptionId.in_subquery(subscriptions))
     }
 
     fn model_ids(&self) -> sea_orm::sea_query::SelectStatement {
-        Query::select()
-            .column(model::Column::Id)
-            .from(model::Entity)
-            .cond_where(self.models())
-            .to_owned()
+        Query::select().column(model::Column::Id).from(model::Entity).cond_where(self.models()).to_owned()
     }
 }
 
@@ -201,10 +154,7 @@ impl Selection {
 /// models and segments, and with its invoice lines when asked. One statement
 /// (the subscriptions joined to their models and segments), four with the
 /// lines, whatever the number of rows.
-pub async fn load(
-    db: &impl ConnectionTrait,
-    selection: &Selection,
-) -> ApiResult<Vec<Subscription>> {
+pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult<Vec<Subscription>> {
     let tree = subscription::Entity::find()
         .filter(selection.subscriptions())
         .find_also_related(model::Entity)
@@ -224,8 +174,7 @@ pub async fn load(
     }
     let mut lines: HashMap<Uuid, Vec<InvoiceLineItem>> = HashMap::new();
     if selection.with_line_items {
-        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId
-            .in_subquery(selection.model_ids());
+        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
         for line in line_items_where(db, condition).await? {
             if let Some(owner) = line.subscription_pricing_model_id {
                 lines.entry(owner).or_default().push(line);
@@ -265,32 +214,22 @@ fn internal(err: String) -> ApiError {
 }
 
 /// The plans of the catalog among `ids`, with their pricing model templates. One query.
-pub async fn plans(
-    db: &impl ConnectionTrait,
-    ids: &BTreeSet<i32>,
-) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
     let mut plans = HashMap::new();
-    for p in plan::Entity::find()
-        .filter(plan::Column::Id.is_in(ids.iter().copied()))
-        .all(db)
-        .await?
-    {
+    for p in plan::Entity::find().filter(plan::Column::Id.is_in(ids.iter().copied())).all(db).await? {
         let templates = serde_json::from_str(&p.pricing_models).map_err(ApiError::internal)?;
-        plans.insert(
-            p.id,
-            Plan {
-                id: p.id,
-                is_service_plan: p.is_service_plan,
-                can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
-                is_one_time_fee_plan: p.is_one_time_fee_plan,
-                is_show_upgrade: p.is_show_upgrade,
-                is_show_cancel: p.is_show_cancel,
-                templates,
-            },
-        );
+        plans.insert(p.id, Plan {
+            id: p.id,
+            is_service_plan: p.is_service_plan,
+            can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
+            is_one_time_fee_plan: p.is_one_time_fee_plan,
+            is_show_upgrade: p.is_show_upgrade,
+            is_show_cancel: p.is_show_cancel,
+            templates,
+        });
     }
     Ok(plans)
 }
@@ -308,18 +247,11 @@ pub struct PlanCatalog {
 
 impl PlanCatalog {
     /// The plans of `ids` that exist; one statement when some are not kept yet, none otherwise.
-    pub async fn plans(
-        &self,
-        db: &impl ConnectionTrait,
-        ids: &BTreeSet<i32>,
-    ) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+    pub async fn plans(&self, db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
         let mut found = HashMap::with_capacity(ids.len());
         let mut missing = BTreeSet::new();
         {
-            let kept = self
-                .kept
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let kept = self.kept.read().unwrap_or_else(std::sync::PoisonError::into_inner);
             for &id in ids {
                 match kept.get(&id) {
                     Some(plan) => {
@@ -333,10 +265,7 @@ impl PlanCatalog {
         }
         if !missing.is_empty() {
             let read = plans(db, &missing).await?;
-            let mut kept = self
-                .kept
-                .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut kept = self.kept.write().unwrap_or_else(std::sync::PoisonError::into_inner);
             kept.extend(read.iter().map(|(id, plan)| (*id, plan.clone())));
             found.extend(read);
         }
@@ -344,13 +273,7 @@ impl PlanCatalog {
     }
 }
 
-fn segment_row(
-    site_id: i32,
-    model_id: Uuid,
-    kind: PricingModelKind,
-    order: usize,
-    p: &PeriodPrices,
-) -> segment::ActiveModel {
+fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PeriodPrices) -> segment::ActiveModel {
     segment::ActiveModel {
         id: Set(Uuid::now_v7()),
         site_id: Set(site_id),
@@ -379,11 +302,7 @@ fn segment_row(
 }
 
 /// Writes a subscription of a site of partner `partner_id`.
-pub async fn insert_subscription(
-    db: &impl ConnectionTrait,
-    partner_id: i32,
-    new: &NewSubscription,
-) -> ApiResult<()> {
+pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new: &NewSubscription) -> ApiResult<()> {
     subscription::Entity::insert(subscription::ActiveModel {
         id: Set(new.id),
         site_id: Set(new.site_id),
@@ -434,37 +353,22 @@ pub async fn insert_pricing_model(
         purchased_quantity: Set(m.purchased_quantity),
         purchased_overage_unit: Set(m.purchased_overage_unit),
         purchased_overage_quantity: Set(m.purchased_overage_quantity),
-        is_service_stopped_when_bot_actions_quota_exceeded: Set(
-            m.is_service_stopped_when_bot_actions_quota_exceeded
-        ),
+        is_service_stopped_when_bot_actions_quota_exceeded: Set(m.is_service_stopped_when_bot_actions_quota_exceeded),
         is_deleted: Set(false),
     })
     .exec_without_returning(db)
     .await?;
     let mut rows = Vec::new();
     for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
-        let mut row = segment_row(
-            site_id,
-            model_id,
-            PricingModelKind::ByAgents,
-            i,
-            &s.period_prices(),
-        );
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
         row.from_quantity = Set(s.from);
         row.to_quantity = Set(s.to);
         rows.push(row);
     }
     for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
-        let mut row = segment_row(
-            site_id,
-            model_id,
-            PricingModelKind::ByVolume,
-            i,
-            &s.period_prices(),
-        );
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
         row.quota_per_month = Set(s.quota_per_month);
-        row.is_overage_quota_added_by_customer_allowed =
-            Set(s.is_overage_quota_added_by_customer_allowed);
+        row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
         row.overage_quota = Set(s.overage_quota);
         row.overage_unit_price = Set(s.overage_unit_price.into());
         row.overage_unit_price_discount = Set(s.overage_unit_price_discount.into());
@@ -472,30 +376,16 @@ pub async fn insert_pricing_model(
         rows.push(row);
     }
     if let Some(u) = &m.subscription_price_by_unit {
-        let mut row = segment_row(
-            site_id,
-            model_id,
-            PricingModelKind::ByUnit,
-            0,
-            &u.period_prices(),
-        );
+        let mut row = segment_row(site_id, model_id, PricingModelKind::ByUnit, 0, &u.period_prices());
         row.one_time_fee = Set(u.one_time_fee.into());
         row.one_time_fee_discount = Set(u.one_time_fee_discount.into());
         rows.push(row);
     }
     if let Some(f) = &m.subscription_price_with_flat_fee {
-        rows.push(segment_row(
-            site_id,
-            model_id,
-            PricingModelKind::FlatFee,
-            0,
-            &f.period_prices(),
-        ));
+        rows.push(segment_row(site_id, model_id, PricingModelKind::FlatFee, 0, &f.period_prices()));
     }
     if !rows.is_empty() {
-        segment::Entity::insert_many(rows)
-            .exec_without_returning(db)
-            .await?;
+        segment::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
     Ok(())
 }
@@ -531,21 +421,10 @@ pub async fn update(
             .ok_or_else(|| ApiError::not_found("subscription"))?;
         let mut v = Violations::new();
         if input.plan_id.is_some_and(|p| p != current.plan_id) {
-            v.field(
-                "/planId",
-                ErrorCode::FieldNotAllowed,
-                format!(
-                    "cannot change here (it is {}); switch plans with :switchPlan",
-                    current.plan_id
-                ),
-            );
+            v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
         }
         if input.site_id.is_some_and(|s| s != current.site_id) {
-            v.field(
-                "/siteId",
-                ErrorCode::FieldMismatch,
-                format!("must be the subscription's site {}", current.site_id),
-            );
+            v.field("/siteId", ErrorCode::FieldMismatch, format!("must be the subscription's site {}", current.site_id));
         }
         v.finish(())?;
         if current.status == CANCELLED {
@@ -554,19 +433,12 @@ pub async fn update(
         let mut row: subscription::ActiveModel = current.clone().into();
         row.name = Set(name);
         row.is_service_plan = Set(input.is_service_plan.unwrap_or(current.is_service_plan));
-        row.can_be_cancelled_by_customer = Set(input
-            .can_be_cancelled_by_customer
-            .unwrap_or(current.can_be_cancelled_by_customer));
+        row.can_be_cancelled_by_customer = Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
         row.is_show_upgrade = Set(input.is_show_upgrade.unwrap_or(current.is_show_upgrade));
-        row.is_one_time_fee_plan = Set(input
-            .is_one_time_fee_plan
-            .unwrap_or(current.is_one_time_fee_plan));
+        row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
         row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));
         subscription::Entity::update(row).exec(&txn).await?;
-        load(&txn, &selection)
-            .await?
-            .pop()
-            .ok_or_else(|| ApiError::not_found("subscription"))
+        load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))
     }
     .await;
     crate::db::conclude(txn, false, result).await

@@ -11,16 +11,16 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
+pub use dto::*;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
-pub use dto::*;
 
 const TAG: &str = "Voicebots";
 
@@ -68,9 +68,7 @@ async fn list_voicebots(
     query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Vec<Voicebot>>> {
     let include = query.checked()?.embeds();
-    Ok(Json(
-        store::list(&state.reads, &state.cipher, caller.site_id, include).await?,
-    ))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id, include).await?))
 }
 
 /// Get a voicebot
@@ -85,9 +83,7 @@ async fn get_voicebot(
     query: Query<IncludeChannelParams>,
 ) -> ApiResult<Json<Voicebot>> {
     let include = query.checked()?.embeds();
-    Ok(Json(
-        store::find(&state.reads, &state.cipher, caller.site_id, id, include).await?,
-    ))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id, include).await?))
 }
 
 /// Create a voicebot
@@ -124,9 +120,7 @@ async fn update_voicebot(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotInput>,
 ) -> ApiResult<Json<Voicebot>> {
-    Ok(Json(
-        store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?,
-    ))
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
 }
 
 /// Delete a voicebot

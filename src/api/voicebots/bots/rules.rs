@@ -4,9 +4,7 @@
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::api::voicebots::channels::{
-    ChannelDraft, VoicebotChannelInstanceInput, rules::read_input,
-};
+use crate::api::voicebots::channels::{ChannelDraft, VoicebotChannelInstanceInput, rules::read_input};
 use crate::error::Violations;
 
 /// A checked body, ready to store.
@@ -39,12 +37,7 @@ pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations)
         .collect();
     let channel = match input.channel {
         Some(channel) => read_input(channel, "/channel", true, v),
-        None => read_input(
-            VoicebotChannelInstanceInput::default(),
-            "/channel",
-            false,
-            v,
-        ),
+        None => read_input(VoicebotChannelInstanceInput::default(), "/channel", false, v),
     };
     let language_id = input.language_id.map(|l| l.as_str().to_owned());
     let voice_name_id = input.voice_name_id;
@@ -54,18 +47,10 @@ pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations)
         engine_id: input.engine_id,
         language_id,
         voice_name_id,
-        repeat_seconds: input
-            .time_interval_to_repeat_last_message_when_no_input
-            .unwrap_or(DEFAULT_REPEAT_SECONDS),
-        hang_up_seconds: input
-            .time_to_hang_up_call_when_no_input
-            .unwrap_or(DEFAULT_HANG_UP_SECONDS),
-        message_before_hang_up: input
-            .message_before_hang_up_call_when_no_input
-            .unwrap_or_default(),
-        confidence_score: input
-            .intent_high_confidence_score
-            .unwrap_or(DEFAULT_CONFIDENCE_SCORE),
+        repeat_seconds: input.time_interval_to_repeat_last_message_when_no_input.unwrap_or(DEFAULT_REPEAT_SECONDS),
+        hang_up_seconds: input.time_to_hang_up_call_when_no_input.unwrap_or(DEFAULT_HANG_UP_SECONDS),
+        message_before_hang_up: input.message_before_hang_up_call_when_no_input.unwrap_or_default(),
+        confidence_score: input.intent_high_confidence_score.unwrap_or(DEFAULT_CONFIDENCE_SCORE),
         wait_words,
         message_when_waiting: input.message_when_bot_triggered_to_wait.unwrap_or_default(),
         waiting_seconds: input.bot_waiting_time.unwrap_or(DEFAULT_WAITING_SECONDS),

@@ -4,10 +4,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{
-    ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
-    TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -19,23 +16,11 @@ use crate::db::entities::voicebot as row;
 use crate::error::{ApiResult, ErrorCode, Violations};
 
 /// Every rule of a voicebot body, its catalog and channel references included.
-pub async fn checked_draft(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    input: VoicebotInput,
-    path_id: Option<Uuid>,
-) -> ApiResult<Draft> {
+pub async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::checked(&input);
     let (engine_id, voice_name_id) = (input.engine_id, input.voice_name_id.clone());
     let draft = super::rules::validate(input, path_id, &mut v);
-    check_catalog(
-        db,
-        &mut v,
-        engine_id,
-        draft.language_id.as_deref(),
-        voice_name_id.as_deref(),
-    )
-    .await?;
+    check_catalog(db, &mut v, engine_id, draft.language_id.as_deref(), voice_name_id.as_deref()).await?;
     channels::check_references(db, site_id, &draft.channel, "/channel", &mut v).await?;
     v.finish(draft)
 }
@@ -50,40 +35,18 @@ pub async fn check_catalog(
 ) -> ApiResult<()> {
     if let Some(id) = engine_id {
         if catalog::engines(db, vec![id]).await?.is_empty() {
-            v.field(
-                "/engineId",
-                ErrorCode::FieldMismatch,
-                format!("{id} is not a chatbot engine"),
-            );
+            v.field("/engineId", ErrorCode::FieldMismatch, format!("{id} is not a chatbot engine"));
         }
     }
     if let Some(id) = language_id {
-        if catalog::languages(db, vec![id.to_owned()])
-            .await?
-            .is_empty()
-        {
-            v.field(
-                "/languageId",
-                ErrorCode::FieldMismatch,
-                format!("{id} is not a language of the catalog"),
-            );
+        if catalog::languages(db, vec![id.to_owned()]).await?.is_empty() {
+            v.field("/languageId", ErrorCode::FieldMismatch, format!("{id} is not a language of the catalog"));
         }
     }
     if let Some(id) = voice_name_id {
-        match (
-            catalog::voices(db, vec![id.to_owned()]).await?.remove(id),
-            language_id,
-        ) {
-            (None, _) => v.field(
-                "/voiceNameId",
-                ErrorCode::FieldMismatch,
-                format!("{id} is not a voice of the catalog"),
-            ),
-            (Some(_), None) => v.field(
-                "/languageId",
-                ErrorCode::FieldRequired,
-                "is required with voiceNameId",
-            ),
+        match (catalog::voices(db, vec![id.to_owned()]).await?.remove(id), language_id) {
+            (None, _) => v.field("/voiceNameId", ErrorCode::FieldMismatch, format!("{id} is not a voice of the catalog")),
+            (Some(_), None) => v.field("/languageId", ErrorCode::FieldRequired, "is required with voiceNameId"),
             (Some(voice), Some(language)) if voice.language_id != language => v.field(
                 "/voiceNameId",
                 ErrorCode::FieldNotAllowed,
@@ -106,9 +69,7 @@ pub fn values(draft: &Draft, now: DateTime<Utc>) -> row::ActiveModel {
         hang_up_seconds: Set(draft.hang_up_seconds),
         message_before_hang_up: Set(draft.message_before_hang_up.clone()),
         intent_high_confidence_score: Set(draft.confidence_score),
-        words_that_trigger_wait: Set(
-            serde_json::to_string(&draft.wait_words).expect("strings serialize")
-        ),
+        words_that_trigger_wait: Set(serde_json::to_string(&draft.wait_words).expect("strings serialize")),
         message_when_waiting: Set(draft.message_when_waiting.clone()),
         bot_waiting_seconds: Set(draft.waiting_seconds),
         last_updated_time: Set(now),
@@ -128,28 +89,11 @@ pub async fn load(
     rows: Vec<row::Model>,
     include_channel: bool,
 ) -> ApiResult<Vec<Voicebot>> {
-    let distinct = |ids: Vec<String>| -> Vec<String> {
-        ids.into_iter()
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .collect()
-    };
+    let distinct = |ids: Vec<String>| -> Vec<String> { ids.into_iter().collect::<HashSet<_>>().into_iter().collect() };
     let engine_ids: HashSet<Uuid> = rows.iter().filter_map(|r| r.engine_id).collect();
     let engines = catalog::engines(db, engine_ids.into_iter().collect()).await?;
-    let languages = catalog::languages(
-        db,
-        distinct(rows.iter().filter_map(|r| r.language_id.clone()).collect()),
-    )
-    .await?;
-    let voices = catalog::voices(
-        db,
-        distinct(
-            rows.iter()
-                .filter_map(|r| r.voice_name_id.clone())
-                .collect(),
-        ),
-    )
-    .await?;
+    let languages = catalog::languages(db, distinct(rows.iter().filter_map(|r| r.language_id.clone()).collect())).await?;
+    let voices = catalog::voices(db, distinct(rows.iter().filter_map(|r| r.voice_name_id.clone()).collect())).await?;
     let mut channels = std::collections::HashMap::new();
     if include_channel {
         let ids: Vec<Uuid> = rows.iter().map(|r| r.channel_id).collect();
@@ -175,14 +119,8 @@ pub async fn load(
                 _ => ImportingStatus::None,
             },
             engine: r.engine_id.and_then(|id| engines.get(&id).cloned()),
-            language: r
-                .language_id
-                .as_ref()
-                .and_then(|id| languages.get(id).cloned()),
-            voice_name: r
-                .voice_name_id
-                .as_ref()
-                .and_then(|id| voices.get(id).map(|v| v.out.clone())),
+            language: r.language_id.as_ref().and_then(|id| languages.get(id).cloned()),
+            voice_name: r.voice_name_id.as_ref().and_then(|id| voices.get(id).map(|v| v.out.clone())),
             engine_id: r.engine_id,
             language_id: r.language_id,
             voice_name_id: r.voice_name_id,
@@ -190,8 +128,7 @@ pub async fn load(
             time_to_hang_up_call_when_no_input: r.hang_up_seconds,
             message_before_hang_up_call_when_no_input: r.message_before_hang_up,
             intent_high_confidence_score: r.intent_high_confidence_score,
-            words_that_trigger_bot_to_wait: serde_json::from_str(&r.words_that_trigger_wait)
-                .unwrap_or_default(),
+            words_that_trigger_bot_to_wait: serde_json::from_str(&r.words_that_trigger_wait).unwrap_or_default(),
             message_when_bot_triggered_to_wait: r.message_when_waiting,
             bot_waiting_time: r.bot_waiting_seconds,
             last_updated_time: r.last_updated_time,
@@ -201,13 +138,7 @@ pub async fn load(
         .collect())
 }
 
-pub async fn insert(
-    txn: &DatabaseTransaction,
-    site_id: i32,
-    id: Uuid,
-    channel_id: Uuid,
-    draft: Draft,
-) -> ApiResult<()> {
+pub async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, draft: Draft) -> ApiResult<()> {
     let now = Utc::now();
     channels::insert(txn, site_id, channel_id, draft.channel.clone()).await?;
     row::Entity::insert(row::ActiveModel {
@@ -225,37 +156,19 @@ pub async fn insert(
 }
 
 /// The site's voicebot (404 for another site's).
-pub async fn find(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    include_channel: bool,
-) -> ApiResult<Voicebot> {
+pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, include_channel: bool) -> ApiResult<Voicebot> {
     let row = find_row(db, site_id, id).await?;
-    Ok(load(db, cipher, vec![row], include_channel)
-        .await?
-        .remove(0))
+    Ok(load(db, cipher, vec![row], include_channel).await?.remove(0))
 }
 
 /// The site's voicebots.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    include_channel: bool,
-) -> ApiResult<Vec<Voicebot>> {
+pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, include_channel: bool) -> ApiResult<Vec<Voicebot>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_channel).await
 }
 
 /// Creates the site's voicebot and its own channel instance in one transaction.
-pub async fn create(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
-    site_id: i32,
-    input: VoicebotInput,
-) -> ApiResult<Voicebot> {
+pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, input: VoicebotInput) -> ApiResult<Voicebot> {
     let id = Uuid::now_v7();
     let txn = db.begin().await?;
     let draft = checked_draft(&txn, site_id, input, None).await?;
@@ -266,23 +179,12 @@ pub async fn create(
 }
 
 /// Replaces the site's voicebot and updates its own channel instance.
-pub async fn replace(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    input: VoicebotInput,
-) -> ApiResult<Voicebot> {
+pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, input: VoicebotInput) -> ApiResult<Voicebot> {
     let txn = db.begin().await?;
     let stored = find_row(&txn, site_id, id).await?;
     let draft = checked_draft(&txn, site_id, input, Some(id)).await?;
     channels::update(&txn, stored.channel_id, draft.channel.clone()).await?;
-    row::Entity::update(row::ActiveModel {
-        id: Set(id),
-        ..values(&draft, Utc::now())
-    })
-    .exec(&txn)
-    .await?;
+    row::Entity::update(row::ActiveModel { id: Set(id), ..values(&draft, Utc::now()) }).exec(&txn).await?;
     let updated = find(&txn, cipher, site_id, id, true).await?;
     txn.commit().await?;
     Ok(updated)

@@ -49,17 +49,11 @@ pub enum ChannelInfo {
 
 impl ChannelInfo {
     pub fn telephony(config: TelephonyConfiguration) -> Self {
-        Self::Telephony(TelephonyChannelInfo {
-            channel_type: TelephonyKind::Telephony,
-            config,
-        })
+        Self::Telephony(TelephonyChannelInfo { channel_type: TelephonyKind::Telephony, config })
     }
 
     pub fn sip(config: SipConfiguration) -> Self {
-        Self::Sip(SipChannelInfo {
-            channel_type: SipKind::Sip,
-            config,
-        })
+        Self::Sip(SipChannelInfo { channel_type: SipKind::Sip, config })
     }
 }
 

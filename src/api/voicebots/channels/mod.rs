@@ -12,28 +12,24 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
-use validator::Validate;
 
+pub use dto::*;
+pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
-pub use dto::*;
-pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 
 const TAG: &str = "Voicebot channel instances";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_channel_instances, create_channel_instance))
-        .routes(routes!(
-            get_channel_instance,
-            update_channel_instance,
-            delete_channel_instance
-        ))
+        .routes(routes!(get_channel_instance, update_channel_instance, delete_channel_instance))
 }
 
 /// Query parameters of channel instance reads.
@@ -72,9 +68,7 @@ async fn list_channel_instances(
     query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<Vec<VoicebotChannelInstance>>> {
     let include_info = query.checked()?.embeds();
-    Ok(Json(
-        store::list(&state.reads, &state.cipher, caller.site_id, include_info).await?,
-    ))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id, include_info).await?))
 }
 
 /// Get a voicebot channel instance
@@ -90,16 +84,7 @@ async fn get_channel_instance(
     query: Query<IncludeInfoParams>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
     let include_info = query.checked()?.embeds();
-    Ok(Json(
-        store::find(
-            &state.reads,
-            &state.cipher,
-            caller.site_id,
-            id,
-            include_info,
-        )
-        .await?,
-    ))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id, include_info).await?))
 }
 
 /// Create a voicebot channel instance
@@ -135,9 +120,7 @@ async fn update_channel_instance(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
-    Ok(Json(
-        store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?,
-    ))
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
 }
 
 /// Delete a voicebot channel instance

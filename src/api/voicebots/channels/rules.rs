@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::dto::VoicebotChannelInstanceInput;
+use crate::schema_conditions::SchemaConditions;
 use crate::api::voicebots::ChannelType;
 use crate::error::{ErrorCode, Violations};
-use crate::schema_conditions::SchemaConditions;
 
 /// A checked channel body, ready to store.
 #[derive(Debug, Clone)]
@@ -21,14 +21,8 @@ pub struct ChannelDraft {
 /// `read_input`'s rules in JSON Schema: a standalone channel instance needs
 /// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
 pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[
-    SchemaConditions {
-        schema: "VoicebotChannelInstanceInput",
-        all_of: schema_conditions,
-    },
-    SchemaConditions {
-        schema: "VoicebotInput",
-        all_of: complete_channel_condition,
-    },
+    SchemaConditions { schema: "VoicebotChannelInstanceInput", all_of: schema_conditions },
+    SchemaConditions { schema: "VoicebotInput", all_of: complete_channel_condition },
 ];
 
 fn schema_conditions() -> serde_json::Value {
@@ -46,12 +40,7 @@ fn complete_channel_condition() -> serde_json::Value {
     }}}])
 }
 
-pub fn read_input(
-    input: VoicebotChannelInstanceInput,
-    base: &str,
-    complete: bool,
-    v: &mut Violations,
-) -> ChannelDraft {
+pub fn read_input(input: VoicebotChannelInstanceInput, base: &str, complete: bool, v: &mut Violations) -> ChannelDraft {
     if complete {
         for (present, key) in [
             (input.voice_channel_id.is_some(), "voiceChannelId"),
@@ -59,23 +48,11 @@ pub fn read_input(
             (input.channel_type.is_some(), "channelType"),
         ] {
             if !present {
-                v.field(
-                    format!("{base}/{key}"),
-                    ErrorCode::FieldRequired,
-                    "is required",
-                );
+                v.field(format!("{base}/{key}"), ErrorCode::FieldRequired, "is required");
             }
         }
     } else if input.info_id.is_some() && input.channel_type.is_none() {
-        v.field(
-            format!("{base}/channelType"),
-            ErrorCode::FieldRequired,
-            "is required with infoId",
-        );
+        v.field(format!("{base}/channelType"), ErrorCode::FieldRequired, "is required with infoId");
     }
-    ChannelDraft {
-        voice_channel_id: input.voice_channel_id,
-        channel_type: input.channel_type,
-        info_id: input.info_id,
-    }
+    ChannelDraft { voice_channel_id: input.voice_channel_id, channel_type: input.channel_type, info_id: input.info_id }
 }

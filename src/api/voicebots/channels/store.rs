@@ -4,23 +4,18 @@
 use std::collections::HashSet;
 
 use chrono::Utc;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::{ChannelInfo, VoicebotChannelInstance, VoicebotChannelInstanceInput};
 use super::rules::ChannelDraft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::catalog;
-use crate::api::voicebots::sip::SipConfiguration;
 use crate::api::voicebots::store::touch_bots_using_channel;
+use crate::api::voicebots::sip::SipConfiguration;
 use crate::crypto::FieldCipher;
-use crate::db::entities::{
-    sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row,
-};
 use crate::db::in_list::all_in;
+use crate::db::entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 /// The references of a channel: a catalog voice channel, and a configuration of
@@ -34,27 +29,19 @@ pub async fn check_references(
 ) -> ApiResult<()> {
     if let Some(id) = draft.voice_channel_id {
         if catalog::voice_channels(db, vec![id]).await?.is_empty() {
-            v.field(
-                format!("{base}/voiceChannelId"),
-                ErrorCode::FieldMismatch,
-                format!("{id} is not a voice channel"),
-            );
+            v.field(format!("{base}/voiceChannelId"), ErrorCode::FieldMismatch, format!("{id} is not a voice channel"));
         }
     }
     if let (Some(id), Some(kind)) = (draft.info_id, draft.channel_type) {
         let exists = match kind {
-            ChannelType::Telephony => {
-                telephony_configuration::Entity::find_by_id(id)
-                    .filter(telephony_configuration::Column::SiteId.eq(site_id))
-                    .count(db)
-                    .await?
-            }
-            ChannelType::Sip => {
-                sip_configuration::Entity::find_by_id(id)
-                    .filter(sip_configuration::Column::SiteId.eq(site_id))
-                    .count(db)
-                    .await?
-            }
+            ChannelType::Telephony => telephony_configuration::Entity::find_by_id(id)
+                .filter(telephony_configuration::Column::SiteId.eq(site_id))
+                .count(db)
+                .await?,
+            ChannelType::Sip => sip_configuration::Entity::find_by_id(id)
+                .filter(sip_configuration::Column::SiteId.eq(site_id))
+                .count(db)
+                .await?,
         };
         if exists == 0 {
             v.field(
@@ -68,11 +55,7 @@ pub async fn check_references(
 }
 
 /// Every rule of a standalone channel instance body, its configuration reference included.
-async fn checked_draft(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    input: VoicebotChannelInstanceInput,
-) -> ApiResult<ChannelDraft> {
+async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotChannelInstanceInput) -> ApiResult<ChannelDraft> {
     let mut v = Violations::new();
     let draft = super::rules::read_input(input, "", false, &mut v);
     check_references(db, site_id, &draft, "", &mut v).await?;
@@ -80,12 +63,7 @@ async fn checked_draft(
 }
 
 /// Creates a standalone channel instance of the site.
-pub async fn create(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
-    site_id: i32,
-    input: VoicebotChannelInstanceInput,
-) -> ApiResult<VoicebotChannelInstance> {
+pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, input: VoicebotChannelInstanceInput) -> ApiResult<VoicebotChannelInstance> {
     let draft = checked_draft(db, site_id, input).await?;
     let id = Uuid::now_v7();
     insert(db, site_id, id, draft).await?;
@@ -93,13 +71,7 @@ pub async fn create(
 }
 
 /// Replaces the site's channel instance and moves `lastUpdatedTime` of the voicebot that uses it.
-pub async fn replace(
-    db: &DatabaseConnection,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    input: VoicebotChannelInstanceInput,
-) -> ApiResult<VoicebotChannelInstance> {
+pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, input: VoicebotChannelInstanceInput) -> ApiResult<VoicebotChannelInstance> {
     let txn = db.begin().await?;
     find_row(&txn, site_id, id).await?;
     let draft = checked_draft(&txn, site_id, input).await?;
@@ -110,12 +82,7 @@ pub async fn replace(
     Ok(stored)
 }
 
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    id: Uuid,
-    draft: ChannelDraft,
-) -> ApiResult<()> {
+pub async fn insert(db: &impl ConnectionTrait, site_id: i32, id: Uuid, draft: ChannelDraft) -> ApiResult<()> {
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),
@@ -128,12 +95,7 @@ pub async fn insert(
 }
 
 pub async fn update(db: &impl ConnectionTrait, id: Uuid, draft: ChannelDraft) -> ApiResult<()> {
-    row::Entity::update(row::ActiveModel {
-        id: Set(id),
-        ..values(draft)
-    })
-    .exec(db)
-    .await?;
+    row::Entity::update(row::ActiveModel { id: Set(id), ..values(draft) }).exec(db).await?;
     Ok(())
 }
 
@@ -151,34 +113,19 @@ pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiR
 }
 
 /// The site's channel instance (404 for another site's).
-pub async fn find(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    include_info: bool,
-) -> ApiResult<VoicebotChannelInstance> {
+pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, include_info: bool) -> ApiResult<VoicebotChannelInstance> {
     let row = find_row(db, site_id, id).await?;
     Ok(load(db, cipher, vec![row], include_info).await?.remove(0))
 }
 
 /// The site's channel instances.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    include_info: bool,
-) -> ApiResult<Vec<VoicebotChannelInstance>> {
+pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, include_info: bool) -> ApiResult<Vec<VoicebotChannelInstance>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_info).await
 }
 
 /// The channel instances with these ids, without `info`: two queries.
-pub async fn by_ids(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    ids: Vec<Uuid>,
-) -> ApiResult<Vec<VoicebotChannelInstance>> {
+pub async fn by_ids(db: &impl ConnectionTrait, cipher: &FieldCipher, ids: Vec<Uuid>) -> ApiResult<Vec<VoicebotChannelInstance>> {
     let rows = all_in(db, row::Entity::find(), row::Column::Id, ids).await?;
     load(db, cipher, rows, false).await
 }
@@ -186,10 +133,7 @@ pub async fn by_ids(
 /// Deletes the site's channel instance: 404 when there is none, 409 while a voicebot uses it.
 pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<()> {
     find_row(db, site_id, id).await?;
-    let users = voicebot::Entity::find()
-        .filter(voicebot::Column::ChannelId.eq(id))
-        .count(db)
-        .await?;
+    let users = voicebot::Entity::find().filter(voicebot::Column::ChannelId.eq(id)).count(db).await?;
     if users > 0 {
         return Err(ApiError::new(
             ErrorCode::StillReferenced,
@@ -215,51 +159,36 @@ async fn load(
     include_info: bool,
 ) -> ApiResult<Vec<VoicebotChannelInstance>> {
     let voice_channel_ids: HashSet<Uuid> = rows.iter().filter_map(|r| r.voice_channel_id).collect();
-    let voice_channels =
-        catalog::voice_channels(db, voice_channel_ids.into_iter().collect()).await?;
+    let voice_channels = catalog::voice_channels(db, voice_channel_ids.into_iter().collect()).await?;
     let info_ids = |kind: ChannelType| -> Vec<Uuid> {
-        rows.iter()
-            .filter(|r| r.channel_type.as_deref() == Some(kind.as_str()))
-            .filter_map(|r| r.info_id)
-            .collect()
+        rows.iter().filter(|r| r.channel_type.as_deref() == Some(kind.as_str())).filter_map(|r| r.info_id).collect()
     };
     let (mut telephony, mut sip) = (Default::default(), Default::default());
     if include_info {
         let wanted = info_ids(ChannelType::Telephony);
         if !wanted.is_empty() {
-            telephony = all_in(
-                db,
-                telephony_configuration::Entity::find(),
-                telephony_configuration::Column::Id,
-                wanted,
-            )
-            .await?
-            .into_iter()
-            .map(|r| (r.id, r))
-            .collect::<std::collections::HashMap<_, _>>();
+            telephony = all_in(db, telephony_configuration::Entity::find(), telephony_configuration::Column::Id, wanted)
+                .await?
+                .into_iter()
+                .map(|r| (r.id, r))
+                .collect::<std::collections::HashMap<_, _>>();
         }
         let wanted = info_ids(ChannelType::Sip);
         if !wanted.is_empty() {
-            sip = all_in(
-                db,
-                sip_configuration::Entity::find(),
-                sip_configuration::Column::Id,
-                wanted,
-            )
-            .await?
-            .into_iter()
-            .map(|r| (r.id, r))
-            .collect::<std::collections::HashMap<_, _>>();
+            sip = all_in(db, sip_configuration::Entity::find(), sip_configuration::Column::Id, wanted)
+                .await?
+                .into_iter()
+                .map(|r| (r.id, r))
+                .collect::<std::collections::HashMap<_, _>>();
         }
     }
     rows.into_iter()
         .map(|r| {
             let channel_type = r.channel_type.as_deref().and_then(ChannelType::parse);
             let info = match (include_info, channel_type, r.info_id) {
-                (true, Some(ChannelType::Telephony), Some(id)) => telephony
-                    .get(&id)
-                    .cloned()
-                    .map(|t| ChannelInfo::telephony(t.into())),
+                (true, Some(ChannelType::Telephony), Some(id)) => {
+                    telephony.get(&id).cloned().map(|t| ChannelInfo::telephony(t.into()))
+                }
                 (true, Some(ChannelType::Sip), Some(id)) => match sip.get(&id).cloned() {
                     Some(s) => Some(ChannelInfo::sip(SipConfiguration::from_row(s, cipher)?)),
                     None => None,
@@ -268,9 +197,7 @@ async fn load(
             };
             Ok(VoicebotChannelInstance {
                 id: r.id,
-                voice_channel: r
-                    .voice_channel_id
-                    .and_then(|id| voice_channels.get(&id).cloned()),
+                voice_channel: r.voice_channel_id.and_then(|id| voice_channels.get(&id).cloned()),
                 voice_channel_id: r.voice_channel_id,
                 info_id: r.info_id,
                 channel_type,

@@ -2,16 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 use validator::Validate;
+use uuid::Uuid;
 
 use crate::extract::non_null;
 
 /// Body of create and update.
 // `HOST_PORT`: empty, or a host name or IPv4 address with an optional port 1-65535.
-#[switchboard_macros::rules(patterns(
-    HOST_PORT = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"
-))]
+#[switchboard_macros::rules(patterns(HOST_PORT = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"))]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
@@ -22,11 +20,7 @@ use crate::extract::non_null;
 pub struct SipConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(
-        nullable = false,
-        read_only,
-        example = "0192f0c4-0000-7000-8000-0000000e0002"
-    )]
+    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0002")]
     pub id: Option<Uuid>,
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
     #[serde(rename = "sIPServer", default, deserialize_with = "non_null")]

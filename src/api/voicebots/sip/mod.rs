@@ -13,23 +13,19 @@ use axum::response::IntoResponse;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 use crate::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path};
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "SIP configurations";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_sip_configurations, create_sip_configuration))
-        .routes(routes!(
-            get_sip_configuration,
-            update_sip_configuration,
-            delete_sip_configuration
-        ))
+        .routes(routes!(get_sip_configuration, update_sip_configuration, delete_sip_configuration))
 }
 
 /// List SIP configurations
@@ -41,9 +37,7 @@ async fn list_sip_configurations(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
 ) -> ApiResult<Json<Vec<SipConfiguration>>> {
-    Ok(Json(
-        store::list(&state.reads, &state.cipher, caller.site_id).await?,
-    ))
+    Ok(Json(store::list(&state.reads, &state.cipher, caller.site_id).await?))
 }
 
 /// Get a SIP configuration
@@ -57,9 +51,7 @@ async fn get_sip_configuration(
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<SipConfiguration>> {
-    Ok(Json(
-        store::find(&state.reads, &state.cipher, caller.site_id, id).await?,
-    ))
+    Ok(Json(store::find(&state.reads, &state.cipher, caller.site_id, id).await?))
 }
 
 /// Create a SIP configuration
@@ -97,9 +89,7 @@ async fn update_sip_configuration(
     JsonBody(input): JsonBody<SipConfigurationInput>,
 ) -> ApiResult<Json<SipConfiguration>> {
     let draft = rules::validate(input, Some(id))?;
-    Ok(Json(
-        store::update(&state.db, &state.cipher, caller.site_id, id, draft).await?,
-    ))
+    Ok(Json(store::update(&state.db, &state.cipher, caller.site_id, id, draft).await?))
 }
 
 /// Delete a SIP configuration

@@ -1,9 +1,7 @@
 //! SIP configurations in the database; passwords encrypted at rest.
 
 use chrono::Utc;
-use sea_orm::{
-    ActiveValue::Set, ConnectionTrait, DatabaseTransaction, EntityTrait, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseTransaction, EntityTrait, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::SipConfiguration;
@@ -17,9 +15,7 @@ use crate::error::{ApiError, ApiResult};
 impl SipConfiguration {
     pub fn from_row(r: row::Model, cipher: &FieldCipher) -> ApiResult<Self> {
         Ok(Self {
-            password: cipher
-                .decrypt(&r.password_encrypted)
-                .map_err(ApiError::internal)?,
+            password: cipher.decrypt(&r.password_encrypted).map_err(ApiError::internal)?,
             id: r.id,
             sip_server: r.sip_server,
             username: r.username,
@@ -49,25 +45,14 @@ async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 }
 
 /// The site's configuration (404 for another site's), password decrypted.
-pub async fn find(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-) -> ApiResult<SipConfiguration> {
+pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid) -> ApiResult<SipConfiguration> {
     SipConfiguration::from_row(find_row(db, site_id, id).await?, cipher)
 }
 
 /// The site's configurations.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-) -> ApiResult<Vec<SipConfiguration>> {
+pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32) -> ApiResult<Vec<SipConfiguration>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
-    rows.into_iter()
-        .map(|r| SipConfiguration::from_row(r, cipher))
-        .collect()
+    rows.into_iter().map(|r| SipConfiguration::from_row(r, cipher)).collect()
 }
 
 /// Replaces the site's configuration; the voicebots whose channel uses it
@@ -81,12 +66,7 @@ pub async fn update(
 ) -> ApiResult<SipConfiguration> {
     let txn = db.begin().await?;
     find_row(&txn, site_id, id).await?;
-    row::Entity::update(row::ActiveModel {
-        id: Set(id),
-        ..values(draft, cipher)
-    })
-    .exec(&txn)
-    .await?;
+    row::Entity::update(row::ActiveModel { id: Set(id), ..values(draft, cipher) }).exec(&txn).await?;
     touch_bots_using_info(&txn, ChannelType::Sip, id).await?;
     let updated = find(&txn, cipher, site_id, id).await?;
     txn.commit().await?;
@@ -98,13 +78,7 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     delete_configuration::<row::Entity>(db, site_id, ChannelType::Sip, id).await
 }
 
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    cipher: &FieldCipher,
-    site_id: i32,
-    id: Uuid,
-    draft: Draft,
-) -> ApiResult<()> {
+pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 use validator::Validate;
+use uuid::Uuid;
 
 use crate::extract::non_null;
 
@@ -29,38 +29,15 @@ pub enum PhoneNumberCountry {
 
 impl PhoneNumberCountry {
     pub const ALL: [PhoneNumberCountry; 14] = [
-        Self::BE,
-        Self::CA,
-        Self::DK,
-        Self::FR,
-        Self::AT,
-        Self::FI,
-        Self::US,
-        Self::NL,
-        Self::CL,
-        Self::GB,
-        Self::IL,
-        Self::PR,
-        Self::ZA,
-        Self::AU,
+        Self::BE, Self::CA, Self::DK, Self::FR, Self::AT, Self::FI, Self::US,
+        Self::NL, Self::CL, Self::GB, Self::IL, Self::PR, Self::ZA, Self::AU,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::BE => "BE",
-            Self::CA => "CA",
-            Self::DK => "DK",
-            Self::FR => "FR",
-            Self::AT => "AT",
-            Self::FI => "FI",
-            Self::US => "US",
-            Self::NL => "NL",
-            Self::CL => "CL",
-            Self::GB => "GB",
-            Self::IL => "IL",
-            Self::PR => "PR",
-            Self::ZA => "ZA",
-            Self::AU => "AU",
+            Self::BE => "BE", Self::CA => "CA", Self::DK => "DK", Self::FR => "FR", Self::AT => "AT",
+            Self::FI => "FI", Self::US => "US", Self::NL => "NL", Self::CL => "CL", Self::GB => "GB",
+            Self::IL => "IL", Self::PR => "PR", Self::ZA => "ZA", Self::AU => "AU",
         }
     }
 
@@ -95,11 +72,7 @@ impl PhoneNumberCountry {
 pub struct TelephonyConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[serde(default, deserialize_with = "non_null")]
-    #[schema(
-        nullable = false,
-        read_only,
-        example = "0192f0c4-0000-7000-8000-0000000e0001"
-    )]
+    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[serde(default, deserialize_with = "non_null")]

@@ -4,20 +4,16 @@
 use uuid::Uuid;
 
 use super::dto::{PhoneNumberCountry, TelephonyConfigurationInput};
-use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::schema_conditions::SchemaConditions;
+use crate::error::{ApiResult, ErrorCode, Violations};
 
 /// Whether `number` (E.164: `+`, then 8 to 15 digits) is a number of `country`.
 /// North American numbers have ten digits after `+1`; Puerto Rico's area codes
 /// are 787 and 939, which the US and Canada do not use.
 pub fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Result<(), String> {
-    let digits = number
-        .strip_prefix('+')
-        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()));
+    let digits = number.strip_prefix('+').filter(|d| d.bytes().all(|b| b.is_ascii_digit()));
     let Some(digits) = digits.filter(|d| (8..=15).contains(&d.len()) && !d.starts_with('0')) else {
-        return Err(
-            "must be in E.164 format: + and 8 to 15 digits, such as +14155550100".to_owned(),
-        );
+        return Err("must be in E.164 format: + and 8 to 15 digits, such as +14155550100".to_owned());
     };
     let code = country.calling_code();
     let Some(national) = digits.strip_prefix(code) else {
@@ -25,17 +21,11 @@ pub fn number_matches_country(number: &str, country: PhoneNumberCountry) -> Resu
     };
     if code == "1" {
         if national.len() != 10 || !(b'2'..=b'9').contains(&national.as_bytes()[0]) {
-            return Err(
-                "a North American number has ten digits after +1, the first 2 to 9".to_owned(),
-            );
+            return Err("a North American number has ten digits after +1, the first 2 to 9".to_owned());
         }
         let puerto_rico = matches!(&national[..3], "787" | "939");
         if puerto_rico != (country == PhoneNumberCountry::PR) {
-            return Err(format!(
-                "area code {} is not in {}",
-                &national[..3],
-                country.as_str()
-            ));
+            return Err(format!("area code {} is not in {}", &national[..3], country.as_str()));
         }
     }
     Ok(())
@@ -48,9 +38,7 @@ fn country_number_pattern(country: PhoneNumberCountry) -> String {
     const NOT_PUERTO_RICO: &str = "([2-68][0-9]{2}|7[0-79][0-9]|78[0-689]|9[0-24-9][0-9]|93[0-8])";
     match country {
         PhoneNumberCountry::PR => r"^\+1(787|939)[0-9]{7}$".to_owned(),
-        PhoneNumberCountry::US | PhoneNumberCountry::CA => {
-            format!(r"^\+1{NOT_PUERTO_RICO}[0-9]{{7}}$")
-        }
+        PhoneNumberCountry::US | PhoneNumberCountry::CA => format!(r"^\+1{NOT_PUERTO_RICO}[0-9]{{7}}$"),
         other => {
             let code = other.calling_code();
             format!(r"^\+{code}[0-9]{{{},{}}}$", 8 - code.len(), 15 - code.len())
@@ -61,10 +49,7 @@ fn country_number_pattern(country: PhoneNumberCountry) -> String {
 /// The number's pattern for each country, as one `anyOf` of the body: one branch
 /// per pattern (JSON Schema's `if`/`then` per country would multiply out into
 /// thousands of branches for generators).
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
-    schema: "TelephonyConfigurationInput",
-    all_of: schema_conditions,
-}];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "TelephonyConfigurationInput", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
     let mut branches: Vec<(Vec<&str>, String)> = Vec::new();
@@ -94,18 +79,13 @@ pub fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> Ap
     let mut v = Violations::checked(&input);
     crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
     let e164 = !v.has_problem_at("/phoneNumber");
-    if let (Some(number), Some(country), true) =
-        (&input.phone_number, input.phone_number_country, e164)
-    {
+    if let (Some(number), Some(country), true) = (&input.phone_number, input.phone_number_country, e164) {
         if let Err(problem) = number_matches_country(number, country) {
             v.field("/phoneNumber", ErrorCode::FieldInvalidFormat, problem);
         }
     }
     v.finish(())?;
-    Ok(Draft {
-        phone_number: input.phone_number.unwrap_or_default(),
-        country: input.phone_number_country.unwrap_or(PhoneNumberCountry::US),
-    })
+    Ok(Draft { phone_number: input.phone_number.unwrap_or_default(), country: input.phone_number_country.unwrap_or(PhoneNumberCountry::US) })
 }
 
 #[cfg(test)]
@@ -132,32 +112,11 @@ mod tests {
     #[test]
     fn the_documented_patterns_state_the_same_rule() {
         let numbers = [
-            "+14155550100",
-            "+16135550100",
-            "+17875550100",
-            "+19395550100",
-            "+19385550100",
-            "+17885550100",
-            "+17775550100",
-            "+11555550100",
-            "+1415555010",
-            "+141555501001",
-            "+442071234567",
-            "+4420712",
-            "+442071234567890",
-            "+4420712345678901",
-            "+358401234567",
-            "+35840123",
-            "+3584012",
-            "+9725012345",
-            "+27123456789",
-            "+61212345678",
-            "+5621234567",
-            "+3212345678",
-            "+45123456",
-            "+33123456789",
-            "+43123456789",
-            "+31123456789",
+            "+14155550100", "+16135550100", "+17875550100", "+19395550100", "+19385550100", "+17885550100",
+            "+17775550100", "+11555550100", "+1415555010", "+141555501001", "+442071234567", "+4420712",
+            "+442071234567890", "+4420712345678901", "+358401234567", "+35840123", "+3584012", "+9725012345",
+            "+27123456789", "+61212345678", "+5621234567", "+3212345678", "+45123456", "+33123456789",
+            "+43123456789", "+31123456789",
         ];
         for country in PhoneNumberCountry::ALL {
             let pattern = regex::Regex::new(&country_number_pattern(country)).unwrap();

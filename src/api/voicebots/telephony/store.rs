@@ -1,10 +1,7 @@
 //! Telephony configurations in the database.
 
 use chrono::Utc;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
-    TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::{PhoneNumberCountry, TelephonyConfiguration};
@@ -19,8 +16,7 @@ impl From<row::Model> for TelephonyConfiguration {
         Self {
             id: r.id,
             // Only the API writes this column, always from the enum.
-            phone_number_country: PhoneNumberCountry::parse(&r.phone_number_country)
-                .unwrap_or(PhoneNumberCountry::US),
+            phone_number_country: PhoneNumberCountry::parse(&r.phone_number_country).unwrap_or(PhoneNumberCountry::US),
             phone_number: r.phone_number,
         }
     }
@@ -31,39 +27,23 @@ async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 }
 
 /// The site's configuration (404 for another site's).
-pub async fn find(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    id: Uuid,
-) -> ApiResult<TelephonyConfiguration> {
+pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<TelephonyConfiguration> {
     Ok(find_row(db, site_id, id).await?.into())
 }
 
 /// The site's configurations.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-) -> ApiResult<Vec<TelephonyConfiguration>> {
+pub async fn list(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<Vec<TelephonyConfiguration>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 
 /// Sets the configuration's country; the voicebots whose channel uses it
 /// count it as their edit.
-pub async fn update_country(
-    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
-    site_id: i32,
-    id: Uuid,
-    country: PhoneNumberCountry,
-) -> ApiResult<TelephonyConfiguration> {
+pub async fn update_country(db: &impl TransactionTrait<Transaction = DatabaseTransaction>, site_id: i32, id: Uuid, country: PhoneNumberCountry) -> ApiResult<TelephonyConfiguration> {
     let txn = db.begin().await?;
-    row::Entity::update(row::ActiveModel {
-        id: Set(id),
-        phone_number_country: Set(country.as_str().to_owned()),
-        ..Default::default()
-    })
-    .exec(&txn)
-    .await?;
+    row::Entity::update(row::ActiveModel { id: Set(id), phone_number_country: Set(country.as_str().to_owned()), ..Default::default() })
+        .exec(&txn)
+        .await?;
     touch_bots_using_info(&txn, ChannelType::Telephony, id).await?;
     let updated = find(&txn, site_id, id).await?;
     txn.commit().await?;
@@ -75,22 +55,14 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     delete_configuration::<row::Entity>(db, site_id, ChannelType::Telephony, id).await
 }
 
-pub async fn insert(
-    db: &impl ConnectionTrait,
-    site_id: i32,
-    id: Uuid,
-    draft: Draft,
-) -> ApiResult<()> {
+pub async fn insert(db: &impl ConnectionTrait, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
     let taken = row::Entity::find()
         .filter(row::Column::SiteId.eq(site_id))
         .filter(row::Column::PhoneNumber.eq(&draft.phone_number))
         .one(db)
         .await?;
     if taken.is_some() {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            format!("{} is already configured", draft.phone_number),
-        ));
+        return Err(ApiError::new(ErrorCode::Conflict, format!("{} is already configured", draft.phone_number)));
     }
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
