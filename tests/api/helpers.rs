@@ -317,16 +317,18 @@ impl TestApp {
 
     /// Rows in `table`, read straight from the database.
     pub async fn count_rows(&self, table: &str) -> i64 {
+        self.scalar(&format!("SELECT COUNT(*) FROM {table}")).await
+    }
+
+    /// The integer `sql` (one row, one column) answers, read straight from the database.
+    pub async fn scalar(&self, sql: &str) -> i64 {
         let row = self
             .db
-            .query_one_raw(sea_orm::Statement::from_string(
-                self.db.get_database_backend(),
-                format!("SELECT COUNT(*) AS n FROM {table}"),
-            ))
+            .query_one_raw(sea_orm::Statement::from_string(self.db.get_database_backend(), sql.to_owned()))
             .await
-            .expect("count")
+            .expect("a query")
             .expect("a row");
-        row.try_get::<i64>("", "n").expect("n")
+        row.try_get_by_index::<i64>(0).expect("an integer")
     }
 }
 

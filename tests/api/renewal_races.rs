@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
 use switchboard::db::entities::{partner_clock, site_billing_config};
 use uuid::Uuid;
@@ -38,31 +38,26 @@ fn due_sites(count: i32) -> Value {
     json!({"sites": sites, "siteBillingConfigs": configs, "siteBillingProfiles": profiles, "subscriptions": subscriptions})
 }
 
-async fn scalar(app: &TestApp, sql: &str) -> i64 {
-    let row = app.db.query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned())).await.unwrap().unwrap();
-    row.try_get_by_index::<i64>(0).unwrap()
-}
-
 /// Every one of the `count` sites renewed for exactly `periods` periods, in
 /// order, each with one invoice of one line, paid, and its next billing date
 /// one period past the last: nothing twice, nothing missing.
 async fn assert_renewed_once(app: &TestApp, count: i32, periods: i64, next: &str) {
     let ours = format!("site_id >= {FIRST_SITE}");
-    assert_eq!(scalar(app, &format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await, i64::from(count) * periods);
+    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await, i64::from(count) * periods);
     let off =
         format!("SELECT COUNT(*) FROM (SELECT site_id FROM site_renewals WHERE {ours} GROUP BY site_id HAVING COUNT(*) <> {periods}) AS t");
-    assert_eq!(scalar(app, &off).await, 0, "a site renewed other than {periods} times");
+    assert_eq!(app.scalar(&off).await, 0, "a site renewed other than {periods} times");
     assert_eq!(
-        scalar(app, &format!("SELECT COUNT(*) FROM invoices WHERE {ours}")).await,
+        app.scalar(&format!("SELECT COUNT(*) FROM invoices WHERE {ours}")).await,
         i64::from(count) * periods,
         "one invoice per period"
     );
     let joined =
         format!("SELECT COUNT(*) FROM site_renewals r JOIN invoices i ON i.id = r.invoice_id WHERE r.{ours} AND i.status = 'paid'");
-    assert_eq!(scalar(app, &joined).await, i64::from(count) * periods, "each renewal's own invoice, paid");
-    assert_eq!(scalar(app, &format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")).await, i64::from(count) * periods);
+    assert_eq!(app.scalar(&joined).await, i64::from(count) * periods, "each renewal's own invoice, paid");
+    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")).await, i64::from(count) * periods);
     assert_eq!(
-        scalar(app, &format!("SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}")).await,
+        app.scalar(&format!("SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}")).await,
         i64::from(count) * periods
     );
     let configs =
@@ -105,7 +100,7 @@ async fn a_pass_killed_midway_and_rerun_by_two_instances_bills_every_period_once
     let started = Instant::now();
     let total = i64::from(SITES) * 4;
     loop {
-        let done = scalar(&app, &format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE}")).await;
+        let done = app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE}")).await;
         if done > 0 {
             first.kill().unwrap();
             first.wait().unwrap();

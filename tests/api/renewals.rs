@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use reqwest::Method;
-use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
 
 use crate::helpers::*;
@@ -55,16 +54,7 @@ async fn lines_from(app: &TestApp, site: i32, start: &str) -> Vec<(String, i64, 
 }
 
 async fn renewals_of(app: &TestApp, site: i32) -> i64 {
-    let row = app
-        .db
-        .query_one_raw(sea_orm::Statement::from_string(
-            app.db.get_database_backend(),
-            format!("SELECT COUNT(*) AS n FROM site_renewals WHERE site_id = {site}"),
-        ))
-        .await
-        .unwrap()
-        .unwrap();
-    row.try_get::<i64>("", "n").unwrap()
+    app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE site_id = {site}")).await
 }
 
 /// Site 10000's billing profile with `card`, charged automatically.
