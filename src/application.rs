@@ -8,9 +8,8 @@ use std::time::Duration;
 use axum::Router;
 use sea_orm::DatabaseConnection;
 
-use crate::api::billing::renewals::Renewals;
 use crate::auth::TokenService;
-use crate::background::Background;
+use crate::background::{Background, RenewalLoop};
 use crate::clock::Clock;
 use crate::connections::ConnectionLimits;
 use crate::crypto::FieldCipher;
@@ -59,7 +58,7 @@ impl Application {
     pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
         let Settings { public_url, test_mode, renewal_interval, clock, rate_limit, limits } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
-        let renewals = (!renewal_interval.is_zero()).then(|| (Renewals::new(db.clone(), cipher.clone(), clock), renewal_interval));
+        let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
         let (background, queues) = Background::start(&db, &reads, renewals);
         let tokens = Arc::new(TokenService::new(secret));
         let state =

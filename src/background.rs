@@ -9,7 +9,11 @@ use sea_orm::DatabaseConnection;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use std::sync::Arc;
+
 use crate::api::billing::renewals::{Renewals, spawn_loop};
+use crate::clock::Clock;
+use crate::crypto::FieldCipher;
 use crate::api::secure_forms::writer::FormWriter;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
@@ -24,6 +28,14 @@ pub struct Queues {
     pub write_batches: Option<WriteBatches>,
 }
 
+/// The renewal loop's settings.
+pub struct RenewalLoop {
+    pub cipher: Arc<FieldCipher>,
+    pub clock: Clock,
+    /// Between passes (one runs at start).
+    pub interval: Duration,
+}
+
 /// The running background work.
 pub struct Background {
     stop: watch::Sender<bool>,
@@ -34,8 +46,8 @@ pub struct Background {
 impl Background {
     /// Starts the queues on `db` (and `reads`' on-thread writer, on SQLite
     /// files) and, unless `renewals` is None, the renewal loop (a pass now,
-    /// then every interval).
-    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<(Renewals, Duration)>) -> (Self, Queues) {
+    /// then every interval), which writes through the same queues.
+    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
         let mut queues = vec![forms_task];
@@ -44,11 +56,13 @@ impl Background {
             queues.push(task);
             batches
         });
-        let renewals = renewals.map(|(renewals, interval)| spawn_loop(renewals, interval, stopped));
+        let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
+            spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)
+        });
         (Self { stop, renewals, queues }, Queues { forms, write_batches })
     }
 
-    /// Stops the renewal loop (a pass in progress finishes first), then waits
+    /// Stops the renewal loop (a pass in progress ends after its batch), then waits
     /// (up to 10 s) for the queues to write what they hold: they end once
     /// the state that feeds them is gone.
     pub async fn stop(self) {

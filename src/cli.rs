@@ -127,10 +127,15 @@ pub async fn run() -> anyhow::Result<()> {
             let db = db::connect(&common.database_url).await?;
             crate::migrate(&db).await?;
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
-            let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System);
+            // On a SQLite file, through the on-thread writer like the server's loop.
+            let reads = db::connect_reader(&common.database_url, &db).await?;
+            let (background, queues) = crate::background::Background::start(&db, &reads, None);
+            let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System, queues.write_batches.clone());
             let started = std::time::Instant::now();
             let report = renewals.pass(None).await?;
             let seconds = started.elapsed().as_secs_f64();
+            drop((renewals, queues));
+            background.stop().await;
             println!(
                 "{}",
                 serde_json::json!({"sites": report.sites, "invoices": report.invoices, "failed": report.failed, "seconds": seconds})

@@ -32,6 +32,7 @@ use crate::billing::engine::{InvoiceMode, Ledger};
 use crate::billing::periods::due_periods;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
+use crate::db::on_thread::WriteBatches;
 use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
 use crate::error::ApiError;
 
@@ -44,6 +45,12 @@ pub struct Renewals {
     cipher: Arc<FieldCipher>,
     plans: PlanCatalog,
     clock: Clock,
+    /// On SQLite files, the on-thread writer's batches (`db::on_thread`):
+    /// each site's renewal is one of their operations, under a savepoint of
+    /// its own, without sqlx's hand-off to a connection's thread per statement.
+    write_batches: Option<WriteBatches>,
+    /// Set when the instance shuts down: a pass ends after its current batch.
+    stopping: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// What a pass did.
@@ -58,8 +65,8 @@ pub struct PassReport {
 }
 
 impl Renewals {
-    pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock) -> Self {
-        Self { db, cipher, plans: PlanCatalog::default(), clock }
+    pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock, write_batches: Option<WriteBatches>) -> Self {
+        Self { db, cipher, plans: PlanCatalog::default(), clock, write_batches, stopping: None }
     }
 
     /// Renews every site that is due (of `partner` only, when given) and
@@ -73,7 +80,7 @@ impl Renewals {
             let (claimed, batch) = self.batch(partner, &mut failed).await?;
             report.sites += batch.sites;
             report.invoices += batch.invoices;
-            if claimed < BATCH as usize {
+            if claimed < BATCH as usize || self.stopping.as_ref().is_some_and(|stop| *stop.borrow()) {
                 break;
             }
         }
@@ -91,6 +98,9 @@ impl Renewals {
     /// Claims a batch of due sites and renews each in one transaction; the
     /// number claimed and what was renewed. Sites that fail join `failed`.
     async fn batch(&self, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
+        if let Some(batches) = &self.write_batches {
+            return self.batch_on_thread(batches, partner, failed).await;
+        }
         let txn = self.db.begin().await?;
         let backend = txn.get_database_backend();
         if backend != DbBackend::Postgres {
@@ -122,6 +132,41 @@ impl Renewals {
             }
         }
         txn.commit().await?;
+        Ok((due.len(), report))
+    }
+
+    /// `batch` on a SQLite file: the due sites read without a lock (SQLite
+    /// has no row locks to claim with), then each renewed as an operation of
+    /// the on-thread writer's batches, which hold the one write lock: a site
+    /// another process renewed since the read is found not due again there
+    /// (`renew_site` reads its next billing date under the lock).
+    async fn batch_on_thread(&self, batches: &WriteBatches, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
+        let due = due_sites(&self.db, partner, self.clock.now(), failed, false).await?;
+        metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
+        let renewals = due.iter().map(|&(site_id, partner_id)| {
+            let (cipher, clock) = (self.cipher.clone(), self.clock);
+            batches.run(move |session| {
+                Box::pin(async move {
+                    let plans = PlanCatalog::default();
+                    let ctx = Context { cipher: &cipher, plans: &plans, clock };
+                    renew_site(session, &ctx, partner_id, site_id).await
+                })
+            })
+        });
+        let mut report = PassReport::default();
+        for (&(site_id, _), renewed) in due.iter().zip(futures_util::future::join_all(renewals).await) {
+            match renewed {
+                Ok(Some(invoices)) => {
+                    report.sites += 1;
+                    report.invoices += invoices;
+                }
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::error!(site_id, error = %err, "renewing a site failed; it stays due");
+                    failed.push(site_id);
+                }
+            }
+        }
         Ok((due.len(), report))
     }
 }
@@ -268,8 +313,10 @@ async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i3
 }
 
 /// Runs a pass now and then every `interval` until `stop` says so; a pass
-/// in progress finishes first.
-pub fn spawn_loop(renewals: Renewals, interval: Duration, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+/// in progress ends after its current batch (the next pass, of this instance
+/// or another, renews the rest).
+pub fn spawn_loop(mut renewals: Renewals, interval: Duration, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    renewals.stopping = Some(stop.clone());
     tokio::spawn(async move {
         loop {
             if let Err(err) = renewals.pass(None).await {

@@ -101,7 +101,7 @@ async fn advance_test_clock(
         v.field("/to", ErrorCode::FieldOutOfRange, "is before the clock's now: another advance moved it further meanwhile");
         return Err(v.into_error());
     }
-    let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock);
+    let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock, state.write_batches.clone());
     let report = renewals.settle(partner_id).await.map_err(|err| match err {
         SettleError::Database(err) => ApiError::from(err),
         SettleError::Busy => ApiError::new(ErrorCode::Busy, err.to_string()),
