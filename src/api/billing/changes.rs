@@ -279,6 +279,7 @@ fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
         subscriptions: cancelling.into_iter().chain(changes.clone().filter_map(|c| c.src_subscription_id)).collect(),
         active: request.purchased_agents.is_some_and(|agents| agents > 0),
         plans: changes.filter_map(|c| c.subscription.as_ref()?.plan_id).collect(),
+        no_credits: false,
     }
 }
 

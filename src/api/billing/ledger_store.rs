@@ -185,6 +185,9 @@ pub struct Wants {
     pub active: bool,
     /// Plans the request names.
     pub plans: BTreeSet<i32>,
+    /// Nothing will be credited (renewals): the charge lines a credit would
+    /// cancel are not read.
+    pub no_credits: bool,
 }
 
 impl Wants {
@@ -279,7 +282,7 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
         card_number,
     };
     let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
-    let open_charges = open_charges(db, &subscriptions).await?;
+    let open_charges = if op.wants.no_credits { HashMap::new() } else { open_charges(db, &subscriptions).await? };
     let plans = ctx.plans.plans(db, &op.wants.plans).await?;
     Ok(Opened {
         ledger: Ledger::new(terms, now, subscriptions, open_charges),

@@ -226,7 +226,7 @@ async fn plan_operation(
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]) },
+        wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]), no_credits: false },
         mode: InvoiceMode::Issue,
         preview,
         receipt: receipt.claim(),

@@ -270,7 +270,7 @@ async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i3
         partner_id,
         site_id,
         agent_id: None,
-        wants: Wants { active: true, ..Default::default() },
+        wants: Wants { active: true, no_credits: true, ..Default::default() },
         mode: InvoiceMode::Issue,
         preview: false,
         receipt: None,
