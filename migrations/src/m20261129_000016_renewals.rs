@@ -7,8 +7,11 @@
 //!   renewal's transaction. Its primary key is what refuses a second renewal of
 //!   a period, whoever attempts it (two instances, a retry after kill -9, the
 //!   loop beside a clock advance).
-//! - An index on `site_billing_configs.next_billing_date`: the renewal pass
-//!   finds due sites in it, however many sites are not due.
+//! - An index on `site_billing_configs (next_billing_date, site_id)`: the
+//!   renewal pass takes due sites in that order, 200 at a time, straight from
+//!   the index (with `next_billing_date` alone, every batch sorted all the due
+//!   sites that share a date to find its 200: the pass grew with the square of
+//!   the sites due).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -59,6 +62,7 @@ impl MigrationTrait for Migration {
                     .name("ix_site_billing_configs_next_billing_date")
                     .table("site_billing_configs")
                     .col("next_billing_date")
+                    .col("site_id")
                     .to_owned(),
             )
             .await
