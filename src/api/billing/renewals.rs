@@ -6,15 +6,19 @@
 //! A pass claims due sites in batches from the index on `next_billing_date`
 //! (PostgreSQL: the sites' rows `FOR NO KEY UPDATE SKIP LOCKED`, the lock
 //! every billing write takes first, so instances share the work and an apply
-//! never interleaves with a renewal of its site; SQLite: the one write lock).
+//! never interleaves with a renewal of its site; a SQLite file: each site an
+//! operation of the on-thread writer's batches, under the one write lock).
 //! Each site is renewed under a savepoint of its own: all of its periods'
 //! invoices, lines, bill-to copies, balance, renewal records and next billing
 //! date, or nothing. The renewal record's primary key (site, period start)
 //! refuses a period billed twice, whatever ran it.
 //!
 //! The rules are `crate::billing::engine::Ledger::renew` and
-//! `crate::billing::periods::due_periods`; this is their store, with no
-//! HTTP in it: the loop, `switchboard renew` and the clock's advance call it.
+//! `crate::billing::periods::due_periods`; this is their store, which the
+//! loop, `switchboard renew` and the clock's advance call with a handle of
+//! their own (`Renewals`: database, cipher, clock), not the request state. A
+//! site's failure is still an `ApiError` (what `ledger_store::open` answers);
+//! an error type of the billing store's own is still to come.
 
 use std::collections::HashMap;
 use std::sync::Arc;
