@@ -125,12 +125,14 @@ demo_token() { # site|partner
 # warnings alone is repeated once on another fresh database, and fails the
 # build only if the second run warns too. Any check failure fails at once.
 schemathesis_run() { # backend document token-kind label base-path
-  local attempt out token
+  local attempt out token name
   for attempt in 1 2; do
-    start_server "$1" "contract_${3}_${1}_${attempt}"
+    # A database of its own per document (test-v1 and partner-billing-v1 share the token kind).
+    name="contract_$(echo "${2%.json}" | tr -c 'a-z0-9\n' '_')_${1}_${attempt}"
+    start_server "$1" "$name"
     token=$(demo_token "$3")
     log "schemathesis: $2 on $4 (run $attempt)"
-    out="$WORK/schemathesis-$3-$1-$attempt.log"
+    out="$WORK/schemathesis-$name.log"
     if SCHEMATHESIS_HOOKS="$ROOT/contract/hooks.py" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi/$2" \
       --url "http://127.0.0.1:$PORT$5" \
       --checks all \
@@ -147,7 +149,7 @@ schemathesis_run() { # backend document token-kind label base-path
       echo "--- warnings only: once more on a fresh database"
       continue
     fi
-    echo "--- server log (tail)"; tail -n 50 "$WORK/server-contract_${3}_${1}_${attempt}.log"
+    echo "--- server log (tail)"; tail -n 50 "$WORK/server-$name.log"
     exit 1
   done
 }
