@@ -68,6 +68,24 @@ pub struct PassReport {
     pub failed: usize,
 }
 
+impl PassReport {
+    /// Counts one site's renewal (`renew_site`'s answer); a failure is logged
+    /// and joins `failed`.
+    fn count(&mut self, site_id: i32, renewed: Result<Option<usize>, ApiError>, failed: &mut Vec<i32>) {
+        match renewed {
+            Ok(Some(invoices)) => {
+                self.sites += 1;
+                self.invoices += invoices;
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::error!(site_id, error = %err, "renewing a site failed; it stays due");
+                failed.push(site_id);
+            }
+        }
+    }
+}
+
 impl Renewals {
     pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock, write_batches: Option<WriteBatches>) -> Self {
         Self { db, cipher, plans: PlanCatalog::default(), clock, write_batches, stopping: None }
@@ -121,19 +139,12 @@ impl Renewals {
         let mut report = PassReport::default();
         for &(site_id, partner_id) in &due {
             let savepoint = txn.begin().await?;
-            match renew_site(&savepoint, &ctx, partner_id, site_id).await {
-                Ok(Some(invoices)) => {
-                    savepoint.commit().await?;
-                    report.sites += 1;
-                    report.invoices += invoices;
-                }
-                Ok(None) => savepoint.rollback().await?,
-                Err(err) => {
-                    savepoint.rollback().await?;
-                    tracing::error!(site_id, error = %err, "renewing a site failed; it stays due");
-                    failed.push(site_id);
-                }
+            let renewed = renew_site(&savepoint, &ctx, partner_id, site_id).await;
+            match renewed {
+                Ok(Some(_)) => savepoint.commit().await?,
+                _ => savepoint.rollback().await?,
             }
+            report.count(site_id, renewed, failed);
         }
         txn.commit().await?;
         Ok((due.len(), report))
@@ -159,17 +170,7 @@ impl Renewals {
         });
         let mut report = PassReport::default();
         for (&(site_id, _), renewed) in due.iter().zip(futures_util::future::join_all(renewals).await) {
-            match renewed {
-                Ok(Some(invoices)) => {
-                    report.sites += 1;
-                    report.invoices += invoices;
-                }
-                Ok(None) => {}
-                Err(err) => {
-                    tracing::error!(site_id, error = %err, "renewing a site failed; it stays due");
-                    failed.push(site_id);
-                }
-            }
+            report.count(site_id, renewed, failed);
         }
         Ok((due.len(), report))
     }

@@ -14,7 +14,7 @@ use crate::AppState;
 use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
 use crate::api::billing::renewals::{Renewals, SettleError};
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::JsonBody;
 
 const TAG: &str = "Test clock";
@@ -133,5 +133,3 @@ async fn unfreeze_test_clock(State(state): State<AppState>, caller: PartnerCalle
     unfreeze(&state.db, caller.partner_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
-
-use crate::error::Problem;
