@@ -1,7 +1,7 @@
 //! Site billing configurations: partner scoping, create/update rules, the
 //! service-owned dates and balance.
 
-use chrono::{DateTime, Datelike, Months, Utc};
+use chrono::{DateTime, Months, Utc};
 use serde_json::{Value, json};
 use switchboard::auth::Permission;
 
@@ -39,10 +39,8 @@ async fn partners_read_only_their_sites_configs() {
     assert_eq!(config["billingPeriod"], "quarterly");
     assert_eq!(config["paymentTermValue"], 15);
     assert_eq!(config["currency"], json!({"id": "USD", "symbol": "$", "description": "US dollar"}));
-    // Quarterly from 2026-01-31: Apr 30, Jul 31, Oct 31, Jan 31 (month ends clamped, no drift).
-    let next = date(&config["nextBillingDate"]);
-    assert_eq!(next.day(), if next.month() == 4 { 30 } else { 31 }, "{next}");
-    assert!(next > Utc::now());
+    // The demo data's: quarterly from 2026-01-31, next on 2027-01-31.
+    assert_eq!(config["nextBillingDate"], "2027-01-31T00:00:00Z");
     assert_problem(app.get(&format!("{CONFIGS}/10000"), &manager(&app, 2)).await, 404, 404001).await;
     assert_problem(app.get(&format!("{CONFIGS}/99999"), &manager(&app, 1)).await, 404, 404001).await;
     assert_problem(app.get(CONFIGS, &app.partner_token(1, &[Permission::ManageFeature])).await, 403, 403001).await;
@@ -115,7 +113,8 @@ async fn create_reports_every_bad_field_at_once() {
 
 #[tokio::test]
 async fn update_replaces_settings_and_keeps_what_the_service_owns() {
-    let app = spawn_app().await;
+    // The next billing date follows "now": the worked examples' (docs/billing.md).
+    let app = spawn_app_at("2026-11-21T15:00:00Z").await;
     let token = manager(&app, 1);
     let before: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
     // 10.0 is a whole number of days too.

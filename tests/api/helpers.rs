@@ -43,10 +43,18 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(None, Clock::System).await
 }
 
-/// As `spawn_app`, with `--test-mode` on and the renewal loop every
-/// `renewal_interval` (zero: no loop).
+/// The system time of a test-mode app: the worked examples' "now"
+/// (docs/billing.md), before the demo data's first renewal (site 10000 on
+/// 2026-12-01), so that what the tests advance to lies ahead whatever the
+/// date they run on.
+pub const TEST_MODE_SYSTEM_TIME: &str = "2026-11-21T15:00:00Z";
+
+/// As `spawn_app`, with `--test-mode` on, the system clock at
+/// `TEST_MODE_SYSTEM_TIME` and the renewal loop every `renewal_interval`
+/// (zero: no loop).
 pub async fn spawn_app_in_test_mode(renewal_interval: std::time::Duration) -> TestApp {
-    spawn(Options { test_mode: true, renewal_interval, ..Options::default() }).await
+    let clock = Clock::Fixed(TEST_MODE_SYSTEM_TIME.parse().expect("an RFC 3339 instant"));
+    spawn(Options { test_mode: true, renewal_interval, clock, ..Options::default() }).await
 }
 
 /// How `spawn` starts the server.

@@ -21,7 +21,8 @@ fn due_sites(count: i32) -> Value {
     for site in FIRST_SITE..FIRST_SITE + count {
         sites.push(json!({"id": site, "partnerId": 2, "platformId": 1, "company": format!("Renewal {site}")}));
         configs.push(json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTerm": "Net 30",
-            "paymentTermValue": 30, "billingStartDate": "2026-01-01T00:00:00Z", "balance": 0.0, "purchasedAgents": 5}));
+            "paymentTermValue": 30, "billingStartDate": "2026-01-01T00:00:00Z", "nextBillingDate": "2026-12-01T00:00:00Z", "balance": 0.0,
+            "purchasedAgents": 5}));
         profiles.push(json!({"siteId": site, "firstName": "Renewal", "lastName": "Test", "companyName": format!("Renewal {site}"),
             "email": format!("billing@site{site}.example"), "countryOrRegion": "US", "stateOrProvince": "CA", "city": "San Francisco",
             "mailingAddress": "1 Market St", "postalOrZipCode": "94105", "billTo": format!("Renewal {site}"),

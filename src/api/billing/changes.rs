@@ -14,7 +14,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
-use super::ledger_store::{self, Operation, Wants};
+use super::ledger_run;
+use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use std::collections::HashMap;
 
@@ -333,7 +334,7 @@ async fn run_changes(
         }
         Ok(())
     };
-    ledger_store::run(state, op, steps, move |(), outcome| {
+    ledger_run::run(state, op, steps, move |(), outcome| {
         let output = SubscriptionsChangeOutput {
             amount: Money(outcome.amount),
             tax: Money(outcome.tax),

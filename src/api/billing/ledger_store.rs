@@ -1,57 +1,34 @@
 //! The billing engine's store: loads what one operation on one site works on
 //! (a fixed number of queries, whatever the site holds) into a
 //! `crate::billing::engine::Ledger`, and writes what the operation did, in the
-//! caller's transaction. The rules themselves are in `crate::billing`.
+//! caller's transaction. The rules themselves are in `crate::billing`. It
+//! answers `StoreError`, never an HTTP error: requests run operations through
+//! `ledger_run`, which maps it; renewals hold it without the HTTP layer.
 
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatement};
-use sea_orm::{
-    AccessMode, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
-    FromQueryResult, IdenStatic, IsolationLevel, QueryFilter, QueryOrder, QuerySelect, QueryTrait, TransactionTrait,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
 use uuid::Uuid;
 
-use axum::response::{IntoResponse, Response};
-
-use super::idempotency::{Answer, KeyClaim, Recorded};
+use super::idempotency::KeyClaim;
 use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
 use super::subscriptions::store::{PlanCatalog, Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
+use super::store_error::StoreError;
 use crate::billing::BillingError;
-use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Outcome, Plan, SiteTerms, Subscription, Writes};
+use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::{CHARGE, TaxRate};
 use crate::billing::periods::BillingPeriod;
-use crate::AppState;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::entities::{
     agent, currency, invoice_line_item as line, partner_clock, site, site_billing_config as config, site_billing_profile,
     subscription, subscription_pricing_model as model, tax_rate,
 };
-use crate::db::conclude;
 use crate::db::money::StoredDecimal;
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-
-/// The engine's refusals as problems.
-impl From<BillingError> for ApiError {
-    fn from(err: BillingError) -> Self {
-        let field = |pointer: String, code: ErrorCode, detail: String| {
-            let mut v = Violations::new();
-            v.field(pointer, code, detail);
-            v.into_error()
-        };
-        match err {
-            BillingError::Mismatch { pointer, detail } => field(pointer, ErrorCode::FieldMismatch, detail),
-            BillingError::NotAllowed { pointer, detail } => field(pointer, ErrorCode::FieldNotAllowed, detail),
-            BillingError::NotFound(what) => ApiError::not_found(what),
-            BillingError::Conflict(detail) => ApiError::new(ErrorCode::Conflict, detail),
-            BillingError::Internal(detail) => ApiError::internal(anyhow::anyhow!(detail)),
-        }
-    }
-}
 
 /// One billing operation on one site: who asks, what it may touch, how it invoices.
 pub struct Operation {
@@ -76,106 +53,6 @@ pub struct Context<'a> {
     pub clock: Clock,
 }
 
-impl AppState {
-    pub fn billing(&self) -> Context<'_> {
-        Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock }
-    }
-}
-
-/// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
-/// transaction: opens it, applies the steps, figures the invoice and, unless
-/// previewing, writes every row and the answer `respond` makes of the steps'
-/// value and the figures (with the request's idempotency key); all or nothing.
-/// "Now" is read once the site is locked, so that timestamps follow the order
-/// in which operations on a site take effect.
-///
-/// A preview writes nothing, so it reads through the readers
-/// (`AppState::reads`) without the site's write lock: previews run beside each
-/// other and beside applies instead of queueing on the one SQLite writer. A
-/// preview that names no subscriptions reads what can change in one statement
-/// (`open`), which sees one state of the database by itself: it needs no
-/// transaction (each statement is a hand-off to a connection's thread on
-/// SQLite, BEGIN and ROLLBACK too; docs/performance.md).
-///
-/// On a SQLite file the same statements run without sqlx's thread hand-offs
-/// (`db::on_thread`): previews on a reader on the request's thread (one that
-/// finds the database busy there reads again through the pool), applies in
-/// the on-thread writer's batches, each under a savepoint of its own and
-/// answered once its batch has committed.
-pub async fn run<T: Send + 'static>(
-    state: &AppState,
-    op: Operation,
-    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
-    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
-) -> ApiResult<Response> {
-    if op.preview {
-        if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
-            if op.wants.names_subscriptions() {
-                session.control("BEGIN")?;
-            }
-            let opened = open(&session, &state.billing(), &op, false).await;
-            if !session.was_busy() {
-                let Computed { value, outcome, .. } = opened?.compute(steps, op.mode)?;
-                return Ok(respond(value, outcome)?.into_response());
-            }
-        }
-    } else if let Some(batches) = &state.write_batches {
-        let state = state.clone();
-        return batches
-            .run(move |session| {
-                Box::pin(async move {
-                    // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
-                    let computed = open(session, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
-                    write(session, computed, respond, op.receipt.as_ref()).await
-                })
-            })
-            .await;
-    }
-    if op.preview && !op.wants.names_subscriptions() {
-        let Computed { value, outcome, .. } = open(&state.reads, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
-        return Ok(respond(value, outcome)?.into_response());
-    }
-    let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
-    let result = async {
-        let computed = open(&txn, &state.billing(), &op, !op.preview).await?.compute(steps, op.mode)?;
-        if op.preview {
-            let Computed { value, outcome, .. } = computed;
-            return Ok(respond(value, outcome)?.into_response());
-        }
-        write(&txn, computed, respond, op.receipt.as_ref()).await
-    }
-    .await;
-    conclude(txn, op.preview, result).await
-}
-
-/// Writes what an apply did and, when its request holds an idempotency key,
-/// the key's answer, in `db`'s transaction: the effect and its answer commit
-/// together or not at all (a retry then replays it, or runs).
-async fn write<T>(
-    db: &impl ConnectionTrait,
-    computed: Computed<T>,
-    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer>,
-    receipt: Option<&KeyClaim>,
-) -> ApiResult<Response> {
-    let Computed { value, outcome, site, writes } = computed;
-    site.save(db, writes).await?;
-    let answer = respond(value, outcome)?;
-    let Some(claim) = receipt else { return Ok(answer.into_response()) };
-    claim.record(db, &answer).await?;
-    let mut response = answer.into_response();
-    response.extensions_mut().insert(Recorded);
-    Ok(response)
-}
-
-/// A read-only transaction that sees one state of the database: SQLite's
-/// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
-async fn begin_snapshot(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
-    Ok(match db.get_database_backend() {
-        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await?,
-        _ => db.begin().await?,
-    })
-}
-
 /// What an operation may touch besides the site itself.
 #[derive(Debug, Default)]
 pub struct Wants {
@@ -192,16 +69,16 @@ pub struct Wants {
 
 impl Wants {
     /// Whether the operation reads subscriptions (more statements than the site's one).
-    fn names_subscriptions(&self) -> bool {
+    pub(super) fn names_subscriptions(&self) -> bool {
         self.active || !self.subscriptions.is_empty()
     }
 }
 
-/// An opened operation (`run` opens one): the ledger, the plans it may start subscriptions
+/// An opened operation (`ledger_run::run` and renewals open one): the ledger, the plans it may start subscriptions
 /// from, and the site's rows an apply writes with.
 pub(super) struct Opened {
     pub(super) ledger: Ledger<SubscriptionPricingModel>,
-    plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
+    pub(super) plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
     pub(super) site: SiteRows,
     /// The site's next billing date (renewals start there).
     pub(super) next_billing_date: DateTime<Utc>,
@@ -217,58 +94,34 @@ pub(super) struct SiteRows {
     pub(super) now: DateTime<Utc>,
 }
 
-/// An operation computed: the steps' value, the figures, and what an apply writes.
-struct Computed<T> {
-    value: T,
-    outcome: Outcome,
-    site: SiteRows,
-    writes: Writes<SubscriptionPricingModel>,
-}
-
-impl Opened {
-    /// Applies `steps` and figures the invoice.
-    fn compute<T>(
-        self,
-        steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
-        mode: InvoiceMode,
-    ) -> ApiResult<Computed<T>> {
-        let Opened { mut ledger, plans, site, .. } = self;
-        let value = steps(&mut ledger, &plans)?;
-        let (outcome, writes) = ledger.finish(mode);
-        Ok(Computed { value, outcome, site, writes })
-    }
-}
-
 /// Opens an operation on the partner's site (404 otherwise): unless `lock` is
 /// false (previews, and applies in a transaction that holds the write lock
 /// already), locks the site for the transaction (`scope::lock_site`, the
 /// first statement), then reads "now", checks the agent (400 unless one of the
 /// site's), reads the billing terms (409 without a billing configuration),
 /// what `wants` names, and the plans from the catalog.
-pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, lock: bool) -> ApiResult<Opened> {
+pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, lock: bool) -> Result<Opened, StoreError> {
     let (partner_id, site_id) = (op.partner_id, op.site_id);
     if lock {
         lock_site(db, partner_id, site_id).await?;
     }
-    let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or_else(|| ApiError::not_found("site"))?;
+    let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
     // The partner's clock comes with the site's row: no statement of its own.
     let now = row.frozen_at.unwrap_or_else(|| ctx.clock.now());
     if !row.agent_found {
-        let mut v = Violations::new();
-        v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
-        return Err(v.into_error());
+        return Err(StoreError::NotAnAgent { site_id });
     }
     let SiteRow { site, config, profile, payment, minor_units, tax, .. } = row;
     let config =
-        config.ok_or_else(|| ApiError::new(ErrorCode::Conflict, format!("site {site_id} has no billing configuration; create one first")))?;
+        config.ok_or_else(|| BillingError::Conflict(format!("site {site_id} has no billing configuration; create one first")))?;
     let card_number = match &payment {
         Some(p) if !p.primary_card_number_encrypted.is_empty() => {
-            Some(ctx.cipher.decrypt(&p.primary_card_number_encrypted).map_err(ApiError::internal)?)
+            Some(ctx.cipher.decrypt(&p.primary_card_number_encrypted).map_err(StoreError::Corrupt)?)
         }
         _ => None,
     };
     let minor_units = minor_units
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {} is missing", config.currency_id)))?
+        .ok_or_else(|| StoreError::corrupt(format_args!("currency {} is missing", config.currency_id)))?
         .max(0) as u32;
     let terms = SiteTerms {
         site_id,
@@ -353,7 +206,7 @@ fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, column
 }
 
 impl SiteRow {
-    async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> ApiResult<Option<Self>> {
+    async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> Result<Option<Self>, sea_orm::DbErr> {
         // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
         use sea_orm::sea_query::ExprTrait;
         let (state_tax, country_tax) = ("state_tax", "country_tax");
@@ -440,7 +293,7 @@ async fn subscriptions_of(
     partner_id: i32,
     site_id: i32,
     wants: &Wants,
-) -> ApiResult<Vec<Subscription<SubscriptionPricingModel>>> {
+) -> Result<Vec<Subscription<SubscriptionPricingModel>>, StoreError> {
     if wants.subscriptions.is_empty() && !wants.active {
         return Ok(Vec::new());
     }
@@ -470,7 +323,7 @@ async fn subscriptions_of(
 async fn open_charges(
     db: &impl ConnectionTrait,
     subscriptions: &[Subscription<SubscriptionPricingModel>],
-) -> ApiResult<HashMap<Uuid, Vec<OpenCharge>>> {
+) -> Result<HashMap<Uuid, Vec<OpenCharge>>, sea_orm::DbErr> {
     let model_ids: Vec<Uuid> = subscriptions.iter().flat_map(|s| s.models.iter().map(|m| m.id)).collect();
     let mut open: HashMap<Uuid, Vec<OpenCharge>> = HashMap::new();
     if model_ids.is_empty() {
@@ -503,7 +356,7 @@ impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy, the balance.
-    pub(super) async fn save(&self, txn: &impl ConnectionTrait, writes: Writes<SubscriptionPricingModel>) -> ApiResult<()> {
+    pub(super) async fn save(&self, txn: &impl ConnectionTrait, writes: Writes<SubscriptionPricingModel>) -> Result<(), sea_orm::DbErr> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
             insert_subscription(txn, self.site.partner_id, new).await?;

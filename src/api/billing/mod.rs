@@ -10,6 +10,7 @@ pub mod configs;
 pub mod features;
 pub mod idempotency;
 pub mod invoices;
+pub mod ledger_run;
 pub mod ledger_store;
 pub mod money;
 pub mod operations;
@@ -17,6 +18,7 @@ pub mod products;
 pub mod profiles;
 pub mod renewals;
 pub mod scope;
+pub mod store_error;
 pub mod sites;
 pub mod subscriptions;
 

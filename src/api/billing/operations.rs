@@ -16,7 +16,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
-use super::ledger_store::{self, Operation, Wants};
+use super::ledger_run;
+use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::AppState;
@@ -238,7 +239,7 @@ async fn plan_operation(
         }
         add_plan(ledger, plans, &request, plan_id, months)
     };
-    ledger_store::run(state, op, steps, move |id, outcome| {
+    ledger_run::run(state, op, steps, move |id, outcome| {
         let output = SubscriptionOutput::from(outcome);
         if preview {
             return Answer::json(StatusCode::OK, None, &output);
@@ -419,5 +420,5 @@ pub async fn calculate_cancel_subscription(
         let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
         Ok(ledger.cancel(&current)?)
     };
-    ledger_store::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
+    ledger_run::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
 }

@@ -17,8 +17,7 @@
 //! `crate::billing::periods::due_periods`; this is their store, which the
 //! loop, `switchboard renew` and the clock's advance call with a handle of
 //! their own (`Renewals`: database, cipher, clock), not the request state. A
-//! site's failure is still an `ApiError` (what `ledger_store::open` answers);
-//! an error type of the billing store's own is still to come.
+//! site's failure is the store's `StoreError`, logged; nothing here knows HTTP.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,6 +30,7 @@ use sea_orm::{
 };
 
 use super::ledger_store::{Context, Opened, Operation, Wants, open};
+use super::store_error::StoreError;
 use super::subscriptions::store::PlanCatalog;
 use crate::billing::engine::{InvoiceMode, Ledger};
 use crate::billing::periods::due_periods;
@@ -38,7 +38,6 @@ use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::on_thread::WriteBatches;
 use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
-use crate::error::ApiError;
 
 /// Sites claimed, and renewed, per transaction.
 const BATCH: u64 = 200;
@@ -71,7 +70,7 @@ pub struct PassReport {
 impl PassReport {
     /// Counts one site's renewal (`renew_site`'s answer); a failure is logged
     /// and joins `failed`.
-    fn count(&mut self, site_id: i32, renewed: Result<Option<usize>, ApiError>, failed: &mut Vec<i32>) {
+    fn count(&mut self, site_id: i32, renewed: Result<Option<usize>, StoreError>, failed: &mut Vec<i32>) {
         match renewed {
             Ok(Some(invoices)) => {
                 self.sites += 1;
@@ -270,7 +269,7 @@ pub enum SettleError {
 /// Renews every period of the site due at its partner's "now": the number
 /// of invoices written, or None when it was not due after all (renewed by
 /// someone else since the claim read it).
-async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i32, site_id: i32) -> Result<Option<usize>, ApiError> {
+async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i32, site_id: i32) -> Result<Option<usize>, StoreError> {
     let op = Operation {
         partner_id,
         site_id,

@@ -80,7 +80,7 @@ pub async fn partner_of(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<i3
 /// the whole database; a write of nothing (the site's configuration set to
 /// itself) takes it before the transaction reads anything, so that it cannot
 /// read a state another connection then writes over.
-pub async fn lock_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<()> {
+pub async fn lock_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> Result<(), sea_orm::DbErr> {
     use crate::db::entities::site_billing_config as config;
     if db.get_database_backend() == sea_orm::DbBackend::Postgres {
         site::Entity::find_by_id(site_id)

@@ -99,7 +99,7 @@ fn line_out(r: line::Model, format: &CurrencyFormat) -> InvoiceLineItem {
 
 /// The line items matching `condition`, in invoice order, written in their
 /// invoices' currencies. Three queries whatever the number of lines.
-pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) -> ApiResult<Vec<InvoiceLineItem>> {
+pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) -> Result<Vec<InvoiceLineItem>, sea_orm::DbErr> {
     let rows = line::Entity::find()
         .filter(condition.clone())
         .order_by_asc(line::Column::InvoiceId)
@@ -233,7 +233,7 @@ pub struct InvoiceHeader<'a> {
 
 /// Writes an invoice with its lines (as `crate::billing::invoice` figured
 /// them) and its bill-to copy of the profile: three statements.
-pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> ApiResult<()> {
+pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> Result<(), sea_orm::DbErr> {
     let zero = invoice.zero();
     let rate = invoice.tax_rate.as_ref();
     let rows: Vec<line::ActiveModel> = invoice
@@ -294,7 +294,7 @@ pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>
 }
 
 /// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
-async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: i32, p: &BillToProfile) -> ApiResult<()> {
+async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: i32, p: &BillToProfile) -> Result<(), sea_orm::DbErr> {
     invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
         invoice_id: Set(invoice_id),
         site_id: Set(p.site_id),
@@ -358,5 +358,5 @@ pub async fn insert_for_site(
     let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
     let paid = status == "paid";
     let header = InvoiceHeader { id, site: &InvoiceSite::from(&site), agent_id, status, currency_id, created_time, profile: profile.as_ref() };
-    insert_invoice(db, header, &invoice, paid).await
+    Ok(insert_invoice(db, header, &invoice, paid).await?)
 }

@@ -16,6 +16,7 @@ use crate::billing::engine::{NewSubscription, Plan};
 use crate::billing::pricing::PeriodPrices;
 use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 use crate::billing::BillingError;
+use crate::api::billing::store_error::StoreError;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
@@ -27,7 +28,7 @@ fn prices(r: &segment::Model) -> PeriodPrices {
     }
 }
 
-pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment::Model>) -> ApiResult<SubscriptionPricingModel> {
+pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment::Model>) -> Result<SubscriptionPricingModel, StoreError> {
     let mut out = SubscriptionPricingModel {
         pricing_model: PricingModelKind::parse(&r.pricing_model).map_err(internal)?,
         id: r.id,
@@ -154,7 +155,7 @@ impl Selection {
 /// models and segments, and with its invoice lines when asked. One statement
 /// (the subscriptions joined to their models and segments), four with the
 /// lines, whatever the number of rows.
-pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult<Vec<Subscription>> {
+pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Vec<Subscription>, StoreError> {
     let tree = subscription::Entity::find()
         .filter(selection.subscriptions())
         .find_also_related(model::Entity)
@@ -209,18 +210,18 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> ApiResult
         .collect()
 }
 
-fn internal(err: String) -> ApiError {
-    ApiError::internal(anyhow::anyhow!(err))
+fn internal(err: String) -> StoreError {
+    StoreError::corrupt(err)
 }
 
 /// The plans of the catalog among `ids`, with their pricing model templates. One query.
-pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
     let mut plans = HashMap::new();
     for p in plan::Entity::find().filter(plan::Column::Id.is_in(ids.iter().copied())).all(db).await? {
-        let templates = serde_json::from_str(&p.pricing_models).map_err(ApiError::internal)?;
+        let templates = serde_json::from_str(&p.pricing_models).map_err(StoreError::corrupt)?;
         plans.insert(p.id, Plan {
             id: p.id,
             is_service_plan: p.is_service_plan,
@@ -247,7 +248,7 @@ pub struct PlanCatalog {
 
 impl PlanCatalog {
     /// The plans of `ids` that exist; one statement when some are not kept yet, none otherwise.
-    pub async fn plans(&self, db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> ApiResult<HashMap<i32, Plan<SubscriptionPricingModel>>> {
+    pub async fn plans(&self, db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
         let mut found = HashMap::with_capacity(ids.len());
         let mut missing = BTreeSet::new();
         {
@@ -302,7 +303,7 @@ fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usiz
 }
 
 /// Writes a subscription of a site of partner `partner_id`.
-pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new: &NewSubscription) -> ApiResult<()> {
+pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new: &NewSubscription) -> Result<(), sea_orm::DbErr> {
     subscription::Entity::insert(subscription::ActiveModel {
         id: Set(new.id),
         site_id: Set(new.site_id),
@@ -332,7 +333,7 @@ pub async fn insert_pricing_model(
     subscription_id: Uuid,
     order: usize,
     m: &mut SubscriptionPricingModel,
-) -> ApiResult<()> {
+) -> Result<(), sea_orm::DbErr> {
     if m.id.is_nil() {
         m.id = Uuid::now_v7();
     }

@@ -1,0 +1,141 @@
+//! A billing operation as an HTTP request runs it: the handler's steps (the
+//! billing rules, no I/O) on the ledger the store opens (`ledger_store`), in
+//! the transaction, reader or write batch that suits it, and the answer the
+//! handler makes of the figures, recorded with the request's idempotency key.
+//! The store's errors (`StoreError`) become problems here.
+
+use std::collections::HashMap;
+
+use axum::response::{IntoResponse, Response};
+use sea_orm::{AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, IsolationLevel, TransactionTrait};
+
+use super::idempotency::{Answer, KeyClaim, Recorded};
+use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
+use super::subscriptions::SubscriptionPricingModel;
+use crate::AppState;
+use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
+use crate::db::conclude;
+use crate::error::ApiResult;
+
+impl AppState {
+    pub fn billing(&self) -> Context<'_> {
+        Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock }
+    }
+}
+
+/// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
+/// transaction: opens it, applies the steps, figures the invoice and, unless
+/// previewing, writes every row and the answer `respond` makes of the steps'
+/// value and the figures (with the request's idempotency key); all or nothing.
+/// "Now" is read once the site is locked, so that timestamps follow the order
+/// in which operations on a site take effect.
+///
+/// A preview writes nothing, so it reads through the readers
+/// (`AppState::reads`) without the site's write lock: previews run beside each
+/// other and beside applies instead of queueing on the one SQLite writer. A
+/// preview that names no subscriptions reads what can change in one statement
+/// (`open`), which sees one state of the database by itself: it needs no
+/// transaction (each statement is a hand-off to a connection's thread on
+/// SQLite, BEGIN and ROLLBACK too; docs/performance.md).
+///
+/// On a SQLite file the same statements run without sqlx's thread hand-offs
+/// (`db::on_thread`): previews on a reader on the request's thread (one that
+/// finds the database busy there reads again through the pool), applies in
+/// the on-thread writer's batches, each under a savepoint of its own and
+/// answered once its batch has committed.
+pub async fn run<T: Send + 'static>(
+    state: &AppState,
+    op: Operation,
+    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
+    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
+) -> ApiResult<Response> {
+    if op.preview {
+        if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
+            if op.wants.names_subscriptions() {
+                session.control("BEGIN")?;
+            }
+            let opened = open(&session, &state.billing(), &op, false).await;
+            if !session.was_busy() {
+                let Computed { value, outcome, .. } = opened?.compute(steps, op.mode)?;
+                return Ok(respond(value, outcome)?.into_response());
+            }
+        }
+    } else if let Some(batches) = &state.write_batches {
+        let state = state.clone();
+        return batches
+            .run(move |session| {
+                Box::pin(async move {
+                    // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
+                    let computed = open(session, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
+                    write(session, computed, respond, op.receipt.as_ref()).await
+                })
+            })
+            .await;
+    }
+    if op.preview && !op.wants.names_subscriptions() {
+        let Computed { value, outcome, .. } = open(&state.reads, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
+        return Ok(respond(value, outcome)?.into_response());
+    }
+    let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
+    let result = async {
+        let computed = open(&txn, &state.billing(), &op, !op.preview).await?.compute(steps, op.mode)?;
+        if op.preview {
+            let Computed { value, outcome, .. } = computed;
+            return Ok(respond(value, outcome)?.into_response());
+        }
+        write(&txn, computed, respond, op.receipt.as_ref()).await
+    }
+    .await;
+    conclude(txn, op.preview, result).await
+}
+
+/// Writes what an apply did and, when its request holds an idempotency key,
+/// the key's answer, in `db`'s transaction: the effect and its answer commit
+/// together or not at all (a retry then replays it, or runs).
+async fn write<T>(
+    db: &impl ConnectionTrait,
+    computed: Computed<T>,
+    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer>,
+    receipt: Option<&KeyClaim>,
+) -> ApiResult<Response> {
+    let Computed { value, outcome, site, writes } = computed;
+    site.save(db, writes).await?;
+    let answer = respond(value, outcome)?;
+    let Some(claim) = receipt else { return Ok(answer.into_response()) };
+    claim.record(db, &answer).await?;
+    let mut response = answer.into_response();
+    response.extensions_mut().insert(Recorded);
+    Ok(response)
+}
+
+/// A read-only transaction that sees one state of the database: SQLite's
+/// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
+async fn begin_snapshot(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
+    Ok(match db.get_database_backend() {
+        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await?,
+        _ => db.begin().await?,
+    })
+}
+
+/// An operation computed: the steps' value, the figures, and what an apply writes.
+struct Computed<T> {
+    value: T,
+    outcome: Outcome,
+    site: SiteRows,
+    writes: Writes<SubscriptionPricingModel>,
+}
+
+impl Opened {
+    /// Applies `steps` and figures the invoice.
+    fn compute<T>(
+        self,
+        steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
+        mode: InvoiceMode,
+    ) -> ApiResult<Computed<T>> {
+        let Opened { mut ledger, plans, site, .. } = self;
+        let value = steps(&mut ledger, &plans)?;
+        let (outcome, writes) = ledger.finish(mode);
+        Ok(Computed { value, outcome, site, writes })
+    }
+}
+
