@@ -3,7 +3,10 @@
 //! for its body (408), and a bound on open connections that sheds idle ones first.
 //!
 //! axum's own `serve` sets no timer, so hyper's header timeout never fired there,
-//! and it accepts until the process runs out of file descriptors.
+//! and it accepts until the process runs out of file descriptors. Heads hyper
+//! refuses by itself are answered as problems too (`refused_heads`).
+
+mod refused_heads;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -128,7 +131,7 @@ async fn serve_connection(
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
-        .serve_connection(TokioIo::new(stream), service)
+        .serve_connection(TokioIo::new(refused_heads::ProblemHeads::new(stream)), service)
         .with_upgrades();
     tokio::pin!(connection);
     // Made room for another: an answer still being written gets a moment, a

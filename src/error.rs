@@ -34,6 +34,7 @@ error_codes! {
     MalformedBody = 400002, BAD_REQUEST, "malformed-body", "The request body is not well-formed";
     InvalidParameter = 400003, BAD_REQUEST, "invalid-parameter", "A path or query parameter is invalid";
     UnsupportedGrantType = 400004, BAD_REQUEST, "unsupported-grant-type", "The grant type is not supported";
+    MalformedRequest = 400005, BAD_REQUEST, "malformed-request", "The request line or headers are not well-formed HTTP/1.1";
     // Reasons used inside `errors[]`, one per field problem.
     FieldRequired = 400010, BAD_REQUEST, "field-required", "A required value is missing";
     FieldWrongType = 400011, BAD_REQUEST, "field-wrong-type", "A value has the wrong type or is not one of the allowed values";
@@ -169,6 +170,23 @@ impl ApiError {
             source: self.source.as_ref().map(|source| anyhow::anyhow!("{source:#}")),
             retry_after: self.retry_after,
         }
+    }
+
+    /// The problem's JSON body, for an answer written below the HTTP layer
+    /// (`connections::refused_heads`). Client errors only: a 5xx goes
+    /// through `into_response`, which logs it with the request's id.
+    pub fn problem_json(&self) -> String {
+        debug_assert!(!self.code.status().is_server_error());
+        let problem = Problem {
+            problem_type: self.code.type_uri(),
+            title: self.code.title().to_owned(),
+            status: self.code.status().as_u16(),
+            detail: self.detail.clone(),
+            code: self.code.code(),
+            errors: self.errors.clone(),
+            request_id: None,
+        };
+        serde_json::to_string(&problem).expect("a problem serializes")
     }
 
     fn with_errors(code: ErrorCode, errors: Vec<FieldProblem>) -> Self {

@@ -259,8 +259,8 @@ fn editions_3_0(docs: &Documents) -> Router<AppState> {
 }
 
 /// Longest request target (path and query), and most header bytes, answered;
-/// past them 414 and 431 as problems. (hyper itself refuses heads over its
-/// ~400 KB buffer, with a bare 431.)
+/// past them 414 and 431 as problems. (Past 64 KiB of target or hyper's ~400 KB
+/// buffer hyper refuses the head itself: `connections::refused_heads`.)
 const MAX_URI_BYTES: usize = 8 * 1024;
 const MAX_HEADER_BYTES: usize = 16 * 1024;
 

@@ -358,3 +358,38 @@ async fn overlong_uris_and_headers_are_problems_414_and_431() {
     assert_eq!(large.headers()["content-type"], "application/problem+json");
     assert_problem(large, 431, 431001).await;
 }
+
+/// Heads hyper refuses before the application sees them (a target over the
+/// 64 KiB the `http` crate holds, a head over hyper's buffer, a request line
+/// that is not HTTP) are problems too, and the connection closes.
+#[tokio::test]
+async fn heads_refused_below_the_application_are_problems_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let raw = |head: Vec<u8>| {
+        let address = address.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+            // hyper may answer before it has read all of an overlong head.
+            let _ = stream.write_all(&head).await;
+            let mut answer = Vec::new();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        }
+    };
+    let target = format!("GET /v4/secureform/secureForms?x={} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(70_000));
+    let filler = format!("GET /health/live HTTP/1.1\r\nhost: x\r\nx-filler: {}\r\n\r\n", "b".repeat(500_000));
+    for (head, status, code) in [
+        (target.into_bytes(), 414, 414001),
+        (filler.into_bytes(), 431, 431001),
+        (b"NOT HTTP AT ALL\r\n\r\n".to_vec(), 400, 400005),
+    ] {
+        let answer = raw(head).await;
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or_else(|| panic!("an answer with a body: {answer:?}"));
+        assert!(head.starts_with(&format!("HTTP/1.1 {status} ")), "{head}");
+        assert!(head.contains("content-type: application/problem+json") && head.contains("connection: close"), "{head}");
+        let problem: Value = serde_json::from_str(body).unwrap();
+        assert_eq!((problem["status"].as_u64(), problem["code"].as_u64()), (Some(status), Some(code)), "{problem}");
+    }
+}
