@@ -9,6 +9,8 @@ use sea_orm::{DbErr, SqlErr};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+mod constraints;
+
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 macro_rules! error_codes {
@@ -365,9 +367,7 @@ impl IntoResponse for ApiError {
 impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
         match err.sql_err().or_else(|| constraint_violation(&err)) {
-            Some(SqlErr::UniqueConstraintViolation(_)) => {
-                return ApiError::new(ErrorCode::Conflict, "a resource with these values already exists");
-            }
+            Some(SqlErr::UniqueConstraintViolation(message)) => return constraints::unique_violation(&message),
             Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
                 return ApiError::new(
                     ErrorCode::StillReferenced,

@@ -73,6 +73,8 @@ async fn create_starts_billing_today_and_refuses_a_second_config() {
     assert_eq!(stored, config);
     let problem = assert_problem(app.post(CONFIGS, &token, &body(site)).await, 409, 409001).await;
     assert!(problem["detail"].as_str().unwrap().contains("PUT"));
+    // The primary key's answer names the field (`error::constraints`).
+    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/siteId"), Some(400014)));
     assert_problem(app.post(CONFIGS, &manager(&app, 2), &body(10002)).await, 404, 404001).await;
     assert_problem(app.post(CONFIGS, &token, &body(20000)).await, 404, 404001).await;
 }

@@ -55,7 +55,8 @@ async fn create_masks_the_card_and_keeps_neither_number_nor_code_in_clear() {
     assert_eq!(profile["primaryCardNumber"], "************0002");
     assert_eq!(profile["primaryCardCSCOrCVD"], "");
     assert_eq!(profile["secondaryCardNumber"], "");
-    assert_problem(app.post(PROFILES, &token, &card_body(site)).await, 409, 409001).await;
+    let problem = assert_problem(app.post(PROFILES, &token, &card_body(site)).await, 409, 409001).await;
+    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/siteId"), Some(400014)));
 
     use sea_orm::{ConnectionTrait, Statement};
     let rows = app.db

@@ -63,7 +63,8 @@ async fn telephony_numbers_are_e164_of_their_country_and_unique_per_site() {
     assert_eq!(rejected(&app, TELEPHONY, &json!({"phoneNumber": "+14155550101", "phoneNumberCountry": "DE"})).await, ["/phoneNumberCountry"]);
     created(&app, TELEPHONY, &json!({"phoneNumber": "+17875550100", "phoneNumberCountry": "PR"})).await;
     let again = app.post(TELEPHONY, &app.admin_a(), &json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})).await;
-    assert_problem(again, 409, 409001).await;
+    let problem = assert_problem(again, 409, 409001).await;
+    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/phoneNumber"), Some(400014)));
 }
 
 #[tokio::test]

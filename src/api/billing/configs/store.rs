@@ -129,9 +129,7 @@ pub async fn insert(
 pub async fn create(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, checked: Checked, now: DateTime<Utc>) -> ApiResult<SiteBillingConfig> {
     require_currency(db, &checked.currency_id).await?;
     partner_site(db, partner_id, site_id).await?;
-    if row::Entity::find_by_id(site_id).one(db).await?.is_some() {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing configuration; update it with PUT")));
-    }
+    // A second configuration is the primary key's 409 at `/siteId` (`error::constraints`).
     let opening =
         Opening { start: super::rules::start_of_day(now), balance: Money::default(), purchased_agents: 0, next_billing_date: None };
     insert(db, partner_id, site_id, checked, opening, now).await?;

@@ -137,9 +137,7 @@ pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id:
 pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
     let model = row_of(draft, partner_id, site_id, None, cipher)?;
     partner_site(db, partner_id, site_id).await?;
-    if row::Entity::find_by_id(site_id).one(db).await?.is_some() {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("site {site_id} already has a billing profile; update it with PUT")));
-    }
+    // A second profile is the primary key's 409 at `/siteId` (`error::constraints`).
     row::Entity::insert(model).exec_without_returning(db).await?;
     SiteBillingProfile::from_row(find(db, partner_id, site_id).await?, cipher)
 }

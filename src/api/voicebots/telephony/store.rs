@@ -1,7 +1,7 @@
 //! Telephony configurations in the database.
 
 use chrono::Utc;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseTransaction, EntityTrait, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::{PhoneNumberCountry, TelephonyConfiguration};
@@ -9,7 +9,7 @@ use super::rules::Draft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::store::{delete_configuration, touch_bots_using_info};
 use crate::db::entities::telephony_configuration as row;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::ApiResult;
 
 impl From<row::Model> for TelephonyConfiguration {
     fn from(r: row::Model) -> Self {
@@ -55,15 +55,9 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     delete_configuration::<row::Entity>(db, site_id, ChannelType::Telephony, id).await
 }
 
+/// Stores a configuration; a number the site has configured already is the
+/// unique index's 409 at `/phoneNumber` (`error::constraints`).
 pub async fn insert(db: &impl ConnectionTrait, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
-    let taken = row::Entity::find()
-        .filter(row::Column::SiteId.eq(site_id))
-        .filter(row::Column::PhoneNumber.eq(&draft.phone_number))
-        .one(db)
-        .await?;
-    if taken.is_some() {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("{} is already configured", draft.phone_number)));
-    }
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),
