@@ -22,6 +22,12 @@
 //! the schema keywords go on the type, and `checked(self, v, pointer)` applies the
 //! same rule through `crate::api::text::text`.
 //!
+//! Every `Option` field of a request body gets `#[serde(default, deserialize_with
+//! = "crate::extract::non_null")]` and `#[schema(nullable = false)]` (absent is
+//! `None`, `null` is refused, as the documents say); of a query type,
+//! `#[param(nullable = false)]`. A field's own `nullable`, `default` or
+//! `deserialize_with` stands.
+//!
 //! The custom checks (`not_blank`, `no_nul`) live in `crate::validation`.
 
 use proc_macro::TokenStream;
@@ -66,6 +72,9 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields, or a text newtype").to_compile_error().into();
     };
     for field in fields.named.iter_mut() {
+        if is_option(&field.ty) {
+            not_null(field, doc_attribute);
+        }
         let mut rule_attrs = Vec::new();
         field.attrs.retain(|attr| {
             let is_rule = attr.path().is_ident("rule");
@@ -96,6 +105,35 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     quote!(#(#statics)* #item).into()
+}
+
+/// An optional field of a request: absent is `None`, `null` is refused
+/// (`crate::extract::non_null`), and the document says it is not nullable.
+/// What the field says itself stands: its own `nullable`, `default` or
+/// `deserialize_with`. A query parameter is never null; it only gets the
+/// document's `nullable = false`.
+fn not_null(field: &mut syn::Field, doc_attribute: &str) {
+    use quote::ToTokens;
+    let says = |attribute: &str, key: &str| {
+        field.attrs.iter().any(|attr| {
+            attr.path().is_ident(attribute)
+                && attr.meta.to_token_stream().into_iter().any(|token| match token {
+                    proc_macro2::TokenTree::Group(group) => group.stream().into_iter().any(|t| t.to_string() == key),
+                    _ => false,
+                })
+        })
+    };
+    if says(doc_attribute, "nullable") {
+        return;
+    }
+    let deserializer = match (doc_attribute == "schema" && !says("serde", "deserialize_with"), says("serde", "default")) {
+        (false, _) => None,
+        (true, true) => Some(syn::parse_quote!(#[serde(deserialize_with = "crate::extract::non_null")])),
+        (true, false) => Some(syn::parse_quote!(#[serde(default, deserialize_with = "crate::extract::non_null")])),
+    };
+    let path = format_ident!("{}", doc_attribute);
+    field.attrs.push(syn::parse_quote!(#[#path(nullable = false)]));
+    field.attrs.extend(deserializer);
 }
 
 /// `#[rule(text(..))]` on a one-field tuple struct of text.
@@ -271,7 +309,12 @@ fn bounds(list: &syn::MetaList) -> syn::Result<(Option<Expr>, Option<Expr>)> {
 }
 
 fn is_option(ty: &Type) -> bool {
-    matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Option"))
+    match ty {
+        // A type passed through a `macro_rules!` fragment (`$ty:ty`) arrives wrapped.
+        Type::Group(group) => is_option(&group.elem),
+        Type::Path(path) => path.path.segments.last().is_some_and(|last| last.ident == "Option"),
+        _ => false,
+    }
 }
 
 /// `Vec<_>` or `Option<Vec<_>>`: its length bounds are item counts.

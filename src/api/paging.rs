@@ -21,11 +21,11 @@ pub struct PageParams {
     /// 1-based page number. A page past the last is empty (with the links
     /// and `total`); the maximum bounds how deep a client can ask, not the data.
     #[rule(range(min = 1, max = 1000000))]
-    #[param(default = 1, nullable = false)]
+    #[param(default = 1)]
     page_index: Option<i32>,
     /// Items per page.
     #[rule(range(min = 1, max = 100))]
-    #[param(default = 50, nullable = false)]
+    #[param(default = 50)]
     page_size: Option<i32>,
 }
 

@@ -26,7 +26,7 @@ use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
 use crate::billing::engine::{InvoiceMode, Ledger, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Query, non_null};
+use crate::extract::{JsonBody, Query};
 
 const TAG: &str = "Subscription operations";
 
@@ -90,34 +90,22 @@ impl ToSchema for ActionType {}
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionDto {
     /// Ignored: new subscriptions get a new id.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub id: Option<Uuid>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 1)]
+    #[schema(example = 1)]
     #[rule(required)]
     pub plan_id: Option<i32>,
     /// The site of the request when present.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 10000)]
+    #[schema(example = 10000)]
     pub site_id: Option<i32>,
     /// Name of the subscription (the spec lists an int; requests send text).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub is_service_plan: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
     /// The pricing models with their prices; empty: the plan's own (for
     /// `EditPricingModel` too, which then resets the subscription to them).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required, length(max = 20), nested)]
     pub subscription_pricing_models: Option<Vec<SubscriptionPricingModelDto>>,
 }
@@ -128,20 +116,15 @@ pub struct SubscriptionDto {
 #[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionChangeDto {
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub action_type: Option<ActionType>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub src_subscription_id: Option<Uuid>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(nested)]
     pub subscription: Option<SubscriptionDto>,
 }
 
 /// Body of changing, cancelling and their previews ("change request").
+#[switchboard_macros::rules]
 #[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
@@ -150,24 +133,16 @@ pub struct SubscriptionChangeDto {
         "isServicePlan": false, "canBeCancelledByCustomer": true, "subscriptionPricingModels": []}}]}))]
 pub struct ChangeRequest {
     /// Write an invoice for the changes (else figures only).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub if_create_invoice: Option<bool>,
     /// Write the invoice as a draft: not charged, the balance untouched.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub is_draft: Option<bool>,
     /// Sets the site's purchased agents; every active by-agents pricing model
     /// is re-priced for the new number (credit of the old, charge of the new).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000))]
     pub purchased_agents: Option<i32>,
     /// Applied in order, all or nothing.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(length(max = 100), nested)]
     pub subscription_change_dtos: Option<Vec<SubscriptionChangeDto>>,
 }
@@ -193,7 +168,6 @@ pub struct SubscriptionsChangeOutput {
 pub struct SiteParams {
     /// The partner's site the changes are for.
     #[rule(required)]
-    #[param(nullable = false)]
     site_id: Option<i32>,
 }
 

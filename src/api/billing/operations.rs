@@ -26,7 +26,7 @@ use crate::billing::BillingError;
 use crate::billing::changes::plan;
 use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Query, non_null};
+use crate::extract::{JsonBody, Query};
 
 const TAG: &str = "Subscription operations";
 
@@ -64,40 +64,30 @@ impl ToSchema for BillingMonths {}
 #[schema(example = json!({"planId": 4, "name": "Platform", "billingPeriod": 1}))]
 pub struct PlanRequest {
     /// Months per billing period (1, 3, 6 or 12); the site's period when absent.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 1)]
+    #[schema(example = 1)]
     #[schema(value_type = BillingMonths)]
     pub billing_period: Option<i32>,
     /// Id of a plan of the catalog.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 4)]
+    #[schema(example = 4)]
     #[rule(required)]
     pub plan_id: Option<i32>,
     /// By-volume plans: overage units bought on top of the quota, priced at the
     /// segment's overage unit price (0 when absent).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 0, nullable = false)]
+    #[schema(default = 0)]
     #[rule(range(min = 0, max = 100000000))]
     pub overage_quota: Option<i32>,
     /// By-volume plans: the block size the overage is sold in; recorded as
     /// `purchasedOverageUnit`, not priced.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 0, nullable = false)]
+    #[schema(default = 0)]
     #[rule(range(min = 0, max = 100000000))]
     pub overage_quota_unit: Option<i32>,
     /// By-unit plans: units bought (the plan's default quantity when absent).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 1, max = 100000000))]
     pub purchased_quantity_by_unit: Option<i32>,
     /// By-volume plans: id of the plan's volume segment to buy (the plan's
     /// selected one when absent).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub selected_volume_id: Option<Uuid>,
     /// Name of the new subscription.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
 }
@@ -131,11 +121,9 @@ pub struct SubscriptionOutput {
 pub struct SiteAgentParams {
     /// The partner's site the operation is for.
     #[rule(required)]
-    #[param(nullable = false)]
     site_id: Option<i32>,
     /// The agent of the site who asks for it (recorded on the invoice).
     #[rule(required)]
-    #[param(nullable = false)]
     agent_id: Option<Uuid>,
 }
 
@@ -370,12 +358,8 @@ pub async fn calculate_switch_subscription_plan(
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"cancelReason": "tooExpensive", "comment": "Moving to the annual plan next year"}))]
 pub struct CancelRequest {
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200))]
     pub cancel_reason: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 2000, required))]
     pub comment: Option<String>,
 }

@@ -7,7 +7,6 @@ use validator::Validate;
 use uuid::Uuid;
 
 use crate::db::entities::secure_form;
-use crate::extract::non_null;
 
 /// The type of a secure form field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -73,6 +72,7 @@ impl FieldType {
 /// Body of create and update. On update, fields and options that carry an id are
 /// updated, those without one are created, and stored ones left out are deleted.
 #[switchboard_macros::rules]
+#[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
@@ -92,37 +92,24 @@ impl FieldType {
 }))]
 pub struct SecureFormInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
-    #[schema(nullable = false, read_only)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(read_only)]
     pub id: Option<Uuid>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 2000))]
     pub description: Option<String>,
     /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 20000, required))]
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
-    #[schema(nullable = false, example = "#1a73e8")]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(example = "#1a73e8")]
     #[rule(required, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
     pub color: Option<String>,
     /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
-    #[schema(nullable = false, format = Byte)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(format = Byte)]
     pub logo: Option<String>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 100, required))]
     pub submit_button_text: Option<String>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(required, length(max = 100), nested)]
     pub fields: Option<Vec<SecureFormFieldInput>>,
 }
@@ -133,61 +120,39 @@ pub struct SecureFormInput {
 #[serde(rename_all = "camelCase")]
 pub struct SecureFormFieldInput {
     /// Send to update a stored field of this form; leave out to create one.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
     /// Id of the owning form; when sent it must be the form being updated.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub secure_form_id: Option<Uuid>,
     /// Unique within the form.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 100, required))]
     pub name: Option<String>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 200))]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(required)]
     pub field_type: Option<FieldType>,
     /// Position of the field; defaults to its index in `fields`.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub order: Option<i32>,
     /// Default false.
-    #[schema(default = false, nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(default = false)]
     pub is_required: Option<bool>,
     /// Default true.
-    #[schema(default = true, nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(default = true)]
     pub is_visible: Option<bool>,
     /// Default false.
-    #[schema(default = false, nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(default = false)]
     pub is_system: Option<bool>,
     /// Only for `text` and `textArea`; needs `customValidationErrorMessage`.
-    #[schema(default = false, nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
+    #[schema(default = false)]
     pub is_input_validation_enabled: Option<bool>,
     /// A regular expression that submitted data must match; must compile.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 1000))]
     pub regular_expression: Option<String>,
     /// Required when `isInputValidationEnabled` is true.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 500))]
     pub custom_validation_error_message: Option<String>,
     /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
     /// not allowed for other types.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(length(max = 100), nested)]
     pub options: Option<Vec<SecureFormFieldOptionInput>>,
 }
@@ -198,20 +163,12 @@ pub struct SecureFormFieldInput {
 #[serde(rename_all = "camelCase")]
 pub struct SecureFormFieldOptionInput {
     /// Send to update a stored option of this field; leave out to create one.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub id: Option<Uuid>,
     /// Id of the owning field; when sent it must be that field's id.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub field_id: Option<Uuid>,
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     #[rule(text(max = 200, required))]
     pub display_text: Option<String>,
     /// Position of the option; defaults to its index in `options`.
-    #[schema(nullable = false)]
-    #[serde(default, deserialize_with = "non_null")]
     pub order: Option<i32>,
 }
 

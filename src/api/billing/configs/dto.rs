@@ -7,7 +7,6 @@ use utoipa::ToSchema;
 
 use crate::api::billing::money::Money;
 use crate::billing::periods::BillingPeriod;
-use crate::extract::non_null;
 
 /// A currency of the catalog.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -60,6 +59,7 @@ impl utoipa::ToSchema for PaymentTermValue {}
 /// Read-only properties (`billingStartDate`, `nextBillingDate`, `balance`,
 /// `purchasedAgents`) are ignored when sent.
 #[switchboard_macros::rules]
+#[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"siteId": 10000, "billingPeriod": "monthly", "currencyId": "USD", "isPricingVisible": true,
@@ -68,32 +68,24 @@ impl utoipa::ToSchema for PaymentTermValue {}
     "paymentTermValue": 30}))]
 pub struct SiteBillingConfigInput {
     /// Required on create; on update it may be sent and must equal the path's.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = 10000)]
+    #[schema(example = 10000)]
     pub site_id: Option<i32>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub billing_period: Option<BillingPeriod>,
     /// Id of a currency of the catalog (`USD`, `EUR`, ...).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "USD")]
+    #[schema(example = "USD")]
     #[rule(required, pattern = "^[A-Z]{3}$")]
     pub currency_id: Option<String>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_pricing_visible: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_agents_purchased_in_advance: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_invoice_visible_to_customer: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_email_sent_automatically: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")] #[schema(default = false, nullable = false)] pub is_billing_popup_automatically: Option<bool>,
+    #[schema(default = false)] pub is_pricing_visible: Option<bool>,
+    #[schema(default = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
+    #[schema(default = false)] pub is_agents_purchased_in_advance: Option<bool>,
+    #[schema(default = false)] pub is_invoice_visible_to_customer: Option<bool>,
+    #[schema(default = false)] pub is_billing_email_sent_automatically: Option<bool>,
+    #[schema(default = false)] pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200))]
     pub payment_term: Option<String>,
     /// Days the customer has to pay, 0 to 999: a number, or its digits as a string.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub payment_term_value: Option<PaymentTermValue>,
 }

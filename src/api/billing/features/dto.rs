@@ -5,7 +5,6 @@ use validator::Validate;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::extract::non_null;
 
 /// A feature point item a subscription's product grants.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -62,13 +61,10 @@ pub struct SubscriptionFeatureLimitationConfig {
 #[schema(example = json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "livechat-canned-messages"]}))]
 pub struct ProductFeaturePointsRequest {
     /// Id of a product of the catalog.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "livechat")]
+    #[schema(example = "livechat")]
     #[rule(text(max = 100, required))]
     pub product_id: Option<String>,
     /// Ids of feature point items of that product; replaces the ones set before.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required, length(max = 100))]
     pub feature_point_items: Option<Vec<FeaturePointItemId>>,
 }

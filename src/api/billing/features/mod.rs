@@ -112,7 +112,6 @@ async fn get_subscription_feature_limitation_config(
 struct SubscriptionSiteParams {
     /// The partner's site the subscription belongs to.
     #[rule(required)]
-    #[param(nullable = false)]
     site_id: Option<i32>,
 }
 

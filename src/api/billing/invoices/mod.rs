@@ -37,7 +37,7 @@ struct ListInvoiceBillTosParams {
     /// Only the records of this site (a site id written as digits, as the spec
     /// types it as a string). A site that is not the partner's gives an empty page.
     #[rule(pattern = "^[0-9]{1,9}$")]
-    #[param(nullable = false, example = "10000")]
+    #[param(example = "10000")]
     site_id: Option<String>,
 }
 

@@ -12,7 +12,6 @@ use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::money::Money;
 use crate::billing::engine::PricedModel;
 use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};
-use crate::extract::non_null;
 
 /// Declares a price object: its own fields followed by the eight price and
 /// discount fields, written out flat (serde's `flatten` would read numbers
@@ -400,35 +399,21 @@ impl PricedModel for SubscriptionPricingModel {
 #[schema(example = json!({"name": "Team (support desk)", "isServicePlan": false, "canBeCancelledByCustomer": true}))]
 pub struct SubscriptionInput {
     /// Cannot change here: when sent, the subscription's plan.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, read_only, example = 1)]
+    #[schema(read_only, example = 1)]
     pub plan_id: Option<i32>,
     /// Cannot change here: when sent, the subscription's site.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, read_only, example = 10000)]
+    #[schema(read_only, example = 10000)]
     pub site_id: Option<i32>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub is_service_plan: Option<bool>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
     /// Unchanged when absent.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub is_show_upgrade: Option<bool>,
     /// Unchanged when absent.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub is_one_time_fee_plan: Option<bool>,
     /// Unchanged when absent.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub is_show_cancel: Option<bool>,
 }

@@ -13,7 +13,6 @@ use validator::Validate;
 use super::dto::*;
 use crate::api::billing::money::Price;
 use crate::error::{ErrorCode, Violations};
-use crate::extract::non_null;
 
 /// The largest quantity a pricing model or segment may state (agents, units,
 /// quotas, overage): with a price at most `MAX_PRICE` a line stays below 1e17.
@@ -78,15 +77,10 @@ priced_input! {
     /// Prices every agent when the number of agents is within `from..=to`.
     pub struct SubscriptionPriceSegmentByAgentDto => SubscriptionPriceSegmentByAgent {
         /// Ignored: segments get new ids.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub id: Option<Uuid>,
         /// Ignored: the subscription's site.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub site_id: Option<i32>,
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false, read_only)]
+        #[schema(read_only)]
         pub subscription_pricing_model_id: Option<Uuid>,
         /// Minimum number of agents.
         #[serde(default)]
@@ -105,15 +99,10 @@ priced_input! {
     /// A monthly quota with its price, and what overage costs.
     pub struct SubscriptionPriceSegmentByVolumeDto => SubscriptionPriceSegmentByVolume {
         /// Ignored: segments get new ids.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub id: Option<Uuid>,
         /// Ignored: the subscription's site.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub site_id: Option<i32>,
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false, read_only)]
+        #[schema(read_only)]
         pub subscription_pricing_model_id: Option<Uuid>,
         #[serde(default)]
         #[schema(default = 0)]
@@ -142,11 +131,8 @@ priced_input! {
     /// A one-time fee per unit.
     pub struct SubscriptionPriceByUnitDto => SubscriptionPriceByUnit {
         /// Ignored: the subscription's site.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub site_id: Option<i32>,
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false, read_only)]
+        #[schema(read_only)]
         pub subscription_pricing_model_id: Option<Uuid>,
         #[serde(default)]
         pub one_time_fee: Price,
@@ -159,11 +145,8 @@ priced_input! {
     /// One price per billing period, whatever the usage.
     pub struct SubscriptionPriceWithFlatFeeDto => SubscriptionPriceWithFlatFee {
         /// Ignored: the subscription's site.
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false)]
         pub site_id: Option<i32>,
-        #[serde(default, deserialize_with = "non_null")]
-        #[schema(nullable = false, read_only)]
+        #[schema(read_only)]
         pub subscription_pricing_model_id: Option<Uuid>,
     }
 }
@@ -182,86 +165,50 @@ fn max_quantity() -> i32 {
 #[schema(example = json!({"name": "Agents"}))]
 pub struct SubscriptionPricingModelDto {
     /// Ignored: pricing models get new ids.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     /// Ignored: the subscription's.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub subscription_id: Option<Uuid>,
     /// Ignored: the subscription's site.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub site_id: Option<i32>,
     /// The plan's pricing model of this name, or a new one.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
     /// How it charges; required for a name the plan does not have.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub pricing_model: Option<PricingModelKind>,
     /// What is counted, e.g. `agent`, `conversation`, `botAction`.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 50))]
     pub unit_type: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 50))]
     pub volume_type: Option<String>,
     /// Agents included free (by agents).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub free_quantity: Option<i32>,
     /// Most agents the subscription allows (by agents).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub max_quantity: Option<i32>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub is_service_stopped_when_bot_actions_quota_exceeded: Option<bool>,
     /// Agents or units bought; by-agents models are priced for the site's
     /// purchased agents when it has some.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub purchased_quantity: Option<i32>,
     /// Overage units bought (by volume).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub purchased_overage_unit: Option<i32>,
     /// Overage quantity bought (by volume).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(range(min = 0, max = 100000000))]
     pub purchased_overage_quantity: Option<i32>,
     /// Ignored: a pricing model sent is live.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     pub is_deleted: Option<bool>,
     /// Replaces the plan's segments (by agents).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(length(max = 50), nested)]
     pub subscription_price_segment_by_agents: Option<Vec<SubscriptionPriceSegmentByAgentDto>>,
     /// Replaces the plan's segments (by volume).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(length(max = 50), nested)]
     pub subscription_price_segment_by_volumes: Option<Vec<SubscriptionPriceSegmentByVolumeDto>>,
     /// Replaces the plan's (by unit).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(nested)]
     pub subscription_price_by_unit: Option<SubscriptionPriceByUnitDto>,
     /// Replaces the plan's (flat fee).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(nested)]
     pub subscription_price_with_flat_fee: Option<SubscriptionPriceWithFlatFeeDto>,
 }

@@ -8,7 +8,6 @@ use uuid::Uuid;
 
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
 use crate::api::voicebots::channels::{VoicebotChannelInstance, VoicebotChannelInstanceInput};
-use crate::extract::non_null;
 
 pub const DEFAULT_REPEAT_SECONDS: i32 = 20;
 
@@ -60,6 +59,7 @@ impl LanguageId {
 /// (`trainingStatus`, `importingStatus`, `lastUpdatedTime`, `channelId`, the
 /// embedded objects) are ignored when sent.
 #[switchboard_macros::rules]
+#[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
@@ -79,65 +79,46 @@ impl LanguageId {
 }))]
 pub struct VoicebotInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, read_only)]
+    #[schema(read_only)]
     pub id: Option<Uuid>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 200, required))]
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 2000))]
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000a1001")]
+    #[schema(example = "0192f0c4-0000-7000-8000-0000000a1001")]
     pub engine_id: Option<Uuid>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "en")]
+    #[schema(example = "en")]
     pub language_id: Option<LanguageId>,
     /// A voice of the catalog that speaks `languageId` (required with it).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "en-US-female-1")]
+    #[schema(example = "en-US-female-1")]
     #[rule(length(max = 100))]
     pub voice_name_id: Option<String>,
     /// Seconds, 1 to 60; default 20.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 20, nullable = false)]
+    #[schema(default = 20)]
     #[rule(range(min = 1, max = 60))]
     pub time_interval_to_repeat_last_message_when_no_input: Option<i32>,
     /// Seconds, 1 to 600; default 90.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 90, nullable = false)]
+    #[schema(default = 90)]
     #[rule(range(min = 1, max = 600))]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 1000))]
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 50, nullable = false)]
+    #[schema(default = 50)]
     #[rule(range(min = 0, max = 100))]
     pub intent_high_confidence_score: Option<i32>,
     /// One word or phrase per entry.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, inline)]
+    #[schema(inline)]
     #[rule(length(max = 50))]
     pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 1000))]
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = 90, nullable = false)]
+    #[schema(default = 90)]
     #[rule(range(min = 1, max = 600))]
     pub bot_waiting_time: Option<i32>,
     /// The bot's own channel instance: created with the bot, updated with it.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(required)]
     pub channel: Option<VoicebotChannelInstanceInput>,
 }

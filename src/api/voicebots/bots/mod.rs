@@ -44,7 +44,7 @@ enum VoicebotInclude {
 struct IncludeChannelParams {
     /// `voicebotChannelInstance` embeds `channel`; the only value allowed here (the
     /// spec's comma-separated list has no other member for this operation).
-    #[param(inline, nullable = false, example = "voicebotChannelInstance")]
+    #[param(inline, example = "voicebotChannelInstance")]
     include: Option<VoicebotInclude>,
 }
 

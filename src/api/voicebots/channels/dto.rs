@@ -8,9 +8,9 @@ use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::catalog::VoiceChannel;
 use crate::api::voicebots::sip::SipConfiguration;
 use crate::api::voicebots::telephony::TelephonyConfiguration;
-use crate::extract::non_null;
 
 /// Body of create and update, and the `channel` of a voicebot body.
+#[switchboard_macros::rules]
 #[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
@@ -22,16 +22,13 @@ use crate::extract::non_null;
 // say) is ignored like any unknown property.
 pub struct VoicebotChannelInstanceInput {
     /// A voice channel of the catalog.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000c0001")]
+    #[schema(example = "0192f0c4-0000-7000-8000-0000000c0001")]
     pub voice_channel_id: Option<Uuid>,
     /// Id of a telephony configuration (`channelType` telephony) or a SIP
     /// configuration (`sip`) of the site; needs `channelType`.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "0192f0c4-0000-7000-8000-0000000e0001")]
+    #[schema(example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub info_id: Option<Uuid>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "telephony")]
+    #[schema(example = "telephony")]
     pub channel_type: Option<ChannelType>,
 }
 

@@ -46,7 +46,7 @@ enum ChannelInstanceInclude {
 struct IncludeInfoParams {
     /// `info` embeds the configuration `infoId` names; the only value allowed here (the
     /// spec's comma-separated list has no other member for this operation).
-    #[param(inline, nullable = false, example = "info")]
+    #[param(inline, example = "info")]
     include: Option<ChannelInstanceInclude>,
 }
 

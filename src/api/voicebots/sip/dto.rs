@@ -5,7 +5,6 @@ use utoipa::ToSchema;
 use validator::Validate;
 use uuid::Uuid;
 
-use crate::extract::non_null;
 
 /// Body of create and update.
 // `HOST_PORT`: empty, or a host name or IPv4 address with an optional port 1-65535.
@@ -19,39 +18,30 @@ use crate::extract::non_null;
 }))]
 pub struct SipConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0002")]
+    #[schema(read_only, example = "0192f0c4-0000-7000-8000-0000000e0002")]
     pub id: Option<Uuid>,
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
-    #[serde(rename = "sIPServer", default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "sip.example.com")]
+    #[serde(rename = "sIPServer")]
+    #[schema(example = "sip.example.com")]
     #[rule(length(max = 259), pattern = HOST_PORT)]
     pub sip_server: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 255, required, nul_in_schema))]
     pub username: Option<String>,
     /// Stored encrypted; returned in responses.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, format = Password)]
+    #[schema(format = Password)]
     #[rule(required, length(min = 1, max = 255))]
     pub password: Option<String>,
     /// Default false. When true, `authUsername` is required.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
+    #[schema(default = false)]
     pub is_auth_username_required: Option<bool>,
     /// Required when `isAuthUsernameRequired` is true.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false)]
     #[rule(text(max = 255, nul_in_schema))]
     pub auth_username: Option<String>,
     /// Default false. When true, `outboundProxy` is required.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = false, nullable = false)]
+    #[schema(default = false)]
     pub is_outbound_proxy_required: Option<bool>,
     /// Required when `isOutboundProxyRequired` is true; host or IPv4 with an optional port.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "proxy.example.com:5060")]
+    #[schema(example = "proxy.example.com:5060")]
     #[rule(length(max = 259), pattern = HOST_PORT)]
     pub outbound_proxy: Option<String>,
 }

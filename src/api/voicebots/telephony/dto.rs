@@ -5,7 +5,6 @@ use utoipa::ToSchema;
 use validator::Validate;
 use uuid::Uuid;
 
-use crate::extract::non_null;
 
 /// Countries the telephony provider serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -71,16 +70,13 @@ impl PhoneNumberCountry {
 #[schema(example = json!({"phoneNumber": "+14155550123", "phoneNumberCountry": "US"}))]
 pub struct TelephonyConfigurationInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, read_only, example = "0192f0c4-0000-7000-8000-0000000e0001")]
+    #[schema(read_only, example = "0192f0c4-0000-7000-8000-0000000e0001")]
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(nullable = false, example = "+14155550100")]
+    #[schema(example = "+14155550100")]
     #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$")]
     pub phone_number: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(default = "US", nullable = false)]
+    #[schema(default = "US")]
     #[rule(required)]
     pub phone_number_country: Option<PhoneNumberCountry>,
 }
