@@ -318,7 +318,7 @@ tokio::task_local! {
     pub static REQUEST_ID: String;
 }
 
-fn current_request_id() -> String {
+pub(crate) fn current_request_id() -> String {
     REQUEST_ID.try_with(Clone::clone).unwrap_or_else(|_| "unknown".to_owned())
 }
 

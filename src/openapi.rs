@@ -130,7 +130,10 @@ fn describe_permissions(doc: &mut OpenApiDoc) {
                 continue;
             };
             let names: Vec<String> = permissions.iter().filter_map(|p| Some(format!("`{}`", p.as_str()?))).collect();
-            let needs = format!("Needs the permission {} (else 403).", names.join(" and "));
+            let needs = match names.is_empty() {
+                true => "Takes an access token of either interface (a partner's or an agent's); needs no permission.".to_owned(),
+                false => format!("Needs the permission {} (else 403).", names.join(" and ")),
+            };
             operation.description = Some(match operation.description.take() {
                 Some(text) if !text.is_empty() => format!("{text}\n\n{needs}"),
                 _ => needs,
@@ -355,8 +358,18 @@ fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
     if has_body {
         wanted.extend([StandardResponse::PayloadTooLarge, StandardResponse::UnsupportedMediaType]);
     }
+    // `x-permissions: []`: any access token will do, so nothing is forbidden.
+    let needs_nothing = operation
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get("x-permissions"))
+        .and_then(|p| p.as_array())
+        .is_some_and(|p| p.is_empty());
     if !is_public {
-        wanted.extend([StandardResponse::Unauthorized, StandardResponse::Forbidden]);
+        wanted.push(StandardResponse::Unauthorized);
+        if !needs_nothing {
+            wanted.push(StandardResponse::Forbidden);
+        }
     }
     if has_path_params {
         wanted.push(StandardResponse::NotFound);

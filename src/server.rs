@@ -171,13 +171,19 @@ pub fn app(state: AppState) -> Router {
     let operations = Arc::new(telemetry::Operations::from_documents(&docs));
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
     let test_routes = if state.test_mode { test_routes } else { Router::new() };
-    platform_routes
+    let routes = platform_routes
         .merge(billing_routes)
         .merge(test_routes)
         .merge(editions_3_0(&docs))
         .merge(swagger_ui(docs, state.test_mode))
         .merge(telemetry::router())
-        .fallback(no_route)
+        .fallback(no_route);
+    // Test mode's faults wrap every operation (idempotency included: a dropped answer is recorded first).
+    let routes = match state.test_mode {
+        true => routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::faults::honour)),
+        false => routes,
+    };
+    routes
         .layer(middleware::from_fn(no_store))
         .layer(middleware::from_fn(bounded_head))
         .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))

@@ -125,8 +125,11 @@ fn sample_pool(pool: &'static str, db: &DatabaseConnection) {
 /// Counts and times every request by its operationId, and the requests in flight.
 /// The metric handles are made once per operation (`Operations`), so a request
 /// costs a few atomic operations, not a registry lookup per metric.
-pub async fn observe(State(operations): State<Arc<Operations>>, request: Request, next: Next) -> Response {
+pub async fn observe(State(operations): State<Arc<Operations>>, mut request: Request, next: Next) -> Response {
     let operation = operations.find(request.method(), request.uri().path());
+    if let Some(document) = operation.document {
+        request.extensions_mut().insert(MatchedOperation { id: operation.id, document });
+    }
     operations.in_flight.increment(1.0);
     // Decremented on drop: a request whose client goes away still leaves.
     let _leaving = Leaving(&operations.in_flight);
@@ -145,17 +148,35 @@ impl Drop for Leaving<'_> {
     }
 }
 
+/// The operation a request names (by method and path), for what runs after
+/// `observe`: test mode's faults and journal.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchedOperation {
+    pub id: &'static str,
+    pub document: Document,
+}
+
+/// Which document an operation is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Document {
+    Platform,
+    Billing,
+    Test,
+}
+
 /// One operation's metrics.
 struct OperationMetrics {
     id: &'static str,
+    /// None for `unmatched`.
+    document: Option<Document>,
     duration: metrics::Histogram,
     by_status: RwLock<HashMap<u16, metrics::Counter>>,
 }
 
 impl OperationMetrics {
-    fn new(id: &'static str) -> Self {
+    fn new(id: &'static str, document: Option<Document>) -> Self {
         let duration = metrics::histogram!("switchboard_http_request_duration_seconds", "operation" => id);
-        Self { id, duration, by_status: RwLock::new(HashMap::new()) }
+        Self { id, document, duration, by_status: RwLock::new(HashMap::new()) }
     }
 
     fn answered(&self, status: u16) -> metrics::Counter {
@@ -202,7 +223,12 @@ impl Operations {
         recorder();
         let mut by_method: HashMap<Method, Vec<Template>> = HashMap::new();
         let mut metrics = Vec::new();
-        for (doc, prefixes) in [(&documents.platform, &["", "/v4"][..]), (&documents.billing, &[""][..]), (&documents.test, &[""][..])] {
+        let documents = [
+            (&documents.platform, &["", "/v4"][..], Document::Platform),
+            (&documents.billing, &[""][..], Document::Billing),
+            (&documents.test, &[""][..], Document::Test),
+        ];
+        for (doc, prefixes, document) in documents {
             for (path, item) in &doc.paths.paths {
                 let operations = [
                     (Method::GET, &item.get),
@@ -213,7 +239,7 @@ impl Operations {
                 ];
                 for (method, operation) in operations {
                     let Some(id) = operation.as_ref().and_then(|op| op.operation_id.clone()) else { continue };
-                    metrics.push(OperationMetrics::new(Box::leak(id.into_boxed_str())));
+                    metrics.push(OperationMetrics::new(Box::leak(id.into_boxed_str()), Some(document)));
                     for prefix in prefixes {
                         let segments = format!("{prefix}{path}").split('/').skip(1).map(Segment::parse).collect();
                         by_method.entry(method.clone()).or_default().push(Template { segments, operation: metrics.len() - 1 });
@@ -228,7 +254,7 @@ impl Operations {
         Self {
             by_method,
             metrics,
-            unmatched: OperationMetrics::new("unmatched"),
+            unmatched: OperationMetrics::new("unmatched", None),
             in_flight: metrics::gauge!("switchboard_http_requests_in_flight"),
         }
     }

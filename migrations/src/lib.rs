@@ -19,6 +19,7 @@ mod m20261126_000013_credited_lines;
 mod m20261127_000014_partner_rows;
 mod m20261128_000015_key_leases;
 mod m20261129_000016_renewals;
+mod m20261130_000017_test_faults;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000014_partner_rows::Migration),
             Box::new(m20261128_000015_key_leases::Migration),
             Box::new(m20261129_000016_renewals::Migration),
+            Box::new(m20261130_000017_test_faults::Migration),
         ]
     }
 }

@@ -116,3 +116,33 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for Partner
         Ok(PartnerCaller { partner_id, user_id: claims.sub, permission: PhantomData })
     }
 }
+
+/// Whose data a request works on: a partner (partner billing, a partner
+/// token) or a site (the platform interfaces, an agent's token). Test mode
+/// keeps faults and the request journal per tenant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tenant {
+    Partner(i32),
+    Site(i32),
+}
+
+impl Tenant {
+    /// The tenant of the request's bearer access token: 401 without one, or
+    /// with one that is neither interface's.
+    pub fn of(headers: &HeaderMap, tokens: &super::TokenService) -> Result<Self, ApiError> {
+        let token = bearer_token(headers)?;
+        if let Ok(Some(partner_id)) = tokens.verify(token, Audience::Partner, TokenKind::Access).map(|claims| claims.partner_id) {
+            return Ok(Tenant::Partner(partner_id));
+        }
+        let claims = tokens.verify(token, Audience::Platform, TokenKind::Access)?;
+        claims.site_id.map(Tenant::Site).ok_or_else(|| ApiError::new(ErrorCode::InvalidToken, "the token names no site"))
+    }
+}
+
+impl FromRequestParts<AppState> for Tenant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        Tenant::of(&parts.headers, &state.tokens)
+    }
+}

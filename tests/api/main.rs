@@ -21,5 +21,6 @@ mod secure_forms;
 mod secure_form_rules;
 mod sites;
 mod subscription_operations;
+mod test_faults;
 mod voicebot_configs;
 mod voicebots;

@@ -121,6 +121,12 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
         let declared: Vec<&str> = doc["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert!(doc["tags"].as_array().unwrap().iter().all(|t| t["description"].is_string()), "{name}: tags have descriptions");
         let mut ids = std::collections::HashSet::new();
+        let every_id: std::collections::HashSet<String> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|item| item.as_object().unwrap().values().filter_map(|op| op["operationId"].as_str().map(str::to_owned)))
+            .collect();
         for (path, item) in doc["paths"].as_object().unwrap() {
             let operations = item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers");
             for (method, op) in operations {
@@ -131,7 +137,9 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                 assert!(op["summary"].is_string(), "{id}: summary");
                 assert!(op["responses"]["500"].is_object(), "{id}: 500");
                 if op["security"] != json!([]) {
-                    assert!(op["responses"]["401"].is_object() && op["responses"]["403"].is_object(), "{id}: 401/403");
+                    assert!(op["responses"]["401"].is_object(), "{id}: 401");
+                    // `x-permissions: []` (any access token will do) forbids nothing.
+                    assert_eq!(op["responses"]["403"].is_object(), op["x-permissions"] != json!([]), "{id}: 403");
                 }
                 if path.contains('{') {
                     assert!(op["responses"]["404"].is_object(), "{id}: 404");
@@ -139,7 +147,9 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                 if let Some(created) = op["responses"].get("201") {
                     assert!(created["headers"]["Location"].is_object(), "{id}: Location");
                     let links = created["links"].as_object().map(|l| l.len()).unwrap_or(0);
-                    assert_eq!(links, 3, "{id}: links to read, update and delete");
+                    let resource = id.strip_prefix("create").unwrap_or(id);
+                    let served = ["get", "update", "delete"].iter().filter(|verb| every_id.contains(&format!("{verb}{resource}"))).count();
+                    assert!(served > 0 && links == served, "{id}: links to read, update and delete ({links} of {served})");
                 }
             }
         }
@@ -183,6 +193,11 @@ async fn documented_parameter_examples_read_demo_data() {
             if !path.contains('{') && query.is_empty() {
                 continue;
             }
+            // A test fault exists only once a test arms it: its reads are
+            // checked through createTestFault's links instead.
+            if name == switchboard::api::test_mode::TEST_FILE && path.starts_with("/api/test/faults/") {
+                continue;
+            }
             assert!(!url.contains('{'), "{name} {path}: a path parameter without example");
             if !query.is_empty() {
                 url = format!("{url}?{}", query.join("&"));
@@ -219,6 +234,10 @@ async fn documented_permissions_are_the_ones_enforced() {
                 };
                 let needed: Vec<Permission> =
                     needed.as_array().unwrap().iter().map(|p| *all.iter().find(|q| q.name() == p).expect("a known permission")).collect();
+                if needed.is_empty() {
+                    // Any access token will do (test mode's faults: tests/api/test_faults.rs).
+                    continue;
+                }
                 let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
                 for parameter in operation["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path") {
                     let value = if parameter["schema"]["type"] == "integer" { "10000" } else { "00000000-0000-0000-0000-000000000000" };

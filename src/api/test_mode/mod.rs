@@ -4,6 +4,7 @@
 //! the vendor's two documents never mention it.
 
 pub mod clock;
+pub mod faults;
 
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -20,16 +21,20 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
         title = "switchboard test mode",
         version = "1",
         description = "Served only when the server runs with `--test-mode` (`SWITCHBOARD_TEST_MODE`): control of a \
-            partner's clock, so that a test suite can see renewals and proration at a chosen instant. Every operation \
-            needs a partner bearer token from `POST /api/oauth/token` (partner billing document) and touches only \
-            that partner's own data. Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+            partner's clock, so that a test suite can see renewals and proration at a chosen instant, and faults \
+            armed for the caller's own requests, so that it can see its client's retries. The clock's operations \
+            need a partner bearer token from `POST /api/oauth/token` (partner billing document); the faults' a \
+            partner token or an agent's token (platform document). Each touches only the caller's own data. Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
-    tags((name = "Test clock", description = "The partner's clock: read it, advance it (running the renewals it passes), give it back to the system clock")),
+    tags(
+        (name = "Test clock", description = "The partner's clock: read it, advance it (running the renewals it passes), give it back to the system clock"),
+        (name = "Test faults", description = "Faults armed for the caller's own next requests of an operation: an error status, a delay, or a connection closed after the commit"),
+    ),
 )]
 pub struct TestDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router())
+    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router())
 }

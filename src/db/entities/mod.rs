@@ -12,6 +12,7 @@ pub mod invoice_line_item;
 pub mod language;
 pub mod partner;
 pub mod partner_clock;
+pub mod test_fault;
 pub mod partner_user;
 pub mod plan;
 pub mod platform;

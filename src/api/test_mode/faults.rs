@@ -1,0 +1,391 @@
+//! Faults (DESIGN 14, test mode item 4): a tenant arms a fault for its own
+//! next requests of one operation, so that a client's timeout, retry and
+//! error handling can be tested against the real server. Kept in the database
+//! (`test_faults`), so a fault armed through one instance is honoured by every
+//! instance sharing it.
+//!
+//! `honour` runs on every request in test mode (never otherwise: off, it is
+//! not in the router): one indexed read finds the oldest armed fault of the
+//! caller's tenant for the request's operation, and a conditional decrement
+//! takes it, so two instances never both take a fault's last request.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::auth::Tenant;
+use crate::db::entities::test_fault as row;
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use crate::extract::JsonBody;
+use crate::telemetry::{Document, MatchedOperation};
+
+const TAG: &str = "Test faults";
+
+/// Bounds of a fault (DESIGN 14).
+pub const MAX_DELAY_MS: i64 = 30_000;
+pub const MAX_TIMES: i64 = 1_000;
+/// Faults a tenant may have armed at once: what `listTestFaults` answers stays bounded.
+pub const MAX_ARMED: u64 = 100;
+
+/// What an armed fault does to a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FaultKind {
+    /// Answers `status` as a problem without running the operation (`Retry-After: 1` on 429 and 503).
+    Status,
+    /// Holds the answer `delayMs`, then runs the operation and answers.
+    Delay,
+    /// Runs the operation, commits, then closes the connection without an answer.
+    DropAfterCommit,
+}
+
+impl FaultKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Status => "status",
+            FaultKind::Delay => "delay",
+            FaultKind::DropAfterCommit => "dropAfterCommit",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        [FaultKind::Status, FaultKind::Delay, FaultKind::DropAfterCommit].into_iter().find(|kind| kind.as_str() == text)
+    }
+}
+
+/// A fault to arm.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"operationId": "addSubscription", "kind": "status", "status": 503, "times": 2}))]
+pub struct TestFaultInput {
+    /// An operation of the caller's interface: of the partner billing document for a partner
+    /// token, of the platform document for an agent's token.
+    #[schema(min_length = 1, max_length = 100, example = "addSubscription")]
+    pub operation_id: String,
+    pub kind: FaultKind,
+    /// The status to answer (`kind` status only).
+    #[schema(minimum = 400, maximum = 599, example = 503)]
+    pub status: Option<i64>,
+    /// Milliseconds to hold the answer (`kind` delay only).
+    #[schema(minimum = 1, maximum = 30000, example = 2000)]
+    pub delay_ms: Option<i64>,
+    /// How many of the tenant's next requests of the operation it takes.
+    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    pub times: Option<i64>,
+}
+
+/// An armed fault.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"id": "0192f0c4-0000-7000-8000-0000000f0001", "operationId": "addSubscription", "kind": "status",
+    "status": 503, "times": 2, "remaining": 2, "createdTime": "2026-11-21T15:00:00Z"}))]
+pub struct TestFault {
+    pub id: Uuid,
+    pub operation_id: String,
+    pub kind: FaultKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub status: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub delay_ms: Option<i32>,
+    pub times: i32,
+    /// Requests still to be faulted.
+    pub remaining: i32,
+    pub created_time: DateTime<Utc>,
+}
+
+impl From<row::Model> for TestFault {
+    fn from(r: row::Model) -> Self {
+        Self {
+            id: r.id,
+            operation_id: r.operation_id,
+            kind: FaultKind::parse(&r.kind).unwrap_or(FaultKind::Status),
+            status: r.status,
+            delay_ms: r.delay_ms,
+            times: r.times,
+            remaining: r.remaining,
+            created_time: r.created_time,
+        }
+    }
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(arm_test_fault, list_test_faults)).routes(routes!(get_test_fault, disarm_test_fault))
+}
+
+/// The faults of `tenant`.
+fn of(tenant: Tenant) -> sea_orm::Condition {
+    let condition = sea_orm::Condition::all();
+    match tenant {
+        Tenant::Partner(id) => condition.add(row::Column::PartnerId.eq(id)),
+        Tenant::Site(id) => condition.add(row::Column::SiteId.eq(id)),
+    }
+}
+
+/// The operationIds of the document a tenant calls.
+fn operations_of(tenant: Tenant) -> &'static [String] {
+    use std::sync::OnceLock;
+    static IDS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+    let (platform, billing) = IDS.get_or_init(|| {
+        let documents = crate::documents();
+        let ids = |doc: &utoipa::openapi::OpenApi| {
+            let mut ids: Vec<String> = doc
+                .paths
+                .paths
+                .values()
+                .flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch])
+                .filter_map(|op| op.as_ref()?.operation_id.clone())
+                .collect();
+            ids.sort();
+            ids
+        };
+        (ids(&documents.platform), ids(&documents.billing))
+    });
+    match tenant {
+        Tenant::Partner(_) => billing,
+        Tenant::Site(_) => platform,
+    }
+}
+
+/// The input checked: every problem at once (400), nothing armed.
+fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Option<i32>, i32)> {
+    let mut v = Violations::new();
+    let interface = match tenant {
+        Tenant::Partner(_) => "the partner billing document (a partner token)",
+        Tenant::Site(_) => "the platform document (an agent's token)",
+    };
+    if operations_of(tenant).binary_search(&input.operation_id).is_err() {
+        v.field("/operationId", ErrorCode::FieldNotAllowed, format!("is not an operation of {interface}"));
+    }
+    let mut bounded = |pointer: &str, value: Option<i64>, wanted: bool, range: std::ops::RangeInclusive<i64>| -> Option<i32> {
+        match (value, wanted) {
+            (None, false) => None,
+            (None, true) => {
+                v.field(pointer, ErrorCode::FieldRequired, format!("is required for kind {}", input.kind.as_str()));
+                None
+            }
+            (Some(_), false) => {
+                v.field(pointer, ErrorCode::FieldNotAllowed, format!("is not allowed for kind {}", input.kind.as_str()));
+                None
+            }
+            (Some(n), true) if !range.contains(&n) => {
+                v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be from {} to {}", range.start(), range.end()));
+                None
+            }
+            (Some(n), true) => Some(n as i32),
+        }
+    };
+    let status = bounded("/status", input.status, input.kind == FaultKind::Status, 400..=599);
+    let delay = bounded("/delayMs", input.delay_ms, input.kind == FaultKind::Delay, 1..=MAX_DELAY_MS);
+    let times = bounded("/times", Some(input.times.unwrap_or(1)), true, 1..=MAX_TIMES).unwrap_or(1);
+    v.finish((status, delay, times))
+}
+
+/// Arm a fault
+///
+/// The caller's tenant's next `times` requests of `operationId` are faulted: `status` answers
+/// that status as a problem (code `<status>999`) without running the operation, with
+/// `Retry-After: 1` on 429 and 503; `delay` holds the answer `delayMs` and then serves it;
+/// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
+/// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
+/// Faults of the same operation take requests oldest first. Honoured by every instance sharing
+/// the database. At most 100 armed at once per tenant (409).
+#[utoipa::path(post, path = "/api/test/faults", operation_id = "createTestFault", tag = TAG,
+    request_body = TestFaultInput,
+    responses(
+        (status = 201, description = "Armed", body = TestFault,
+            headers(("Location" = String, description = "The fault: `/api/test/faults/{id}`"))),
+        (status = 409, description = "The tenant has 100 faults armed already", body = Problem, content_type = "application/problem+json"),
+    ),
+    extensions(("x-permissions" = json!([]))))]
+async fn arm_test_fault(State(state): State<AppState>, tenant: Tenant, JsonBody(input): JsonBody<TestFaultInput>) -> ApiResult<Response> {
+    let (status, delay_ms, times) = checked(&input, tenant)?;
+    let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&state.db).await?;
+    if armed >= MAX_ARMED {
+        return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
+    }
+    let (partner_id, site_id) = match tenant {
+        Tenant::Partner(id) => (Some(id), None),
+        Tenant::Site(id) => (None, Some(id)),
+    };
+    let model = row::Model {
+        id: Uuid::now_v7(),
+        partner_id,
+        site_id,
+        operation_id: input.operation_id,
+        kind: input.kind.as_str().to_owned(),
+        status,
+        delay_ms,
+        times,
+        remaining: times,
+        created_time: Utc::now(),
+    };
+    row::Entity::insert(row::ActiveModel {
+        id: Set(model.id),
+        partner_id: Set(model.partner_id),
+        site_id: Set(model.site_id),
+        operation_id: Set(model.operation_id.clone()),
+        kind: Set(model.kind.clone()),
+        status: Set(model.status),
+        delay_ms: Set(model.delay_ms),
+        times: Set(model.times),
+        remaining: Set(model.remaining),
+        created_time: Set(model.created_time),
+    })
+    .exec_without_returning(&state.db)
+    .await?;
+    let location = format!("/api/test/faults/{}", model.id);
+    let mut response = (StatusCode::CREATED, Json(TestFault::from(model))).into_response();
+    response.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&location).map_err(ApiError::internal)?);
+    Ok(response)
+}
+
+/// List the armed faults
+///
+/// The caller's tenant's faults with requests still to take, oldest first.
+#[utoipa::path(get, path = "/api/test/faults", operation_id = "listTestFaults", tag = TAG,
+    responses((status = 200, description = "The armed faults (at most 100)", body = Vec<TestFault>)),
+    extensions(("x-permissions" = json!([]))))]
+async fn list_test_faults(State(state): State<AppState>, tenant: Tenant) -> ApiResult<Json<Vec<TestFault>>> {
+    let faults = row::Entity::find()
+        .filter(of(tenant))
+        .filter(row::Column::Remaining.gt(0))
+        .order_by_asc(row::Column::CreatedTime)
+        .order_by_asc(row::Column::Id)
+        .limit(MAX_ARMED)
+        .all(&state.reads)
+        .await?;
+    Ok(Json(faults.into_iter().map(TestFault::from).collect()))
+}
+
+/// Read a fault
+///
+/// Spent faults (`remaining` 0) are kept until disarmed. Another tenant's fault, or one that
+/// does not exist, is a 404.
+#[utoipa::path(get, path = "/api/test/faults/{id}", operation_id = "getTestFault", tag = TAG,
+    params(("id" = Uuid, Path, description = "The fault")),
+    responses((status = 200, description = "The fault", body = TestFault)),
+    extensions(("x-permissions" = json!([]))))]
+async fn get_test_fault(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Uuid>) -> ApiResult<Json<TestFault>> {
+    let fault = row::Entity::find().filter(of(tenant)).filter(row::Column::Id.eq(id)).one(&state.reads).await?;
+    fault.map(|f| Json(f.into())).ok_or_else(|| ApiError::not_found("fault"))
+}
+
+/// Disarm a fault
+///
+/// Another tenant's fault, or one that does not exist, is a 404.
+#[utoipa::path(delete, path = "/api/test/faults/{id}", operation_id = "deleteTestFault", tag = TAG,
+    params(("id" = Uuid, Path, description = "The fault")),
+    responses((status = 204, description = "Disarmed")),
+    extensions(("x-permissions" = json!([]))))]
+async fn disarm_test_fault(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Uuid>) -> ApiResult<StatusCode> {
+    let deleted = row::Entity::delete_many().filter(of(tenant)).filter(row::Column::Id.eq(id)).exec(&state.db).await?;
+    if deleted.rows_affected == 0 {
+        return Err(ApiError::not_found("fault"));
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Marks an answer whose connection is to be closed without it
+/// (`dropAfterCommit`; `crate::connections` does the closing).
+#[derive(Clone, Copy, Debug)]
+pub struct CloseWithoutAnswer;
+
+/// Applies the fault armed for the request's tenant and operation, if any
+/// (test mode only; a request without a valid token has no tenant and is
+/// never faulted).
+pub async fn honour(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
+    let tenant = match (operation.document, Tenant::of(request.headers(), &state.tokens)) {
+        (Document::Billing, Ok(tenant @ Tenant::Partner(_))) | (Document::Platform, Ok(tenant @ Tenant::Site(_))) => tenant,
+        _ => return next.run(request).await,
+    };
+    let fault = match take(&state, tenant, operation.id).await {
+        Ok(fault) => fault,
+        Err(err) => {
+            tracing::error!(error = %err, "reading the armed faults failed; the request runs unfaulted");
+            None
+        }
+    };
+    let Some(fault) = fault else { return next.run(request).await };
+    match FaultKind::parse(&fault.kind) {
+        Some(FaultKind::Status) => answered_by_fault(fault.status.unwrap_or(503), operation.id),
+        Some(FaultKind::Delay) => {
+            tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
+            next.run(request).await
+        }
+        Some(FaultKind::DropAfterCommit) => {
+            let mut response = next.run(request).await;
+            response.extensions_mut().insert(CloseWithoutAnswer);
+            response
+        }
+        None => next.run(request).await,
+    }
+}
+
+/// Takes one request of the oldest fault armed for `tenant` and `operation`:
+/// a read, then a decrement that only one taker can make.
+async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Option<row::Model>, sea_orm::DbErr> {
+    // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
+    use sea_orm::sea_query::ExprTrait;
+    for _ in 0..3 {
+        let armed = row::Entity::find()
+            .filter(of(tenant))
+            .filter(row::Column::OperationId.eq(operation))
+            .filter(row::Column::Remaining.gt(0))
+            .order_by_asc(row::Column::CreatedTime)
+            .order_by_asc(row::Column::Id);
+        let found = match state.on_thread.as_ref().and_then(|reads| reads.session()) {
+            Some(session) => match armed.clone().one(&session).await {
+                Ok(found) if !session.was_busy() => found,
+                _ => armed.one(&state.reads).await?,
+            },
+            None => armed.one(&state.reads).await?,
+        };
+        let Some(fault) = found else { return Ok(None) };
+        let taken = row::Entity::update_many()
+            .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).sub(1))
+            .filter(row::Column::Id.eq(fault.id))
+            .filter(row::Column::Remaining.gt(0))
+            .exec(&state.db)
+            .await?;
+        if taken.rows_affected == 1 {
+            return Ok(Some(fault));
+        }
+    }
+    Ok(None)
+}
+
+/// The problem a `status` fault answers.
+fn answered_by_fault(status: i32, operation: &str) -> Response {
+    let status = StatusCode::from_u16(status as u16).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+    let problem = Problem {
+        problem_type: "urn:switchboard:problem:test-fault".to_owned(),
+        title: "A fault armed in test mode answered the request".to_owned(),
+        status: status.as_u16(),
+        detail: format!("test mode answered {} without running {operation}", status.as_u16()),
+        code: u32::from(status.as_u16()) * 1000 + 999,
+        errors: Vec::new(),
+        request_id: status.is_server_error().then(crate::error::current_request_id),
+    };
+    let mut response = (status, Json(problem)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::error::PROBLEM_JSON));
+    if matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
+}

@@ -1,0 +1,166 @@
+//! Test mode's faults (DESIGN 14, test mode item 4): armed per tenant and
+//! operationId, honoured by every instance sharing the database.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+const FAULTS: &str = "/api/test/faults";
+const FORMS: &str = "/v4/secureform/secureForms";
+
+async fn test_mode() -> TestApp {
+    spawn_app_in_test_mode(Duration::ZERO).await
+}
+
+async fn arm(app: &TestApp, token: &str, body: Value) -> Value {
+    let response = app.post(FAULTS, token, &body).await;
+    assert_eq!(response.status(), 201, "arm {body}");
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let fault: Value = response.json().await.unwrap();
+    assert_eq!(location, format!("{FAULTS}/{}", fault["id"].as_str().unwrap()));
+    fault
+}
+
+#[tokio::test]
+async fn a_status_fault_answers_its_status_without_running_the_operation_then_disarms_itself() {
+    let app = test_mode().await;
+    let token = app.partner_admin(1);
+    let fault = arm(&app, &token, json!({"operationId": "addSubscription", "kind": "status", "status": 503, "times": 2})).await;
+    assert_eq!((fault["kind"].as_str(), fault["times"].as_i64(), fault["remaining"].as_i64()), (Some("status"), Some(2), Some(2)));
+    let add = format!("/api/billing/subscriptions:new?siteId={SITE_A}&agentId={ADMIN_A}");
+    let subscriptions = app.count_rows("subscriptions").await;
+    for _ in 0..2 {
+        let answer = app.post(&add, &token, &json!({"planId": 4, "name": "Platform"})).await;
+        assert_eq!(answer.headers()["retry-after"], "1");
+        let problem = assert_problem(answer, 503, 503999).await;
+        assert_eq!(problem["type"], "urn:switchboard:problem:test-fault");
+    }
+    assert_eq!(app.count_rows("subscriptions").await, subscriptions, "the operation did not run");
+    // Another operation, and the third request, run.
+    assert_eq!(app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &token).await.status(), 200);
+    assert_eq!(app.post(&add, &token, &json!({"planId": 4, "name": "Platform"})).await.status(), 200);
+    let listed: Value = app.get(FAULTS, &token).await.json().await.unwrap();
+    assert_eq!(listed, json!([]), "a spent fault is not listed");
+    let spent: Value = app.get(&format!("{FAULTS}/{}", fault["id"].as_str().unwrap()), &token).await.json().await.unwrap();
+    assert_eq!(spent["remaining"], 0);
+}
+
+#[tokio::test]
+async fn a_delay_fault_holds_the_answer_and_serves_it() {
+    let app = test_mode().await;
+    arm(&app, &app.admin_a(), json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 400})).await;
+    let started = Instant::now();
+    assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
+    assert!(started.elapsed() >= Duration::from_millis(400), "held {:?}", started.elapsed());
+    let started = Instant::now();
+    assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
+    assert!(started.elapsed() < Duration::from_millis(400), "only once");
+}
+
+#[tokio::test]
+async fn drop_after_commit_closes_unanswered_and_a_retry_with_the_key_gets_the_stored_answer() {
+    let app = test_mode().await;
+    let token = app.partner_admin(1);
+    arm(&app, &token, json!({"operationId": "addSubscription", "kind": "dropAfterCommit"})).await;
+    let add = format!("/api/billing/subscriptions:new?siteId={SITE_A}&agentId={ADMIN_A}");
+    let body = json!({"planId": 4, "name": "Platform"});
+    let send = || app.client.post(app.url(&add)).bearer_auth(&token).header("Idempotency-Key", "drop-1").json(&body).send();
+    let (subscriptions, invoices) = (app.count_rows("subscriptions").await, app.count_rows("invoices").await);
+    let dropped = send().await;
+    assert!(dropped.is_err(), "no answer: {dropped:?}");
+    assert_eq!(app.count_rows("subscriptions").await, subscriptions + 1, "committed");
+    let retried = send().await.unwrap();
+    assert_eq!(retried.status(), 200);
+    assert_eq!(retried.headers()["idempotent-replayed"], "true");
+    assert_eq!((app.count_rows("subscriptions").await, app.count_rows("invoices").await), (subscriptions + 1, invoices + 1), "no second effect");
+}
+
+#[tokio::test]
+async fn faults_are_the_callers_own() {
+    let app = test_mode().await;
+    let (partner_1, partner_2) = (app.partner_admin(1), app.partner_admin(2));
+    let fault = arm(&app, &partner_1, json!({"operationId": "listSiteBillingConfigs", "kind": "status", "status": 500})).await;
+    // Partner 2's requests of the operation, and site 10000's platform requests, are not faulted.
+    assert_eq!(app.get("/api/billing/siteBillingConfigs", &partner_2).await.status(), 200);
+    assert_eq!(app.get(FAULTS, &partner_2).await.json::<Value>().await.unwrap(), json!([]));
+    assert_eq!(app.get(FAULTS, &app.admin_a()).await.json::<Value>().await.unwrap(), json!([]));
+    let id = fault["id"].as_str().unwrap();
+    assert_problem(app.delete(&format!("{FAULTS}/{id}"), &partner_2).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{FAULTS}/{id}"), &partner_2).await, 404, 404001).await;
+    assert_problem(app.delete(&format!("{FAULTS}/{id}"), &app.admin_a()).await, 404, 404001).await;
+    let listed: Value = app.get(FAULTS, &partner_1).await.json().await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(app.delete(&format!("{FAULTS}/{id}"), &partner_1).await.status(), 204);
+    assert_eq!(app.get("/api/billing/siteBillingConfigs", &partner_1).await.status(), 200, "disarmed");
+    assert_problem(app.delete(&format!("{FAULTS}/{id}"), &partner_1).await, 404, 404001).await;
+}
+
+#[tokio::test]
+async fn bad_faults_are_problems_and_arm_nothing() {
+    let app = test_mode().await;
+    let token = app.partner_admin(1);
+    let rejected = |body: Value, token: String| {
+        let app = &app;
+        async move {
+            let problem = assert_problem(app.post(FAULTS, &token, &body).await, 400, 400001).await;
+            let pointers: Vec<String> = problem["errors"].as_array().unwrap().iter().map(|e| e["pointer"].as_str().unwrap().to_owned()).collect();
+            pointers
+        }
+    };
+    // Another interface's operation, a test-mode operation, one that does not exist.
+    assert_eq!(rejected(json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 5}), token.clone()).await, ["/operationId"]);
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5}), app.admin_a()).await, ["/operationId"]);
+    assert_eq!(rejected(json!({"operationId": "createTestFault", "kind": "delay", "delayMs": 5}), token.clone()).await, ["/operationId"]);
+    // Out of range, missing, not for this kind.
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 302}), token.clone()).await, ["/status"]);
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 600}), token.clone()).await, ["/status"]);
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status"}), token.clone()).await, ["/status"]);
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 30001}), token.clone()).await, ["/delayMs"]);
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 0}), token.clone()).await, ["/delayMs"]);
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "dropAfterCommit", "status": 500, "times": 1001}), token.clone()).await,
+        ["/status", "/times"]
+    );
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 500, "times": 0}), token.clone()).await, ["/times"]);
+    // Not a kind, not JSON, an unknown field; no token, a refresh of nothing.
+    assert_problem(app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "crash"})).await, 400, 400001).await;
+    assert_problem(app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5, "x": 1})).await, 400, 400001).await;
+    assert_problem(app.send(Method::POST, FAULTS, None, Some(&json!({}))).await, 401, 401001).await;
+    assert_problem(app.send(Method::GET, FAULTS, Some("not-a-token"), None).await, 401, 401002).await;
+    assert_eq!(app.count_rows("test_faults").await, 0);
+}
+
+#[tokio::test]
+async fn at_most_100_faults_are_armed_at_once() {
+    let app = test_mode().await;
+    let token = app.admin_a();
+    for _ in 0..100 {
+        arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1, "times": 1000})).await;
+    }
+    let problem = assert_problem(app.post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1})).await, 409, 409001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("100"), "{problem}");
+    assert_eq!(app.get(FAULTS, &token).await.json::<Value>().await.unwrap().as_array().unwrap().len(), 100);
+}
+
+#[tokio::test]
+async fn test_mode_off_routes_no_faults_and_faults_nothing() {
+    let app = spawn_app().await;
+    assert_problem(app.get(FAULTS, &app.admin_a()).await, 404, 404002).await;
+    assert_problem(app.post(FAULTS, &app.admin_a(), &json!({"operationId": "listSecureForms", "kind": "status", "status": 500})).await, 404, 404002).await;
+}
+
+/// Armed through one instance, honoured by another sharing the database.
+#[tokio::test]
+async fn a_fault_armed_on_one_instance_is_honoured_by_another() {
+    let app = test_mode().await;
+    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_RENEWAL_INTERVAL", "0")]).await;
+    arm(&app, &app.admin_a(), json!({"operationId": "listSecureForms", "kind": "status", "status": 429})).await;
+    let answer = app.client.get(format!("{}{FORMS}", other.address)).bearer_auth(app.admin_a()).send().await.unwrap();
+    assert_eq!(answer.headers()["retry-after"], "1");
+    assert_problem(answer, 429, 429999).await;
+    // Taken once, by whichever instance came first.
+    assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
+}
