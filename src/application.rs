@@ -59,7 +59,7 @@ impl Application {
         let Settings { public_url, test_mode, renewal_interval, clock, rate_limit, limits } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
-        let (background, queues) = Background::start(&db, &reads, renewals);
+        let (background, queues) = Background::start(&db, &reads, renewals, test_mode);
         let tokens = Arc::new(TokenService::new(secret));
         let state =
             SharedState { public_url: public_url.map(Arc::from), test_mode, clock, ..SharedState::new(db, reads, tokens, cipher, queues) }

@@ -1,6 +1,6 @@
 //! Work an instance does beside its requests, started and stopped in one
 //! place: the secure form writer and the SQLite write batches (queues the
-//! requests hand their writes to), and the renewal loop
+//! requests hand their writes to), test mode's request journal, and the renewal loop
 //! (`api::billing::renewals`).
 
 use std::time::Duration;
@@ -15,6 +15,7 @@ use crate::api::billing::renewals::{Renewals, spawn_loop};
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::api::secure_forms::writer::FormWriter;
+use crate::api::test_mode::journal::Journal;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
 
@@ -26,6 +27,8 @@ pub struct Queues {
     pub forms: FormWriter,
     /// On SQLite files only.
     pub write_batches: Option<WriteBatches>,
+    /// In test mode only.
+    pub journal: Option<Journal>,
 }
 
 /// The renewal loop's settings.
@@ -45,9 +48,10 @@ pub struct Background {
 
 impl Background {
     /// Starts the queues on `db` (and `reads`' on-thread writer, on SQLite
-    /// files) and, unless `renewals` is None, the renewal loop (a pass now,
-    /// then every interval), which writes through the same queues.
-    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>) -> (Self, Queues) {
+    /// files; the request journal in test mode) and, unless `renewals` is
+    /// None, the renewal loop (a pass now, then every interval), which writes
+    /// through the same queues.
+    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>, test_mode: bool) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
         let mut queues = vec![forms_task];
@@ -56,10 +60,15 @@ impl Background {
             queues.push(task);
             batches
         });
+        let journal = test_mode.then(|| {
+            let (journal, task) = Journal::spawn(db.clone());
+            queues.push(task);
+            journal
+        });
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)
         });
-        (Self { stop, renewals, queues }, Queues { forms, write_batches })
+        (Self { stop, renewals, queues }, Queues { forms, write_batches, journal })
     }
 
     /// Stops the renewal loop (a pass in progress ends after its batch), then waits

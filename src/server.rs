@@ -54,7 +54,7 @@ impl AppState {
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `crate::application::Application`.
     pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = crate::background::Background::start(&db, &reads, None);
+        let (_, queues) = crate::background::Background::start(&db, &reads, None, false);
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }
@@ -89,6 +89,8 @@ pub struct SharedState {
     pub write_batches: Option<crate::db::on_thread::WriteBatches>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
     pub plans: crate::api::billing::subscriptions::store::PlanCatalog,
+    /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
+    pub journal: Option<crate::api::test_mode::journal::Journal>,
 }
 
 impl SharedState {
@@ -104,6 +106,7 @@ impl SharedState {
         Self {
             forms: queues.forms,
             write_batches: queues.write_batches,
+            journal: queues.journal,
             on_thread: reads.on_thread.map(Arc::new),
             form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),
@@ -149,6 +152,7 @@ fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents
         .merge(billing::router())
         .split_for_parts();
     let (test_routes, mut test) = crate::api::test_mode::router().split_for_parts();
+    crate::api::test_mode::name_operations(&mut test, &platform, &billing);
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);
     openapi::finish(&mut test);
@@ -178,9 +182,9 @@ pub fn app(state: AppState) -> Router {
         .merge(swagger_ui(docs, state.test_mode))
         .merge(telemetry::router())
         .fallback(no_route);
-    // Test mode's faults wrap every operation (idempotency included: a dropped answer is recorded first).
+    // Test mode's journal and faults wrap every operation (idempotency included: a dropped answer is recorded first).
     let routes = match state.test_mode {
-        true => routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::faults::honour)),
+        true => routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::intercept)),
         false => routes,
     };
     routes

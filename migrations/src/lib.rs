@@ -20,6 +20,7 @@ mod m20261127_000014_partner_rows;
 mod m20261128_000015_key_leases;
 mod m20261129_000016_renewals;
 mod m20261130_000017_test_faults;
+mod m20261201_000018_test_requests;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000015_key_leases::Migration),
             Box::new(m20261129_000016_renewals::Migration),
             Box::new(m20261130_000017_test_faults::Migration),
+            Box::new(m20261201_000018_test_requests::Migration),
         ]
     }
 }

@@ -22,5 +22,6 @@ mod secure_form_rules;
 mod sites;
 mod subscription_operations;
 mod test_faults;
+mod test_journal;
 mod voicebot_configs;
 mod voicebots;

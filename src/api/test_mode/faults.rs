@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -28,8 +28,8 @@ use crate::AppState;
 use crate::auth::Tenant;
 use crate::db::entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
-use crate::extract::JsonBody;
-use crate::telemetry::{Document, MatchedOperation};
+use crate::extract::{JsonBody, Path};
+use super::{not_of_the_callers_document, operations_of};
 
 const TAG: &str = "Test faults";
 
@@ -86,6 +86,21 @@ pub struct TestFaultInput {
     pub times: Option<i64>,
 }
 
+/// What each kind needs and refuses, stated in the document (`if`/`then`):
+/// `checked` enforces the same.
+pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
+    &[crate::schema_conditions::SchemaConditions { schema: "TestFaultInput", all_of: schema_conditions }];
+
+fn schema_conditions() -> serde_json::Value {
+    use crate::schema_conditions::when_equals;
+    use serde_json::json;
+    json!([
+        when_equals("kind", json!("status"), json!({"required": ["status"], "not": {"required": ["delayMs"]}})),
+        when_equals("kind", json!("delay"), json!({"required": ["delayMs"], "not": {"required": ["status"]}})),
+        when_equals("kind", json!("dropAfterCommit"), json!({"not": {"anyOf": [{"required": ["status"]}, {"required": ["delayMs"]}]}})),
+    ])
+}
+
 /// An armed fault.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -135,40 +150,11 @@ fn of(tenant: Tenant) -> sea_orm::Condition {
     }
 }
 
-/// The operationIds of the document a tenant calls.
-fn operations_of(tenant: Tenant) -> &'static [String] {
-    use std::sync::OnceLock;
-    static IDS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
-    let (platform, billing) = IDS.get_or_init(|| {
-        let documents = crate::documents();
-        let ids = |doc: &utoipa::openapi::OpenApi| {
-            let mut ids: Vec<String> = doc
-                .paths
-                .paths
-                .values()
-                .flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch])
-                .filter_map(|op| op.as_ref()?.operation_id.clone())
-                .collect();
-            ids.sort();
-            ids
-        };
-        (ids(&documents.platform), ids(&documents.billing))
-    });
-    match tenant {
-        Tenant::Partner(_) => billing,
-        Tenant::Site(_) => platform,
-    }
-}
-
 /// The input checked: every problem at once (400), nothing armed.
 fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Option<i32>, i32)> {
     let mut v = Violations::new();
-    let interface = match tenant {
-        Tenant::Partner(_) => "the partner billing document (a partner token)",
-        Tenant::Site(_) => "the platform document (an agent's token)",
-    };
     if operations_of(tenant).binary_search(&input.operation_id).is_err() {
-        v.field("/operationId", ErrorCode::FieldNotAllowed, format!("is not an operation of {interface}"));
+        v.field("/operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
     }
     let mut bounded = |pointer: &str, value: Option<i64>, wanted: bool, range: std::ops::RangeInclusive<i64>| -> Option<i32> {
         match (value, wanted) {
@@ -305,15 +291,9 @@ async fn disarm_test_fault(State(state): State<AppState>, tenant: Tenant, Path(i
 pub struct CloseWithoutAnswer;
 
 /// Applies the fault armed for the request's tenant and operation, if any
-/// (test mode only; a request without a valid token has no tenant and is
-/// never faulted).
-pub async fn honour(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
-    let tenant = match (operation.document, Tenant::of(request.headers(), &state.tokens)) {
-        (Document::Billing, Ok(tenant @ Tenant::Partner(_))) | (Document::Platform, Ok(tenant @ Tenant::Site(_))) => tenant,
-        _ => return next.run(request).await,
-    };
-    let fault = match take(&state, tenant, operation.id).await {
+/// (test mode only: `super::intercept`).
+pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, request: Request, next: Next) -> Response {
+    let fault = match take(state, tenant, operation).await {
         Ok(fault) => fault,
         Err(err) => {
             tracing::error!(error = %err, "reading the armed faults failed; the request runs unfaulted");
@@ -322,7 +302,7 @@ pub async fn honour(State(state): State<AppState>, request: Request, next: Next)
     };
     let Some(fault) = fault else { return next.run(request).await };
     match FaultKind::parse(&fault.kind) {
-        Some(FaultKind::Status) => answered_by_fault(fault.status.unwrap_or(503), operation.id),
+        Some(FaultKind::Status) => answered_by_fault(fault.status.unwrap_or(503), operation),
         Some(FaultKind::Delay) => {
             tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
             next.run(request).await

@@ -5,12 +5,18 @@
 
 pub mod clock;
 pub mod faults;
+pub mod journal;
 
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::AppState;
+use crate::auth::Tenant;
 use crate::error::{FieldProblem, Problem};
+use crate::telemetry::{Document, MatchedOperation};
 
 pub const TEST_FILE: &str = "test-v1.json";
 pub const TEST_URL: &str = "/openapi/test-v1.json";
@@ -22,19 +28,97 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
         version = "1",
         description = "Served only when the server runs with `--test-mode` (`SWITCHBOARD_TEST_MODE`): control of a \
             partner's clock, so that a test suite can see renewals and proration at a chosen instant, and faults \
-            armed for the caller's own requests, so that it can see its client's retries. The clock's operations \
-            need a partner bearer token from `POST /api/oauth/token` (partner billing document); the faults' a \
-            partner token or an agent's token (platform document). Each touches only the caller's own data. Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+            armed for the caller's own requests, so that it can see its client's retries, and the journal of what \
+            the caller's client sent and got. The clock's operations need a partner bearer token from \
+            `POST /api/oauth/token` (partner billing document); the faults' and the journal's a partner token or \
+            an agent's token (platform document). Each touches only the caller's own data. Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Test clock", description = "The partner's clock: read it, advance it (running the renewals it passes), give it back to the system clock"),
         (name = "Test faults", description = "Faults armed for the caller's own next requests of an operation: an error status, a delay, or a connection closed after the commit"),
+        (name = "Test journal", description = "What the caller's client sent and got: its last 1,000 requests, secrets masked"),
     ),
 )]
 pub struct TestDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router())
+    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router()).merge(journal::router())
+}
+
+/// Test mode around every operation of the vendor's two documents called
+/// with its tenant's token: the request is journaled with what it got,
+/// faults included (a request without a valid token has no tenant, and is
+/// neither faulted nor journaled).
+pub async fn intercept(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
+    let tenant = match (operation.document, Tenant::of(request.headers(), &state.tokens)) {
+        (Document::Billing, Ok(tenant @ Tenant::Partner(_))) | (Document::Platform, Ok(tenant @ Tenant::Site(_))) => tenant,
+        _ => return next.run(request).await,
+    };
+    let (request, sent) = journal::watch(request);
+    let response = faults::honour(&state, tenant, operation.id, request, next).await;
+    journal::record(&state, tenant, operation.id, sent, response).await
+}
+
+/// The operationIds of the document a tenant calls, sorted.
+fn operations_of(tenant: Tenant) -> &'static [String] {
+    use std::sync::OnceLock;
+    static IDS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
+    let (platform, billing) = IDS.get_or_init(|| {
+        let documents = crate::documents();
+        (operation_ids(&documents.platform), operation_ids(&documents.billing))
+    });
+    match tenant {
+        Tenant::Partner(_) => billing,
+        Tenant::Site(_) => platform,
+    }
+}
+
+/// A document's operationIds, sorted.
+fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
+    let mut ids: Vec<String> = doc
+        .paths
+        .paths
+        .values()
+        .flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch])
+        .filter_map(|op| op.as_ref()?.operation_id.clone())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// States in the test document which names `operationId` takes (a fault's,
+/// the journal's filter): the vendor's two documents' operations. Which of
+/// them a caller may name is its token's document, which a schema cannot say.
+pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::openapi::OpenApi, billing: &utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{RefOr, schema::Schema};
+    let mut ids = operation_ids(platform);
+    ids.extend(operation_ids(billing));
+    ids.sort();
+    ids.dedup();
+    let names = || Some(ids.iter().map(|id| serde_json::Value::from(id.as_str())).collect::<Vec<_>>());
+    let fault = test.components.as_mut().and_then(|components| components.schemas.get_mut("TestFaultInput"));
+    if let Some(RefOr::T(Schema::Object(fault))) = fault {
+        if let Some(RefOr::T(Schema::Object(operation))) = fault.properties.get_mut("operationId") {
+            operation.enum_values = names();
+        }
+    }
+    let journal = test.paths.paths.get_mut("/api/test/requests").and_then(|item| item.get.as_mut());
+    for parameter in journal.and_then(|get| get.parameters.as_mut()).into_iter().flatten() {
+        let RefOr::T(parameter) = parameter else { continue };
+        if let (true, Some(RefOr::T(Schema::Object(operation)))) = (parameter.name == "operationId", parameter.schema.as_mut()) {
+            operation.enum_values = names();
+        }
+    }
+}
+
+/// Why an operationId is refused.
+fn not_of_the_callers_document(tenant: Tenant) -> String {
+    let document = match tenant {
+        Tenant::Partner(_) => "the partner billing document (a partner token)",
+        Tenant::Site(_) => "the platform document (an agent's token)",
+    };
+    format!("is not an operation of {document}")
 }

@@ -13,6 +13,7 @@ pub mod language;
 pub mod partner;
 pub mod partner_clock;
 pub mod test_fault;
+pub mod test_request;
 pub mod partner_user;
 pub mod plan;
 pub mod platform;

@@ -1,0 +1,451 @@
+//! The request journal (DESIGN 14, test mode item 3): what a tenant's client
+//! sent and got, so that a failing test can show it. Every request of an
+//! operation of the vendor's two documents made with a tenant's token is
+//! kept (test mode's own operations are not), the last 1,000 per tenant.
+//!
+//! Off the request's path: a request hands its entry to a queue and answers;
+//! one task writes what the queue holds in one insert and trims each tenant
+//! it touched to its last 1,000. A full queue drops the entry (counted in
+//! `switchboard_test_journal_dropped_total`) rather than hold the request.
+//! Reading or clearing the journal first waits for what this instance has
+//! queued, so a test sees its own requests; another instance's entries are
+//! written within its next batch.
+//!
+//! Nothing secret is kept: no header at all (so no `Authorization` and no
+//! token), card numbers masked to their last four, security codes,
+//! passwords, secrets and tokens in bodies replaced by `"[redacted]"`.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
+use sea_orm::ActiveValue::Set;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+use validator::Validate;
+
+use super::{not_of_the_callers_document, operations_of};
+use crate::auth::Tenant;
+use crate::AppState;
+use crate::db::entities::test_request as row;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::extract::Query;
+
+const TAG: &str = "Test journal";
+
+/// Requests kept per tenant; older ones are trimmed as new ones are written.
+pub const KEPT_PER_TENANT: u64 = 1_000;
+/// A body longer than this is kept as a note of its size, not its content.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// Entries waiting at most; past it, entries are dropped (and counted).
+const QUEUE: usize = 8_192;
+/// Entries written in one batch at most.
+const MAX_BATCH: usize = 512;
+/// Rows per insert statement (14 columns each, well under every parameter limit).
+const ROWS_PER_INSERT: usize = 64;
+/// How long a read of the journal waits for this instance's queue.
+const FLUSH_WITHIN: Duration = Duration::from_secs(5);
+
+/// One request in the journal.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "at": "2026-11-21T15:00:00.123Z", "requestId": "4f6c1d0e-8a1b-4c39-9d2e-1f0a5b7c9e21",
+    "operationId": "addSubscription", "method": "POST", "path": "/api/billing/subscriptions:add",
+    "query": "siteId=10000&agentId=1", "status": 200, "durationMs": 12, "idempotencyKey": "order-1",
+    "requestBody": {"planId": "0192f0c4-0000-7000-8000-000000000001", "quantity": 2},
+    "responseBody": {"id": "0192f0c4-0000-7000-8000-0000000a0001"}}))]
+pub struct JournaledRequest {
+    /// When the request arrived (system time).
+    pub at: DateTime<Utc>,
+    /// The request's `x-request-id`, as the server's log names it.
+    pub request_id: String,
+    pub operation_id: String,
+    pub method: String,
+    /// The path as sent.
+    pub path: String,
+    /// The query string as sent, without `?`.
+    pub query: Option<String>,
+    /// The status answered (for a `dropAfterCommit` fault: the answer the client never got).
+    pub status: u16,
+    pub duration_ms: i32,
+    pub idempotency_key: Option<String>,
+    /// The body sent, as JSON with secrets masked; a body that is not JSON, or longer than
+    /// 16 KiB, is a string saying so and its size. Null without a body.
+    #[schema(value_type = Option<Object>)]
+    pub request_body: Option<Value>,
+    /// The body answered, the same way.
+    #[schema(value_type = Option<Object>)]
+    pub response_body: Option<Value>,
+}
+
+impl From<row::Model> for JournaledRequest {
+    fn from(r: row::Model) -> Self {
+        let body = |text: Option<String>| text.and_then(|text| serde_json::from_str(&text).ok());
+        Self {
+            at: r.at,
+            request_id: r.request_id,
+            operation_id: r.operation_id,
+            method: r.method,
+            path: r.path,
+            query: r.query,
+            status: u16::try_from(r.status).unwrap_or(0),
+            duration_ms: r.duration_ms,
+            idempotency_key: r.idempotency_key,
+            request_body: body(r.request_body),
+            response_body: body(r.response_body),
+        }
+    }
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list_test_requests, clear_test_requests))
+}
+
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, IntoParams, Validate)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct JournalParams {
+    /// Only requests of this operation (one of the caller's document).
+    #[rule(text(max = 100))]
+    #[param(example = "addSubscription")]
+    operation_id: Option<String>,
+    /// Only requests answered with this status.
+    #[rule(range(min = 100, max = 599))]
+    #[param(example = 200)]
+    status: Option<i32>,
+    /// How many requests at most (default 100).
+    #[rule(range(min = 1, max = 1000))]
+    #[param(example = 20)]
+    limit: Option<u64>,
+}
+
+/// List the journaled requests
+///
+/// The caller's tenant's requests (a partner token: its partner billing requests; an agent's
+/// token: its site's platform requests), newest first, at most the last 1,000. Bodies are
+/// JSON with card numbers masked to their last four and security codes, passwords, secrets
+/// and tokens replaced by `"[redacted]"`; no header is kept. Test-mode operations are not
+/// journaled. An `operationId` that is not of the caller's document is a 400.
+#[utoipa::path(get, path = "/api/test/requests", operation_id = "listTestRequests", tag = TAG,
+    params(JournalParams),
+    responses((status = 200, description = "The requests, newest first", body = Vec<JournaledRequest>)),
+    extensions(("x-permissions" = json!([]))))]
+async fn list_test_requests(State(state): State<AppState>, tenant: Tenant, query: Query<JournalParams>) -> ApiResult<Json<Vec<JournaledRequest>>> {
+    let (params, mut problems) = query.into_parts();
+    if params.operation_id.as_ref().is_some_and(|operation| operations_of(tenant).binary_search(operation).is_err()) {
+        problems.field("/operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
+    }
+    let params = problems.finish(params)?;
+    if let Some(journal) = &state.journal {
+        journal.flush().await;
+    }
+    let mut found = row::Entity::find().filter(of(tenant));
+    if let Some(operation) = params.operation_id {
+        found = found.filter(row::Column::OperationId.eq(operation));
+    }
+    if let Some(status) = params.status {
+        found = found.filter(row::Column::Status.eq(status));
+    }
+    let rows = found.order_by_desc(row::Column::Id).limit(params.limit.unwrap_or(100)).all(&state.reads).await?;
+    Ok(Json(rows.into_iter().map(JournaledRequest::from).collect()))
+}
+
+/// Clear the journal
+///
+/// Deletes every journaled request of the caller's tenant.
+#[utoipa::path(delete, path = "/api/test/requests", operation_id = "clearTestRequests", tag = TAG,
+    responses((status = 204, description = "Cleared")),
+    extensions(("x-permissions" = json!([]))))]
+async fn clear_test_requests(State(state): State<AppState>, tenant: Tenant) -> ApiResult<StatusCode> {
+    if let Some(journal) = &state.journal {
+        journal.flush().await;
+    }
+    row::Entity::delete_many().filter(of(tenant)).exec(&state.db).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The journal rows of `tenant`.
+fn of(tenant: Tenant) -> sea_orm::Condition {
+    match tenant {
+        Tenant::Partner(id) => sea_orm::Condition::all().add(row::Column::PartnerId.eq(id)),
+        Tenant::Site(id) => sea_orm::Condition::all().add(row::Column::SiteId.eq(id)),
+    }
+}
+
+/// The queue the requests hand their entries to.
+#[derive(Clone)]
+pub struct Journal(mpsc::Sender<Message>);
+
+enum Message {
+    Entry(Box<row::ActiveModel>),
+    /// Answered once every entry queued before it is written.
+    Flush(oneshot::Sender<()>),
+}
+
+impl Journal {
+    /// Starts the writer on `db`; it runs until every `Journal` is dropped,
+    /// then ends (its task's handle) once the queue is written.
+    pub fn spawn(db: DatabaseConnection) -> (Self, tokio::task::JoinHandle<()>) {
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        (Self(sender), tokio::spawn(run(db, receiver)))
+    }
+
+    fn record(&self, entry: row::ActiveModel) {
+        if self.0.try_send(Message::Entry(Box::new(entry))).is_err() {
+            metrics::counter!("switchboard_test_journal_dropped_total").increment(1);
+        }
+    }
+
+    /// Waits (at most 5 s) until what was queued before is written.
+    async fn flush(&self) {
+        let (done, written) = oneshot::channel();
+        if self.0.send(Message::Flush(done)).await.is_ok() {
+            let _ = tokio::time::timeout(FLUSH_WITHIN, written).await;
+        }
+    }
+}
+
+async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
+    let mut messages = Vec::with_capacity(MAX_BATCH);
+    while receiver.recv_many(&mut messages, MAX_BATCH).await > 0 {
+        let mut entries = Vec::with_capacity(messages.len());
+        let mut flushes = Vec::new();
+        for message in messages.drain(..) {
+            match message {
+                Message::Entry(entry) => entries.push(*entry),
+                Message::Flush(done) => flushes.push(done),
+            }
+        }
+        if let Err(err) = write(&db, entries).await {
+            tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
+        }
+        for done in flushes {
+            let _ = done.send(());
+        }
+    }
+}
+
+/// Inserts a batch, then trims every tenant it touched to its last 1,000.
+async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Result<(), sea_orm::DbErr> {
+    let mut tenants: Vec<Tenant> = entries
+        .iter()
+        .filter_map(|entry| match (&entry.partner_id, &entry.site_id) {
+            (Set(Some(id)), _) => Some(Tenant::Partner(*id)),
+            (_, Set(Some(id))) => Some(Tenant::Site(*id)),
+            _ => None,
+        })
+        .collect();
+    tenants.sort_by_key(|tenant| match tenant {
+        Tenant::Partner(id) => (0, *id),
+        Tenant::Site(id) => (1, *id),
+    });
+    tenants.dedup();
+    let mut entries = entries.into_iter().peekable();
+    while entries.peek().is_some() {
+        let chunk: Vec<_> = entries.by_ref().take(ROWS_PER_INSERT).collect();
+        // A tenant deleted meanwhile (a sandbox) fails its foreign key: the chunk is lost, not the writer.
+        row::Entity::insert_many(chunk).exec_without_returning(db).await?;
+    }
+    for tenant in tenants {
+        let oldest_kept = row::Entity::find()
+            .select_only()
+            .column(row::Column::Id)
+            .filter(of(tenant))
+            .order_by_desc(row::Column::Id)
+            .offset(KEPT_PER_TENANT - 1)
+            .limit(1)
+            .into_tuple::<Uuid>()
+            .one(db)
+            .await?;
+        if let Some(oldest_kept) = oldest_kept {
+            row::Entity::delete_many().filter(of(tenant)).filter(row::Column::Id.lt(oldest_kept)).exec(db).await?;
+        }
+    }
+    Ok(())
+}
+
+/// What a journaled request sent, read as the operation reads its body: the
+/// body passes through unchanged, its first 16 KiB copied on the way.
+pub struct Sent {
+    started: Instant,
+    at: DateTime<Utc>,
+    method: Method,
+    path: String,
+    query: Option<String>,
+    idempotency_key: Option<String>,
+    body: Arc<Mutex<Copied>>,
+}
+
+#[derive(Default)]
+struct Copied {
+    kept: Vec<u8>,
+    length: usize,
+}
+
+impl Copied {
+    fn copy(&mut self, chunk: &Bytes) {
+        self.length += chunk.len();
+        if self.length <= MAX_BODY_BYTES {
+            self.kept.extend_from_slice(chunk);
+        }
+    }
+}
+
+/// Notes the request's head and copies its body as the operation reads it.
+pub fn watch(request: Request) -> (Request, Sent) {
+    let body: Arc<Mutex<Copied>> = Arc::default();
+    let sent = Sent {
+        started: Instant::now(),
+        at: Utc::now(),
+        method: request.method().clone(),
+        path: request.uri().path().to_owned(),
+        query: request.uri().query().map(str::to_owned),
+        idempotency_key: request
+            .headers()
+            .get(crate::api::billing::idempotency::HEADER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned),
+        body: body.clone(),
+    };
+    if matches!(*request.method(), Method::GET | Method::HEAD) {
+        return (request, sent);
+    }
+    let request = request.map(|sent_body| {
+        Body::from_stream(sent_body.into_data_stream().inspect_ok(move |chunk| body.lock().unwrap_or_else(|e| e.into_inner()).copy(chunk)))
+    });
+    (request, sent)
+}
+
+/// Queues the journal entry of a request and its answer, and gives the
+/// answer back (its body read into memory to be copied: every answer of the
+/// two documents is one already).
+pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sent, response: Response) -> Response {
+    let Some(journal) = &state.journal else { return response };
+    let (parts, answer) = response.into_parts();
+    let answer = match axum::body::to_bytes(answer, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(err) => return axum::response::IntoResponse::into_response(ApiError::internal(anyhow::anyhow!("reading an answer to journal it: {err}"))),
+    };
+    let (partner_id, site_id) = match tenant {
+        Tenant::Partner(id) => (Some(id), None),
+        Tenant::Site(id) => (None, Some(id)),
+    };
+    let request_body = {
+        let copied = sent.body.lock().unwrap_or_else(|e| e.into_inner());
+        kept_body(&copied.kept, copied.length)
+    };
+    journal.record(row::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        partner_id: Set(partner_id),
+        site_id: Set(site_id),
+        at: Set(sent.at),
+        request_id: Set(crate::error::current_request_id()),
+        operation_id: Set(operation.to_owned()),
+        method: Set(sent.method.as_str().to_owned()),
+        path: Set(sent.path),
+        query: Set(sent.query),
+        status: Set(i32::from(parts.status.as_u16())),
+        duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
+        idempotency_key: Set(sent.idempotency_key),
+        request_body: Set(request_body),
+        response_body: Set(kept_body(&answer, answer.len())),
+    });
+    Response::from_parts(parts, Body::from(answer))
+}
+
+/// A body as the journal keeps it: JSON text with secrets masked, a note
+/// for what is not JSON or too long, None when empty.
+fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
+    if length == 0 {
+        return None;
+    }
+    let value = if length > MAX_BODY_BYTES {
+        Value::String(format!("[not kept: {length} bytes, over {MAX_BODY_BYTES}]"))
+    } else {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(mut value) => {
+                redact(&mut value);
+                value
+            }
+            Err(_) => Value::String(format!("[not JSON: {length} bytes]")),
+        }
+    };
+    Some(value.to_string())
+}
+
+/// Words of a key whose value is never kept.
+const SECRET_KEYS: &[&str] = &["password", "secret", "token", "cscorcvd", "cvv", "cvc", "securitycode"];
+
+/// Masks card numbers to their last four and replaces secrets, at any depth.
+fn redact(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                let key = key.to_ascii_lowercase();
+                match value {
+                    Value::Null => {}
+                    Value::String(number) if key.contains("cardnumber") => *number = last_four(number),
+                    _ if key.contains("cardnumber") || SECRET_KEYS.iter().any(|word| key.contains(word)) => {
+                        *value = Value::String("[redacted]".to_owned())
+                    }
+                    _ => redact(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact),
+        _ => {}
+    }
+}
+
+/// `4111111111111111` -> `************1111`.
+fn last_four(number: &str) -> String {
+    let length = number.chars().count();
+    let shown = if length > 4 { 4 } else { 0 };
+    let mut masked = "*".repeat(length - shown);
+    masked.extend(number.chars().skip(length - shown));
+    masked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secrets_are_masked_at_any_depth() {
+        let mut body = json!({
+            "primaryCardNumber": "4111111111111111", "secondaryCardNumber": null, "primaryCardCSCOrCVD": "123",
+            "password": "hunter2", "nested": [{"refreshToken": "abc", "clientSecret": 7, "name": "kept"}], "short": {"cardNumber": "123"}
+        });
+        redact(&mut body);
+        assert_eq!(
+            body,
+            json!({
+                "primaryCardNumber": "************1111", "secondaryCardNumber": null, "primaryCardCSCOrCVD": "[redacted]",
+                "password": "[redacted]", "nested": [{"refreshToken": "[redacted]", "clientSecret": "[redacted]", "name": "kept"}],
+                "short": {"cardNumber": "***"}
+            })
+        );
+    }
+
+    #[test]
+    fn bodies_are_json_or_a_note() {
+        assert_eq!(kept_body(b"", 0), None);
+        assert_eq!(kept_body(b"{\"a\":1}", 7).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(kept_body(b"a=1", 3).as_deref(), Some("\"[not JSON: 3 bytes]\""));
+        assert_eq!(kept_body(b"", MAX_BODY_BYTES + 1).as_deref(), Some("\"[not kept: 16385 bytes, over 16384]\""));
+    }
+}

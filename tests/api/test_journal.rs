@@ -1,0 +1,121 @@
+//! Test mode's request journal (DESIGN 14, test mode item 3): what a
+//! tenant's client sent and got, newest first, secrets masked, per tenant.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+const JOURNAL: &str = "/api/test/requests";
+const PROFILES: &str = "/api/billing/siteBillingProfiles";
+const FORMS: &str = "/v4/secureform/secureForms";
+
+async fn journal(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
+    let response = app.get(&format!("{JOURNAL}{query}"), token).await;
+    assert_eq!(response.status(), 200, "the journal");
+    response.json::<Value>().await.unwrap().as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn the_journal_keeps_what_was_sent_and_answered_newest_first_with_secrets_masked() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    app.load(json!({"sites": [{"id": 10002, "partnerId": 1, "company": "New"}]})).await;
+    let token = app.partner_admin(1);
+    let profile = json!({"siteId": 10002, "firstName": "Lin", "email": "lin@new.example", "isChargedAutomatically": true,
+        "primaryCardNumber": "4000 0000 0000 0002", "primaryCardCSCOrCVD": "987", "primaryCardExpirationDate": "2031-01-31T00:00:00Z"});
+    let created = app.client.post(app.url(PROFILES)).bearer_auth(&token).header("Idempotency-Key", "journal-1").json(&profile).send().await.unwrap();
+    assert_eq!(created.status(), 200);
+    let request_id = created.headers()["x-request-id"].to_str().unwrap().to_owned();
+    assert_problem(app.get(&format!("{PROFILES}/99999"), &token).await, 404, 404001).await;
+
+    let entries = journal(&app, &token, "").await;
+    let operations: Vec<&str> = entries.iter().map(|e| e["operationId"].as_str().unwrap()).collect();
+    assert_eq!(operations, ["getSiteBillingProfile", "createSiteBillingProfile"], "newest first, test mode's own requests not kept");
+    let sent = &entries[1];
+    assert_eq!((sent["method"].as_str(), sent["path"].as_str(), sent["status"].as_u64()), (Some("POST"), Some(PROFILES), Some(200)));
+    assert_eq!((sent["requestId"].as_str(), sent["idempotencyKey"].as_str()), (Some(request_id.as_str()), Some("journal-1")));
+    assert!(sent["durationMs"].as_i64().unwrap() >= 0 && sent["at"].is_string() && sent["query"].is_null());
+    assert_eq!(sent["requestBody"]["primaryCardNumber"], "***************0002", "masked to the last four");
+    assert_eq!(sent["requestBody"]["primaryCardCSCOrCVD"], "[redacted]");
+    assert_eq!(sent["requestBody"]["firstName"], "Lin");
+    assert_eq!(sent["responseBody"]["siteId"], 10002);
+    assert_eq!(sent["responseBody"]["primaryCardNumber"], "************0002");
+    assert_eq!((entries[0]["status"].as_u64(), entries[0]["responseBody"]["code"].as_u64()), (Some(404), Some(404001)));
+    assert!(entries[0]["requestBody"].is_null());
+    // Nothing secret reached the table: no card number, no code, no token.
+    for (what, pattern) in [("the card number", "%0000 0000%"), ("the code", "%987%"), ("a token", "%eyJ%")] {
+        let found = app
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM test_requests WHERE request_body LIKE '{pattern}' OR response_body LIKE '{pattern}' \
+                 OR path LIKE '{pattern}' OR query LIKE '{pattern}'"
+            ))
+            .await;
+        assert_eq!(found, 0, "{what} is kept");
+    }
+
+    // Filters.
+    let only = journal(&app, &token, "?operationId=createSiteBillingProfile").await;
+    assert_eq!(only.len(), 1);
+    assert_eq!(journal(&app, &token, "?status=404").await[0]["operationId"], "getSiteBillingProfile");
+    assert_eq!(journal(&app, &token, "?limit=1").await.len(), 1);
+    let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=listSecureForms&limit=0&status=99"), &token).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem).len(), 3, "{problem}");
+
+    // Clearing.
+    assert_eq!(app.delete(JOURNAL, &token).await.status(), 204);
+    assert_eq!(journal(&app, &token, "").await, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn each_tenant_sees_only_its_own_requests() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let (partner_1, partner_2) = (app.partner_admin(1), app.partner_admin(2));
+    assert_eq!(app.get("/api/billing/siteBillingConfigs", &partner_1).await.status(), 200);
+    assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
+    assert_eq!(app.post(FORMS, &app.admin_a(), &crate::secure_forms::form_body("Pay")).await.status(), 201);
+    // A request without a valid token belongs to no tenant.
+    assert_eq!(app.get(FORMS, "not-a-token").await.status(), 401);
+
+    let partner = journal(&app, &partner_1, "").await;
+    assert_eq!(partner.iter().map(|e| e["operationId"].as_str().unwrap()).collect::<Vec<_>>(), ["listSiteBillingConfigs"]);
+    let site: Vec<String> = journal(&app, &app.admin_a(), "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(site, ["createSecureForm", "listSecureForms"]);
+    assert_eq!(journal(&app, &partner_2, "").await, Vec::<Value>::new());
+    assert_eq!(journal(&app, &app.admin_b(), "").await, Vec::<Value>::new());
+    // Clearing one tenant's journal leaves the others'.
+    assert_eq!(app.delete(JOURNAL, &partner_1).await.status(), 204);
+    assert_eq!(journal(&app, &app.admin_a(), "").await.len(), 2);
+    assert_problem(app.get(JOURNAL, "not-a-token").await, 401, 401002).await;
+}
+
+#[tokio::test]
+async fn a_faulted_request_is_journaled_with_what_the_client_got() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let fault = json!({"operationId": "listSecureForms", "kind": "status", "status": 503});
+    assert_eq!(app.post("/api/test/faults", &app.admin_a(), &fault).await.status(), 201);
+    assert_problem(app.get(FORMS, &app.admin_a()).await, 503, 503999).await;
+    let entries = journal(&app, &app.admin_a(), "").await;
+    assert_eq!((entries[0]["status"].as_u64(), entries[0]["responseBody"]["code"].as_u64()), (Some(503), Some(503999)));
+}
+
+#[tokio::test]
+async fn the_journal_keeps_the_last_1000_requests_of_a_tenant() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.admin_a();
+    let answers: Vec<u16> =
+        futures_util::stream::iter(0..1_005).map(|_| async { app.get(FORMS, &token).await.status().as_u16() }).buffer_unordered(8).collect().await;
+    assert!(answers.iter().all(|status| *status == 200));
+    let entries = journal(&app, &token, "?limit=1000").await;
+    assert_eq!(entries.len(), 1_000);
+    assert_eq!(app.count_rows("test_requests").await, 1_000, "older requests are trimmed, not hidden");
+}
+
+#[tokio::test]
+async fn test_mode_off_keeps_no_journal() {
+    let app = spawn_app().await;
+    assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
+    assert_problem(app.get(JOURNAL, &app.admin_a()).await, 404, 404002).await;
+    assert_eq!(app.count_rows("test_requests").await, 0);
+}
