@@ -28,3 +28,43 @@ def before_call(context, case, kwargs):
     for name, value in headers.items():
         if name.lower() == HEADER.lower() and isinstance(value, str) and VALID_KEY.fullmatch(value):
             headers[name] = str(uuid.uuid4())
+
+
+# Test mode's sandboxes: a sandbox is reset and deleted with its own partner
+# token, which its creation answers with. The run's token (partner 1's) is
+# rightly refused with 404 for every sandbox, so requests that name a sandbox
+# this run created carry that sandbox's token instead, as a client would.
+SANDBOX_TOKENS = {}
+
+
+@schemathesis.hook("after_call")
+def remember_sandbox_tokens(context, case, response):
+    if case.method.upper() == "POST" and case.operation.path == "/api/test/sandboxes" and response.status_code == 201:
+        import json
+
+        sandbox = json.loads(response.content)
+        SANDBOX_TOKENS[str(sandbox["partnerId"])] = sandbox["partner"]["accessToken"]
+
+
+@schemathesis.hook("before_call")
+def use_sandbox_tokens(context, case, kwargs):
+    if not case.operation.path.startswith("/api/test/sandboxes/{partnerId}"):
+        return
+    # Negative cases (a missing Authorization header among them) stay as drawn.
+    if case.meta is not None and case.meta.generation.mode != GenerationMode.POSITIVE:
+        return
+    token = SANDBOX_TOKENS.get(str((case.path_parameters or {}).get("partnerId")))
+    if token is None:
+        return
+    # The run's --header is merged over the case's headers when the request is
+    # built; requests applies `auth` after that.
+    kwargs["auth"] = SandboxBearer(token)
+
+
+class SandboxBearer:
+    def __init__(self, token):
+        self.token = token
+
+    def __call__(self, request):
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        return request

@@ -60,6 +60,9 @@ struct ServeArgs {
     /// `/openapi/test-v1.json`. Never in production: a partner can move its clock.
     #[arg(long, env = "SWITCHBOARD_TEST_MODE")]
     test_mode: bool,
+    /// Test mode's sandboxes live at once at most (creating one more is 409).
+    #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
+    max_sandboxes: u32,
 }
 
 #[derive(Subcommand)]
@@ -273,6 +276,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let settings = crate::application::Settings {
         public_url: args.public_url,
         test_mode: args.test_mode,
+        max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,
         ..Default::default()

@@ -248,8 +248,11 @@ fn location_header() -> utoipa::openapi::header::Header {
         .build()
 }
 
+/// The operations on one resource a create links to (`resetX`: a test-mode sandbox).
+pub const LINKED_VERBS: [&str; 4] = ["get", "update", "delete", "reset"];
+
 /// Every `createX` operation answering 201 gets a `Location` header and links to
-/// `getX`, `updateX` and `deleteX` (those that exist) with the new `id`, so clients
+/// `getX`, `updateX`, `deleteX` and `resetX` (those that exist) with the new `id`, so clients
 /// and stateful contract tests can follow them; one rule instead of a block per create.
 /// One answering 200 with links gets the `Location` header.
 fn link_created_resources(doc: &mut OpenApiDoc) {
@@ -261,7 +264,16 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
             .filter_map(|op| op.operation_id.clone())
             .collect()
     };
-    let known: std::collections::HashSet<String> = doc.paths.paths.values().flat_map(operations).collect();
+    // Each operation and the parameter its path names (`id`, or e.g. a sandbox's `partnerId`).
+    let known: std::collections::HashMap<String, String> = doc
+        .paths
+        .paths
+        .iter()
+        .flat_map(|(path, item)| {
+            let parameter = path.rsplit_once('{').and_then(|(_, rest)| rest.split_once('}')).map_or("id", |(name, _)| name).to_owned();
+            operations(item).into_iter().map(move |id| (id, parameter.clone()))
+        })
+        .collect();
     for item in doc.paths.paths.values_mut() {
         let Some(create) = item.post.as_mut() else { continue };
         let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned) else {
@@ -277,11 +289,11 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
         }
         let Some(RefOr::T(created)) = create.responses.responses.get_mut("201") else { continue };
         created.headers.entry("Location".to_owned()).or_insert_with(|| RefOr::T(location_header()));
-        for verb in ["get", "update", "delete"] {
+        for verb in LINKED_VERBS {
             let target = format!("{verb}{resource}");
-            if known.contains(&target) {
+            if let Some(parameter) = known.get(&target) {
                 let name = link_name(&target);
-                let link = LinkBuilder::new().operation_id(target).parameter("id", "$response.body#/id").build();
+                let link = LinkBuilder::new().operation_id(target.clone()).parameter(parameter.as_str(), format!("$response.body#/{parameter}")).build();
                 created.links.insert(name, RefOr::T(link));
             }
         }

@@ -73,6 +73,8 @@ pub struct SharedState {
     pub clock: crate::clock::Clock,
     /// Serves the test-mode operations and their document (`--test-mode`).
     pub test_mode: bool,
+    /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
+    pub max_sandboxes: u32,
     /// Bounds password hashing and throttles failed sign-ins.
     pub logins: Arc<crate::auth::guard::LoginGuard>,
     /// Sites' answers kept by revision (`api::billing::sites::rendered`).
@@ -117,6 +119,7 @@ impl SharedState {
             public_url: None,
             clock: Default::default(),
             test_mode: false,
+            max_sandboxes: 1_000,
             logins: Default::default(),
             sites: Default::default(),
             plans: Default::default(),
@@ -174,7 +177,10 @@ pub fn app(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs));
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
-    let test_routes = if state.test_mode { test_routes } else { Router::new() };
+    let test_routes = match state.test_mode {
+        true => test_routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::sandboxes::reset_dispatch)),
+        false => Router::new(),
+    };
     let routes = platform_routes
         .merge(billing_routes)
         .merge(test_routes)

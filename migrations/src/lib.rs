@@ -21,6 +21,7 @@ mod m20261128_000015_key_leases;
 mod m20261129_000016_renewals;
 mod m20261130_000017_test_faults;
 mod m20261201_000018_test_requests;
+mod m20261202_000019_test_sandboxes;
 
 pub struct Migrator;
 
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000016_renewals::Migration),
             Box::new(m20261130_000017_test_faults::Migration),
             Box::new(m20261201_000018_test_requests::Migration),
+            Box::new(m20261202_000019_test_sandboxes::Migration),
         ]
     }
 }

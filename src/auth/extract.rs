@@ -91,6 +91,29 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
     }
 }
 
+/// Test mode's sandboxes take partner and site ids from here up (nothing else does).
+pub const SANDBOX_IDS_FROM: i32 = 1_000_000_000;
+
+/// A deleted sandbox's tokens are refused (401): in test mode, a token of a
+/// sandbox's partner or site is checked against the database (one primary-key
+/// read). Every other token is what its signature says.
+async fn still_there(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
+    use sea_orm::{EntityTrait, PaginatorTrait, QueryFilter, ColumnTrait};
+    use crate::db::entities::{partner, site};
+    if !state.test_mode {
+        return Ok(());
+    }
+    let found = match tenant {
+        Tenant::Partner(id) if id >= SANDBOX_IDS_FROM => partner::Entity::find().filter(partner::Column::Id.eq(id)).count(&state.reads).await,
+        Tenant::Site(id) if id >= SANDBOX_IDS_FROM => site::Entity::find().filter(site::Column::Id.eq(id)).count(&state.reads).await,
+        _ => return Ok(()),
+    };
+    match found.map_err(ApiError::from)? {
+        0 => Err(ApiError::new(ErrorCode::InvalidToken, "the sandbox of this token was deleted")),
+        _ => Ok(()),
+    }
+}
+
 impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCaller<P> {
     type Rejection = ApiError;
 
@@ -99,6 +122,7 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCal
         let (Some(site_id), Some(agent_id)) = (claims.site_id, claims.agent_id) else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no site agent"));
         };
+        still_there(state, Tenant::Site(site_id)).await?;
         require(&claims.permissions(), P::PERMISSION)?;
         Ok(SiteCaller { site_id, agent_id, permission: PhantomData })
     }
@@ -112,6 +136,7 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for Partner
         let Some(partner_id) = claims.partner_id else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no partner"));
         };
+        still_there(state, Tenant::Partner(partner_id)).await?;
         require(&claims.permissions(), P::PERMISSION)?;
         Ok(PartnerCaller { partner_id, user_id: claims.sub, permission: PhantomData })
     }
@@ -143,6 +168,8 @@ impl FromRequestParts<AppState> for Tenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Tenant::of(&parts.headers, &state.tokens)
+        let tenant = Tenant::of(&parts.headers, &state.tokens)?;
+        still_there(state, tenant).await?;
+        Ok(tenant)
     }
 }

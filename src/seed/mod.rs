@@ -21,6 +21,7 @@ use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
 
 mod billing;
+pub mod sandbox;
 mod sites;
 mod subscriptions;
 mod voicebots;
@@ -140,6 +141,9 @@ pub struct VoicebotSeed {
     pub site_id: i32,
     pub id: Option<Uuid>,
     pub channel_id: Option<Uuid>,
+    /// When it was last updated (absent: at load).
+    #[serde(default)]
+    pub last_updated_time: Option<chrono::DateTime<Utc>>,
     #[serde(flatten)]
     pub body: VoicebotInput,
 }
@@ -175,6 +179,9 @@ pub struct AccountSeed {
     /// Agents: their last activity, as the site search shows it.
     #[serde(default)]
     pub last_activity_time: Option<chrono::DateTime<Utc>>,
+    /// Agents: when they were created (absent: at load).
+    #[serde(default)]
+    pub created_time: Option<chrono::DateTime<Utc>>,
 }
 
 /// A secure form: the API's create body plus its site and, optionally, its id.
@@ -199,7 +206,8 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
     Ok(partner::Entity::find().count(db).await? == 0)
 }
 
-pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
+/// Loads `data` in one transaction of `db` (a savepoint when `db` is a transaction already).
+pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTransaction>, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
     let txn = db.begin().await?;
     for p in data.partners {
         partner::Entity::insert(partner::ActiveModel { id: Set(p.id), name: Set(p.name) })
@@ -236,7 +244,7 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
             is_admin: Set(a.is_admin),
             is_active: Set(true),
             permissions: Set(Permission::join(&a.permissions)),
-            created_time: Set(Utc::now()),
+            created_time: Set(a.created_time.unwrap_or_else(Utc::now)),
             last_activity_time: Set(a.last_activity_time),
         })
         .exec_without_returning(&txn)
@@ -326,7 +334,8 @@ pub async fn load(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) 
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
-        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+        let at = b.last_updated_time.unwrap_or_else(Utc::now);
+        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
     }
     txn.commit().await?;
     Ok(())
@@ -400,7 +409,20 @@ async fn secure_form(
     id: Option<uuid::Uuid>,
     input: secure_forms::dto::SecureFormInput,
 ) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
-    let draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
+    // A data set names its fields' and options' ids (a create through the API does not).
+    let ids: Vec<(Option<uuid::Uuid>, Vec<Option<uuid::Uuid>>)> = input
+        .fields
+        .iter()
+        .flatten()
+        .map(|f| (f.id, f.options.iter().flatten().map(|o| o.id).collect()))
+        .collect();
+    let mut draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
+    for (field, (id, options)) in draft.fields.iter_mut().zip(ids) {
+        field.id = field.id.or(id);
+        for (option, id) in field.options.iter_mut().zip(options) {
+            option.id = option.id.or(id);
+        }
+    }
     let form = secure_forms::store::NewForm { site_id, id: id.unwrap_or_else(uuid::Uuid::now_v7), draft };
     let mut created = secure_forms::store::create_all(txn, std::slice::from_ref(&form)).await?;
     Ok(created.remove(0))

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::api::billing::subscriptions::SubscriptionPricingModel;
-use crate::api::billing::subscriptions::store::{insert_pricing_model, insert_subscription, plans};
+use crate::api::billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 use crate::billing::engine::NewSubscription;
 use crate::db::entities::plan;
 use crate::error::{ApiError, ApiResult};
@@ -73,7 +73,7 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
     let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;
     for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
-        insert_pricing_model(db, new.site_id, new.id, order, &mut m).await?;
+        insert_pricing_model(db, new.site_id, new.id, order, &mut m, SegmentIds::AsGiven).await?;
     }
     Ok(())
 }

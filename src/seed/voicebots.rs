@@ -16,7 +16,14 @@ pub async fn sip(txn: &DatabaseTransaction, cipher: &FieldCipher, site_id: i32, 
     sip::store::insert(txn, cipher, site_id, id, sip::rules::validate(input, None)?).await
 }
 
-pub async fn voicebot(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, input: bots::VoicebotInput) -> ApiResult<()> {
+pub async fn voicebot(
+    txn: &DatabaseTransaction,
+    site_id: i32,
+    id: Uuid,
+    channel_id: Uuid,
+    input: bots::VoicebotInput,
+    at: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<()> {
     let draft = bots::store::checked_draft(txn, site_id, input, None).await?;
-    bots::store::insert(txn, site_id, id, channel_id, draft).await
+    bots::store::insert(txn, site_id, id, channel_id, draft, at).await
 }

@@ -65,6 +65,8 @@ pub struct Options<'a> {
     pub limits: switchboard::connections::ConnectionLimits,
     pub test_mode: bool,
     pub renewal_interval: std::time::Duration,
+    /// `--max-sandboxes`; 0: the default (1,000).
+    pub max_sandboxes: u32,
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
@@ -92,7 +94,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options { public_url, clock, limits, test_mode, renewal_interval } = options;
+    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes } = options;
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -130,6 +132,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     let settings = switchboard::application::Settings {
         public_url: public_url.map(Into::into),
         test_mode,
+        max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
         renewal_interval,
         clock,
         rate_limit: None,

@@ -23,5 +23,6 @@ mod sites;
 mod subscription_operations;
 mod test_faults;
 mod test_journal;
+mod test_sandboxes;
 mod voicebot_configs;
 mod voicebots;

@@ -15,7 +15,7 @@ use uuid::Uuid;
 use super::idempotency::KeyClaim;
 use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
-use super::subscriptions::store::{PlanCatalog, Selection, insert_pricing_model, insert_subscription, load};
+use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use super::store_error::StoreError;
 use crate::billing::BillingError;
@@ -362,7 +362,7 @@ impl SiteRows {
             insert_subscription(txn, self.site.partner_id, new).await?;
         }
         for mut new in writes.models {
-            insert_pricing_model(txn, site_id, new.subscription_id, new.order, &mut new.model).await?;
+            insert_pricing_model(txn, site_id, new.subscription_id, new.order, &mut new.model, SegmentIds::New).await?;
         }
         if !writes.deleted_models.is_empty() {
             model::Entity::update_many()

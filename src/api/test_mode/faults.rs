@@ -233,10 +233,7 @@ async fn arm_test_fault(State(state): State<AppState>, tenant: Tenant, JsonBody(
     })
     .exec_without_returning(&state.db)
     .await?;
-    let location = format!("/api/test/faults/{}", model.id);
-    let mut response = (StatusCode::CREATED, Json(TestFault::from(model))).into_response();
-    response.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&location).map_err(ApiError::internal)?);
-    Ok(response)
+    Ok(crate::api::created(format!("/api/test/faults/{}", model.id), TestFault::from(model)).into_response())
 }
 
 /// List the armed faults

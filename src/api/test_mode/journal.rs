@@ -256,8 +256,13 @@ async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Resul
     let mut entries = entries.into_iter().peekable();
     while entries.peek().is_some() {
         let chunk: Vec<_> = entries.by_ref().take(ROWS_PER_INSERT).collect();
-        // A tenant deleted meanwhile (a sandbox) fails its foreign key: the chunk is lost, not the writer.
-        row::Entity::insert_many(chunk).exec_without_returning(db).await?;
+        // A tenant deleted meanwhile (a sandbox) fails its foreign key: then
+        // each row alone, so only that tenant's entries are lost.
+        if row::Entity::insert_many(chunk.clone()).exec_without_returning(db).await.is_err() {
+            for entry in chunk {
+                let _ = row::Entity::insert(entry).exec_without_returning(db).await;
+            }
+        }
     }
     for tenant in tenants {
         let oldest_kept = row::Entity::find()

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod faults;
 pub mod journal;
+pub mod sandboxes;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -39,12 +40,13 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
         (name = "Test clock", description = "The partner's clock: read it, advance it (running the renewals it passes), give it back to the system clock"),
         (name = "Test faults", description = "Faults armed for the caller's own next requests of an operation: an error status, a delay, or a connection closed after the commit"),
         (name = "Test journal", description = "What the caller's client sent and got: its last 1,000 requests, secrets masked"),
+        (name = "Test sandboxes", description = "Disposable tenants: a partner with its sites, accounts and clock, created without a token, reset to their first state, deleted with everything they own"),
     ),
 )]
 pub struct TestDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router()).merge(journal::router())
+    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router()).merge(journal::router()).merge(sandboxes::router())
 }
 
 /// Test mode around every operation of the vendor's two documents called
@@ -59,6 +61,10 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
     };
     let (request, sent) = journal::watch(request);
     let response = faults::honour(&state, tenant, operation.id, request, next).await;
+    // A refused token (a deleted sandbox's) is no tenant's request.
+    if response.status() == axum::http::StatusCode::UNAUTHORIZED {
+        return response;
+    }
     journal::record(&state, tenant, operation.id, sent, response).await
 }
 

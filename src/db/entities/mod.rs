@@ -14,6 +14,7 @@ pub mod partner;
 pub mod partner_clock;
 pub mod test_fault;
 pub mod test_request;
+pub mod test_sandbox;
 pub mod partner_user;
 pub mod plan;
 pub mod platform;

@@ -327,12 +327,22 @@ pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new
 
 /// Writes a pricing model of a subscription with its segments (two statements).
 /// A nil `id` gets a new one, written back into `m`.
+/// Whose ids a pricing model's price segments get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentIds {
+    /// New ones: a change copies the segments of the model it replaces, ids and all.
+    New,
+    /// The model's own where it names them (a data set's, so a sandbox reset writes the same).
+    AsGiven,
+}
+
 pub async fn insert_pricing_model(
     db: &impl ConnectionTrait,
     site_id: i32,
     subscription_id: Uuid,
     order: usize,
     m: &mut SubscriptionPricingModel,
+    segment_ids: SegmentIds,
 ) -> Result<(), sea_orm::DbErr> {
     if m.id.is_nil() {
         m.id = Uuid::now_v7();
@@ -360,14 +370,21 @@ pub async fn insert_pricing_model(
     .exec_without_returning(db)
     .await?;
     let mut rows = Vec::new();
+    let own = |row: &mut segment::ActiveModel, id: Uuid| {
+        if segment_ids == SegmentIds::AsGiven && !id.is_nil() {
+            row.id = Set(id);
+        }
+    };
     for (i, s) in m.subscription_price_segment_by_agents.iter().enumerate() {
         let mut row = segment_row(site_id, model_id, PricingModelKind::ByAgents, i, &s.period_prices());
+        own(&mut row, s.id);
         row.from_quantity = Set(s.from);
         row.to_quantity = Set(s.to);
         rows.push(row);
     }
     for (i, s) in m.subscription_price_segment_by_volumes.iter().enumerate() {
         let mut row = segment_row(site_id, model_id, PricingModelKind::ByVolume, i, &s.period_prices());
+        own(&mut row, s.id);
         row.quota_per_month = Set(s.quota_per_month);
         row.is_overage_quota_added_by_customer_allowed = Set(s.is_overage_quota_added_by_customer_allowed);
         row.overage_quota = Set(s.overage_quota);

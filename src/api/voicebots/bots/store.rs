@@ -138,8 +138,8 @@ pub async fn load(
         .collect())
 }
 
-pub async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, draft: Draft) -> ApiResult<()> {
-    let now = Utc::now();
+/// Stores a new bot and its channel instance, created and updated `now`.
+pub async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, draft: Draft, now: DateTime<Utc>) -> ApiResult<()> {
     channels::insert(txn, site_id, channel_id, draft.channel.clone()).await?;
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
@@ -172,7 +172,7 @@ pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32,
     let id = Uuid::now_v7();
     let txn = db.begin().await?;
     let draft = checked_draft(&txn, site_id, input, None).await?;
-    insert(&txn, site_id, id, Uuid::now_v7(), draft).await?;
+    insert(&txn, site_id, id, Uuid::now_v7(), draft, Utc::now()).await?;
     let stored = find(&txn, cipher, site_id, id, true).await?;
     txn.commit().await?;
     Ok(stored)

@@ -1,0 +1,321 @@
+//! Sandboxes (DESIGN 14, test mode item 2): a disposable tenant per test
+//! run. Created without a token (bounded by `--max-sandboxes`), reset to
+//! exactly its first state, deleted with every row it owns. The data comes
+//! from `seed::sandbox` and is written by the demo data's own loader.
+//!
+//! A sandbox's partner and sites take random ids from
+//! `auth::SANDBOX_IDS_FROM` up, which nothing else uses; that is how the
+//! token extractors know which tokens to check against the database (a
+//! deleted sandbox's answer 401).
+
+use axum::{Extension, Json};
+use axum::extract::{Request, State};
+use axum::handler::Handler;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Months, TimeZone, Utc};
+use rand::Rng;
+use sea_orm::{ActiveValue::Set, EntityTrait, PaginatorTrait, TransactionTrait};
+use serde::{Deserialize, Serialize};
+use utoipa::{OpenApi, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::AppState;
+use crate::api::billing::clock::freeze;
+use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::ManageSite, refresh};
+use crate::db::entities::test_sandbox as row;
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use crate::extract::{JsonBody, Path};
+use crate::seed::sandbox::{self, Kind, PASSWORD, Place};
+
+const TAG: &str = "Test sandboxes";
+/// Creates retried when the random ids collide with a live sandbox's.
+const ATTEMPTS: usize = 5;
+
+/// The data a sandbox starts with.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DataSet {
+    /// Partner 1's part of the demo data (sites 10000 and 10001 with everything under them) under new ids.
+    #[default]
+    Demo,
+    /// One site with one admin agent.
+    Empty,
+}
+
+impl From<DataSet> for Kind {
+    fn from(set: DataSet) -> Self {
+        match set {
+            DataSet::Demo => Kind::Demo,
+            DataSet::Empty => Kind::Empty,
+        }
+    }
+}
+
+/// A sandbox to create (`{}` for the defaults).
+#[switchboard_macros::rules]
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"dataSet": "demo", "clock": "2026-11-21T15:00:00Z"}))]
+pub struct TestSandboxInput {
+    /// `demo` (default) or `empty`.
+    pub data_set: Option<DataSet>,
+    /// Starts the sandbox's clock frozen at this instant (2000-01-01 to 10 years past the system
+    /// time); absent, it runs with the system clock.
+    pub clock: Option<DateTime<Utc>>,
+}
+
+/// A partner account of a sandbox, signed in.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxPartner {
+    pub email: String,
+    pub password: String,
+    /// A partner access token (partner billing and the test-mode operations).
+    pub access_token: String,
+    pub refresh_token: String,
+}
+
+/// An agent of a sandbox's site, signed in.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxAgent {
+    pub agent_id: uuid::Uuid,
+    pub email: String,
+    pub password: String,
+    pub is_admin: bool,
+    /// A platform access token of the agent's site (`/v4/...`).
+    pub access_token: String,
+}
+
+/// A site of a sandbox.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSite {
+    pub site_id: i32,
+    /// The demo site this one copies (`demo` only).
+    pub twin_of: Option<i32>,
+    pub agents: Vec<SandboxAgent>,
+}
+
+/// A sandbox with ready tokens for its partner and every agent.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"partnerId": 1234567890, "now": "2026-11-21T15:00:00Z",
+    "partner": {"email": "admin@sandbox-1234567890.partner1.example", "password": "demo-password", "accessToken": "eyJ...", "refreshToken": "eyJ..."},
+    "sites": [{"siteId": 1500000000, "twinOf": 10000, "agents": [{"agentId": "0192f0c4-4996-702d-82d2-000000010000",
+        "email": "admin@sandbox-1234567890.site10000.example", "password": "demo-password", "isAdmin": true, "accessToken": "eyJ..."}]}]}))]
+pub struct TestSandbox {
+    pub partner_id: i32,
+    /// The sandbox's clock.
+    pub now: DateTime<Utc>,
+    pub partner: SandboxPartner,
+    /// In site order.
+    pub sites: Vec<SandboxSite>,
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ResetPath::openapi()).routes(routes!(create_test_sandbox)).routes(routes!(delete_test_sandbox))
+}
+
+/// `{partnerId}:reset` is served by `reset_dispatch` (axum cannot match a
+/// parameter and a suffix in one segment) and documented here.
+#[derive(OpenApi)]
+#[openapi(paths(reset_test_sandbox))]
+struct ResetPath;
+
+/// Create a sandbox
+///
+/// A new partner with its own sites, accounts and clock, answered with ready tokens (the same
+/// JWTs the token endpoints issue). No token needed. At most `--max-sandboxes` (default 1,000)
+/// live at once: past it, 409 until one is deleted.
+#[utoipa::path(post, path = "/api/test/sandboxes", operation_id = "createTestSandbox", tag = TAG,
+    request_body = TestSandboxInput,
+    responses(
+        (status = 201, description = "The sandbox", body = TestSandbox,
+            headers(("Location" = String, description = "The sandbox: `/api/test/sandboxes/{partnerId}`"))),
+        (status = 409, description = "As many sandboxes as `--max-sandboxes` are live", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(()))]
+async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): JsonBody<TestSandboxInput>) -> ApiResult<Response> {
+    let clock = checked_clock(&state, input.clock)?;
+    let kind = Kind::from(input.data_set.unwrap_or_default());
+    let live = row::Entity::find().count(&state.reads).await?;
+    if live >= u64::from(state.max_sandboxes) {
+        return Err(ApiError::new(ErrorCode::Conflict, format!("{live} sandboxes are live, the most this server keeps; delete one first")));
+    }
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        let place = {
+            let mut random = rand::thread_rng();
+            let sites = sandbox::site_count(kind);
+            Place { partner_id: random.gen_range(SANDBOX_IDS_FROM..i32::MAX), first_site_id: random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites) }
+        };
+        let created = Utc::now();
+        match write(&state, kind, place, clock, created, true).await {
+            Ok(()) => {
+                let answer = answer(&state, kind, place, clock, created).await?;
+                return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
+            }
+            // Random ids that collide with a live sandbox's: try others.
+            Err(err) => last = Some(err),
+        }
+    }
+    Err(ApiError::internal(anyhow::anyhow!("no free sandbox ids in {ATTEMPTS} tries: {last:?}")))
+}
+
+/// Reset a sandbox
+///
+/// Back to exactly the state right after creation: the same ids, accounts and clock; every
+/// change since is gone. Answers as creation did, with fresh tokens. Needs that sandbox's
+/// partner token; another partner, or one that is not a sandbox, is a 404.
+#[utoipa::path(post, path = "/api/test/sandboxes/{partnerId}:reset", operation_id = "resetTestSandbox", tag = TAG,
+    params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
+    responses((status = 200, description = "The sandbox as created", body = TestSandbox)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn reset_test_sandbox(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
+) -> ApiResult<Json<TestSandbox>> {
+    let sandbox = own_sandbox(&state, &caller, partner_id).await?;
+    let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let place = Place { partner_id, first_site_id: sandbox.first_site_id };
+    write(&state, kind, place, sandbox.clock, sandbox.created_time, false).await?;
+    Ok(Json(answer(&state, kind, place, sandbox.clock, sandbox.created_time).await?))
+}
+
+/// Delete a sandbox
+///
+/// The partner and everything under it are deleted; its tokens then answer 401. Needs that
+/// sandbox's partner token; another partner, or one that is not a sandbox, is a 404.
+#[utoipa::path(delete, path = "/api/test/sandboxes/{partnerId}", operation_id = "deleteTestSandbox", tag = TAG,
+    params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
+    responses((status = 204, description = "Deleted")),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn delete_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<ManageSite>, Path(partner_id): Path<i32>) -> ApiResult<StatusCode> {
+    own_sandbox(&state, &caller, partner_id).await?;
+    let txn = state.db.begin().await?;
+    sandbox::delete_tenant(&txn, partner_id).await?;
+    row::Entity::delete_by_id(partner_id).exec(&txn).await?;
+    txn.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The sandbox `partner_id`, if it is the caller's.
+async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partner_id: i32) -> ApiResult<row::Model> {
+    let found = match caller.partner_id == partner_id {
+        true => row::Entity::find_by_id(partner_id).one(&state.db).await?,
+        false => None,
+    };
+    found.ok_or_else(|| ApiError::not_found("sandbox"))
+}
+
+/// The clock asked for, within 2000-01-01 and 10 years past the system time.
+fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Option<DateTime<Utc>>> {
+    let Some(at) = clock else { return Ok(None) };
+    let earliest = Utc.with_ymd_and_hms(2000, 1, 1, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let latest = state.clock.now().checked_add_months(Months::new(12 * super::clock::MAX_AHEAD_YEARS)).unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let mut v = Violations::new();
+    if at < earliest || at > latest {
+        v.field("/clock", ErrorCode::FieldOutOfRange, format!("must be from {earliest} to {latest}"));
+    }
+    v.finish(Some(at))
+}
+
+/// Writes the sandbox's rows (after deleting what it holds, on a reset) and
+/// its clock, in one transaction; a create also records the sandbox.
+async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>, create: bool) -> ApiResult<()> {
+    let data = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?.data;
+    let txn = state.db.begin().await?;
+    if create {
+        row::Entity::insert(row::ActiveModel {
+            partner_id: Set(place.partner_id),
+            data_set: Set(kind.as_str().to_owned()),
+            first_site_id: Set(place.first_site_id),
+            clock: Set(clock),
+            created_time: Set(created),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+    } else {
+        sandbox::delete_tenant(&txn, place.partner_id).await?;
+    }
+    crate::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
+    if let Some(at) = clock {
+        freeze(&txn, place.partner_id, at).await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+/// The creation answer: the accounts with fresh tokens.
+async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>) -> ApiResult<TestSandbox> {
+    let made = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?;
+    let user = &made.partner_user;
+    let access = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Access);
+    let mut refresh_claims = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Refresh);
+    let expires = DateTime::from_timestamp(refresh_claims.exp, 0).unwrap_or_default();
+    refresh_claims.jti = Some(refresh::record(&state.db, user.id, None, expires).await?);
+    let sites = made
+        .sites
+        .into_iter()
+        .map(|site| SandboxSite {
+            site_id: site.site_id,
+            twin_of: site.twin_of,
+            agents: site
+                .agents
+                .into_iter()
+                .map(|agent| SandboxAgent {
+                    access_token: state.tokens.sign(&Claims::for_agent(agent.id, site.site_id, &agent.permissions, TokenKind::Access)),
+                    agent_id: agent.id,
+                    email: agent.email,
+                    password: PASSWORD.to_owned(),
+                    is_admin: agent.is_admin,
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(TestSandbox {
+        partner_id: place.partner_id,
+        now: clock.unwrap_or_else(|| state.clock.now()),
+        partner: SandboxPartner {
+            email: user.email.clone(),
+            password: PASSWORD.to_owned(),
+            access_token: state.tokens.sign(&access),
+            refresh_token: state.tokens.sign(&refresh_claims),
+        },
+        sites,
+    })
+}
+
+/// The partner a `{partnerId}:reset` request names.
+#[derive(Clone, Copy, Debug)]
+struct ResetTarget(i32);
+
+/// Serves `POST /api/test/sandboxes/{partnerId}:reset` (a middleware on the
+/// test-mode routes: axum cannot match a parameter and a suffix in one path
+/// segment); other methods are 405. Every other request passes through.
+pub async fn reset_dispatch(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let target = match request.uri().path().strip_prefix("/api/test/sandboxes/") {
+        Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
+        _ => return next.run(request).await,
+    };
+    let (raw_id, verb) = target.rsplit_once(':').expect("holds a colon");
+    if verb != "reset" {
+        return ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response();
+    }
+    if request.method() != Method::POST {
+        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return problem;
+    }
+    let Ok(partner_id) = raw_id.parse::<i32>() else {
+        let mut v = Violations::new();
+        v.parameter("partnerId", ErrorCode::FieldWrongType, "must be an integer");
+        return v.into_error().into_response();
+    };
+    request.extensions_mut().insert(ResetTarget(partner_id));
+    reset_test_sandbox.call(request, state).await
+}

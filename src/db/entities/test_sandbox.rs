@@ -1,0 +1,19 @@
+use sea_orm::entity::prelude::*;
+
+/// A partner that is a test-mode sandbox (`api::test_mode::sandboxes`), and
+/// what a reset rebuilds it from.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "test_sandboxes")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub partner_id: i32,
+    pub data_set: String,
+    pub first_site_id: i32,
+    pub clock: Option<DateTimeUtc>,
+    pub created_time: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,443 @@
+//! The data of a test-mode sandbox (`api::test_mode::sandboxes`): a tenant
+//! written by the same loader as the demo data and `seed --file`, and deleted
+//! with every row it owns.
+//!
+//! `demo` is partner 1's part of the embedded demo data set copied under new
+//! ids: the partner and sites get the sandbox's numbers (sites in their
+//! order), every id the part owns is rewritten the same way everywhere it
+//! appears, catalog entries (plans, products, voices, ...) are shared, and
+//! emails get a sandbox subdomain (they are unique across the server). Every
+//! id is a function of the sandbox's numbers, so a reset writes exactly the
+//! rows its creation wrote. `empty` is one site with one admin agent.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use sea_orm::{ConnectionTrait, DbErr, Statement};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use super::{DEMO, DataSet};
+use crate::auth::Permission;
+
+/// The demo partner a `demo` sandbox copies.
+const TEMPLATE_PARTNER: i64 = 1;
+/// The password of every sandbox account: the demo accounts' (their hash is copied, not recomputed).
+pub const PASSWORD: &str = "demo-password";
+
+/// What a sandbox is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Demo,
+    Empty,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Demo => "demo",
+            Kind::Empty => "empty",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Kind::Demo, Kind::Empty].into_iter().find(|kind| kind.as_str() == text)
+    }
+}
+
+/// Where a sandbox lives: its partner and its first site (the others follow in order).
+#[derive(Clone, Copy, Debug)]
+pub struct Place {
+    pub partner_id: i32,
+    pub first_site_id: i32,
+}
+
+/// An account of a sandbox, for the tokens its creation answers with.
+#[derive(Clone, Debug)]
+pub struct Account {
+    pub id: Uuid,
+    pub email: String,
+    pub is_admin: bool,
+    pub permissions: Vec<Permission>,
+}
+
+/// A site of a sandbox and its agents.
+#[derive(Clone, Debug)]
+pub struct SandboxSite {
+    pub site_id: i32,
+    /// The demo site it copies.
+    pub twin_of: Option<i32>,
+    pub agents: Vec<Account>,
+}
+
+/// A sandbox's data set and its accounts.
+pub struct Sandbox {
+    pub data: DataSet,
+    pub partner_user: Account,
+    pub sites: Vec<SandboxSite>,
+}
+
+/// Sites a sandbox of `kind` takes.
+pub fn site_count(kind: Kind) -> i32 {
+    match kind {
+        Kind::Demo => template_sites(&demo_json()).len() as i32,
+        Kind::Empty => 1,
+    }
+}
+
+/// The sandbox of `kind` at `place`.
+/// Rows stamped with the time they were written (agents' creation,
+/// voicebots' last update) carry `created`, the sandbox's creation.
+pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Sandbox> {
+    let mut data = match kind {
+        Kind::Demo => demo_copy(place),
+        Kind::Empty => empty(place),
+    };
+    for (key, stamp) in [("agents", "createdTime"), ("voicebots", "lastUpdatedTime")] {
+        for item in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
+            item[stamp] = json!(created);
+        }
+    }
+    let accounts = |key: &str| -> Vec<(Option<i64>, Account)> {
+        data[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| {
+                let account = Account {
+                    id: a["id"].as_str().and_then(|id| id.parse().ok()).unwrap_or_default(),
+                    email: a["email"].as_str().unwrap_or_default().to_owned(),
+                    is_admin: a["isAdmin"].as_bool().unwrap_or(false),
+                    permissions: a["permissions"].as_array().into_iter().flatten().filter_map(|p| Permission::parse(p.as_str()?)).collect(),
+                };
+                (a["siteId"].as_i64(), account)
+            })
+            .collect()
+    };
+    let partner_user = accounts("partnerUsers").into_iter().next().map(|(_, a)| a).ok_or_else(|| anyhow::anyhow!("a sandbox has a partner user"))?;
+    let agents = accounts("agents");
+    let twins = match kind {
+        Kind::Demo => template_sites(&demo_json()),
+        Kind::Empty => Vec::new(),
+    };
+    let sites = data["sites"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, site)| {
+            let site_id = site["id"].as_i64().unwrap_or_default();
+            SandboxSite {
+                site_id: site_id as i32,
+                twin_of: twins.get(i).map(|id| *id as i32),
+                agents: agents.iter().filter(|(site, _)| *site == Some(site_id)).map(|(_, a)| a.clone()).collect(),
+            }
+        })
+        .collect();
+    Ok(Sandbox { data: serde_json::from_value(data)?, partner_user, sites })
+}
+
+fn demo_json() -> Value {
+    serde_json::from_str(DEMO).expect("the embedded demo data set is valid")
+}
+
+/// The template partner's sites, in id order.
+fn template_sites(demo: &Value) -> Vec<i64> {
+    let mut ids: Vec<i64> = demo["sites"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["partnerId"].as_i64() == Some(TEMPLATE_PARTNER))
+        .filter_map(|s| s["id"].as_i64())
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The arrays of a data set that hold a tenant's rows (the rest are catalogs).
+const TENANT_ARRAYS: &[&str] = &[
+    "partners",
+    "sites",
+    "tags",
+    "agents",
+    "partnerUsers",
+    "secureForms",
+    "telephonyConfigurations",
+    "sipConfigurations",
+    "voicebots",
+    "siteBillingProfiles",
+    "siteBillingConfigs",
+    "subscriptions",
+    "invoices",
+    "subscriptionProductRelations",
+    "subscriptionFeatureLimitationConfigs",
+];
+
+/// Child arrays whose items the demo data leaves without ids (the loader
+/// would make random ones): a sandbox gives them ids of its own, so a reset
+/// writes the same.
+const UNNAMED_CHILDREN: &[&str] = &["fields", "options", "subscriptionPriceSegmentByAgents", "subscriptionPriceSegmentByVolumes"];
+
+fn demo_copy(place: Place) -> Value {
+    let demo = demo_json();
+    let site_ids: BTreeMap<i64, i64> =
+        template_sites(&demo).into_iter().enumerate().map(|(i, id)| (id, i64::from(place.first_site_id) + i as i64)).collect();
+    let mut part = Map::new();
+    for key in TENANT_ARRAYS {
+        let items: Vec<Value> = demo[*key].as_array().into_iter().flatten().filter(|item| owned(key, item, &site_ids)).cloned().collect();
+        part.insert((*key).to_owned(), Value::Array(items));
+    }
+    // Relations and limitation configs name their subscription, not a site.
+    let subscriptions: HashSet<String> =
+        part["subscriptions"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_str().map(str::to_owned)).collect();
+    for key in ["subscriptionProductRelations", "subscriptionFeatureLimitationConfigs"] {
+        let items = demo[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| item["subscriptionId"].as_str().is_some_and(|id| subscriptions.contains(id)))
+            .cloned()
+            .collect();
+        part.insert(key.to_owned(), Value::Array(items));
+    }
+    // Ids the catalogs hold stay as they are; every other id in the part is the part's own.
+    let mut catalog = HashSet::new();
+    for (key, items) in demo.as_object().into_iter().flatten() {
+        if !TENANT_ARRAYS.contains(&key.as_str()) {
+            collect_uuids(items, &mut catalog);
+        }
+    }
+    let mut part = Value::Object(part);
+    let mut copy = Copy { place, site_ids, catalog, renamed: HashMap::new() };
+    copy.rewrite(&mut part, None);
+    part
+}
+
+/// Whether an item of `key` belongs to the template partner.
+fn owned(key: &str, item: &Value, sites: &BTreeMap<i64, i64>) -> bool {
+    let site = |value: &Value| value.as_i64().or_else(|| value.as_str()?.parse().ok()).is_some_and(|id| sites.contains_key(&id));
+    match key {
+        "partners" => item["id"].as_i64() == Some(TEMPLATE_PARTNER),
+        "sites" | "tags" | "partnerUsers" => item["partnerId"].as_i64() == Some(TEMPLATE_PARTNER),
+        _ => site(&item["siteId"]),
+    }
+}
+
+fn collect_uuids(value: &Value, into: &mut HashSet<Uuid>) {
+    match value {
+        Value::String(text) => {
+            if let Ok(id) = text.parse::<Uuid>() {
+                into.insert(id);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_uuids(item, into)),
+        Value::Object(map) => map.values().for_each(|item| collect_uuids(item, into)),
+        _ => {}
+    }
+}
+
+/// Rewrites the template's part into the sandbox's.
+struct Copy {
+    place: Place,
+    site_ids: BTreeMap<i64, i64>,
+    catalog: HashSet<Uuid>,
+    renamed: HashMap<Uuid, Uuid>,
+}
+
+impl Copy {
+    /// `array` is the key of the array `value` is an item of.
+    fn rewrite(&mut self, value: &mut Value, array: Option<&str>) {
+        match value {
+            Value::Object(map) => {
+                if array.is_some_and(|key| UNNAMED_CHILDREN.contains(&key)) && !map.contains_key("id") {
+                    let id = self.unnamed_child();
+                    map.insert("id".to_owned(), json!(id));
+                }
+                for (key, item) in map.iter_mut() {
+                    match (key.as_str(), array) {
+                        ("id", Some("sites")) | ("siteId", _) => self.site(item),
+                        ("id", Some("partners")) | ("partnerId", _) => *item = json!(self.place.partner_id),
+                        ("email", Some("agents" | "partnerUsers")) => self.email(item),
+                        _ => self.rewrite(item, Some(key)),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.rewrite(item, array)),
+            Value::String(text) => {
+                if let Ok(id) = text.parse::<Uuid>() {
+                    if !self.catalog.contains(&id) {
+                        *text = self.own(id).to_string();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn site(&self, value: &mut Value) {
+        let mapped = |id: i64| self.site_ids.get(&id).copied();
+        if let Some(id) = value.as_i64().and_then(mapped) {
+            *value = json!(id);
+        } else if let Some(id) = value.as_str().and_then(|text| text.parse().ok()).and_then(mapped) {
+            *value = json!(id.to_string());
+        }
+    }
+
+    fn email(&self, value: &mut Value) {
+        if let Some((local, domain)) = value.as_str().and_then(|email| email.split_once('@')) {
+            *value = json!(format!("{local}@sandbox-{}.{domain}", self.place.partner_id));
+        }
+    }
+
+    /// The sandbox's id for the template's `id`: the template's with the
+    /// partner number in its middle bytes (ids keep their order).
+    fn own(&mut self, id: Uuid) -> Uuid {
+        let partner = self.place.partner_id as u32;
+        *self.renamed.entry(id).or_insert_with(|| {
+            let mut bytes = *id.as_bytes();
+            bytes[4] = (partner >> 24) as u8;
+            bytes[5] = (partner >> 16) as u8;
+            bytes[6] = 0x70 | ((partner >> 12) & 0x0f) as u8;
+            bytes[7] = (partner >> 4) as u8;
+            bytes[8] = 0x80 | (partner & 0x0f) as u8;
+            Uuid::from_bytes(bytes)
+        })
+    }
+
+    /// An id for a child the template names none for: the next of the
+    /// sandbox's own sequence.
+    fn unnamed_child(&mut self) -> Uuid {
+        let sequence = 0xffff_0000_0000u64 + self.renamed.len() as u64;
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&0x0192_f0c4u32.to_be_bytes());
+        bytes[10..].copy_from_slice(&sequence.to_be_bytes()[2..]);
+        let template = Uuid::from_bytes(bytes);
+        self.own(template)
+    }
+}
+
+fn empty(place: Place) -> Value {
+    let demo = demo_json();
+    let hash = demo["agents"][0]["passwordHash"].clone();
+    let mut copy = Copy { place, site_ids: BTreeMap::new(), catalog: HashSet::new(), renamed: HashMap::new() };
+    let (agent, user) = (copy.unnamed_child(), copy.unnamed_child());
+    let (partner, site) = (place.partner_id, place.first_site_id);
+    json!({
+        "partners": [{"id": partner, "name": format!("Sandbox {partner}")}],
+        "sites": [{"id": site, "partnerId": partner, "company": format!("Sandbox {partner}")}],
+        "agents": [{"id": agent, "siteId": site, "email": format!("admin@sandbox-{partner}.site{site}.example"), "passwordHash": hash,
+            "displayName": "Sandbox Admin", "isAdmin": true, "permissions": ["ManageSecureForm", "ManageVoicebot"]}],
+        "partnerUsers": [{"id": user, "partnerId": partner, "email": format!("admin@sandbox-{partner}.partner.example"), "passwordHash": hash,
+            "displayName": "Sandbox Partner Admin", "permissions": ["ManageSite", "ManageFeature", "ManageProduct", "ManageInvoice"]}],
+    })
+}
+
+/// Deletes every row of partner `partner_id` and its sites, children first
+/// (most foreign keys do not cascade), the partner row last. The caller's
+/// transaction makes it all or nothing.
+pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result<(), DbErr> {
+    let sites = format!("SELECT id FROM sites WHERE partner_id = {partner_id}");
+    let accounts = format!("SELECT id FROM agents WHERE site_id IN ({sites}) UNION SELECT id FROM partner_users WHERE partner_id = {partner_id}");
+    let by_site = [
+        "subscription_product_feature_point_relations",
+        "subscription_product_relations",
+        "subscription_feature_limitation_configs",
+        "site_renewals",
+        "invoice_bill_tos",
+        "invoice_line_items",
+        "invoices",
+        "subscription_price_segments",
+        "subscription_pricing_models",
+        "subscriptions",
+        "site_billing_configs",
+        "site_billing_profiles",
+        "site_contract_attachments",
+        "site_contracts",
+        "site_tags",
+        "voicebots",
+        "voicebot_channel_instances",
+        "telephony_configurations",
+        "sip_configurations",
+        "secure_form_field_options",
+        "secure_form_fields",
+        "secure_forms",
+        "test_faults",
+        "test_requests",
+    ];
+    let mut statements = Vec::new();
+    for table in by_site {
+        let statement = match table {
+            "secure_form_field_options" => format!(
+                "DELETE FROM {table} WHERE field_id IN (SELECT f.id FROM secure_form_fields f JOIN secure_forms s ON s.id = f.secure_form_id WHERE s.site_id IN ({sites}))"
+            ),
+            "secure_form_fields" => format!("DELETE FROM {table} WHERE secure_form_id IN (SELECT id FROM secure_forms WHERE site_id IN ({sites}))"),
+            _ => format!("DELETE FROM {table} WHERE site_id IN ({sites})"),
+        };
+        statements.push(statement);
+    }
+    statements.extend([
+        format!("DELETE FROM refresh_tokens WHERE account_id IN ({accounts})"),
+        format!("DELETE FROM agents WHERE site_id IN ({sites})"),
+        format!("DELETE FROM tenant_row_counts WHERE table_name = 'secure_forms' AND tenant_id IN ({sites})"),
+        format!("DELETE FROM sites WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM tags WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM tenant_row_counts WHERE table_name IN ('sites', 'invoice_bill_tos') AND tenant_id = {partner_id}"),
+        format!("DELETE FROM idempotency_keys WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM partner_clocks WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM test_faults WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM test_requests WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM partner_users WHERE partner_id = {partner_id}"),
+        format!("DELETE FROM partners WHERE id = {partner_id}"),
+    ]);
+    let backend = db.get_database_backend();
+    for sql in statements {
+        db.execute_raw(Statement::from_string(backend, sql)).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLACE: Place = Place { partner_id: 1_234_567_890, first_site_id: 1_500_000_000 };
+
+    #[test]
+    fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
+        let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let sites: Vec<(i32, Option<i32>, usize)> = sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
+        assert_eq!(sites, [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1)]);
+        assert_eq!(sandbox.partner_user.email, "admin@sandbox-1234567890.partner1.example");
+        assert_eq!(sandbox.data.partners.len(), 1);
+        assert_eq!(sandbox.data.subscriptions.len(), sandbox.data.subscriptions.iter().filter(|s| s.site_id >= 1_500_000_000).count());
+        assert!(sandbox.data.plans.is_empty() && sandbox.data.products.is_empty(), "catalogs are shared");
+        // Nothing of partner 1's own ids is left; the catalogs' are.
+        let text = serde_json::to_string(&demo_copy(PLACE)).unwrap();
+        assert!(!text.contains("0192f0c4-0000-7000-8000-000000140001") && !text.contains("\"siteId\":10000"));
+        assert!(text.contains("0192f0c4-0000-7000-8000-0000000a1001"), "the chatbot engine of the catalog");
+    }
+
+    #[test]
+    fn a_copy_is_the_same_every_time_and_differs_between_sandboxes() {
+        assert_eq!(demo_copy(PLACE), demo_copy(PLACE));
+        let other = Place { partner_id: PLACE.partner_id + 1, ..PLACE };
+        let (a, b) = (serde_json::to_string(&demo_copy(PLACE)).unwrap(), serde_json::to_string(&demo_copy(other)).unwrap());
+        let mut ids_a = HashSet::new();
+        collect_uuids(&serde_json::from_str(&a).unwrap(), &mut ids_a);
+        let mut ids_b = HashSet::new();
+        collect_uuids(&serde_json::from_str(&b).unwrap(), &mut ids_b);
+        let shared: Vec<_> = ids_a.intersection(&ids_b).collect();
+        let mut catalog = HashSet::new();
+        collect_uuids(&demo_json()["chatbotEngines"], &mut catalog);
+        collect_uuids(&demo_json()["voiceChannels"], &mut catalog);
+        collect_uuids(&demo_json()["profitCenters"], &mut catalog);
+        assert!(shared.iter().all(|id| catalog.contains(id)), "only catalog ids are shared: {shared:?}");
+    }
+
+    #[test]
+    fn the_sandbox_password_is_the_demo_accounts() {
+        let hash = demo_json()["agents"][0]["passwordHash"].as_str().unwrap().to_owned();
+        use argon2::PasswordVerifier;
+        let parsed = argon2::PasswordHash::new(&hash).unwrap();
+        assert!(argon2::Argon2::default().verify_password(PASSWORD.as_bytes(), &parsed).is_ok());
+    }
+}

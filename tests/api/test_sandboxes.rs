@@ -1,0 +1,240 @@
+//! Test mode's sandboxes (DESIGN 14, test mode item 2): disposable tenants,
+//! created without a token, reset to exactly their first state, deleted with
+//! every row they owned.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use sea_orm::ConnectionTrait;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+const SANDBOXES: &str = "/api/test/sandboxes";
+
+async fn test_mode() -> TestApp {
+    spawn_app_in_test_mode(Duration::ZERO).await
+}
+
+async fn create(app: &TestApp, body: Value) -> Value {
+    let response = app.client.post(app.url(SANDBOXES)).json(&body).send().await.unwrap();
+    assert_eq!(response.status(), 201, "create {body}");
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let sandbox: Value = response.json().await.unwrap();
+    assert_eq!(location, format!("{SANDBOXES}/{}", sandbox["partnerId"]));
+    sandbox
+}
+
+fn partner_token(sandbox: &Value) -> String {
+    sandbox["partner"]["accessToken"].as_str().unwrap().to_owned()
+}
+
+fn agent_token(sandbox: &Value, site: usize) -> String {
+    sandbox["sites"][site]["agents"][0]["accessToken"].as_str().unwrap().to_owned()
+}
+
+/// Row counts of every table, read straight from the database.
+async fn row_counts(app: &TestApp) -> BTreeMap<String, i64> {
+    let sql = match app.db.get_database_backend() {
+        sea_orm::DatabaseBackend::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+        _ => "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    };
+    let rows = app.db.query_all_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned())).await.unwrap();
+    let mut counts = BTreeMap::new();
+    for row in rows {
+        let table: String = row.try_get_by_index(0).unwrap();
+        counts.insert(table.clone(), app.count_rows(&format!("\"{table}\"")).await);
+    }
+    counts
+}
+
+/// What a tenant sees of its own data, ids and all.
+async fn snapshot(app: &TestApp, sandbox: &Value) -> Vec<Value> {
+    let (partner, agent) = (partner_token(sandbox), agent_token(sandbox, 0));
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    let mut seen = Vec::new();
+    for path in [
+        "/api/billing/siteBillingConfigs".to_owned(),
+        "/api/billing/siteBillingProfiles".to_owned(),
+        format!("/api/billing/subscriptions?siteId={site}"),
+        format!("/api/billing/sites/{site}"),
+        "/api/test/clock".to_owned(),
+    ] {
+        let answer = app.get(&path, &partner).await;
+        assert_eq!(answer.status(), 200, "{path}");
+        seen.push(answer.json().await.unwrap());
+    }
+    for path in ["/v4/secureform/secureForms", "/v4/voicebot/voicebots", "/v4/voicebot/voicebotChannelTelephonyConfigurations"] {
+        let answer = app.get(path, &agent).await;
+        assert_eq!(answer.status(), 200, "{path}");
+        seen.push(answer.json().await.unwrap());
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_demo_sandbox_is_partner_1s_data_under_new_ids_with_ready_tokens() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({})).await;
+    let partner_id = sandbox["partnerId"].as_i64().unwrap();
+    assert!(partner_id >= 1_000_000_000);
+    let sites: Vec<(i64, Option<i64>, usize)> = sandbox["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["siteId"].as_i64().unwrap(), s["twinOf"].as_i64(), s["agents"].as_array().unwrap().len()))
+        .collect();
+    assert_eq!(sites.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(), [(Some(10000), 2), (Some(10001), 1)]);
+    assert_eq!(sites[1].0, sites[0].0 + 1, "site order kept");
+    let (site, partner) = (sites[0].0, partner_token(&sandbox));
+
+    // The same data as partner 1's, under the sandbox's ids.
+    let ours: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &partner).await.json().await.unwrap();
+    let demo: Value = app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    assert_eq!((ours["nextBillingDate"].clone(), ours["balance"].clone()), (demo["nextBillingDate"].clone(), demo["balance"].clone()));
+    let count = |list: Value| list.as_array().unwrap().len();
+    let subscriptions = |token: String, site: i64| {
+        let app = &app;
+        async move { count(app.get(&format!("/api/billing/subscriptions?siteId={site}"), &token).await.json().await.unwrap()) }
+    };
+    assert_eq!(subscriptions(partner.clone(), site).await, subscriptions(app.partner_admin(1), i64::from(SITE_A)).await);
+    let forms: Value = app.get("/v4/secureform/secureForms", &agent_token(&sandbox, 0)).await.json().await.unwrap();
+    let demo_forms: Value = app.get("/v4/secureform/secureForms", &app.admin_a()).await.json().await.unwrap();
+    assert_eq!(forms["total"], demo_forms["total"]);
+    assert_ne!(forms["secureForms"][0]["id"], demo_forms["secureForms"][0]["id"]);
+    assert_eq!(forms["secureForms"][0]["fields"].as_array().map(Vec::len), demo_forms["secureForms"][0]["fields"].as_array().map(Vec::len));
+
+    // Its accounts sign in with the password the answer gives.
+    let agent = &sandbox["sites"][0]["agents"][0];
+    let form = [("grant_type", "password"), ("email", agent["email"].as_str().unwrap()), ("password", agent["password"].as_str().unwrap())];
+    assert_eq!(app.client.post(app.url("/oauth/token")).form(&form).send().await.unwrap().status(), 200);
+    let refresh = [("grant_type", "refresh_token"), ("refresh_token", sandbox["partner"]["refreshToken"].as_str().unwrap())];
+    assert_eq!(app.client.post(app.url("/api/oauth/token")).form(&refresh).send().await.unwrap().status(), 200);
+
+    // Neither sees the other.
+    assert_problem(app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &partner).await, 404, 404001).await;
+    assert_problem(app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &app.partner_admin(1)).await, 404, 404001).await;
+    let form_id = forms["secureForms"][0]["id"].as_str().unwrap();
+    assert_problem(app.get(&format!("/v4/secureform/secureForms/{form_id}"), &app.admin_a()).await, 404, 404001).await;
+}
+
+#[tokio::test]
+async fn reset_restores_exactly_the_state_after_creation() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
+    assert_eq!(sandbox["now"], TEST_MODE_SYSTEM_TIME);
+    let before = snapshot(&app, &sandbox).await;
+    let (partner, site) = (partner_token(&sandbox), sandbox["sites"][0]["siteId"].as_i64().unwrap());
+    let agent_id = sandbox["sites"][0]["agents"][0]["agentId"].as_str().unwrap();
+    // Changes of every kind: a subscription and its invoice, a form, the clock and a renewal.
+    let add = format!("/api/billing/subscriptions:new?siteId={site}&agentId={agent_id}");
+    assert_eq!(app.post(&add, &partner, &json!({"planId": 4, "name": "Platform"})).await.status(), 200);
+    assert_eq!(app.post("/v4/secureform/secureForms", &agent_token(&sandbox, 0), &crate::secure_forms::form_body("New")).await.status(), 201);
+    let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"})).await;
+    assert_eq!(advanced.json::<Value>().await.unwrap()["renewals"], 1);
+    assert_ne!(snapshot(&app, &sandbox).await, before);
+
+    let reset = app.post(&format!("{SANDBOXES}/{}:reset", sandbox["partnerId"]), &partner, &json!({})).await;
+    assert_eq!(reset.status(), 200);
+    let again: Value = reset.json().await.unwrap();
+    assert_eq!((again["partnerId"].clone(), again["now"].clone()), (sandbox["partnerId"].clone(), sandbox["now"].clone()));
+    assert_eq!(again["sites"][0]["agents"][0]["agentId"], sandbox["sites"][0]["agents"][0]["agentId"]);
+    assert_eq!(snapshot(&app, &again).await, before, "every id, figure and the clock as created");
+    assert_eq!(snapshot(&app, &sandbox).await, before, "the tokens of before still work");
+}
+
+#[tokio::test]
+async fn deleting_a_sandbox_removes_every_row_it_owned_and_its_tokens_stop_working() {
+    let app = test_mode().await;
+    let before = row_counts(&app).await;
+    let sandbox = create(&app, json!({"dataSet": "demo"})).await;
+    let (partner, agent) = (partner_token(&sandbox), agent_token(&sandbox, 0));
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    // Rows of every test-mode kind too: a fault, journaled requests, a moved clock, a new invoice.
+    assert_eq!(app.post("/api/test/faults", &agent, &json!({"operationId": "getSecureForm", "kind": "delay", "delayMs": 1})).await.status(), 201);
+    assert_eq!(app.get("/v4/secureform/secureForms", &agent).await.status(), 200);
+    let agent_id = sandbox["sites"][0]["agents"][0]["agentId"].as_str().unwrap();
+    let add = format!("/api/billing/subscriptions:new?siteId={site}&agentId={agent_id}");
+    let added = app.client.post(app.url(&add)).bearer_auth(&partner).header("Idempotency-Key", "k1").json(&json!({"planId": 4, "name": "P"})).send().await.unwrap();
+    assert_eq!(added.status(), 200);
+    assert_eq!(app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-02-01T00:00:00Z"})).await.status(), 200);
+    assert_eq!(app.get("/api/test/requests", &partner).await.status(), 200);
+    assert!(row_counts(&app).await != before);
+
+    let path = format!("{SANDBOXES}/{}", sandbox["partnerId"]);
+    assert_eq!(app.delete(&path, &partner).await.status(), 204);
+    assert_eq!(row_counts(&app).await, before, "every row the sandbox owned is gone, and nothing else");
+    assert_problem(app.get("/api/billing/siteBillingConfigs", &partner).await, 401, 401002).await;
+    assert_problem(app.get("/v4/secureform/secureForms", &agent).await, 401, 401002).await;
+    assert_problem(app.get("/api/test/requests", &agent).await, 401, 401002).await;
+    assert_problem(app.delete(&path, &partner).await, 401, 401002).await;
+    // Partner 1 is untouched.
+    assert_eq!(app.get("/api/billing/siteBillingConfigs", &app.partner_admin(1)).await.status(), 200);
+}
+
+#[tokio::test]
+async fn an_empty_sandbox_is_one_site_with_one_admin() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"dataSet": "empty"})).await;
+    assert_eq!(sandbox["sites"].as_array().unwrap().len(), 1);
+    assert!(sandbox["sites"][0]["twinOf"].is_null());
+    assert_eq!(sandbox["sites"][0]["agents"][0]["isAdmin"], true);
+    let forms: Value = app.get("/v4/secureform/secureForms", &agent_token(&sandbox, 0)).await.json().await.unwrap();
+    assert_eq!(forms["total"], 0);
+    let configs: Value = app.get("/api/billing/siteBillingConfigs", &partner_token(&sandbox)).await.json().await.unwrap();
+    assert_eq!(configs, json!([]));
+    let clock: Value = app.get("/api/test/clock", &partner_token(&sandbox)).await.json().await.unwrap();
+    assert_eq!(clock["frozen"], false, "absent, the clock runs with the system's");
+}
+
+#[tokio::test]
+async fn bad_sandbox_requests_are_problems_and_change_nothing() {
+    let app = spawn(Options { test_mode: true, max_sandboxes: 2, ..Options::default() }).await;
+    let partners = app.count_rows("partners").await;
+    for (body, pointer) in [
+        (json!({"clock": "1999-12-31T23:59:59Z"}), "/clock"),
+        (json!({"clock": "2999-01-01T00:00:00Z"}), "/clock"),
+        (json!({"clock": "yesterday"}), "/clock"),
+        (json!({"dataSet": "full"}), "/dataSet"),
+        (json!({"partnerId": 5}), "/partnerId"),
+    ] {
+        let problem = assert_problem(app.client.post(app.url(SANDBOXES)).json(&body).send().await.unwrap(), 400, 400001).await;
+        assert_eq!(error_locations(&problem), [pointer], "{body}");
+    }
+    assert_eq!(app.count_rows("partners").await, partners);
+    // Partner 1 is no sandbox; another sandbox is not the caller's.
+    let (first, second) = (create(&app, json!({})).await, create(&app, json!({"dataSet": "empty"})).await);
+    for (path, token) in [
+        ("1".to_owned(), app.partner_admin(1)),
+        (second["partnerId"].to_string(), partner_token(&first)),
+        (first["partnerId"].to_string(), app.partner_admin(1)),
+    ] {
+        assert_problem(app.delete(&format!("{SANDBOXES}/{path}"), &token).await, 404, 404001).await;
+        assert_problem(app.post(&format!("{SANDBOXES}/{path}:reset"), &token, &json!({})).await, 404, 404001).await;
+    }
+    assert_problem(app.post(&format!("{SANDBOXES}/x:reset"), &partner_token(&first), &json!({})).await, 400, 400003).await;
+    // --max-sandboxes 2: a third is refused until one is deleted.
+    assert_problem(app.client.post(app.url(SANDBOXES)).json(&json!({})).send().await.unwrap(), 409, 409001).await;
+    assert_eq!(app.delete(&format!("{SANDBOXES}/{}", second["partnerId"]), &partner_token(&second)).await.status(), 204);
+    create(&app, json!({"dataSet": "empty"})).await;
+}
+
+#[tokio::test]
+async fn a_sandbox_clocked_at_the_test_time_reproduces_the_renewal_of_docs_billing() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"clock": TEST_MODE_SYSTEM_TIME})).await;
+    let (partner, site) = (partner_token(&sandbox), sandbox["sites"][0]["siteId"].as_i64().unwrap());
+    let advanced: Value = app.post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"})).await.json().await.unwrap();
+    assert_eq!(advanced, json!({"now": "2026-12-01T00:00:00Z", "frozen": true, "renewals": 1}));
+    let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &partner).await.json().await.unwrap();
+    assert_eq!(config["nextBillingDate"], "2027-01-01T00:00:00Z");
+    // Partner 1's clock and site did not move.
+    let demo: Value = app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    assert_eq!(demo["nextBillingDate"], "2026-12-01T00:00:00Z");
+}
+
+#[tokio::test]
+async fn test_mode_off_serves_no_sandboxes() {
+    let app = spawn_app().await;
+    assert_problem(app.client.post(app.url(SANDBOXES)).json(&json!({})).send().await.unwrap(), 404, 404002).await;
+}
