@@ -172,6 +172,10 @@ contract_tests() { # backend label
       node "$ROOT/clients/swagger-ui.mjs" "http://127.0.0.1:$PORT" "$platform_token" "$partner_token" \
         "$TARGET_DIR/test-output/swagger-ui.png"
     fi
+    # An integrator's suite (docs/testing-with-switchboard.md): a sandbox per test.
+    log "clients/example_suite (pytest, generated clients, a sandbox per test) on $2"
+    SWITCHBOARD_URL="http://127.0.0.1:$PORT" PYTHONPATH="$WORK/python" PYTHONDONTWRITEBYTECODE=1 \
+      "$CLIENT_VENV/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/clients/example_suite"
     # Last: it moves partner 1's clock ahead.
     log "clients/test_mode_scenario.py (generated Python clients of the test-mode document) on $2"
     PYTHONPATH="$WORK/python" "$CLIENT_VENV/bin/python" "$ROOT/clients/test_mode_scenario.py" "http://127.0.0.1:$PORT"
@@ -197,7 +201,7 @@ client_checks() {
   fi
   (cd "$ROOT/clients" && npm ci --silent --no-audit --no-fund)
   CLIENT_VENV="$TARGET_DIR/venv-clients"
-  [ -x "$CLIENT_VENV/bin/openapi-python-client" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1"; }
+  [ -x "$CLIENT_VENV/bin/pytest" ] || { python3 -m venv "$CLIENT_VENV" && "$CLIENT_VENV/bin/pip" install -q "openapi-python-client==0.29.1" "pytest==8.3.5"; }
   mkdir -p "$ROOT/clients/generated" "$WORK/python"
   for doc in platform-v4 partner-billing-v1 test-v1; do
     log "redocly lint: $doc"

@@ -1,0 +1,92 @@
+"""What an integrator's CI can test against switchboard's test mode: data of
+its own per test, billing through time, what the client sent, and its retry
+code against provoked failures (docs/testing-with-switchboard.md)."""
+
+import datetime
+import uuid
+
+import httpx
+import pytest
+from billing_client import models as billing_models
+from billing_client.api.site_billing_configs import get_site_billing_config
+from billing_client.api.subscription_operations import add_subscription
+from billing_client.api.subscriptions import list_subscriptions
+from conftest import Sandbox, sign_in
+from platform_client import models as platform_models
+from platform_client.api.secure_forms import list_secure_forms
+from test_client import models as test_models
+from test_client.api.test_clock import advance_test_clock
+from test_client.api.test_faults import create_test_fault
+from test_client.api.test_journal import list_test_requests
+from test_client.api.test_sandboxes import reset_test_sandbox
+
+PLATFORM_PLAN = billing_models.PlanRequest.from_dict({"planId": 4, "name": "Platform"})
+
+
+def add_platform_plan(sandbox: Sandbox, key: str | None = None):
+    kwargs = {"idempotency_key": key} if key else {}
+    return add_subscription.sync_detailed(client=sandbox.billing, body=PLATFORM_PLAN, site_id=sandbox.site_id, agent_id=sandbox.agent_id, **kwargs)
+
+
+def subscription_count(sandbox: Sandbox) -> int:
+    listed = list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id)
+    assert isinstance(listed, list), listed
+    return len(listed)
+
+
+def test_each_test_has_data_of_its_own(sandbox: Sandbox, server: str):
+    before = subscription_count(sandbox)
+    assert add_platform_plan(sandbox).status_code == 200
+    assert subscription_count(sandbox) == before + 1
+    # A reset brings the sandbox back to exactly its first state.
+    reset = reset_test_sandbox.sync(sandbox.answer.partner_id, client=sandbox.test_mode)
+    assert isinstance(reset, test_models.TestSandbox)
+    assert subscription_count(sign_in(server, reset)) == before
+
+
+def test_an_agent_of_the_sandbox_sees_its_own_site(sandbox: Sandbox):
+    page = list_secure_forms.sync(client=sandbox.platform)
+    assert isinstance(page, platform_models.SecureFormPage)
+    assert [form.name for form in page.secure_forms] == ["Card payment"], "the demo site's form, under the sandbox's ids"
+
+
+def test_a_renewal_after_advancing_the_clock(sandbox: Sandbox):
+    config = get_site_billing_config.sync(sandbox.site_id, client=sandbox.billing)
+    assert isinstance(config, billing_models.SiteBillingConfig)
+    due = config.next_billing_date
+    advanced = advance_test_clock.sync(client=sandbox.test_mode, body=test_models.TestClockAdvance(to=due))
+    assert isinstance(advanced, test_models.TestClockAdvanced)
+    assert advanced.renewals == 1, "site 10000's copy renews once, before the answer"
+    after = get_site_billing_config.sync(sandbox.site_id, client=sandbox.billing)
+    assert after.next_billing_date == datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def test_the_journal_shows_what_the_client_sent(sandbox: Sandbox):
+    assert add_platform_plan(sandbox, key="order-1").status_code == 200
+    journal = list_test_requests.sync(client=sandbox.test_mode, operation_id=test_models.ListTestRequestsOperationId.ADDSUBSCRIPTION)
+    assert isinstance(journal, list) and len(journal) == 1
+    sent = journal[0]
+    assert (sent.status, sent.idempotency_key, sent.method) == (200, "order-1", "POST")
+    assert sent.request_body.to_dict()["planId"] == 4
+
+
+def test_a_retry_after_503_succeeds(sandbox: Sandbox):
+    fault = test_models.TestFaultInput(
+        operation_id=test_models.TestFaultInputOperationId.ADDSUBSCRIPTION, kind=test_models.FaultKind.STATUS, status=503
+    )
+    assert isinstance(create_test_fault.sync(client=sandbox.test_mode, body=fault), test_models.TestFault)
+    first = add_platform_plan(sandbox, key="retry-503")
+    assert first.status_code == 503 and first.headers["retry-after"] == "1"
+    assert add_platform_plan(sandbox, key="retry-503").status_code == 200
+
+
+def test_a_lost_answer_retried_with_its_key_is_billed_once(sandbox: Sandbox):
+    before = subscription_count(sandbox)
+    fault = test_models.TestFaultInput(operation_id=test_models.TestFaultInputOperationId.ADDSUBSCRIPTION, kind=test_models.FaultKind.DROPAFTERCOMMIT)
+    assert isinstance(create_test_fault.sync(client=sandbox.test_mode, body=fault), test_models.TestFault)
+    key = str(uuid.uuid4())
+    with pytest.raises(httpx.TransportError):
+        add_platform_plan(sandbox, key=key)
+    retried = add_platform_plan(sandbox, key=key)
+    assert retried.status_code == 200 and retried.headers["idempotent-replayed"] == "true"
+    assert subscription_count(sandbox) == before + 1, "committed once, answered from the stored answer"
