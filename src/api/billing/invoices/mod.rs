@@ -36,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 struct ListInvoiceBillTosParams {
     /// Only the records of this site (a site id written as digits, as the spec
     /// types it as a string). A site that is not the partner's gives an empty page.
-    #[rule(pattern = "^[0-9]{1,9}$")]
+    #[rule(pattern = "^[0-9]{1,10}$")]
     #[param(example = "10000")]
     site_id: Option<String>,
 }
@@ -53,8 +53,9 @@ async fn list_invoice_bill_tos(
     caller: PartnerCaller<ManageInvoice>,
     list: Paged<ListInvoiceBillTosParams>,
 ) -> ApiResult<Json<InvoiceBillToPage>> {
-    // At most nine digits (the declared pattern): always an i32.
-    let site_id = list.params.site_id.as_deref().and_then(|digits| digits.parse::<i32>().ok());
+    // At most ten digits (the declared pattern, as site ids run to i32::MAX);
+    // one past i32::MAX names no site (-1, which no site has): an empty page.
+    let site_id = list.params.site_id.as_deref().map(|digits| digits.parse::<i32>().unwrap_or(-1));
     let (total, invoice_bill_tos) = store::bill_tos(&state.reads, caller.partner_id, site_id, &list.page).await?;
     let (next_page, previous_page) = list.links(total);
     Ok(Json(InvoiceBillToPage { invoice_bill_tos, next_page, previous_page, total }))
