@@ -11,6 +11,7 @@
 #   scripts/bench.sh --postgres      the same on a throwaway PostgreSQL cluster
 #   scripts/bench.sh --quick         smoke run of a minute on the debug build (scripts/test.sh)
 #   scripts/bench.sh --renewals      the renewal pass only (SMALL and LARGE due sites)
+#   scripts/bench.sh --test-mode     test mode only (sandboxes, a form with test mode on and off)
 #
 # Last, the renewal pass: SMALL, then LARGE sites of new partners, each one
 # renewal behind with the demo site 10000's subscriptions
@@ -24,12 +25,14 @@ ROOT=$(pwd)
 BACKEND=sqlite
 QUICK=0
 RENEWALS_ONLY=0
+TEST_MODE_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --postgres) BACKEND=postgres ;;
     --quick) QUICK=1 ;;
     --renewals) RENEWALS_ONLY=1 ;;
-    *) echo "usage: scripts/bench.sh [--postgres] [--quick] [--renewals]" >&2; exit 2 ;;
+    --test-mode) TEST_MODE_ONLY=1 ;;
+    *) echo "usage: scripts/bench.sh [--postgres] [--quick] [--renewals] [--test-mode]" >&2; exit 2 ;;
   esac
 done
 if [ "$QUICK" = 1 ]; then
@@ -249,7 +252,63 @@ for count, r in rows:
 print(f"\nper-site cost at {large} over {small} due sites: {(b['seconds'] / large) / (a['seconds'] / small):.2f} (1.00 is flat)")
 PY
 }
+# Test mode, on a second server with --test-mode and a database of its own,
+# side by side with the first (off): a GET of a demo form on each, rounds
+# interleaved (on / off: target >= 0.5); partner 1's site read on the
+# test-mode server before and after SANDBOXES (1,000) live demo sandboxes
+# (after / before: target within 1.2x); the sandboxes created by 4 clients at
+# once (target >= 20 a second on SQLite).
+test_mode_bench() {
+  local url port base site_token partner_token form="/v4/secureform/secureForms/0192f0c4-0000-7000-8000-00000000f001"
+  local count=${SANDBOXES:-1000} on off before after created r
+  [ "$QUICK" = 1 ] && count=${SANDBOXES:-20}
+  if [ "$BACKEND" = postgres ]; then
+    as_pg createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres testmode
+    url="postgres://postgres@127.0.0.1:$PG_PORT/testmode"
+  else
+    url="sqlite://$WORK/test-mode.db?mode=rwc"
+  fi
+  port=$(free_port)
+  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &
+  PIDS+=("$!")
+  base="http://127.0.0.1:$port"
+  wait_for "$base/health/ready"
+  site_token=$(SWITCHBOARD_DATABASE_URL="$url" "$BIN" token --site 10000 --email admin@site10000.example)
+  partner_token=$(SWITCHBOARD_DATABASE_URL="$url" "$BIN" token --partner 1 --email admin@partner1.example)
+  : > "$WORK/test-mode.txt"
+  for r in $(seq 1 "$ROUNDS"); do
+    settle
+    off=$(run_wrk "$BASE$form" "$SITE_TOKEN" GET "")
+    settle
+    on=$(run_wrk "$base$form" "$site_token" GET "")
+    echo "get_form $off $on" >> "$WORK/test-mode.txt"
+  done
+  for r in $(seq 1 "$ROUNDS"); do settle; echo "partner_read_before $(run_wrk "$base/api/billing/sites/10000" "$partner_token" GET "")" >> "$WORK/test-mode.txt"; done
+  settle
+  created=$(python3 "$ROOT/scripts/bench_sandboxes.py" "$base" "$count" 4)
+  echo "sandboxes $created" >> "$WORK/test-mode.txt"
+  for r in $(seq 1 "$ROUNDS"); do settle; echo "partner_read_after $(run_wrk "$base/api/billing/sites/10000" "$partner_token" GET "")" >> "$WORK/test-mode.txt"; done
+  python3 - "$WORK/test-mode.txt" "$count" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+off = [float(r[1]) for r in rows if r[0] == "get_form"]
+on = [float(r[4]) for r in rows if r[0] == "get_form"]
+before = [float(r[1]) for r in rows if r[0] == "partner_read_before"]
+after = [float(r[1]) for r in rows if r[0] == "partner_read_after"]
+count, seconds, rate = next(r[1:] for r in rows if r[0] == "sandboxes")
+print(f"\ntest mode: GET a demo form, off {statistics.median(off):.0f} req/s, on {statistics.median(on):.0f} req/s: "
+      f"on / off {statistics.median(on) / statistics.median(off):.2f} (target >= 0.5); rounds off {off}, on {on}")
+print(f"test mode: {count} demo sandboxes by 4 clients in {seconds} s: {rate} a second (target >= 20)")
+print(f"test mode: partner 1's site read before {statistics.median(before):.0f}, with {sys.argv[2]} sandboxes "
+      f"{statistics.median(after):.0f} req/s: after / before {statistics.median(after) / statistics.median(before):.2f} (target within 1.2x)")
+PY
+}
+
 : > "$WORK/renewals.txt"
+if [ "$TEST_MODE_ONLY" = 1 ]; then
+  test_mode_bench
+  exit 0
+fi
 if [ "$RENEWALS_ONLY" = 1 ]; then
   renewal_pass 3 600000 "$SMALL"
   renewal_pass 4 700000 "$LARGE"
@@ -396,4 +455,5 @@ for kind in ("list_by_name", "list_by_created_deep", "site_search", "site_search
         print(f"\n{kind}: large / small data = {b / a:.2f}, of the ceiling {(b / cb) / (a / ca):.2f} (1.00 is flat)", end="")
 print()
 PY
+test_mode_bench
 renewal_table
