@@ -26,7 +26,7 @@ use axum::response::Response;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use sea_orm::ActiveValue::Set;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -54,6 +54,8 @@ const QUEUE: usize = 8_192;
 const MAX_BATCH: usize = 512;
 /// Rows per insert statement (14 columns each, well under every parameter limit).
 const ROWS_PER_INSERT: usize = 64;
+/// How long the writer gathers entries into one batch.
+const LINGER: Duration = Duration::from_millis(20);
 /// How long a read of the journal waits for this instance's queue.
 const FLUSH_WITHIN: Duration = Duration::from_secs(5);
 
@@ -221,6 +223,16 @@ impl Journal {
 async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
     let mut messages = Vec::with_capacity(MAX_BATCH);
     while receiver.recv_many(&mut messages, MAX_BATCH).await > 0 {
+        // Entries arrive one a request: gather a batch for up to LINGER (one
+        // transaction instead of one a request), unless a reader is waiting.
+        let deadline = tokio::time::Instant::now() + LINGER;
+        while messages.len() < MAX_BATCH && !messages.iter().any(|m| matches!(m, Message::Flush(_))) {
+            let room = MAX_BATCH - messages.len();
+            match tokio::time::timeout_at(deadline, receiver.recv_many(&mut messages, room)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
         let mut entries = Vec::with_capacity(messages.len());
         let mut flushes = Vec::new();
         for message in messages.drain(..) {
@@ -229,8 +241,10 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
                 Message::Flush(done) => flushes.push(done),
             }
         }
-        if let Err(err) = write(&db, entries).await {
-            tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
+        if !entries.is_empty() {
+            if let Err(err) = write(&db, entries).await {
+                tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
+            }
         }
         for done in flushes {
             let _ = done.send(());
@@ -238,7 +252,9 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
     }
 }
 
-/// Inserts a batch, then trims every tenant it touched to its last 1,000.
+/// Inserts a batch and trims every tenant it touched to its last 1,000, in
+/// one transaction. A tenant deleted meanwhile (a sandbox) fails its foreign
+/// key: then each row alone, so only that tenant's entries are lost.
 async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Result<(), sea_orm::DbErr> {
     let mut tenants: Vec<Tenant> = entries
         .iter()
@@ -253,22 +269,32 @@ async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Resul
         Tenant::Site(id) => (1, *id),
     });
     tenants.dedup();
-    let mut entries = entries.into_iter().peekable();
-    while entries.peek().is_some() {
-        let chunk: Vec<_> = entries.by_ref().take(ROWS_PER_INSERT).collect();
-        // A tenant deleted meanwhile (a sandbox) fails its foreign key: then
-        // each row alone, so only that tenant's entries are lost.
-        if row::Entity::insert_many(chunk.clone()).exec_without_returning(db).await.is_err() {
-            for entry in chunk {
-                let _ = row::Entity::insert(entry).exec_without_returning(db).await;
-            }
+    let txn = db.begin().await?;
+    let mut inserted = Ok(());
+    for chunk in entries.chunks(ROWS_PER_INSERT) {
+        inserted = row::Entity::insert_many(chunk.to_vec()).exec_without_returning(&txn).await.map(|_| ());
+        if inserted.is_err() {
+            break;
         }
     }
+    if inserted.is_err() {
+        txn.rollback().await?;
+        for entry in entries {
+            let _ = row::Entity::insert(entry).exec_without_returning(db).await;
+        }
+        return trim(db, &tenants).await;
+    }
+    trim(&txn, &tenants).await?;
+    txn.commit().await
+}
+
+/// Deletes what is past each tenant's last 1,000.
+async fn trim(db: &impl sea_orm::ConnectionTrait, tenants: &[Tenant]) -> Result<(), sea_orm::DbErr> {
     for tenant in tenants {
         let oldest_kept = row::Entity::find()
             .select_only()
             .column(row::Column::Id)
-            .filter(of(tenant))
+            .filter(of(*tenant))
             .order_by_desc(row::Column::Id)
             .offset(KEPT_PER_TENANT - 1)
             .limit(1)
@@ -276,7 +302,7 @@ async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Resul
             .one(db)
             .await?;
         if let Some(oldest_kept) = oldest_kept {
-            row::Entity::delete_many().filter(of(tenant)).filter(row::Column::Id.lt(oldest_kept)).exec(db).await?;
+            row::Entity::delete_many().filter(of(*tenant)).filter(row::Column::Id.lt(oldest_kept)).exec(db).await?;
         }
     }
     Ok(())
@@ -381,10 +407,11 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
         Value::String(format!("[not kept: {length} bytes, over {MAX_BODY_BYTES}]"))
     } else {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(mut value) => {
-                redact(&mut value);
-                value
-            }
+            // Nothing to hide (most bodies): kept as sent, not written again.
+            Ok(mut value) => match redact(&mut value) {
+                false => return std::str::from_utf8(bytes).ok().map(str::to_owned),
+                true => value,
+            },
             Err(_) => Value::String(format!("[not JSON: {length} bytes]")),
         }
     };
@@ -394,25 +421,36 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
 /// Words of a key whose value is never kept.
 const SECRET_KEYS: &[&str] = &["password", "secret", "token", "cscorcvd", "cvv", "cvc", "securitycode"];
 
-/// Masks card numbers to their last four and replaces secrets, at any depth.
-fn redact(value: &mut Value) {
+/// Masks card numbers to their last four and replaces secrets, at any
+/// depth; whether it changed anything.
+fn redact(value: &mut Value) -> bool {
     match value {
         Value::Object(map) => {
+            let mut changed = false;
             for (key, value) in map.iter_mut() {
-                let key = key.to_ascii_lowercase();
                 match value {
                     Value::Null => {}
-                    Value::String(number) if key.contains("cardnumber") => *number = last_four(number),
-                    _ if key.contains("cardnumber") || SECRET_KEYS.iter().any(|word| key.contains(word)) => {
-                        *value = Value::String("[redacted]".to_owned())
+                    Value::String(number) if names(key, "cardnumber") => {
+                        *number = last_four(number);
+                        changed = true;
                     }
-                    _ => redact(value),
+                    _ if names(key, "cardnumber") || SECRET_KEYS.iter().any(|word| names(key, word)) => {
+                        *value = Value::String("[redacted]".to_owned());
+                        changed = true;
+                    }
+                    _ => changed |= redact(value),
                 }
             }
+            changed
         }
-        Value::Array(items) => items.iter_mut().for_each(redact),
-        _ => {}
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact(item) | changed),
+        _ => false,
     }
+}
+
+/// Whether `key` holds `word` (lower case), whatever the key's case.
+fn names(key: &str, word: &str) -> bool {
+    key.len() >= word.len() && key.as_bytes().windows(word.len()).any(|part| part.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 /// `4111111111111111` -> `************1111`.
@@ -449,7 +487,8 @@ mod tests {
     #[test]
     fn bodies_are_json_or_a_note() {
         assert_eq!(kept_body(b"", 0), None);
-        assert_eq!(kept_body(b"{\"a\":1}", 7).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(kept_body(b"{ \"a\": 1 }", 10).as_deref(), Some("{ \"a\": 1 }"), "as sent when nothing is hidden");
+        assert_eq!(kept_body(b"{\"password\": \"x\"}", 17).as_deref(), Some("{\"password\":\"[redacted]\"}"));
         assert_eq!(kept_body(b"a=1", 3).as_deref(), Some("\"[not JSON: 3 bytes]\""));
         assert_eq!(kept_body(b"", MAX_BODY_BYTES + 1).as_deref(), Some("\"[not kept: 16385 bytes, over 16384]\""));
     }
