@@ -1,6 +1,7 @@
 //! Authentication and authorization: password hashes, signed JWTs, the two
 //! token endpoints, and the extractors that turn a bearer token into a caller.
 
+pub mod accounts;
 mod extract;
 pub mod guard;
 pub mod password;

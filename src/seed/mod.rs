@@ -18,16 +18,16 @@ use crate::api::voicebots::telephony::TelephonyConfigurationInput;
 use crate::api::voicebots::bots::VoicebotInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{agent, chatbot_engine, currency, language, partner, partner_user, platform, profit_center, tax_rate, voice, voice_channel};
+use crate::db::entities::{chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel};
 
 mod billing;
 pub mod sandbox;
-mod sites;
 mod subscriptions;
 mod voicebots;
 
 use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
-use sites::SiteSeed;
+use crate::api::billing::sites::store::{self as site_store, NewSite as SiteSeed};
+use crate::auth::accounts;
 use subscriptions::{PlanSeed, SubscriptionSeed};
 
 const DEMO: &str = include_str!("demo.json");
@@ -210,9 +210,7 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
 pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTransaction>, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
     let txn = db.begin().await?;
     for p in data.partners {
-        partner::Entity::insert(partner::ActiveModel { id: Set(p.id), name: Set(p.name) })
-            .exec_without_returning(&txn)
-            .await?;
+        accounts::insert_partner(&txn, p.id, p.name).await?;
     }
     for p in data.platforms {
         platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) }).exec_without_returning(&txn).await?;
@@ -224,45 +222,42 @@ pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTran
     }
     for t in data.tags {
         let id = t.id;
-        sites::seed_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
+        site_store::insert_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
     }
     for s in data.sites {
         let id = s.id;
-        sites::seed(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
+        site_store::insert(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
     }
     for a in data.agents {
         let site_id = a.site_id.ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
         let password_hash = password_hash(&a)?;
-        agent::Entity::insert(agent::ActiveModel {
-            id: Set(a.id.unwrap_or_else(Uuid::now_v7)),
-            site_id: Set(site_id),
-            email: Set(a.email.to_ascii_lowercase()),
-            password_hash: Set(password_hash),
-            display_name: Set(a.display_name),
-            first_name: Set(a.first_name),
-            last_name: Set(a.last_name),
-            is_admin: Set(a.is_admin),
-            is_active: Set(true),
-            permissions: Set(Permission::join(&a.permissions)),
-            created_time: Set(a.created_time.unwrap_or_else(Utc::now)),
-            last_activity_time: Set(a.last_activity_time),
-        })
-        .exec_without_returning(&txn)
-        .await?;
+        let agent = accounts::NewAgent {
+            id: a.id.unwrap_or_else(Uuid::now_v7),
+            site_id,
+            email: a.email,
+            password_hash,
+            display_name: a.display_name,
+            first_name: a.first_name,
+            last_name: a.last_name,
+            is_admin: a.is_admin,
+            permissions: a.permissions,
+            created_time: a.created_time.unwrap_or_else(Utc::now),
+            last_activity_time: a.last_activity_time,
+        };
+        accounts::insert_agent(&txn, agent).await?;
     }
     for u in data.partner_users {
         let partner_id = u.partner_id.ok_or_else(|| anyhow::anyhow!("partner user {} has no partnerId", u.email))?;
         let password_hash = password_hash(&u)?;
-        partner_user::Entity::insert(partner_user::ActiveModel {
-            id: Set(u.id.unwrap_or_else(Uuid::now_v7)),
-            partner_id: Set(partner_id),
-            email: Set(u.email.to_ascii_lowercase()),
-            password_hash: Set(password_hash),
-            permissions: Set(Permission::join(&u.permissions)),
-            display_name: Set(u.display_name),
-        })
-        .exec_without_returning(&txn)
-        .await?;
+        let user = accounts::NewPartnerUser {
+            id: u.id.unwrap_or_else(Uuid::now_v7),
+            partner_id,
+            email: u.email,
+            password_hash,
+            display_name: u.display_name,
+            permissions: u.permissions,
+        };
+        accounts::insert_partner_user(&txn, user).await?;
     }
     for f in data.secure_forms {
         let id = f.form.id;
