@@ -10,7 +10,7 @@ pub(crate) mod routes;
 mod tokens;
 
 pub(crate) use extract::bearer_token;
-pub use extract::{PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, perm};
+pub use extract::{PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, VerifiedAccess, perm};
 pub use routes::{partner_router, platform_router};
 pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
 

@@ -318,6 +318,18 @@ pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, r
 async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Option<row::Model>, sea_orm::DbErr> {
     // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
     use sea_orm::sea_query::ExprTrait;
+    // The common case, nothing armed, in one prepared statement on the
+    // request's thread (SQLite files): sea-orm's statement through the
+    // on-thread session cost a GET of a form half its throughput (`perf`).
+    if let Some(reads) = &state.on_thread {
+        let (sql, id) = match tenant {
+            Tenant::Partner(id) => ("SELECT 1 FROM test_faults WHERE partner_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
+            Tenant::Site(id) => ("SELECT 1 FROM test_faults WHERE site_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
+        };
+        if let Some(None) = reads.row(sql, (id, operation), |row| row.get::<_, i64>(0)) {
+            return Ok(None);
+        }
+    }
     for _ in 0..3 {
         let armed = row::Entity::find()
             .filter(of(tenant))

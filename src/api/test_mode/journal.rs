@@ -392,7 +392,11 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
         duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
         idempotency_key: Set(sent.idempotency_key),
         request_body: Set(request_body),
-        response_body: Set(kept_body(&answer, answer.len())),
+        response_body: Set(match is_json(&parts.headers) && !names_a_secret(&answer) {
+            // This server's own JSON, with no key to hide: kept as it is, unparsed.
+            true if answer.len() <= MAX_BODY_BYTES => std::str::from_utf8(&answer).ok().map(str::to_owned),
+            _ => kept_body(&answer, answer.len()),
+        }),
     });
     Response::from_parts(parts, Body::from(answer))
 }
@@ -416,6 +420,23 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
         }
     };
     Some(value.to_string())
+}
+
+/// Whether an answer says it is JSON (or a problem in JSON).
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers.get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+        value.starts_with("application/json") || value.starts_with(crate::error::PROBLEM_JSON)
+    })
+}
+
+/// Whether compact JSON (this server's answers: every key ends in `":`) may
+/// name a key whose value is masked or hidden; erring towards yes.
+fn names_a_secret(json: &[u8]) -> bool {
+    json.windows(2).enumerate().filter(|(_, pair)| pair == b"\":").any(|(end, _)| {
+        let start = json[..end].iter().rposition(|byte| *byte == b'"').map_or(0, |at| at + 1);
+        let key = std::str::from_utf8(&json[start..end]).unwrap_or_default();
+        names(key, "cardnumber") || SECRET_KEYS.iter().any(|word| names(key, word))
+    })
 }
 
 /// Words of a key whose value is never kept.
@@ -482,6 +503,13 @@ mod tests {
                 "short": {"cardNumber": "***"}
             })
         );
+    }
+
+    #[test]
+    fn answers_that_name_no_secret_are_told_apart_without_parsing() {
+        assert!(!names_a_secret(br#"{"name":"cardNumber","type":"cardNumber","fields":[{"order":1}]}"#), "values are not keys");
+        assert!(names_a_secret(br#"{"siteId":1,"primaryCardNumber":"************4242"}"#));
+        assert!(names_a_secret(br#"[{"refresh_token":"x"}]"#));
     }
 
     #[test]

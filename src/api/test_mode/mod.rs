@@ -15,7 +15,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::AppState;
-use crate::auth::Tenant;
+use crate::auth::{Audience, Tenant, TokenKind, VerifiedAccess};
 use crate::error::{FieldProblem, Problem};
 use crate::telemetry::{Document, MatchedOperation};
 
@@ -55,10 +55,23 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// neither faulted nor journaled).
 pub async fn intercept(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
-    let tenant = match (operation.document, Tenant::of(request.headers(), &state.tokens)) {
-        (Document::Billing, Ok(tenant @ Tenant::Partner(_))) | (Document::Platform, Ok(tenant @ Tenant::Site(_))) => tenant,
-        _ => return next.run(request).await,
+    let audience = match operation.document {
+        Document::Platform => Audience::Platform,
+        Document::Billing => Audience::Partner,
+        Document::Test => return next.run(request).await,
     };
+    // Verified once: the operation's extractor takes the claims from here.
+    let token = crate::auth::bearer_token(request.headers()).and_then(|token| state.tokens.verify(token, audience, TokenKind::Access));
+    let (tenant, claims) = match token {
+        Ok(claims) => match (claims.partner_id, claims.site_id) {
+            (Some(id), _) if audience == Audience::Partner => (Tenant::Partner(id), claims),
+            (_, Some(id)) if audience == Audience::Platform => (Tenant::Site(id), claims),
+            _ => return next.run(request).await,
+        },
+        Err(_) => return next.run(request).await,
+    };
+    let mut request = request;
+    request.extensions_mut().insert(VerifiedAccess(claims));
     let (request, sent) = journal::watch(request);
     let response = faults::honour(&state, tenant, operation.id, request, next).await;
     // A refused token (a deleted sandbox's) is no tenant's request.
