@@ -94,10 +94,12 @@ pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
 fn schema_conditions() -> serde_json::Value {
     use crate::schema_conditions::when_equals;
     use serde_json::json;
+    // Each subschema names the properties it requires (linters ask for it).
+    let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
     json!([
-        when_equals("kind", json!("status"), json!({"required": ["status"], "not": {"required": ["delayMs"]}})),
-        when_equals("kind", json!("delay"), json!({"required": ["delayMs"], "not": {"required": ["status"]}})),
-        when_equals("kind", json!("dropAfterCommit"), json!({"not": {"anyOf": [{"required": ["status"]}, {"required": ["delayMs"]}]}})),
+        when_equals("kind", json!("status"), json!({"required": ["status"], "properties": {"status": {}}, "not": present("delayMs")})),
+        when_equals("kind", json!("delay"), json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")})),
+        when_equals("kind", json!("dropAfterCommit"), json!({"not": {"anyOf": [present("status"), present("delayMs")]}})),
     ])
 }
 
