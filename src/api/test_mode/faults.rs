@@ -66,6 +66,7 @@ impl FaultKind {
 }
 
 /// A fault to arm.
+#[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"operationId": "addSubscription", "kind": "status", "status": 503, "times": 2}))]
