@@ -106,6 +106,11 @@ pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits,
     Ok(())
 }
 
+/// Marks an answer whose connection is closed without writing it (test
+/// mode's `dropAfterCommit` fault sets it; `serve_connection` does the closing).
+#[derive(Clone, Copy, Debug)]
+pub struct CloseWithoutAnswer;
+
 async fn serve_connection(
     stream: TcpStream,
     peer: SocketAddr,
@@ -124,7 +129,7 @@ async fn serve_connection(
             let response = app.oneshot(request.map(Body::new)).await.unwrap_or_else(|never| match never {});
             drop(busy);
             // Test mode's `dropAfterCommit`: an error of the service makes hyper close the connection unanswered.
-            if response.extensions().get::<crate::api::test_mode::faults::CloseWithoutAnswer>().is_some() {
+            if response.extensions().get::<CloseWithoutAnswer>().is_some() {
                 return Err(std::io::Error::other("a test-mode fault closes the connection without an answer"));
             }
             Ok(response)

@@ -26,6 +26,7 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::auth::Tenant;
+use crate::connections::CloseWithoutAnswer;
 use crate::db::entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
@@ -284,11 +285,6 @@ async fn disarm_test_fault(State(state): State<AppState>, tenant: Tenant, Path(i
     }
     Ok(StatusCode::NO_CONTENT)
 }
-
-/// Marks an answer whose connection is to be closed without it
-/// (`dropAfterCommit`; `crate::connections` does the closing).
-#[derive(Clone, Copy, Debug)]
-pub struct CloseWithoutAnswer;
 
 /// Applies the fault armed for the request's tenant and operation, if any
 /// (test mode only: `super::intercept`).
