@@ -15,7 +15,7 @@ use crate::connections::ConnectionLimits;
 use crate::crypto::FieldCipher;
 use crate::db::Readers;
 use crate::secret::ServerSecret;
-use crate::{AppState, SharedState};
+use crate::api::{AppState, SharedState};
 
 /// How an instance serves, past its databases and secret.
 pub struct Settings {
@@ -82,7 +82,7 @@ impl Application {
 
     /// The routes with every layer, over the state.
     fn router(&self) -> Router {
-        let app = crate::app(self.state.clone());
+        let app = crate::server::app(self.state.clone());
         match self.rate_limit {
             Some(per_second) => crate::rate_limit::limit(app, per_second),
             None => app,
@@ -95,8 +95,35 @@ impl Application {
         let router = self.router();
         let Self { state, background, limits, .. } = self;
         drop(state);
-        let served = crate::serve_with(listener, router, limits).await;
+        let served = crate::server::serve_with(listener, router, limits).await;
         background.stop().await;
         served
     }
+}
+
+// Defined beside `Application`, not with the state: it starts the background
+// work, which sits above the interfaces whose state this is.
+impl AppState {
+    /// A state with its own queues, for tests that route by hand: the
+    /// queues' tasks run until the state is dropped. Serving builds its state
+    /// with `Application`.
+    pub fn new(db: DatabaseConnection, reads: Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
+        let (_, queues) = Background::start(&db, &reads, None, false);
+        SharedState::new(db, reads, tokens, cipher, queues).into()
+    }
+}
+
+
+/// The schema's migrations, then the data they leave to the application: forms
+/// stored before they kept their fields' wire shape get it. Every start-up and
+/// `switchboard migrate` runs this.
+pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
+    crate::db::migrate(db).await?;
+    let filled = crate::api::secure_forms::store::fill_missing_fields_json(db)
+        .await
+        .map_err(|err| anyhow::anyhow!("filling in the fields_json of stored secure forms: {err:?}"))?;
+    if filled > 0 {
+        tracing::info!(forms = filled, "filled in the fields_json of secure forms stored before it existed");
+    }
+    Ok(())
 }

@@ -16,20 +16,12 @@ use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::api::secure_forms::writer::FormWriter;
 use crate::api::test_mode::journal::Journal;
+use crate::api::state::Queues;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
 
 /// How long `stop` waits for the queues to drain.
 const DRAIN_WITHIN: Duration = Duration::from_secs(10);
-
-/// The queues requests write through, for the application's state.
-pub struct Queues {
-    pub forms: FormWriter,
-    /// On SQLite files only.
-    pub write_batches: Option<WriteBatches>,
-    /// In test mode only.
-    pub journal: Option<Journal>,
-}
 
 /// The renewal loop's settings.
 pub struct RenewalLoop {

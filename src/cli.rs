@@ -13,10 +13,11 @@ use crate::crypto::FieldCipher;
 use crate::db::entities::{agent, partner_user};
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
-use crate::{db, seed};
+use crate::api::seed;
+use crate::db;
 
 #[derive(Parser)]
-#[command(name = "switchboard", version = crate::VERSION, about = "Support platform administration and partner-billing API server")]
+#[command(name = "switchboard", version = crate::api::health::VERSION, about = "Support platform administration and partner-billing API server")]
 pub struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -106,13 +107,13 @@ pub async fn run() -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve(&common, args).await,
         Some(Command::Migrate) => {
             let db = db::connect(&common.database_url).await?;
-            crate::migrate(&db).await?;
+            crate::application::migrate(&db).await?;
             println!("migrations applied to {}", db::redact(&common.database_url));
             Ok(())
         }
         Some(Command::Seed { demo, file }) => {
             let db = db::connect(&common.database_url).await?;
-            crate::migrate(&db).await?;
+            crate::application::migrate(&db).await?;
             let data = match (demo, file) {
                 (true, _) => seed::demo(),
                 (false, Some(path)) => {
@@ -128,7 +129,7 @@ pub async fn run() -> anyhow::Result<()> {
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
         Some(Command::Renew) => {
             let db = db::connect(&common.database_url).await?;
-            crate::migrate(&db).await?;
+            crate::application::migrate(&db).await?;
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
@@ -187,7 +188,7 @@ async fn partner_claims(db: &DatabaseConnection, partner: i32, email: &str) -> a
 
 /// The documents as committed: pretty JSON with a trailing newline.
 pub fn rendered_documents() -> [(&'static str, String); 3] {
-    let docs = crate::documents();
+    let docs = crate::server::documents();
     let render = |doc: &utoipa::openapi::OpenApi| {
         let mut value = serde_json::to_value(doc).expect("OpenAPI documents serialize");
         sort_extensions(&mut value);
@@ -248,7 +249,7 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let db = db::connect(&common.database_url).await?;
-    crate::migrate(&db).await?;
+    crate::application::migrate(&db).await?;
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
@@ -289,7 +290,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
 /// accounts and two bearer tokens (never again: they are live credentials, and a
 /// later start may be a real deployment that kept the demo rows).
 async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool) {
-    println!("switchboard {} listening on {base}", crate::VERSION);
+    println!("switchboard {} listening on {base}", crate::api::health::VERSION);
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
     if !loaded_demo {

@@ -17,26 +17,13 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod schema_conditions;
 pub mod secret;
-pub mod seed;
 mod server;
 pub mod telemetry;
 pub mod validation;
 
-pub use server::{AppState, Documents, SharedState, app, documents, serve, serve_with};
-
-/// `<package version> (<git commit>)`, stamped by build.rs.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");
-
-/// The schema's migrations, then the data they leave to the application: forms
-/// stored before they kept their fields' wire shape get it. Every start-up and
-/// `switchboard migrate` runs this.
-pub async fn migrate(db: &sea_orm::DatabaseConnection) -> anyhow::Result<()> {
-    db::migrate(db).await?;
-    let filled = api::secure_forms::store::fill_missing_fields_json(db)
-        .await
-        .map_err(|err| anyhow::anyhow!("filling in the fields_json of stored secure forms: {err:?}"))?;
-    if filled > 0 {
-        tracing::info!(forms = filled, "filled in the fields_json of secure forms stored before it existed");
-    }
-    Ok(())
-}
+// The crate's face for the binary and the black-box tests; the modules
+// themselves import from where a thing is defined, never through here.
+pub use api::health::VERSION;
+pub use api::{AppState, SharedState};
+pub use application::migrate;
+pub use server::{Documents, app, documents, serve, serve_with};

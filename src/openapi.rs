@@ -193,7 +193,7 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
         channels::SCHEMA_CONDITIONS,
         profiles::SCHEMA_CONDITIONS,
         secure_forms::rules::SCHEMA_CONDITIONS,
-        crate::auth::routes::SCHEMA_CONDITIONS,
+        crate::api::tokens::SCHEMA_CONDITIONS,
         crate::api::test_mode::faults::SCHEMA_CONDITIONS,
     ];
     for conditions in modules.into_iter().flatten() {

@@ -2,7 +2,7 @@
 //! `if`/`then` or `anyOf` (OpenAPI 3.1) so that clients and contract tests see
 //! them. utoipa has no attribute for these keywords, so the module that owns a
 //! body declares them next to the code that enforces them, as
-//! `SchemaConditions` (a utoipa `Modify`), and `crate::openapi` applies every
+//! `SchemaConditions` (a utoipa `Modify`), and the document builder applies every
 //! module's declarations to the document.
 
 use serde_json::{Value, json};

@@ -10,7 +10,6 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use sea_orm::DatabaseConnection;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
@@ -20,112 +19,12 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{billing, health, secure_forms, voicebots};
-use crate::auth::{self, TokenService};
+use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens, voicebots};
 use crate::connections::ConnectionLimits;
-use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
 use crate::telemetry;
-
-/// What every request shares, behind one `Arc`: taking the state is one
-/// reference count, not one per pool and service (cloning and dropping the
-/// fields one by one was 9 % of a GET of a form under load, `perf`).
-#[derive(Clone)]
-pub struct AppState(Arc<SharedState>);
-
-impl std::ops::Deref for AppState {
-    type Target = SharedState;
-
-    fn deref(&self) -> &SharedState {
-        &self.0
-    }
-}
-
-impl From<SharedState> for AppState {
-    fn from(shared: SharedState) -> Self {
-        Self(Arc::new(shared))
-    }
-}
-
-impl AppState {
-    /// A state with its own queues, for tests that route by hand: the
-    /// queues' tasks run until the state is dropped. Serving builds its state
-    /// with `crate::application::Application`.
-    pub fn new(db: DatabaseConnection, reads: crate::db::Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = crate::background::Background::start(&db, &reads, None, false);
-        SharedState::new(db, reads, tokens, cipher, queues).into()
-    }
-}
-
-pub struct SharedState {
-    /// Writes, and reads inside a write's transaction.
-    pub db: DatabaseConnection,
-    /// Reads of GET operations (`db::connect_reader`): beside the writer on SQLite.
-    pub reads: DatabaseConnection,
-    pub tokens: Arc<TokenService>,
-    /// Encrypts secrets at rest (SIP passwords).
-    pub cipher: Arc<FieldCipher>,
-    /// Base for absolute links (`--public-url`); else the request's Host.
-    pub public_url: Option<Arc<str>>,
-    /// The system clock of the billing rules (a partner's own clock overrides it).
-    pub clock: crate::clock::Clock,
-    /// Serves the test-mode operations and their document (`--test-mode`).
-    pub test_mode: bool,
-    /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
-    pub max_sandboxes: u32,
-    /// Bounds password hashing and throttles failed sign-ins.
-    pub logins: Arc<crate::auth::guard::LoginGuard>,
-    /// Sites' answers kept by revision (`api::billing::sites::rendered`).
-    pub sites: Arc<crate::api::billing::sites::rendered::RenderedSites>,
-    /// Sites' revisions, in batches (`db::batched`), where `on_thread` cannot read them.
-    pub site_revisions: crate::api::billing::sites::store::SiteRevisions,
-    /// Writes secure form creates in batches (`api::secure_forms::writer`).
-    pub forms: crate::api::secure_forms::writer::FormWriter,
-    /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
-    pub form_reads: crate::api::secure_forms::store::FormReads,
-    /// Point reads and billing previews on the request's thread, on SQLite files (`db::on_thread`).
-    pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
-    /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
-    pub write_batches: Option<crate::db::on_thread::WriteBatches>,
-    /// The plans of the catalog, each read once (`PlanCatalog`).
-    pub plans: crate::api::billing::subscriptions::store::PlanCatalog,
-    /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
-    pub journal: Option<crate::api::test_mode::journal::Journal>,
-}
-
-impl SharedState {
-    /// The state over `db` (writes) and `reads`, writing through `queues`
-    /// (`crate::background`), everything else at its default.
-    pub fn new(
-        db: DatabaseConnection,
-        reads: crate::db::Readers,
-        tokens: Arc<TokenService>,
-        cipher: Arc<FieldCipher>,
-        queues: crate::background::Queues,
-    ) -> Self {
-        Self {
-            forms: queues.forms,
-            write_batches: queues.write_batches,
-            journal: queues.journal,
-            on_thread: reads.on_thread.map(Arc::new),
-            form_reads: secure_forms::store::batched_reads(reads.pool.clone()),
-            site_revisions: crate::api::billing::sites::store::batched_revisions(reads.pool.clone()),
-            db,
-            reads: reads.pool,
-            tokens,
-            cipher,
-            public_url: None,
-            clock: Default::default(),
-            test_mode: false,
-            max_sandboxes: 1_000,
-            logins: Default::default(),
-            sites: Default::default(),
-            plans: Default::default(),
-        }
-    }
-}
 
 pub struct Documents {
     pub platform: utoipa::openapi::OpenApi,
@@ -147,15 +46,15 @@ fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents
         .merge(secure_forms::router())
         .merge(voicebots::router())
         .split_for_parts();
-    let (root_routes, root_paths) = OpenApiRouter::new().merge(auth::platform_router()).merge(health::router()).split_for_parts();
+    let (root_routes, root_paths) = OpenApiRouter::new().merge(tokens::platform_router()).merge(health::router()).split_for_parts();
     openapi::add_root_paths(&mut platform, root_paths);
     let platform_routes = Router::new().nest("/v4", v4_routes.merge(root_routes.clone())).merge(root_routes);
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
-        .merge(auth::partner_router())
+        .merge(tokens::partner_router())
         .merge(billing::router())
         .split_for_parts();
-    let (test_routes, mut test) = crate::api::test_mode::router().split_for_parts();
-    crate::api::test_mode::name_operations(&mut test, &platform, &billing);
+    let (test_routes, mut test) = test_mode::router().split_for_parts();
+    test_mode::name_operations(&mut test, &platform, &billing);
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);
     openapi::finish(&mut test);
@@ -175,10 +74,10 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
         .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
-    let operations = Arc::new(telemetry::Operations::from_documents(&docs));
+    let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
     let test_routes = match state.test_mode {
-        true => test_routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::sandboxes::reset_dispatch)),
+        true => test_routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch)),
         false => Router::new(),
     };
     let routes = platform_routes
@@ -186,11 +85,18 @@ pub fn app(state: AppState) -> Router {
         .merge(test_routes)
         .merge(editions_3_0(&docs))
         .merge(swagger_ui(docs, state.test_mode))
-        .merge(telemetry::router())
+        .merge(telemetry::router(telemetry::Sampled {
+            writer: state.db.clone(),
+            readers: state.reads.clone(),
+            gauges: vec![("switchboard_form_writer_waiting", {
+                let forms = state.forms.clone();
+                Box::new(move || forms.waiting() as f64)
+            })],
+        }))
         .fallback(no_route);
     // Test mode's journal and faults wrap every operation (idempotency included: a dropped answer is recorded first).
     let routes = match state.test_mode {
-        true => routes.layer(middleware::from_fn_with_state(state.clone(), crate::api::test_mode::intercept)),
+        true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::intercept)),
         false => routes,
     };
     routes
@@ -249,7 +155,7 @@ fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
         (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
     ];
     if test_mode {
-        urls.push((Url::new("test mode v1", crate::api::test_mode::TEST_URL), docs.test));
+        urls.push((Url::new("test mode v1", test_mode::TEST_URL), docs.test));
     }
     Router::from(SwaggerUi::new("/docs").urls(urls))
         .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
@@ -377,4 +283,31 @@ async fn shutdown_signal() {
         _ = terminate => {},
     }
     tracing::info!("shutting down: finishing requests in flight");
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::Method;
+
+    use crate::telemetry::Operations;
+
+    #[test]
+    fn telemetry_names_requests_by_their_operation() {
+        let docs = super::documents();
+        let operations = Operations::from_documents(&docs.platform, &docs.billing, &docs.test);
+        let id = "0192f0c4-0000-7000-8000-00000000f001";
+        for (method, path, expected) in [
+            (Method::GET, format!("/v4/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, format!("/secureform/secureForms/{id}"), "getSecureForm"),
+            (Method::GET, "/v4/secureform/secureForms".to_owned(), "listSecureForms"),
+            (Method::POST, "/oauth/token".to_owned(), "createPlatformToken"),
+            (Method::POST, format!("/api/billing/subscriptions/{id}:cancel"), "cancelSubscription"),
+            (Method::GET, format!("/api/billing/subscriptions/{id}"), "getSubscription"),
+            (Method::GET, "/api/billing/sites/10000".to_owned(), "getSite"),
+            (Method::GET, "/wp-admin/setup.php".to_owned(), "unmatched"),
+            (Method::PATCH, format!("/v4/secureform/secureForms/{id}"), "unmatched"),
+        ] {
+            assert_eq!(operations.find(&method, &path).id, expected, "{method} {path}");
+        }
+    }
 }

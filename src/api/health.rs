@@ -6,8 +6,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// `<package version> (<git commit>)`, stamped by build.rs.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");
 
 #[derive(Serialize, ToSchema)]
 pub struct Health {
@@ -27,7 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/health/live", operation_id = "getLiveness", tag = "Health",
     responses((status = 200, description = "The process is up", body = Health)), security(()))]
 async fn live() -> Json<Health> {
-    Json(Health { status: "ok", version: crate::VERSION })
+    Json(Health { status: "ok", version: VERSION })
 }
 
 /// Readiness
@@ -40,5 +43,5 @@ async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
         tracing::warn!(error = %err, "readiness check failed");
         ApiError::new(ErrorCode::DatabaseUnavailable, "the database does not answer")
     })?;
-    Ok(Json(Health { status: "ok", version: crate::VERSION }))
+    Ok(Json(Health { status: "ok", version: VERSION }))
 }

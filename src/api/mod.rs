@@ -1,14 +1,21 @@
-//! HTTP interfaces, one module per resource family.
+//! The HTTP interfaces: one module per resource family (routes, DTOs, rules,
+//! store), the token endpoints, test mode, the state every handler shares
+//! (`state`) and the data sets written through the stores (`seed`).
 
 pub mod billing;
 pub mod counts;
 pub mod health;
 pub mod paging;
 pub mod secure_forms;
+pub mod seed;
 pub mod site_scoped;
+pub mod state;
 pub mod test_mode;
 pub mod text;
+pub mod tokens;
 pub mod voicebots;
+
+pub use state::{AppState, SharedState};
 
 /// A 201 answer carrying the new resource's path in `Location`.
 pub fn created<T: serde::Serialize>(location: String, body: T) -> impl axum::response::IntoResponse {

@@ -6,7 +6,7 @@ use axum::http::{header, request::Parts};
 use serde::de::DeserializeOwned;
 use validator::Validate;
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::error::ApiError;
 use crate::extract::{Query, query_pairs};
 

@@ -1,6 +1,6 @@
 //! The accounts store: partners, their users and the agents of sites. No
 //! operation of the API creates them; data sets do (the demo data, `seed
-//! --file`, test mode's sandboxes), through `crate::seed::load`, here.
+//! --file`, test mode's sandboxes), through the data-set loader, here.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait};

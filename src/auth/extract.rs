@@ -6,8 +6,8 @@ use axum::extract::FromRequestParts;
 use axum::http::{HeaderMap, header, request::Parts};
 use uuid::Uuid;
 
-use super::{Audience, Claims, Permission, TokenKind};
-use crate::AppState;
+use super::{Audience, Claims, Permission, TokenKind, TokenService};
+use crate::db::on_thread::OnThreadReads;
 use crate::error::{ApiError, ErrorCode};
 
 /// A site agent calling the platform interface (A and B), holding the permission
@@ -97,11 +97,23 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
 #[derive(Clone, Debug)]
 pub struct VerifiedAccess(pub Claims);
 
+/// What the extractors read of the application's state. The interfaces'
+/// state implements it; authentication itself knows nothing of that state.
+pub trait CallerContext: Send + Sync {
+    fn tokens(&self) -> &TokenService;
+    /// Test mode's sandboxes can be deleted, so their tokens are checked.
+    fn test_mode(&self) -> bool;
+    /// Reads through the pool.
+    fn reads(&self) -> &sea_orm::DatabaseConnection;
+    /// Reads on the request's thread (SQLite files).
+    fn on_thread(&self) -> Option<&OnThreadReads>;
+}
+
 /// The request's access token for `audience`, verified here or before.
-fn access_claims(parts: &Parts, state: &AppState, audience: Audience) -> Result<Claims, ApiError> {
+fn access_claims(parts: &Parts, state: &impl CallerContext, audience: Audience) -> Result<Claims, ApiError> {
     match parts.extensions.get::<VerifiedAccess>() {
         Some(VerifiedAccess(claims)) if claims.aud == audience => Ok(claims.clone()),
-        _ => state.tokens.verify(bearer_token(&parts.headers)?, audience, TokenKind::Access),
+        _ => state.tokens().verify(bearer_token(&parts.headers)?, audience, TokenKind::Access),
     }
 }
 
@@ -111,10 +123,10 @@ pub const SANDBOX_IDS_FROM: i32 = 1_000_000_000;
 /// A deleted sandbox's tokens are refused (401): in test mode, a token of a
 /// sandbox's partner or site is checked against the database (one primary-key
 /// read). Every other token is what its signature says.
-async fn still_there(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
+async fn still_there(state: &impl CallerContext, tenant: Tenant) -> Result<(), ApiError> {
     use sea_orm::{EntityTrait, PaginatorTrait, QueryFilter, ColumnTrait};
     use crate::db::entities::{partner, site};
-    if !state.test_mode {
+    if !state.test_mode() {
         return Ok(());
     }
     let (sql, id) = match tenant {
@@ -123,11 +135,11 @@ async fn still_there(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
         _ => return Ok(()),
     };
     // On the request's thread where it can (SQLite files), else through the pool.
-    let on_thread = state.on_thread.as_ref().and_then(|reads| reads.row(sql, [id], |row| row.get::<_, i64>(0)));
+    let on_thread = state.on_thread().and_then(|reads| reads.row(sql, [id], |row| row.get::<_, i64>(0)));
     let found = match (on_thread, tenant) {
         (Some(row), _) => Ok(u64::from(row.is_some())),
-        (None, Tenant::Partner(id)) => partner::Entity::find().filter(partner::Column::Id.eq(id)).count(&state.reads).await,
-        (None, Tenant::Site(id)) => site::Entity::find().filter(site::Column::Id.eq(id)).count(&state.reads).await,
+        (None, Tenant::Partner(id)) => partner::Entity::find().filter(partner::Column::Id.eq(id)).count(state.reads()).await,
+        (None, Tenant::Site(id)) => site::Entity::find().filter(site::Column::Id.eq(id)).count(state.reads()).await,
     };
     match found.map_err(ApiError::from)? {
         0 => Err(ApiError::new(ErrorCode::InvalidToken, "the sandbox of this token was deleted")),
@@ -135,10 +147,10 @@ async fn still_there(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
     }
 }
 
-impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCaller<P> {
+impl<S: CallerContext, P: RequiredPermission + Send + Sync> FromRequestParts<S> for SiteCaller<P> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let claims = access_claims(parts, state, Audience::Platform)?;
         let (Some(site_id), Some(agent_id)) = (claims.site_id, claims.agent_id) else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no site agent"));
@@ -149,10 +161,10 @@ impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for SiteCal
     }
 }
 
-impl<P: RequiredPermission + Send + Sync> FromRequestParts<AppState> for PartnerCaller<P> {
+impl<S: CallerContext, P: RequiredPermission + Send + Sync> FromRequestParts<S> for PartnerCaller<P> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let claims = access_claims(parts, state, Audience::Partner)?;
         let Some(partner_id) = claims.partner_id else {
             return Err(ApiError::new(ErrorCode::InvalidToken, "the token names no partner"));
@@ -175,7 +187,7 @@ pub enum Tenant {
 impl Tenant {
     /// The tenant of the request's bearer access token: 401 without one, or
     /// with one that is neither interface's.
-    pub fn of(headers: &HeaderMap, tokens: &super::TokenService) -> Result<Self, ApiError> {
+    pub fn of(headers: &HeaderMap, tokens: &TokenService) -> Result<Self, ApiError> {
         let token = bearer_token(headers)?;
         if let Ok(Some(partner_id)) = tokens.verify(token, Audience::Partner, TokenKind::Access).map(|claims| claims.partner_id) {
             return Ok(Tenant::Partner(partner_id));
@@ -185,11 +197,11 @@ impl Tenant {
     }
 }
 
-impl FromRequestParts<AppState> for Tenant {
+impl<S: CallerContext> FromRequestParts<S> for Tenant {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let tenant = Tenant::of(&parts.headers, &state.tokens)?;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let tenant = Tenant::of(&parts.headers, state.tokens())?;
         still_there(state, tenant).await?;
         Ok(tenant)
     }

@@ -1,17 +1,16 @@
-//! Authentication and authorization: password hashes, signed JWTs, the two
-//! token endpoints, and the extractors that turn a bearer token into a caller.
+//! Authentication and authorization: password hashes, signed JWTs, refresh
+//! token families, and the extractors that turn a bearer token into a caller.
+//! The two token endpoints that sign tokens in are an interface (`api::tokens`).
 
 pub mod accounts;
 mod extract;
 pub mod guard;
 pub mod password;
 pub mod refresh;
-pub(crate) mod routes;
 mod tokens;
 
 pub(crate) use extract::bearer_token;
-pub use extract::{PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, VerifiedAccess, perm};
-pub use routes::{partner_router, platform_router};
+pub use extract::{CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, VerifiedAccess, perm};
 pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
 
 use serde::{Deserialize, Serialize};

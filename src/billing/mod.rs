@@ -23,7 +23,7 @@ pub fn round_money(amount: Decimal, minor_units: u32) -> Decimal {
 }
 
 /// Why the billing rules refuse an operation; the HTTP layer answers each
-/// as a problem (`crate::api::billing`).
+/// as a problem (the billing interface's error mapping).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BillingError {
     /// A value of the request names nothing that fits (400 at `pointer`).

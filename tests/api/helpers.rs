@@ -12,7 +12,8 @@ use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
 use switchboard::secret::ServerSecret;
-use switchboard::{db, seed};
+use switchboard::api::seed;
+use switchboard::db;
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::changes::cancel_subscription;
 use super::operations::{calculate_cancel_subscription, calculate_switch_subscription_plan, switch_subscription_plan};
 use super::subscriptions::ActionTarget;
-use crate::AppState;
+use crate::api::AppState;
 use crate::error::{ApiError, ErrorCode, Violations};
 
 /// The documentation of the operations this module dispatches.

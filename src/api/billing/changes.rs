@@ -20,7 +20,7 @@ use super::money::Money;
 use std::collections::HashMap;
 
 use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};

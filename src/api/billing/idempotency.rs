@@ -30,7 +30,7 @@ use sea_orm::sea_query::{ExprTrait, OnConflict};
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};

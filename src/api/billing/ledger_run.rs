@@ -12,7 +12,7 @@ use sea_orm::{AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransacti
 use super::idempotency::{Answer, KeyClaim, Recorded};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::SubscriptionPricingModel;
-use crate::AppState;
+use crate::api::AppState;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;
 use crate::error::ApiResult;

@@ -24,7 +24,7 @@ pub mod subscriptions;
 
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::AppState;
+use crate::api::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -20,7 +20,7 @@ use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;

@@ -20,7 +20,7 @@ use uuid::Uuid;
 use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
 use crate::error::ApiResult;

@@ -104,7 +104,7 @@ mod tests {
         let db = crate::db::connect("sqlite::memory:").await.unwrap();
         crate::db::migrate(&db).await.unwrap();
         let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[7; 32]));
-        crate::seed::load(&db, &cipher, crate::seed::demo()).await.unwrap();
+        crate::api::seed::load(&db, &cipher, crate::api::seed::demo()).await.unwrap();
         db
     }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
 use crate::api::billing::renewals::{Renewals, SettleError};
 use crate::auth::{PartnerCaller, perm::ManageSite};

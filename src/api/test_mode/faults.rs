@@ -24,7 +24,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::Tenant;
 use crate::connections::CloseWithoutAnswer;
 use crate::db::entities::test_fault as row;

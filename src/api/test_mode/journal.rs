@@ -37,7 +37,7 @@ use validator::Validate;
 
 use super::{not_of_the_callers_document, operations_of};
 use crate::auth::Tenant;
-use crate::AppState;
+use crate::api::AppState;
 use crate::db::entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::extract::Query;

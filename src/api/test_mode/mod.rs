@@ -14,7 +14,7 @@ use axum::response::Response;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{Audience, Tenant, TokenKind, VerifiedAccess};
 use crate::error::{FieldProblem, Problem};
 use crate::telemetry::{Document, MatchedOperation};
@@ -81,14 +81,13 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
     journal::record(&state, tenant, operation.id, sent, response).await
 }
 
+/// The operationIds of the vendor's documents (platform, billing), sorted:
+/// recorded by `name_operations` as the routes are built, so before any request.
+static OPERATIONS: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
+
 /// The operationIds of the document a tenant calls, sorted.
 fn operations_of(tenant: Tenant) -> &'static [String] {
-    use std::sync::OnceLock;
-    static IDS: OnceLock<(Vec<String>, Vec<String>)> = OnceLock::new();
-    let (platform, billing) = IDS.get_or_init(|| {
-        let documents = crate::documents();
-        (operation_ids(&documents.platform), operation_ids(&documents.billing))
-    });
+    let (platform, billing) = OPERATIONS.get().expect("the routes, and with them the documents, are built before any request");
     match tenant {
         Tenant::Partner(_) => billing,
         Tenant::Site(_) => platform,
@@ -110,9 +109,11 @@ fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
 
 /// States in the test document which names `operationId` takes (a fault's,
 /// the journal's filter): the vendor's two documents' operations. Which of
-/// them a caller may name is its token's document, which a schema cannot say.
+/// them a caller may name is its token's document, which a schema cannot say,
+/// and which the requests check (`operations_of`, recorded here).
 pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::openapi::OpenApi, billing: &utoipa::openapi::OpenApi) {
     use utoipa::openapi::{RefOr, schema::Schema};
+    OPERATIONS.get_or_init(|| (operation_ids(platform), operation_ids(billing)));
     let mut ids = operation_ids(platform);
     ids.extend(operation_ids(billing));
     ids.sort();

@@ -21,13 +21,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::billing::clock::freeze;
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::ManageSite, refresh};
 use crate::db::entities::test_sandbox as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use crate::seed::sandbox::{self, Kind, PASSWORD, Place};
+use crate::api::seed::sandbox::{self, Kind, PASSWORD, Place};
 
 const TAG: &str = "Test sandboxes";
 /// Creates retried when the random ids collide with a live sandbox's.
@@ -242,7 +242,7 @@ async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTim
     } else {
         sandbox::delete_tenant(&txn, place.partner_id).await?;
     }
-    crate::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
+    crate::api::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
     if let Some(at) = clock {
         freeze(&txn, place.partner_id, at).await?;
     }

@@ -13,7 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
 pub use store::load;
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::{SiteSet, on_locked_site};
 use crate::api::located;

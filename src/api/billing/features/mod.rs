@@ -18,7 +18,7 @@ pub use dto::*;
 use super::scope::SiteSet;
 use super::subscriptions::store::{self as subscriptions, Selection};
 use super::subscriptions::SubscriptionPricingModel;
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, Query};

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 pub use dto::*;
 use super::scope::SiteSet;
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::error::ApiResult;

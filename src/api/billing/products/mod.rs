@@ -13,7 +13,7 @@ use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
 use crate::error::ApiResult;
 use crate::extract::{Path, Query};

@@ -13,7 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::on_locked_site;
 use crate::api::located;

@@ -18,7 +18,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use dto::*;
 use super::scope::SiteSet;
-use crate::AppState;
+use crate::api::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult};

@@ -345,7 +345,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
 }
 
 /// A site to store: its ids, profile and the nested objects it owns. No
-/// operation of the API creates sites; data sets do (`crate::seed::load`).
+/// operation of the API creates sites; data sets do (`crate::api::seed::load`).
 #[derive(Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSite {

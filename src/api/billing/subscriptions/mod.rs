@@ -20,7 +20,7 @@ pub use dto::*;
 pub use input::*;
 use store::{Selection, load};
 use super::scope::SiteSet;
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{JsonBody, Path, Query};

@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 pub use dto::*;
 pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};

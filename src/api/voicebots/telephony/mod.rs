@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
-use crate::AppState;
+use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};

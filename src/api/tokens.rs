@@ -11,9 +11,9 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::refresh::{self, Redeemed};
-use super::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
-use crate::AppState;
+use crate::api::AppState;
+use crate::auth::refresh::{self, Redeemed};
+use crate::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
 use crate::db::entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{ClientAddress, FormBody};

@@ -1,5 +1,7 @@
 //! Data sets: the demo data a fresh server starts with, and `seed --file`, which
-//! loads more in the same JSON format. A data set loads in one transaction.
+//! loads more in the same JSON format. A data set loads in one transaction,
+//! written through the interfaces' stores; test mode's sandboxes load one per
+//! request, so the data sets live among the interfaces.
 
 use chrono::Utc;
 use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait};

@@ -1,0 +1,134 @@
+//! The state every handler shares: the databases, the token service and the
+//! queues and caches the interfaces write and read through.
+
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
+
+use crate::auth::TokenService;
+use crate::crypto::FieldCipher;
+use crate::db::on_thread::WriteBatches;
+
+use super::billing::sites::rendered::RenderedSites;
+use super::billing::sites::store::SiteRevisions;
+use super::billing::subscriptions::store::PlanCatalog;
+use super::secure_forms::store::FormReads;
+use super::secure_forms::writer::FormWriter;
+use super::test_mode::journal::Journal;
+
+/// The queues requests write through, each drained by a task of its own
+/// (the application's background work starts them).
+pub struct Queues {
+    pub forms: FormWriter,
+    /// On SQLite files only.
+    pub write_batches: Option<WriteBatches>,
+    /// In test mode only.
+    pub journal: Option<Journal>,
+}
+
+/// What every request shares, behind one `Arc`: taking the state is one
+/// reference count, not one per pool and service (cloning and dropping the
+/// fields one by one was 9 % of a GET of a form under load, `perf`).
+#[derive(Clone)]
+pub struct AppState(Arc<SharedState>);
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
+}
+
+impl From<SharedState> for AppState {
+    fn from(shared: SharedState) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+pub struct SharedState {
+    /// Writes, and reads inside a write's transaction.
+    pub db: DatabaseConnection,
+    /// Reads of GET operations (`db::connect_reader`): beside the writer on SQLite.
+    pub reads: DatabaseConnection,
+    pub tokens: Arc<TokenService>,
+    /// Encrypts secrets at rest (SIP passwords).
+    pub cipher: Arc<FieldCipher>,
+    /// Base for absolute links (`--public-url`); else the request's Host.
+    pub public_url: Option<Arc<str>>,
+    /// The system clock of the billing rules (a partner's own clock overrides it).
+    pub clock: crate::clock::Clock,
+    /// Serves the test-mode operations and their document (`--test-mode`).
+    pub test_mode: bool,
+    /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
+    pub max_sandboxes: u32,
+    /// Bounds password hashing and throttles failed sign-ins.
+    pub logins: Arc<crate::auth::guard::LoginGuard>,
+    /// Sites' answers kept by revision (`api::billing::sites::rendered`).
+    pub sites: Arc<RenderedSites>,
+    /// Sites' revisions, in batches (`db::batched`), where `on_thread` cannot read them.
+    pub site_revisions: SiteRevisions,
+    /// Writes secure form creates in batches (`api::secure_forms::writer`).
+    pub forms: FormWriter,
+    /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
+    pub form_reads: FormReads,
+    /// Point reads and billing previews on the request's thread, on SQLite files (`db::on_thread`).
+    pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
+    /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
+    pub write_batches: Option<WriteBatches>,
+    /// The plans of the catalog, each read once (`PlanCatalog`).
+    pub plans: PlanCatalog,
+    /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
+    pub journal: Option<Journal>,
+}
+
+impl SharedState {
+    /// The state over `db` (writes) and `reads`, writing through `queues`
+    /// (started by the application's background work), everything else at its default.
+    pub fn new(
+        db: DatabaseConnection,
+        reads: crate::db::Readers,
+        tokens: Arc<TokenService>,
+        cipher: Arc<FieldCipher>,
+        queues: Queues,
+    ) -> Self {
+        Self {
+            forms: queues.forms,
+            write_batches: queues.write_batches,
+            journal: queues.journal,
+            on_thread: reads.on_thread.map(Arc::new),
+            form_reads: super::secure_forms::store::batched_reads(reads.pool.clone()),
+            site_revisions: super::billing::sites::store::batched_revisions(reads.pool.clone()),
+            db,
+            reads: reads.pool,
+            tokens,
+            cipher,
+            public_url: None,
+            clock: Default::default(),
+            test_mode: false,
+            max_sandboxes: 1_000,
+            logins: Default::default(),
+            sites: Default::default(),
+            plans: Default::default(),
+        }
+    }
+}
+
+
+impl crate::auth::CallerContext for AppState {
+    fn tokens(&self) -> &TokenService {
+        &self.tokens
+    }
+
+    fn test_mode(&self) -> bool {
+        self.test_mode
+    }
+
+    fn reads(&self) -> &DatabaseConnection {
+        &self.reads
+    }
+
+    fn on_thread(&self) -> Option<&crate::db::on_thread::OnThreadReads> {
+        self.on_thread.as_deref()
+    }
+}
