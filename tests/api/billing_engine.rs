@@ -139,6 +139,14 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
     assert_eq!(credit["invoiceId"], invoice_id(&applied));
     let bill_to = app.get(&format!("/api/billing/invoiceBillTos/{}", invoice_id(&applied)), &app.partner_admin(1)).await;
     assert_eq!(bill_to.status(), 200);
+    // The copy is the site's billing profile as it stood: every field the two share.
+    let bill_to: Value = bill_to.json().await.unwrap();
+    let profile: Value = app.get(&format!("/api/billing/siteBillingProfiles/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let shared = ["siteId", "firstName", "lastName", "companyName", "email", "phone", "countryOrRegion", "stateOrProvince", "city", "mailingAddress", "jobTitle", "billTo"];
+    for field in shared {
+        assert_eq!(bill_to[field], profile[field], "{field}");
+    }
+    assert_eq!(bill_to.as_object().unwrap().len(), shared.len() + 1, "the shared fields and invoiceId: {bill_to}");
 
     // A cancelled subscription is read-only.
     let token = app.partner_admin(1);

@@ -13,7 +13,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenSt
 use uuid::Uuid;
 
 use super::idempotency::KeyClaim;
-use super::invoices::store::{BillToProfile, InvoiceHeader, InvoiceSite, insert_invoice};
+use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
 use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
@@ -88,7 +88,8 @@ pub(super) struct Opened {
 pub(super) struct SiteRows {
     site: InvoiceSite,
     currency_id: String,
-    profile: Option<BillToProfile>,
+    /// The site has a billing profile (its invoices copy it as their bill-to).
+    billed_to_profile: bool,
     agent_id: Option<Uuid>,
     /// The partner's "now": timestamps of what the operation writes.
     pub(super) now: DateTime<Utc>,
@@ -111,7 +112,8 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
     if !row.agent_found {
         return Err(StoreError::NotAnAgent { site_id });
     }
-    let SiteRow { site, config, profile, payment, minor_units, tax, .. } = row;
+    let SiteRow { site, config, payment, minor_units, tax, .. } = row;
+    let billed_to_profile = payment.is_some();
     let config =
         config.ok_or_else(|| BillingError::Conflict(format!("site {site_id} has no billing configuration; create one first")))?;
     let card_number = match &payment {
@@ -131,7 +133,7 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
         balance: config.balance.0,
         minor_units,
         tax,
-        charged_automatically: payment.is_some_and(|p| p.is_charged_automatically),
+        charged_automatically: payment.as_ref().is_some_and(|p| p.is_charged_automatically),
         card_number,
     };
     let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
@@ -140,23 +142,23 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
     Ok(Opened {
         ledger: Ledger::new(terms, now, subscriptions, open_charges),
         plans,
-        site: SiteRows { site, currency_id: config.currency_id, profile, agent_id: op.agent_id, now },
+        site: SiteRows { site, currency_id: config.currency_id, billed_to_profile, agent_id: op.agent_id, now },
         next_billing_date: config.next_billing_date,
     })
 }
 
 /// What an operation knows of its site before anything it names: what an
-/// invoice takes of the site, its billing terms, its profile's bill-to
-/// columns and payment, the minor units of the
+/// invoice takes of the site, its billing terms, its profile's payment (an
+/// invoice copies the profile's bill-to columns in the database), the minor units of the
 /// configuration's currency, the profile's tax rate and whether the agent is
 /// one of the site's. One statement (each is a hand-off to a connection's
 /// thread on SQLite), so a preview that reads nothing else needs no transaction.
-/// It reads 23 of the three tables' 84 columns, and the partner's clock: mapping a column costs more
+/// It reads 11 of the three tables' 84 columns, and the partner's clock: mapping a column costs more
 /// than SQLite takes to read it (docs/performance.md).
 struct SiteRow {
     site: InvoiceSite,
     config: Option<TermsColumns>,
-    profile: Option<BillToProfile>,
+    /// None without a billing profile.
     payment: Option<PaymentColumns>,
     minor_units: Option<i32>,
     /// The rate of the profile's state where one exists, else the country's.
@@ -221,7 +223,6 @@ impl SiteRow {
             .left_join(config::Entity, of_site(Expr::col((config::Entity, config::Column::SiteId))))
             .left_join(site_billing_profile::Entity, of_site(profile_col(site_billing_profile::Column::SiteId)));
         select_prefixed(&mut query, config::Entity, &TermsColumns::COLUMNS, "B_");
-        select_prefixed(&mut query, site_billing_profile::Entity, &BillToProfile::COLUMNS, "C_");
         select_prefixed(&mut query, site_billing_profile::Entity, &PaymentColumns::COLUMNS, "C_");
         query
             .left_join(
@@ -270,7 +271,6 @@ impl SiteRow {
         Ok(Some(Self {
             site: InvoiceSite::from_query_result(&row, "")?,
             config: TermsColumns::from_query_result_optional(&row, "B_")?,
-            profile: BillToProfile::from_query_result_optional(&row, "C_")?,
             payment: PaymentColumns::from_query_result_optional(&row, "C_")?,
             minor_units: row.try_get("", "minor_units")?,
             frozen_at: row.try_get("", "frozen_at")?,
@@ -389,7 +389,7 @@ impl SiteRows {
                 status: issued.status.to_owned(),
                 currency_id: self.currency_id.clone(),
                 created_time: self.now,
-                profile: self.profile.as_ref(),
+                billed_to_profile: self.billed_to_profile,
             };
             insert_invoice(txn, header, &issued.invoice, issued.paid).await?;
         }

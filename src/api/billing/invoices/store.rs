@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use sea_orm::sea_query::{Query, SimpleExpr};
+use sea_orm::sea_query::{Expr, Query, SimpleExpr};
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
@@ -148,7 +148,7 @@ pub async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiRes
 
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
-pub async fn tax_for(db: &impl ConnectionTrait, profile: Option<&BillToProfile>) -> ApiResult<Option<TaxRate>> {
+async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<TaxRate>> {
     let Some(profile) = profile else { return Ok(None) };
     let rates = tax_rate::Entity::find()
         .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
@@ -173,51 +173,13 @@ impl From<&site::Model> for InvoiceSite {
     }
 }
 
-/// What an invoice copies of its site's billing profile (its bill-to record):
-/// 12 of the profile's 32 columns, all an apply reads of them besides two
-/// (`ledger_store`), since each column read costs its mapping.
-#[derive(Clone, Debug, sea_orm::FromQueryResult)]
-pub struct BillToProfile {
-    pub site_id: i32,
-    pub first_name: String,
-    pub last_name: String,
-    pub company_name: String,
-    pub email: String,
-    pub phone: String,
-    pub country_or_region: String,
-    pub state_or_province: String,
-    pub city: String,
-    pub mailing_address: String,
-    pub job_title: String,
-    pub bill_to: String,
-}
-
-impl BillToProfile {
-    /// The profile's columns this reads, in the fields' names.
-    pub const COLUMNS: [site_billing_profile::Column; 12] = {
-        use site_billing_profile::Column::*;
-        [SiteId, FirstName, LastName, CompanyName, Email, Phone, CountryOrRegion, StateOrProvince, City, MailingAddress, JobTitle, BillTo]
-    };
-}
-
-impl From<site_billing_profile::Model> for BillToProfile {
-    fn from(p: site_billing_profile::Model) -> Self {
-        Self {
-            site_id: p.site_id,
-            first_name: p.first_name,
-            last_name: p.last_name,
-            company_name: p.company_name,
-            email: p.email,
-            phone: p.phone,
-            country_or_region: p.country_or_region,
-            state_or_province: p.state_or_province,
-            city: p.city,
-            mailing_address: p.mailing_address,
-            job_title: p.job_title,
-            bill_to: p.bill_to,
-        }
-    }
-}
+/// What an invoice's bill-to record copies of its site's billing profile: the
+/// columns both tables name alike. The copy is one `INSERT ... SELECT`, so
+/// the columns are written out here and nowhere else.
+const BILL_TO_COLUMNS: [site_billing_profile::Column; 11] = {
+    use site_billing_profile::Column::*;
+    [FirstName, LastName, CompanyName, Email, Phone, CountryOrRegion, StateOrProvince, City, MailingAddress, JobTitle, BillTo]
+};
 
 /// Who and what an invoice is for.
 pub struct InvoiceHeader<'a> {
@@ -227,8 +189,8 @@ pub struct InvoiceHeader<'a> {
     pub status: String,
     pub currency_id: String,
     pub created_time: DateTime<Utc>,
-    /// Billed to this profile (copied as the bill-to record).
-    pub profile: Option<&'a BillToProfile>,
+    /// The site has a billing profile, copied as the invoice's bill-to record.
+    pub billed_to_profile: bool,
 }
 
 /// Writes an invoice with its lines (as `crate::billing::invoice` figured
@@ -287,32 +249,32 @@ pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>
     if !rows.is_empty() {
         line::Entity::insert_many(rows).exec_without_returning(db).await?;
     }
-    if let Some(p) = header.profile {
-        write_bill_to(db, header.id, header.site.partner_id, p).await?;
+    if header.billed_to_profile {
+        copy_bill_to(db, header.id, header.site).await?;
     }
     Ok(())
 }
 
-/// Writes the invoice's bill-to record: a copy of the billing profile as it is now.
-async fn write_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, partner_id: i32, p: &BillToProfile) -> Result<(), sea_orm::DbErr> {
-    invoice_bill_to::Entity::insert(invoice_bill_to::ActiveModel {
-        invoice_id: Set(invoice_id),
-        site_id: Set(p.site_id),
-        partner_id: Set(partner_id),
-        first_name: Set(p.first_name.clone()),
-        last_name: Set(p.last_name.clone()),
-        company_name: Set(p.company_name.clone()),
-        email: Set(p.email.clone()),
-        phone: Set(p.phone.clone()),
-        country_or_region: Set(p.country_or_region.clone()),
-        state_or_province: Set(p.state_or_province.clone()),
-        city: Set(p.city.clone()),
-        mailing_address: Set(p.mailing_address.clone()),
-        job_title: Set(p.job_title.clone()),
-        bill_to: Set(p.bill_to.clone()),
-    })
-    .exec_without_returning(db)
-    .await?;
+/// Writes the invoice's bill-to record: a copy of the site's billing profile
+/// as it is now, in the database (nothing when the site has none).
+async fn copy_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, site: &InvoiceSite) -> Result<(), sea_orm::DbErr> {
+    use invoice_bill_to::Column as To;
+    use sea_orm::sea_query::IntoIden;
+    let profile = Query::select()
+        .expr(Expr::val(invoice_id))
+        .expr(Expr::val(site.id))
+        .expr(Expr::val(site.partner_id))
+        .columns(BILL_TO_COLUMNS)
+        .from(site_billing_profile::Entity)
+        .and_where(site_billing_profile::Column::SiteId.eq(site.id))
+        .to_owned();
+    let copy = Query::insert()
+        .into_table(invoice_bill_to::Entity)
+        .columns([To::InvoiceId, To::SiteId, To::PartnerId].map(IntoIden::into_iden).into_iter().chain(BILL_TO_COLUMNS.map(IntoIden::into_iden)))
+        .select_from(profile)
+        .map_err(|err| sea_orm::DbErr::Custom(format!("the bill-to copy's columns: {err}")))?
+        .to_owned();
+    db.execute(&copy).await?;
     Ok(())
 }
 
@@ -353,10 +315,10 @@ pub async fn insert_for_site(
     let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
     let currency_id = config.map(|c| c.currency_id).unwrap_or_else(|| "USD".to_owned());
     let minor_units = minor_units(db, &currency_id).await?;
-    let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?.map(BillToProfile::from);
+    let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
     let tax = tax_for(db, profile.as_ref()).await?;
     let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
     let paid = status == "paid";
-    let header = InvoiceHeader { id, site: &InvoiceSite::from(&site), agent_id, status, currency_id, created_time, profile: profile.as_ref() };
+    let header = InvoiceHeader { id, site: &InvoiceSite::from(&site), agent_id, status, currency_id, created_time, billed_to_profile: profile.is_some() };
     Ok(insert_invoice(db, header, &invoice, paid).await?)
 }
