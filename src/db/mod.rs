@@ -1,6 +1,7 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
 pub mod batched;
+pub mod by_parent;
 pub mod entities;
 pub mod in_list;
 pub mod money;

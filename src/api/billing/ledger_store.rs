@@ -18,6 +18,7 @@ use super::scope::{SiteSet, lock_site};
 use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
 use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
 use super::store_error::StoreError;
+use crate::db::by_parent::ByParent;
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::{CHARGE, TaxRate};
@@ -325,9 +326,8 @@ async fn open_charges(
     subscriptions: &[Subscription<SubscriptionPricingModel>],
 ) -> Result<HashMap<Uuid, Vec<OpenCharge>>, sea_orm::DbErr> {
     let model_ids: Vec<Uuid> = subscriptions.iter().flat_map(|s| s.models.iter().map(|m| m.id)).collect();
-    let mut open: HashMap<Uuid, Vec<OpenCharge>> = HashMap::new();
     if model_ids.is_empty() {
-        return Ok(open);
+        return Ok(HashMap::new());
     }
     use sea_orm::sea_query::ExprTrait;
     // Per line, one probe of the index on the credits' pointer (migration 13),
@@ -344,12 +344,10 @@ async fn open_charges(
         .order_by_desc(line::Column::ServiceStartDate)
         .order_by_asc(line::Column::SortOrder);
     // A model's lines come from one statement, so each keeps the order.
-    for l in crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await? {
-        if let Some(model_id) = l.subscription_pricing_model_id {
-            open.entry(model_id).or_default().push(OpenCharge { id: l.id, name: l.name });
-        }
-    }
-    Ok(open)
+    let lines = crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await?;
+    let open: ByParent<Uuid, OpenCharge> =
+        lines.into_iter().filter_map(|l| Some((l.subscription_pricing_model_id?, OpenCharge { id: l.id, name: l.name }))).collect();
+    Ok(open.into_map())
 }
 
 impl SiteRows {

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
+use crate::db::by_parent::ByParent;
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::on_thread::OnThreadReads;
@@ -370,18 +371,14 @@ pub async fn fill_missing_fields_json(db: &DatabaseConnection) -> ApiResult<u64>
             return Ok(filled);
         }
         let fields = field::Entity::find().filter(field::Column::SecureFormId.is_in(ids.clone())).all(&txn).await?;
-        let mut options: HashMap<Uuid, Vec<SecureFormFieldOption>> = HashMap::new();
-        for opt in option::Entity::find().filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone()))).all(&txn).await? {
-            options.entry(opt.field_id).or_default().push(SecureFormFieldOption {
-                id: opt.id,
-                field_id: opt.field_id,
-                display_text: opt.display_text,
-                order: opt.sort_order,
-            });
-        }
-        let mut by_form: HashMap<Uuid, Vec<SecureFormField>> = ids.iter().map(|id| (*id, Vec::new())).collect();
-        for f in fields {
-            by_form.entry(f.secure_form_id).or_default().push(SecureFormField {
+        let options = option::Entity::find().filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone()))).all(&txn).await?;
+        let mut options: ByParent<Uuid, _> = options
+            .into_iter()
+            .map(|opt| {
+                (opt.field_id, SecureFormFieldOption { id: opt.id, field_id: opt.field_id, display_text: opt.display_text, order: opt.sort_order })
+            })
+            .collect();
+        let mut by_form: ByParent<Uuid, _> = fields.into_iter().map(|f| (f.secure_form_id, SecureFormField {
                 id: f.id,
                 secure_form_id: f.secure_form_id,
                 name: f.name,
@@ -395,10 +392,10 @@ pub async fn fill_missing_fields_json(db: &DatabaseConnection) -> ApiResult<u64>
                 is_input_validation_enabled: f.is_input_validation_enabled,
                 regular_expression: f.regular_expression,
                 custom_validation_error_message: f.custom_validation_error_message,
-                options: options.remove(&f.id).unwrap_or_default(),
-            });
-        }
-        for (id, fields) in by_form {
+                options: options.take(&f.id),
+            })).collect();
+        for id in ids {
+            let fields = by_form.take(&id);
             form::Entity::update_many()
                 .col_expr(form::Column::FieldsJson, Expr::value(FormFields::render(fields).as_json()))
                 .filter(form::Column::Id.eq(id))

@@ -2,12 +2,12 @@
 //! of queries, and the feature points of a subscription's product replaced
 //! in one transaction.
 
-use std::collections::HashMap;
 
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use uuid::Uuid;
 
 use super::dto::*;
+use crate::db::by_parent::ByParent;
 use crate::api::billing::scope::{SiteSet, lock_site, partner_site};
 use crate::api::billing::subscriptions::CANCELLED;
 use crate::billing::BillingError;
@@ -49,25 +49,27 @@ pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> Ap
         .order_by_asc(relation::Column::Id)
         .all(db)
         .await?;
-    let mut points: HashMap<Uuid, Vec<SubscriptionProductFeaturePointRelation>> = HashMap::new();
-    for p in point::Entity::find()
+    let mut points: ByParent<Uuid, _> = point::Entity::find()
         .filter(sites.contains(point::Column::SiteId, point::Column::PartnerId))
         .order_by_asc(point::Column::FeaturePointItemId)
         .order_by_asc(point::Column::Id)
         .all(db)
         .await?
-    {
-        points.entry(p.subscription_product_relation_id).or_default().push(SubscriptionProductFeaturePointRelation {
-            id: p.id,
-            subscription_product_relation_id: p.subscription_product_relation_id,
-            feature_point_item_id: p.feature_point_item_id,
-            site_id: p.site_id,
-        });
-    }
+        .into_iter()
+        .map(|p| {
+            let point = SubscriptionProductFeaturePointRelation {
+                id: p.id,
+                subscription_product_relation_id: p.subscription_product_relation_id,
+                feature_point_item_id: p.feature_point_item_id,
+                site_id: p.site_id,
+            };
+            (p.subscription_product_relation_id, point)
+        })
+        .collect();
     Ok(relations
             .into_iter()
             .map(|r| SubscriptionProductRelation {
-                subscription_product_feature_point_relations: points.remove(&r.id).unwrap_or_default(),
+                subscription_product_feature_point_relations: points.take(&r.id),
                 id: r.id,
                 subscription_id: r.subscription_id,
                 product_id: r.product_id,

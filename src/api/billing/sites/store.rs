@@ -9,6 +9,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use uuid::Uuid;
 
 use super::dto::*;
+use crate::db::by_parent::ByParent;
 use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
@@ -61,15 +62,6 @@ fn profile_of(s: &site::Model) -> SiteProfile {
         industry: s.industry.clone(),
         other_industry_description: s.other_industry_description.clone(),
     }
-}
-
-/// Groups rows by site id, keeping their order.
-fn by_site<T>(rows: impl IntoIterator<Item = T>, site_of: impl Fn(&T) -> i32) -> HashMap<i32, Vec<T>> {
-    let mut grouped: HashMap<i32, Vec<T>> = HashMap::new();
-    for row in rows {
-        grouped.entry(site_of(&row)).or_default().push(row);
-    }
-    grouped
 }
 
 /// The partner's site's revision (migration 12), or 404 (also for another
@@ -154,55 +146,50 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         .into_iter()
         .map(|t| (t.id, t))
         .collect();
-    let mut links = by_site(links, |l| l.site_id);
+    let mut links = ByParent::keyed(links, |l| l.site_id);
     let agents = agent::Entity::find()
         .filter(set.owns(agent::Column::SiteId))
         .order_by_asc(agent::Column::Email)
         .all(db)
         .await?;
-    let mut agents = by_site(agents, |a| a.site_id);
-    let mut attachments: HashMap<Uuid, Vec<SiteContractAttachment>> = HashMap::new();
-    for a in attachment::Entity::find()
+    let mut agents = ByParent::keyed(agents, |a| a.site_id);
+    let mut attachments: ByParent<Uuid, _> = attachment::Entity::find()
         .filter(set.owns(attachment::Column::SiteId))
         .order_by_asc(attachment::Column::Name)
         .order_by_asc(attachment::Column::Id)
         .all(db)
         .await?
-    {
-        attachments.entry(a.site_contract_id).or_default().push(SiteContractAttachment {
-            id: a.id,
-            site_id: a.site_id,
-            site_contract_id: a.site_contract_id,
-            name: a.name,
-            attachment: a.attachment,
-        });
-    }
+        .into_iter()
+        .map(|a| {
+            let attachment =
+                SiteContractAttachment { id: a.id, site_id: a.site_id, site_contract_id: a.site_contract_id, name: a.name, attachment: a.attachment };
+            (a.site_contract_id, attachment)
+        })
+        .collect();
     let contracts = site_contract::Entity::find()
         .filter(set.owns(site_contract::Column::SiteId))
         .order_by_asc(site_contract::Column::StartDate)
         .order_by_asc(site_contract::Column::Id)
         .all(db)
         .await?;
-    let mut contracts = by_site(contracts, |c| c.site_id);
+    let mut contracts = ByParent::keyed(contracts, |c| c.site_id);
     let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
-    let mut subscriptions = by_site(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
+    let mut subscriptions = ByParent::keyed(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
     Ok(sites
         .into_iter()
         .map(|s| {
             let mut site_tags: Vec<Tag> = links
-                .remove(&s.id)
-                .unwrap_or_default()
+                .take(&s.id)
                 .into_iter()
                 .filter_map(|l| tags.get(&l.tag_id))
                 .map(|t| Tag { id: t.id, partner_id: t.partner_id, name: t.name.clone() })
                 .collect();
             site_tags.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
             let site_contracts = contracts
-                .remove(&s.id)
-                .unwrap_or_default()
+                .take(&s.id)
                 .into_iter()
                 .map(|c| SiteContract {
-                    site_contract_attachments: attachments.remove(&c.id).unwrap_or_default(),
+                    site_contract_attachments: attachments.take(&c.id),
                     id: c.id,
                     site_id: c.site_id,
                     name: c.name,
@@ -219,7 +206,7 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
                 profile: profile_of(&s),
                 tag_ids: site_tags.iter().map(|t| t.id).collect(),
                 tags: site_tags,
-                site_agents: agents.remove(&s.id).unwrap_or_default().into_iter().map(agent_out).collect(),
+                site_agents: agents.take(&s.id).into_iter().map(agent_out).collect(),
                 site_contracts,
                 site_extra_info: SiteExtraInfo {
                     site_id: s.id,
@@ -240,7 +227,7 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
                 site_billing_config: configs.remove(&s.id),
                 site_billing_activity: SiteBillingActivity { site_id: s.id, buying_stage: s.buying_stage.clone() },
                 site_registration: SiteRegistration { site_id: s.id, register_email: s.register_email.clone(), register_time: s.register_time },
-                subscriptions: subscriptions.remove(&s.id).unwrap_or_default(),
+                subscriptions: subscriptions.take(&s.id),
             }
         })
         .collect())
@@ -273,7 +260,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         .map(|u| (u.id, u.display_name))
         .collect();
     let agents = agent::Entity::find().filter(set.owns(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
-    let mut agents = by_site(agents, |a| a.site_id);
+    let mut agents = ByParent::keyed(agents, |a| a.site_id);
     let names = subscription::Entity::find()
         .select_only()
         .column(subscription::Column::SiteId)
@@ -284,7 +271,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         .into_tuple::<(i32, String)>()
         .all(db)
         .await?;
-    let mut names = by_site(names, |(site_id, _)| *site_id);
+    let mut names: ByParent<i32, String> = names.into_iter().collect();
     let mut configs: HashMap<i32, site_billing_config::Model> = site_billing_config::Entity::find()
         .filter(set.contains(site_billing_config::Column::SiteId, site_billing_config::Column::PartnerId))
         .all(db)
@@ -304,7 +291,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
     Ok(sites
         .into_iter()
         .map(|s| {
-            let site_agents = agents.remove(&s.id).unwrap_or_default();
+            let site_agents = agents.take(&s.id);
             let config = configs.remove(&s.id);
             SitePagedModel {
                 site_id: s.id,
@@ -338,7 +325,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
                         is_admin: a.is_admin,
                     })
                     .collect(),
-                subscription: names.remove(&s.id).unwrap_or_default().into_iter().map(|(_, name)| name).collect(),
+                subscription: names.take(&s.id),
             }
         })
         .collect())

@@ -9,6 +9,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, Databas
 use uuid::Uuid;
 
 use super::dto::*;
+use crate::db::by_parent::ByParent;
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::{SiteSet, lock_site};
@@ -173,21 +174,19 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
     if tree.is_empty() {
         return Ok(Vec::new());
     }
-    let mut lines: HashMap<Uuid, Vec<InvoiceLineItem>> = HashMap::new();
-    if selection.with_line_items {
-        let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
-        for line in line_items_where(db, condition).await? {
-            if let Some(owner) = line.subscription_pricing_model_id {
-                lines.entry(owner).or_default().push(line);
-            }
+    let mut lines: ByParent<Uuid, InvoiceLineItem> = match selection.with_line_items {
+        true => {
+            let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
+            line_items_where(db, condition).await?.into_iter().filter_map(|line| Some((line.subscription_pricing_model_id?, line))).collect()
         }
-    }
+        false => std::iter::empty().collect(),
+    };
     tree.into_iter()
         .map(|(s, models)| {
             let mut line_items = Vec::new();
             let mut pricing_models = Vec::with_capacity(models.len());
             for (m, segments) in models {
-                line_items.extend(lines.remove(&m.id).unwrap_or_default());
+                line_items.extend(lines.take(&m.id));
                 pricing_models.push(model_out(m, &s, segments)?);
             }
             Ok(Subscription {
