@@ -247,6 +247,20 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
     }
 }
 
+/// What a token request can be refused with besides a malformed form (400).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)] // The variants document answers; `ApiError` makes them.
+enum SignInProblems {
+    #[response(status = 401, description = "Wrong email, password or refresh token", content_type = "application/problem+json")]
+    Refused(crate::error::Problem),
+    #[response(status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again",
+        content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
+    Throttled(crate::error::Problem),
+    #[response(status = 503, description = "Every password check is in use; `Retry-After` says when to try again",
+        content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
+    Busy(crate::error::Problem),
+}
+
 /// Obtain a platform access token
 ///
 /// Signs in a site agent (password grant) or renews a token pair (refresh_token
@@ -260,11 +274,7 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
         example = json!({"grant_type": "password", "email": "admin@site10000.example", "password": "demo-password"})),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
-        (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, description = "Every password check is in use; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        SignInProblems,
     ),
     security(())
 )]
@@ -289,11 +299,7 @@ async fn platform_token(
         example = json!({"grant_type": "password", "email": "admin@partner1.example", "password": "demo-password"})),
     responses(
         (status = 200, description = "A new token pair", body = TokenResponse),
-        (status = 401, description = "Wrong email, password or refresh token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, description = "Every password check is in use; `Retry-After` says when to try again", body = crate::error::Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        SignInProblems,
     ),
     security(())
 )]

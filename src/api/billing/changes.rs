@@ -331,8 +331,7 @@ async fn run_changes(
     request_body = ChangeRequest,
     responses(
         (status = 200, description = "The invoice of the changes", body = SubscriptionsChangeOutput),
-        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::ChangesProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn change_subscriptions(
@@ -354,8 +353,7 @@ async fn change_subscriptions(
     request_body = ChangeRequest,
     responses(
         (status = 200, description = "The figures of the changes", body = SubscriptionsChangeOutput),
-        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::ChangesProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn calculate_subscription_changes(
@@ -376,8 +374,7 @@ async fn calculate_subscription_changes(
     request_body = ChangeRequest,
     responses(
         (status = 200, description = "The invoice of the cancellation", body = SubscriptionsChangeOutput),
-        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::CancelProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn cancel_subscription(

@@ -14,6 +14,7 @@ pub mod ledger_run;
 pub mod ledger_store;
 pub mod money;
 pub mod operations;
+pub mod problems;
 pub mod products;
 pub mod profiles;
 pub mod renewals;

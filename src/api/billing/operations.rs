@@ -265,8 +265,7 @@ fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option
     request_body = PlanRequest,
     responses(
         (status = 200, description = "The figures adding the plan would give", body = SubscriptionOutput),
-        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::SiteTermsProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn calculate_new_subscription(
@@ -290,8 +289,7 @@ async fn calculate_new_subscription(
     request_body = PlanRequest,
     responses(
         (status = 200, description = "What the new subscription was charged", body = SubscriptionOutput),
-        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::SiteTermsProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn add_subscription(
@@ -315,8 +313,7 @@ async fn add_subscription(
     request_body = PlanRequest,
     responses(
         (status = 200, description = "The credit of the old plan and the charge of the new one", body = SubscriptionOutput),
-        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::SubscriptionProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn switch_subscription_plan(
@@ -338,8 +335,7 @@ pub async fn switch_subscription_plan(
     request_body = PlanRequest,
     responses(
         (status = 200, description = "The figures switching would give", body = SubscriptionOutput),
-        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The subscription is cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::SubscriptionProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn calculate_switch_subscription_plan(
@@ -374,8 +370,7 @@ pub struct CancelRequest {
     request_body = CancelRequest,
     responses(
         (status = 200, description = "The credit cancelling would give", body = SubscriptionOutput),
-        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::CancelProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub async fn calculate_cancel_subscription(

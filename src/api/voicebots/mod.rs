@@ -47,3 +47,11 @@ impl ChannelType {
     }
 }
 
+/// A delete of a telephony or SIP configuration that a channel instance
+/// still names (the instance goes first).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)] // The variant documents an answer; `ApiError` makes it.
+pub enum ConfigurationInUse {
+    #[response(status = 409, description = "A channel instance still uses the configuration", content_type = "application/problem+json")]
+    InUse(crate::error::Problem),
+}

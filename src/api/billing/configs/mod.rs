@@ -107,7 +107,7 @@ async fn create_site_billing_config(
     request_body = SiteBillingConfigInput,
     responses(
         (status = 200, description = "The stored configuration", body = SiteBillingConfig),
-        (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::ConfigUpdateProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn update_site_billing_config(
@@ -140,7 +140,7 @@ async fn update_site_billing_config(
     request_body = SiteBillingConfigInput,
     responses(
         (status = 200, description = "The stored configuration", body = SiteBillingConfig),
-        (status = 409, description = "The currency would change while the balance is not zero", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::problems::ConfigUpdateProblems,
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 #[deprecated = "the spec\'s POST sample; use the PUT"]

@@ -100,7 +100,7 @@ async fn update_sip_configuration(
     params(("id" = Uuid, Path, description = "Id of the SIP configuration")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 409, description = "A channel instance still uses the configuration", body = crate::error::Problem, content_type = "application/problem+json"),
+        super::ConfigurationInUse,
     ),
     extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_sip_configuration(
