@@ -224,6 +224,15 @@ impl FieldProblem {
     }
 }
 
+/// A body as its rules read it, with what they refused, before the checks
+/// that need the database's rows (that a referenced row exists): the store
+/// runs those in the write's transaction, adds what they find, and finishes
+/// it, so that one 400 names every problem of the body.
+pub struct Drafted<T> {
+    pub draft: T,
+    pub violations: Violations,
+}
+
 /// Problems listed in one answer at most: the rest are counted in `detail`, so
 /// that an answer stays small (a list of a million bad items is a few KB).
 pub const MAX_LISTED_PROBLEMS: usize = 100;

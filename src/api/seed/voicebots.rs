@@ -24,6 +24,6 @@ pub async fn voicebot(
     input: bots::VoicebotInput,
     at: chrono::DateTime<chrono::Utc>,
 ) -> ApiResult<()> {
-    let draft = bots::store::checked_draft(txn, site_id, input, None).await?;
+    let draft = bots::store::verified(txn, site_id, bots::rules::validate(input, None)).await?;
     bots::store::insert(txn, site_id, id, channel_id, draft, at).await
 }

@@ -101,7 +101,8 @@ async fn create_voicebot(
     caller: SiteCaller<ManageVoicebot>,
     JsonBody(input): JsonBody<VoicebotInput>,
 ) -> ApiResult<impl IntoResponse> {
-    let stored = store::create(&state.db, &state.cipher, caller.site_id, input).await?;
+    let drafted = rules::validate(input, None);
+    let stored = store::create(&state.db, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebots/{}", stored.id);
     Ok(crate::api::created(location, stored))
 }
@@ -120,7 +121,8 @@ async fn update_voicebot(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotInput>,
 ) -> ApiResult<Json<Voicebot>> {
-    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
+    let drafted = rules::validate(input, Some(id));
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, drafted).await?))
 }
 
 /// Delete a voicebot

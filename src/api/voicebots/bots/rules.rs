@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use crate::api::voicebots::channels::{ChannelDraft, VoicebotChannelInstanceInput, rules::read_input};
-use crate::error::Violations;
+use crate::error::{Drafted, Violations};
 
 /// A checked body, ready to store.
 pub struct Draft {
@@ -24,9 +24,11 @@ pub struct Draft {
     pub channel: ChannelDraft,
 }
 
-/// The rules of a voicebot body that need no database; the problems go to
-/// `v`, where the store's checks of its references join them.
-pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations) -> Draft {
+/// The rules of a voicebot body that need no database; the store's checks of
+/// its references (`store::verified`) join the problems found.
+pub fn validate(input: VoicebotInput, path_id: Option<Uuid>) -> Drafted<Draft> {
+    let mut violations = Violations::checked(&input);
+    let v = &mut violations;
     crate::api::site_scoped::check_body_id(v, path_id, input.id);
     let words = input.words_that_trigger_bot_to_wait.unwrap_or_default();
     // Each word's own rules: validator checks fields, not the items of a list of text.
@@ -41,7 +43,7 @@ pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations)
     };
     let language_id = input.language_id.map(|l| l.as_str().to_owned());
     let voice_name_id = input.voice_name_id;
-    Draft {
+    let draft = Draft {
         name: input.name.unwrap_or_default(),
         description: input.description.unwrap_or_default(),
         engine_id: input.engine_id,
@@ -55,5 +57,6 @@ pub fn validate(input: VoicebotInput, path_id: Option<Uuid>, v: &mut Violations)
         message_when_waiting: input.message_when_bot_triggered_to_wait.unwrap_or_default(),
         waiting_seconds: input.bot_waiting_time.unwrap_or(DEFAULT_WAITING_SECONDS),
         channel,
-    }
+    };
+    Drafted { draft, violations }
 }

@@ -13,14 +13,14 @@ use crate::api::voicebots::catalog;
 use crate::api::voicebots::channels::store as channels;
 use crate::crypto::FieldCipher;
 use crate::db::entities::voicebot as row;
-use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::error::{ApiResult, Drafted, ErrorCode, Violations};
 
-/// Every rule of a voicebot body, its catalog and channel references included.
-pub async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
-    let mut v = Violations::checked(&input);
-    let (engine_id, voice_name_id) = (input.engine_id, input.voice_name_id.clone());
-    let draft = super::rules::validate(input, path_id, &mut v);
-    check_catalog(db, &mut v, engine_id, draft.language_id.as_deref(), voice_name_id.as_deref()).await?;
+/// The rules of a voicebot body that need rows: the catalog entries and the
+/// channel's configuration it names exist (the configuration in the site).
+/// Called inside the write's transaction, so what they find is what it writes.
+pub async fn verified(db: &impl ConnectionTrait, site_id: i32, drafted: Drafted<Draft>) -> ApiResult<Draft> {
+    let Drafted { draft, violations: mut v } = drafted;
+    check_catalog(db, &mut v, draft.engine_id, draft.language_id.as_deref(), draft.voice_name_id.as_deref()).await?;
     channels::check_references(db, site_id, &draft.channel, "/channel", &mut v).await?;
     v.finish(draft)
 }
@@ -168,10 +168,10 @@ pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32,
 }
 
 /// Creates the site's voicebot and its own channel instance in one transaction.
-pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, input: VoicebotInput) -> ApiResult<Voicebot> {
+pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, drafted: Drafted<Draft>) -> ApiResult<Voicebot> {
     let id = Uuid::now_v7();
     let txn = db.begin().await?;
-    let draft = checked_draft(&txn, site_id, input, None).await?;
+    let draft = verified(&txn, site_id, drafted).await?;
     insert(&txn, site_id, id, Uuid::now_v7(), draft, Utc::now()).await?;
     let stored = find(&txn, cipher, site_id, id, true).await?;
     txn.commit().await?;
@@ -179,10 +179,10 @@ pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32,
 }
 
 /// Replaces the site's voicebot and updates its own channel instance.
-pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, input: VoicebotInput) -> ApiResult<Voicebot> {
+pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, drafted: Drafted<Draft>) -> ApiResult<Voicebot> {
     let txn = db.begin().await?;
     let stored = find_row(&txn, site_id, id).await?;
-    let draft = checked_draft(&txn, site_id, input, Some(id)).await?;
+    let draft = verified(&txn, site_id, drafted).await?;
     channels::update(&txn, stored.channel_id, draft.channel.clone()).await?;
     row::Entity::update(row::ActiveModel { id: Set(id), ..values(&draft, Utc::now()) }).exec(&txn).await?;
     let updated = find(&txn, cipher, site_id, id, true).await?;

@@ -100,7 +100,8 @@ async fn create_channel_instance(
     caller: SiteCaller<ManageVoicebot>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<impl IntoResponse> {
-    let stored = store::create(&state.db, &state.cipher, caller.site_id, input).await?;
+    let drafted = rules::validate(input);
+    let stored = store::create(&state.db, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebotChannelInstances/{}", stored.id);
     Ok(crate::api::created(location, stored))
 }
@@ -120,7 +121,8 @@ async fn update_channel_instance(
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
 ) -> ApiResult<Json<VoicebotChannelInstance>> {
-    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, input).await?))
+    let drafted = rules::validate(input);
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, drafted).await?))
 }
 
 /// Delete a voicebot channel instance

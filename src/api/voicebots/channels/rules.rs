@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::dto::VoicebotChannelInstanceInput;
 use crate::schema_conditions::SchemaConditions;
 use crate::api::voicebots::ChannelType;
-use crate::error::{ErrorCode, Violations};
+use crate::error::{Drafted, ErrorCode, Violations};
 
 /// A checked channel body, ready to store.
 #[derive(Debug, Clone)]
@@ -38,6 +38,14 @@ fn complete_channel_condition() -> serde_json::Value {
         "properties": {"voiceChannelId": {}, "infoId": {}, "channelType": {}},
         "required": ["voiceChannelId", "infoId", "channelType"]
     }}}])
+}
+
+/// The rules of a standalone channel instance body that need no database;
+/// the store's checks of its references join the problems found.
+pub fn validate(input: VoicebotChannelInstanceInput) -> Drafted<ChannelDraft> {
+    let mut violations = Violations::new();
+    let draft = read_input(input, "", false, &mut violations);
+    Drafted { draft, violations }
 }
 
 pub fn read_input(input: VoicebotChannelInstanceInput, base: &str, complete: bool, v: &mut Violations) -> ChannelDraft {

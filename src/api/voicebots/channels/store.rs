@@ -7,7 +7,7 @@ use chrono::Utc;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
 use uuid::Uuid;
 
-use super::dto::{ChannelInfo, VoicebotChannelInstance, VoicebotChannelInstanceInput};
+use super::dto::{ChannelInfo, VoicebotChannelInstance};
 use super::rules::ChannelDraft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::catalog;
@@ -16,7 +16,7 @@ use crate::api::voicebots::sip::SipConfiguration;
 use crate::crypto::FieldCipher;
 use crate::db::in_list::all_in;
 use crate::db::entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::error::{ApiError, ApiResult, Drafted, ErrorCode, Violations};
 
 /// The references of a channel: a catalog voice channel, and a configuration of
 /// the site of the right kind.
@@ -54,27 +54,27 @@ pub async fn check_references(
     Ok(())
 }
 
-/// Every rule of a standalone channel instance body, its configuration reference included.
-async fn checked_draft(db: &impl ConnectionTrait, site_id: i32, input: VoicebotChannelInstanceInput) -> ApiResult<ChannelDraft> {
-    let mut v = Violations::new();
-    let draft = super::rules::read_input(input, "", false, &mut v);
+/// The rules of a standalone channel instance body that need rows: its
+/// references exist (`check_references`).
+async fn verified(db: &impl ConnectionTrait, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<ChannelDraft> {
+    let Drafted { draft, violations: mut v } = drafted;
     check_references(db, site_id, &draft, "", &mut v).await?;
     v.finish(draft)
 }
 
 /// Creates a standalone channel instance of the site.
-pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, input: VoicebotChannelInstanceInput) -> ApiResult<VoicebotChannelInstance> {
-    let draft = checked_draft(db, site_id, input).await?;
+pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<VoicebotChannelInstance> {
+    let draft = verified(db, site_id, drafted).await?;
     let id = Uuid::now_v7();
     insert(db, site_id, id, draft).await?;
     find(db, cipher, site_id, id, false).await
 }
 
 /// Replaces the site's channel instance and moves `lastUpdatedTime` of the voicebot that uses it.
-pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, input: VoicebotChannelInstanceInput) -> ApiResult<VoicebotChannelInstance> {
+pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, drafted: Drafted<ChannelDraft>) -> ApiResult<VoicebotChannelInstance> {
     let txn = db.begin().await?;
     find_row(&txn, site_id, id).await?;
-    let draft = checked_draft(&txn, site_id, input).await?;
+    let draft = verified(&txn, site_id, drafted).await?;
     update(&txn, id, draft).await?;
     touch_bots_using_channel(&txn, id).await?;
     let stored = find(&txn, cipher, site_id, id, false).await?;
