@@ -87,7 +87,7 @@ pub fn app(state: AppState) -> Router {
         .merge(swagger_ui(docs, state.test_mode))
         .merge(telemetry::router(telemetry::Sampled {
             writer: state.db.clone(),
-            readers: state.reads.clone(),
+            readers: state.reads.pool().clone(),
             gauges: vec![("switchboard_form_writer_waiting", {
                 let forms = state.forms.clone();
                 Box::new(move || forms.waiting() as f64)

@@ -8,6 +8,7 @@ use sea_orm::DatabaseConnection;
 use crate::auth::TokenService;
 use crate::crypto::FieldCipher;
 use crate::db::on_thread::WriteBatches;
+use crate::db::reads::Reads;
 
 use super::billing::sites::rendered::RenderedSites;
 use super::billing::sites::store::SiteRevisions;
@@ -49,8 +50,9 @@ impl From<SharedState> for AppState {
 pub struct SharedState {
     /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
-    /// Reads of GET operations (`db::connect_reader`): beside the writer on SQLite.
-    pub reads: DatabaseConnection,
+    /// Every read of a request (`db::reads`): beside the writer on SQLite, on
+    /// the request's thread where a read of its kind can be.
+    pub reads: Reads,
     pub tokens: Arc<TokenService>,
     /// Encrypts secrets at rest (SIP passwords).
     pub cipher: Arc<FieldCipher>,
@@ -72,8 +74,6 @@ pub struct SharedState {
     pub forms: FormWriter,
     /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
     pub form_reads: FormReads,
-    /// Point reads and billing previews on the request's thread, on SQLite files (`db::on_thread`).
-    pub on_thread: Option<Arc<crate::db::on_thread::OnThreadReads>>,
     /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
     pub write_batches: Option<WriteBatches>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
@@ -96,11 +96,10 @@ impl SharedState {
             forms: queues.forms,
             write_batches: queues.write_batches,
             journal: queues.journal,
-            on_thread: reads.on_thread.map(Arc::new),
             form_reads: super::secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: super::billing::sites::store::batched_revisions(reads.pool.clone()),
             db,
-            reads: reads.pool,
+            reads: Reads::new(reads.pool, reads.on_thread),
             tokens,
             cipher,
             public_url: None,
@@ -124,11 +123,7 @@ impl crate::auth::CallerContext for AppState {
         self.test_mode
     }
 
-    fn reads(&self) -> &DatabaseConnection {
+    fn reads(&self) -> &Reads {
         &self.reads
-    }
-
-    fn on_thread(&self) -> Option<&crate::db::on_thread::OnThreadReads> {
-        self.on_thread.as_deref()
     }
 }

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, header, request::Parts};
 use uuid::Uuid;
 
 use super::{Audience, Claims, Permission, TokenKind, TokenService};
-use crate::db::on_thread::OnThreadReads;
+use crate::db::reads::Reads;
 use crate::error::{ApiError, ErrorCode};
 
 /// A site agent calling the platform interface (A and B), holding the permission
@@ -103,10 +103,7 @@ pub trait CallerContext: Send + Sync {
     fn tokens(&self) -> &TokenService;
     /// Test mode's sandboxes can be deleted, so their tokens are checked.
     fn test_mode(&self) -> bool;
-    /// Reads through the pool.
-    fn reads(&self) -> &sea_orm::DatabaseConnection;
-    /// Reads on the request's thread (SQLite files).
-    fn on_thread(&self) -> Option<&OnThreadReads>;
+    fn reads(&self) -> &Reads;
 }
 
 /// The request's access token for `audience`, verified here or before.
@@ -134,16 +131,17 @@ async fn still_there(state: &impl CallerContext, tenant: Tenant) -> Result<(), A
         Tenant::Site(id) if id >= SANDBOX_IDS_FROM => ("SELECT 1 FROM sites WHERE id = ?1", id),
         _ => return Ok(()),
     };
-    // On the request's thread where it can (SQLite files), else through the pool.
-    let on_thread = state.on_thread().and_then(|reads| reads.row(sql, [id], |row| row.get::<_, i64>(0)));
-    let found = match (on_thread, tenant) {
-        (Some(row), _) => Ok(u64::from(row.is_some())),
-        (None, Tenant::Partner(id)) => partner::Entity::find().filter(partner::Column::Id.eq(id)).count(state.reads()).await,
-        (None, Tenant::Site(id)) => site::Entity::find().filter(site::Column::Id.eq(id)).count(state.reads()).await,
+    let reads = state.reads();
+    let through_pool = async {
+        let found = match tenant {
+            Tenant::Partner(id) => partner::Entity::find().filter(partner::Column::Id.eq(id)).count(reads).await?,
+            Tenant::Site(id) => site::Entity::find().filter(site::Column::Id.eq(id)).count(reads).await?,
+        };
+        Ok::<_, sea_orm::DbErr>((found > 0).then_some(1))
     };
-    match found.map_err(ApiError::from)? {
-        0 => Err(ApiError::new(ErrorCode::InvalidToken, "the sandbox of this token was deleted")),
-        _ => Ok(()),
+    match reads.row(sql, [id], |row| row.get::<_, i64>(0), through_pool).await.map_err(ApiError::from)? {
+        None => Err(ApiError::new(ErrorCode::InvalidToken, "the sandbox of this token was deleted")),
+        Some(_) => Ok(()),
     }
 }
 

@@ -306,6 +306,13 @@ impl<M: PricedModel> Ledger<M> {
         Ok(())
     }
 
+    /// Cancels the subscription a request names by id (a path's `{id}`): 404
+    /// when the site has none such, 409 when it is cancelled already.
+    pub fn cancel_named(&mut self, id: Uuid) -> Result<(), BillingError> {
+        let named = self.subscription(id, || BillingError::NotFound("subscription"))?;
+        self.cancel(&named)
+    }
+
     /// Replaces pricing models of a subscription: each of `old` is credited and
     /// marked deleted, each of `new` added and charged (so every price change
     /// is a credit of what was charged and a charge of the new figures).

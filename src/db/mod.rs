@@ -6,6 +6,7 @@ pub mod entities;
 pub mod in_list;
 pub mod money;
 pub mod on_thread;
+pub mod reads;
 
 use std::time::Duration;
 

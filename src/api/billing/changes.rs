@@ -17,12 +17,11 @@ use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
 use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::billing::BillingError;
 use crate::billing::changes::{Change, SwitchRule, Wanted};
 use crate::billing::engine::{InvoiceMode, Ledger, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
@@ -198,29 +197,25 @@ fn check_subscription(s: &SubscriptionDto, at: &str, v: &mut Violations) {
 
 /// A checked change as the billing rules take it, its pricing models resolved
 /// against the plan it names (a plan that does not exist is refused by the
-/// billing rules, so then there is nothing to resolve against).
+/// billing rules, so then there is nothing to resolve against); problems go to `v`.
 fn change_of(
     dto: SubscriptionChangeDto,
     plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
     at: &str,
-) -> ApiResult<Change<SubscriptionPricingModel>> {
+    v: &mut Violations,
+) -> Change<SubscriptionPricingModel> {
     let source = dto.src_subscription_id;
     let source = || source.expect("checked: required by every action but adding");
-    let mut v = Violations::new();
-    let to = match dto.subscription {
-        Some(s) => Some(wanted_of(s, plans, &format!("{at}/subscription"), &mut v)),
-        None => None,
-    };
-    v.finish(())?;
+    let to = dto.subscription.map(|s| wanted_of(s, plans, &format!("{at}/subscription"), v));
     let to = || to.expect("checked: required by every action but cancelling");
-    Ok(match dto.action_type.expect("checked: required") {
+    match dto.action_type.expect("checked: required") {
         ActionType::AddSubscription => Change::Add(to()),
         ActionType::CancelSubscription => Change::Cancel { source: source() },
         ActionType::EditPricingModel => Change::Edit { source: source(), to: to() },
         ActionType::SwitchSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Any },
         ActionType::UpgradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Upgrade },
         ActionType::DowngradeSubscription => Change::Switch { source: source(), to: to(), rule: SwitchRule::Downgrade },
-    })
+    }
 }
 
 fn wanted_of(
@@ -259,52 +254,57 @@ fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
 }
 
 /// Runs a change request: purchased agents first, then the changes in order
-/// (`cancelling` first of all), all in one transaction.
+/// (`cancelling` first of all), all in one transaction. The request's own
+/// rules run first, its changes resolved against the catalog's plans; the
+/// operation then meets only the billing rules.
 async fn run_changes(
     state: &AppState,
     partner_id: i32,
     query: Query<SiteParams>,
-    mut request: ChangeRequest,
+    request: ChangeRequest,
     cancelling: Option<Uuid>,
     receipt: Receipt,
 ) -> ApiResult<Response> {
-    let (SiteParams { site_id }, mut v) = query.into_parts();
-    // `:cancel` answers first for the subscription it names (404, or 409 when
-    // already cancelled), then for the rest of its body.
-    if cancelling.is_none() {
-        check_request(&request, &mut v);
-    }
+    let (SiteParams { site_id }, v) = query.into_parts();
     v.finish(())?;
-    let site_id = site_id.unwrap_or_default();
     let preview = receipt.is_preview();
-    let mode = match (request.if_create_invoice, request.is_draft) {
-        (Some(false), _) => InvoiceMode::None,
-        (_, Some(true)) => InvoiceMode::Draft,
-        _ => InvoiceMode::Issue,
-    };
     let op = Operation {
         partner_id,
-        site_id,
+        // Required: present once the problems are answered.
+        site_id: site_id.unwrap_or_default(),
         agent_id: None,
         wants: wants_of(&request, cancelling),
-        mode,
+        mode: match (request.if_create_invoice, request.is_draft) {
+            (Some(false), _) => InvoiceMode::None,
+            (_, Some(true)) => InvoiceMode::Draft,
+            _ => InvoiceMode::Issue,
+        },
         preview,
         receipt: receipt.claim(),
     };
+    let purchased_agents = request.purchased_agents;
+    let changes = match (changes_of(state, request).await, cancelling) {
+        (Ok(changes), _) => changes,
+        (Err(refused), None) => return Err(refused),
+        // `:cancel` answers first for the subscription it names (404, or 409
+        // when cancelled already), then for the rest of its body: a refused
+        // body gets the cancellation's own answer first, from a run of it
+        // alone that writes nothing.
+        (Err(refused), Some(id)) => {
+            let alone = Operation { wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() }, preview: true, receipt: None, ..op };
+            ledger_run::run(state, alone, move |ledger, _| ledger.cancel_named(id), |(), _| Answer::json(StatusCode::OK, None, &())).await?;
+            return Err(refused);
+        }
+    };
     let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = cancelling {
-            let target = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
-            ledger.cancel(&target)?;
-            let mut v = Violations::new();
-            check_request(&request, &mut v);
-            v.finish(())?;
+            ledger.cancel_named(id)?;
         }
-        if let Some(agents) = request.purchased_agents {
+        if let Some(agents) = purchased_agents {
             ledger.apply_purchased_agents(agents)?;
         }
-        for (i, change) in request.subscription_change_dtos.take().unwrap_or_default().into_iter().enumerate() {
-            let at = format!("/subscriptionChangeDtos/{i}");
-            ledger.apply_change(change_of(change, plans, &at)?, plans, &at)?;
+        for (i, change) in changes.into_iter().enumerate() {
+            ledger.apply_change(change, plans, &format!("/subscriptionChangeDtos/{i}"))?;
         }
         Ok(())
     };
@@ -317,6 +317,22 @@ async fn run_changes(
         Answer::json(StatusCode::OK, None, &output)
     })
     .await
+}
+
+/// The changes of a request as the billing rules take them: its own rules
+/// checked, then each change resolved against the plan it names (the
+/// catalog's plans, read once per process). Every problem in one 400.
+async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<Vec<Change<SubscriptionPricingModel>>> {
+    let mut v = Violations::new();
+    check_request(&request, &mut v);
+    v.finish(())?;
+    let dtos = request.subscription_change_dtos.take().unwrap_or_default();
+    let named: BTreeSet<i32> = dtos.iter().filter_map(|c| c.subscription.as_ref()?.plan_id).collect();
+    let (catalog, named) = (&state.plans, &named);
+    let plans = state.reads.consistent(false, |reads| async move { catalog.plans(&reads, named).await }).await?;
+    let mut v = Violations::new();
+    let changes = dtos.into_iter().enumerate().map(|(i, change)| change_of(change, &plans, &format!("/subscriptionChangeDtos/{i}"), &mut v)).collect();
+    v.finish(changes)
 }
 
 /// Change subscriptions

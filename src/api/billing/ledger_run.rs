@@ -7,12 +7,13 @@
 use std::collections::HashMap;
 
 use axum::response::{IntoResponse, Response};
-use sea_orm::{AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, IsolationLevel, TransactionTrait};
+use sea_orm::{ConnectionTrait, TransactionTrait};
 
 use super::idempotency::{Answer, KeyClaim, Recorded};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::SubscriptionPricingModel;
 use crate::api::AppState;
+use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;
 use crate::error::ApiResult;
@@ -22,6 +23,13 @@ impl AppState {
         Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock }
     }
 }
+
+/// What an operation does on its ledger: the billing rules' calls, no I/O,
+/// refused only by the rules (`BillingError`; the request's own problems are
+/// answered before the operation runs).
+pub trait Steps<T>: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
+
+impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
 
 /// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
 /// transaction: opens it, applies the steps, figures the invoice and, unless
@@ -46,21 +54,17 @@ impl AppState {
 pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
-    steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T> + Send + 'static,
+    steps: impl Steps<T> + Send + 'static,
     respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
 ) -> ApiResult<Response> {
     if op.preview {
-        if let Some(session) = state.on_thread.as_ref().and_then(|reads| reads.session()) {
-            if op.wants.names_subscriptions() {
-                session.control("BEGIN")?;
-            }
-            let opened = open(&session, &state.billing(), &op, false).await;
-            if !session.was_busy() {
-                let Computed { value, outcome, .. } = opened?.compute(steps, op.mode)?;
-                return Ok(respond(value, outcome)?.into_response());
-            }
-        }
-    } else if let Some(batches) = &state.write_batches {
+        let several = op.wants.names_subscriptions();
+        let (billing, op) = (&state.billing(), &op);
+        let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
+        let Computed { value, outcome, .. } = opened.compute(steps, op.mode)?;
+        return Ok(respond(value, outcome)?.into_response());
+    }
+    if let Some(batches) = &state.write_batches {
         let state = state.clone();
         return batches
             .run(move |session| {
@@ -72,21 +76,13 @@ pub async fn run<T: Send + 'static>(
             })
             .await;
     }
-    if op.preview && !op.wants.names_subscriptions() {
-        let Computed { value, outcome, .. } = open(&state.reads, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
-        return Ok(respond(value, outcome)?.into_response());
-    }
-    let txn = if op.preview { begin_snapshot(&state.reads).await? } else { state.db.begin().await? };
+    let txn = state.db.begin().await?;
     let result = async {
-        let computed = open(&txn, &state.billing(), &op, !op.preview).await?.compute(steps, op.mode)?;
-        if op.preview {
-            let Computed { value, outcome, .. } = computed;
-            return Ok(respond(value, outcome)?.into_response());
-        }
+        let computed = open(&txn, &state.billing(), &op, true).await?.compute(steps, op.mode)?;
         write(&txn, computed, respond, op.receipt.as_ref()).await
     }
     .await;
-    conclude(txn, op.preview, result).await
+    conclude(txn, false, result).await
 }
 
 /// Writes what an apply did and, when its request holds an idempotency key,
@@ -108,15 +104,6 @@ async fn write<T>(
     Ok(response)
 }
 
-/// A read-only transaction that sees one state of the database: SQLite's
-/// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
-async fn begin_snapshot(db: &DatabaseConnection) -> ApiResult<DatabaseTransaction> {
-    Ok(match db.get_database_backend() {
-        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await?,
-        _ => db.begin().await?,
-    })
-}
-
 /// An operation computed: the steps' value, the figures, and what an apply writes.
 struct Computed<T> {
     value: T,
@@ -127,11 +114,7 @@ struct Computed<T> {
 
 impl Opened {
     /// Applies `steps` and figures the invoice.
-    fn compute<T>(
-        self,
-        steps: impl FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> ApiResult<T>,
-        mode: InvoiceMode,
-    ) -> ApiResult<Computed<T>> {
+    fn compute<T>(self, steps: impl Steps<T>, mode: InvoiceMode) -> ApiResult<Computed<T>> {
         let Opened { mut ledger, plans, site, .. } = self;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(mode);

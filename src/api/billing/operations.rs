@@ -129,8 +129,9 @@ pub struct SiteAgentParams {
 
 /// Fits the plan's pricing model templates to what the request and the site
 /// buy: agents (the site's purchased agents, else the plan's default), the
-/// volume segment and overage, units. Problems are reported at the request's pointers.
-fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, purchased_agents: i32, v: &mut Violations) {
+/// volume segment and overage, units. A volume segment the plan lacks is
+/// refused at `/selectedVolumeId`.
+fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, purchased_agents: i32) -> Result<(), BillingError> {
     for t in templates.iter_mut() {
         match t.pricing_model {
             PricingModelKind::ByAgents => {
@@ -145,8 +146,7 @@ fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, p
                     None => segments.iter().position(|s| s.is_selected).or((!segments.is_empty()).then_some(0)),
                 };
                 let Some(chosen) = chosen else {
-                    v.field("/selectedVolumeId", ErrorCode::FieldMismatch, "names no volume segment of the plan");
-                    continue;
+                    return Err(BillingError::mismatch("/selectedVolumeId", "names no volume segment of the plan"));
                 };
                 for (i, s) in segments.iter_mut().enumerate() {
                     s.is_selected = i == chosen;
@@ -161,6 +161,7 @@ fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, p
             PricingModelKind::FlatFee => {}
         }
     }
+    Ok(())
 }
 
 /// Adds the plan of a plan request to the ledger's site; the new subscription's id.
@@ -170,16 +171,14 @@ fn add_plan(
     request: &PlanRequest,
     plan_id: i32,
     months: Option<u32>,
-) -> ApiResult<Uuid> {
+) -> Result<Uuid, BillingError> {
     let plan = plan(plans, plan_id, "/planId")?;
     let mut templates = plan.templates.clone();
-    let mut v = Violations::new();
-    fit_plan(&mut templates, request, ledger.site.purchased_agents, &mut v);
-    v.finish(())?;
+    fit_plan(&mut templates, request, ledger.site.purchased_agents)?;
     let billing_months = months.filter(|m| *m != ledger.site.period.months()).map_or(0, |m| m as i32);
     let name = request.name.clone().unwrap_or_default().trim().to_owned();
     let new = NewSubscription::of_plan(plan, ledger.site_id(), name, ledger.now(), billing_months);
-    Ok(ledger.add(new, templates, "/planId")?)
+    ledger.add(new, templates, "/planId")
 }
 
 impl From<Outcome> for SubscriptionOutput {
@@ -222,8 +221,7 @@ async fn plan_operation(
     };
     let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = replacing {
-            let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
-            ledger.cancel(&current)?;
+            ledger.cancel_named(id)?;
         }
         add_plan(ledger, plans, &request, plan_id, months)
     };
@@ -395,9 +393,6 @@ pub async fn calculate_cancel_subscription(
         preview: true,
         receipt: None,
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
-        let current = ledger.subscription(id, || BillingError::NotFound("subscription"))?;
-        Ok(ledger.cancel(&current)?)
-    };
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| ledger.cancel_named(id);
     ledger_run::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
 }

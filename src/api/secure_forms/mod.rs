@@ -127,7 +127,7 @@ async fn get_secure_form(
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Response> {
-    let answer = store::answer_for_read(&state.form_reads, state.on_thread.as_deref(), caller.site_id, id).await?;
+    let answer = store::answer_for_read(&state.reads, &state.form_reads, caller.site_id, id).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 

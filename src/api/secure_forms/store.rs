@@ -19,7 +19,7 @@ use super::rules::{FieldDraft, FormDraft};
 use crate::db::by_parent::ByParent;
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::on_thread::OnThreadReads;
+use crate::db::reads::Reads;
 use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -90,36 +90,27 @@ pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
     SecureForm::from_row(row).map_err(ApiError::internal)
 }
 
-/// `find`'s row, read on the request's thread (`db::on_thread`).
+/// `find`'s row, as SQLite reads it on the request's thread (`Reads::row`).
 const FIND_ON_THREAD: &str = "SELECT name, description, greeting_message, color, logo, submit_button_text, fields_json \
      FROM secure_forms WHERE id = ?1 AND site_id = ?2";
 
-/// The answer of a GET of the form `id` of `site_id` (`FormColumns::into_answer`),
-/// read on the request's thread where the database allows it (SQLite files),
-/// else in a batch of reads (`batched_reads`).
-pub async fn answer_for_read(reads: &FormReads, on_thread: Option<&OnThreadReads>, site_id: i32, id: Uuid) -> ApiResult<Vec<u8>> {
-    let read = on_thread.and_then(|reads| {
-        reads.row(FIND_ON_THREAD, (id, site_id), |row| {
-            Ok(FormColumns {
-                name: row.get(0)?,
-                description: row.get(1)?,
-                greeting_message: row.get(2)?,
-                color: row.get(3)?,
-                logo: row.get(4)?,
-                submit_button_text: row.get(5)?,
-                fields_json: row.get(6)?,
-            })
+/// The answer of a GET of the form `id` of `site_id` (`FormColumns::into_answer`):
+/// one row by key (`Reads::row`), else in a batch of reads (`batched_reads`).
+pub async fn answer_for_read(reads: &Reads, batched: &FormReads, site_id: i32, id: Uuid) -> ApiResult<Vec<u8>> {
+    let columns = |row: &rusqlite::Row<'_>| {
+        Ok(FormColumns {
+            name: row.get(0)?,
+            description: row.get(1)?,
+            greeting_message: row.get(2)?,
+            color: row.get(3)?,
+            logo: row.get(4)?,
+            submit_button_text: row.get(5)?,
+            fields_json: row.get(6)?,
         })
-    });
-    let columns = match read {
-        Some(Some(columns)) => columns,
-        Some(None) => return Err(ApiError::not_found("secure form")),
-        None => match reads.get(id).await? {
-            // Another site's form is answered exactly like a missing one.
-            Some(row) if row.site_id == site_id => FormColumns::from(row),
-            _ => return Err(ApiError::not_found("secure form")),
-        },
     };
+    // Another site's form is answered exactly like a missing one.
+    let in_batch = async { Ok::<_, ApiError>(batched.get(id).await?.filter(|row| row.site_id == site_id).map(FormColumns::from)) };
+    let columns = reads.row(FIND_ON_THREAD, (id, site_id), columns, in_batch).await?.ok_or_else(|| ApiError::not_found("secure form"))?;
     columns.into_answer(id).map_err(ApiError::internal)
 }
 
@@ -249,6 +240,7 @@ async fn check_sent_ids(db: &impl ConnectionTrait, form_id: Uuid, fields: &[Fiel
         .await?
         .into_iter()
         .collect();
+    // A rule that needs the stored form (ids name its own fields and options).
     let mut v = Violations::new();
     for (i, field) in fields.iter().enumerate() {
         if let Some(id) = field.id.filter(|id| !stored_fields.contains(id)) {

@@ -43,12 +43,12 @@ use super::Stack;
 pub struct Session<'a> {
     connection: Mutex<Option<Connection>>,
     stack: &'a Stack,
-    busy: AtomicBool,
+    busy: Arc<AtomicBool>,
 }
 
 impl<'a> Session<'a> {
     pub(super) fn new(connection: Connection, stack: &'a Stack) -> Self {
-        Self { connection: Mutex::new(Some(connection)), stack, busy: AtomicBool::new(false) }
+        Self { connection: Mutex::new(Some(connection)), stack, busy: Arc::default() }
     }
 
     /// Runs statements of transaction control (`BEGIN` for a reader's
@@ -61,6 +61,11 @@ impl<'a> Session<'a> {
     /// to be done again through the pool.
     pub fn was_busy(&self) -> bool {
         self.busy.load(Ordering::Relaxed)
+    }
+
+    /// What `was_busy` tells, readable once the session is gone.
+    pub fn busy_signal(&self) -> Arc<AtomicBool> {
+        self.busy.clone()
     }
 
     fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {

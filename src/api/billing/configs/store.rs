@@ -64,7 +64,8 @@ pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> A
         .ok_or_else(|| ApiError::not_found("site billing config"))
 }
 
-/// 400 at `/currencyId` when the catalog has no such currency.
+/// 400 at `/currencyId` when the catalog has no such currency: a rule that
+/// needs rows, called in the write's transaction.
 pub async fn require_currency(db: &impl ConnectionTrait, id: &str) -> ApiResult<()> {
     let known = can_name_a_row(id) && currency::Entity::find_by_id(id.to_owned()).one(db).await?.is_some();
     if !known {

@@ -122,6 +122,7 @@ pub async fn set_feature_points(
         if owner.status == CANCELLED {
             return Err(BillingError::cancelled(id).into());
         }
+        // Rules that need rows (the product and its items exist), so here in the transaction.
         let mut v = Violations::new();
         if product::Entity::find_by_id(product_id.to_owned()).one(&txn).await?.is_none() {
             v.field("/productId", ErrorCode::FieldMismatch, format!("product {product_id:?} does not exist"));

@@ -67,6 +67,8 @@ pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> A
 /// The row of a checked body for `site_id`; `stored` is the current row on
 /// update, whose cards a masked number keeps.
 pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option<&row::Model>, cipher: &FieldCipher) -> ApiResult<row::ActiveModel> {
+    // A rule that needs the stored row (a masked number keeps a stored card),
+    // so here, inside the write's transaction, not with the body's rules.
     let mut v = Violations::new();
     let encrypted = |number: CardNumber, kept: Option<&String>, pointer: &str, v: &mut Violations| match number {
         CardNumber::None => String::new(),

@@ -79,7 +79,7 @@ async fn get_site(
 ) -> ApiResult<Response> {
     // Rendered once per revision of the site (`rendered`); the revision's query
     // is also the tenancy check.
-    let revision = store::revision(&state.site_revisions, state.on_thread.as_deref(), caller.partner_id, id).await?;
+    let revision = store::revision(&state.reads, &state.site_revisions, caller.partner_id, id).await?;
     let answer = match state.sites.get(id, revision) {
         Some(kept) => kept,
         None => {

@@ -15,7 +15,7 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::on_thread::OnThreadReads;
+use crate::db::reads::Reads;
 use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
@@ -65,20 +65,13 @@ fn profile_of(s: &site::Model) -> SiteProfile {
 }
 
 /// The partner's site's revision (migration 12), or 404 (also for another
-/// partner's site); read on the request's thread where the database allows,
-/// else in a batch of reads (`batched_revisions`).
-pub async fn revision(reads: &SiteRevisions, on_thread: Option<&OnThreadReads>, partner_id: i32, site_id: i32) -> ApiResult<i64> {
-    const ON_THREAD: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
-    match on_thread.and_then(|reads| reads.row(ON_THREAD, (site_id, partner_id), |row| row.get::<_, i64>(0))) {
-        Some(Some(revision)) => return Ok(revision),
-        Some(None) => return Err(ApiError::not_found("site")),
-        None => {}
-    }
-    match reads.get(site_id).await? {
-        // Another partner's site is answered exactly like a missing one.
-        Some((owner, revision)) if owner == partner_id => Ok(revision),
-        _ => Err(ApiError::not_found("site")),
-    }
+/// partner's site): one row by key (`Reads::row`), else in a batch of reads
+/// (`batched_revisions`).
+pub async fn revision(reads: &Reads, batched: &SiteRevisions, partner_id: i32, site_id: i32) -> ApiResult<i64> {
+    const ROW: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
+    // Another partner's site is answered exactly like a missing one.
+    let in_batch = async { Ok::<_, ApiError>(batched.get(site_id).await?.filter(|(owner, _)| *owner == partner_id).map(|(_, revision)| revision)) };
+    reads.row(ROW, (site_id, partner_id), |row| row.get::<_, i64>(0), in_batch).await?.ok_or_else(|| ApiError::not_found("site"))
 }
 
 /// Sites' owners (partner ids) and revisions by site id, read in batches (`db::batched`).

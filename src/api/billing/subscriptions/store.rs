@@ -436,6 +436,7 @@ pub async fn update(
             .one(&txn)
             .await?
             .ok_or_else(|| ApiError::not_found("subscription"))?;
+        // Rules that need the stored subscription, so here, under the site's lock.
         let mut v = Violations::new();
         if input.plan_id.is_some_and(|p| p != current.plan_id) {
             v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
