@@ -279,8 +279,6 @@ async fn run_changes(
             (_, Some(true)) => InvoiceMode::Draft,
             _ => InvoiceMode::Issue,
         },
-        preview,
-        receipt: receipt.claim(),
     };
     let purchased_agents = request.purchased_agents;
     let changes = match (changes_of(state, request).await, cancelling) {
@@ -291,8 +289,8 @@ async fn run_changes(
         // body gets the cancellation's own answer first, from a run of it
         // alone that writes nothing.
         (Err(refused), Some(id)) => {
-            let alone = Operation { wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() }, preview: true, receipt: None, ..op };
-            ledger_run::run(state, alone, move |ledger, _| ledger.cancel_named(id), |(), _| Answer::json(StatusCode::OK, None, &())).await?;
+            let alone = Operation { wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() }, ..op };
+            ledger_run::run(state, alone, Receipt::Preview, move |ledger, _| ledger.cancel_named(id), |(), _| Answer::json(StatusCode::OK, None, &())).await?;
             return Err(refused);
         }
     };
@@ -308,7 +306,7 @@ async fn run_changes(
         }
         Ok(())
     };
-    ledger_run::run(state, op, steps, move |(), outcome| {
+    ledger_run::run(state, op, receipt, steps, move |(), outcome| {
         let output = SubscriptionsChangeOutput {
             amount: Money(outcome.amount),
             tax: Money(outcome.tax),

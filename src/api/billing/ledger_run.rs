@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use axum::response::{IntoResponse, Response};
 use sea_orm::{ConnectionTrait, TransactionTrait};
 
-use super::idempotency::{Answer, KeyClaim, Recorded};
+use super::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
-use super::subscriptions::SubscriptionPricingModel;
+use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
@@ -54,16 +54,20 @@ impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>,
 pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
+    receipt: Receipt,
     steps: impl Steps<T> + Send + 'static,
     respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
 ) -> ApiResult<Response> {
-    if op.preview {
-        let several = op.wants.names_subscriptions();
-        let (billing, op) = (&state.billing(), &op);
-        let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
-        let Computed { value, outcome, .. } = opened.compute(steps, op.mode)?;
-        return Ok(respond(value, outcome)?.into_response());
-    }
+    let claim = match receipt {
+        Receipt::Apply(claim) => claim.map(|axum::Extension(claim)| claim),
+        Receipt::Preview => {
+            let several = op.wants.names_subscriptions();
+            let (billing, op) = (&state.billing(), &op);
+            let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
+            let Computed { value, outcome, .. } = opened.compute(steps, op.mode)?;
+            return Ok(respond(value, outcome)?.into_response());
+        }
+    };
     if let Some(batches) = &state.write_batches {
         let state = state.clone();
         return batches
@@ -71,7 +75,7 @@ pub async fn run<T: Send + 'static>(
                 Box::pin(async move {
                     // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
                     let computed = open(session, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
-                    write(session, computed, respond, op.receipt.as_ref()).await
+                    write(session, computed, respond, claim.as_ref()).await
                 })
             })
             .await;
@@ -79,7 +83,7 @@ pub async fn run<T: Send + 'static>(
     let txn = state.db.begin().await?;
     let result = async {
         let computed = open(&txn, &state.billing(), &op, true).await?.compute(steps, op.mode)?;
-        write(&txn, computed, respond, op.receipt.as_ref()).await
+        write(&txn, computed, respond, claim.as_ref()).await
     }
     .await;
     conclude(txn, false, result).await

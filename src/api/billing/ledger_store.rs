@@ -12,11 +12,10 @@ use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatemen
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
 use uuid::Uuid;
 
-use super::idempotency::KeyClaim;
 use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
 use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
-use super::subscriptions::{CANCELLED, SubscriptionPricingModel};
+use super::subscriptions::dto::{CANCELLED, SubscriptionPricingModel};
 use super::store_error::StoreError;
 use crate::db::by_parent::ByParent;
 use crate::billing::BillingError;
@@ -39,10 +38,6 @@ pub struct Operation {
     pub agent_id: Option<Uuid>,
     pub wants: Wants,
     pub mode: InvoiceMode,
-    /// Figures only: the same steps, nothing written.
-    pub preview: bool,
-    /// The request's idempotency key, recorded with the apply's effect.
-    pub receipt: Option<KeyClaim>,
 }
 
 /// What opening an operation needs besides its database: the parts of the

@@ -216,8 +216,6 @@ async fn plan_operation(
         agent_id,
         wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]), no_credits: false },
         mode: InvoiceMode::Issue,
-        preview,
-        receipt: receipt.claim(),
     };
     let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = replacing {
@@ -225,7 +223,7 @@ async fn plan_operation(
         }
         add_plan(ledger, plans, &request, plan_id, months)
     };
-    ledger_run::run(state, op, steps, move |id, outcome| {
+    ledger_run::run(state, op, receipt, steps, move |id, outcome| {
         let output = SubscriptionOutput::from(outcome);
         if preview {
             return Answer::json(StatusCode::OK, None, &output);
@@ -390,9 +388,7 @@ pub async fn calculate_cancel_subscription(
         agent_id,
         wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
         mode: InvoiceMode::Issue,
-        preview: true,
-        receipt: None,
     };
     let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| ledger.cancel_named(id);
-    ledger_run::run(&state, op, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
+    ledger_run::run(&state, op, Receipt::Preview, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
 }

@@ -276,8 +276,6 @@ async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i3
         agent_id: None,
         wants: Wants { active: true, no_credits: true, ..Default::default() },
         mode: InvoiceMode::Issue,
-        preview: false,
-        receipt: None,
     };
     let Opened { ledger, mut site, next_billing_date, .. } = open(db, ctx, &op, false).await?;
     let mut terms = ledger.site.clone();

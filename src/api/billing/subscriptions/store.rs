@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use crate::db::by_parent::ByParent;
-use crate::api::billing::invoices::InvoiceLineItem;
+use crate::api::billing::invoices::dto::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::{SiteSet, lock_site};
 use crate::billing::engine::{NewSubscription, Plan};
