@@ -10,8 +10,8 @@
 #   scripts/ab.sh OLD_BINARY NEW_BINARY      SCENARIOS="calculate_new add_subscription" ROUNDS=3
 #   NEW_ENV="SWITCHBOARD_TEST_MODE=true" SCENARIOS="get_form" scripts/ab.sh BIN BIN
 #
-# Scenarios: calculate_new, add_subscription (partner 1's token), get_form
-# (demo form f001 with site 10000's admin's token).
+# Scenarios: calculate_new, add_subscription, get_site (partner 1's token),
+# get_form (demo form f001 with site 10000's admin's token).
 set -euo pipefail
 OLD=$1 NEW=$2 ROUNDS=${ROUNDS:-3}
 W=$(mktemp -d)
@@ -39,6 +39,7 @@ for scenario in ${SCENARIOS:-calculate_new add_subscription}; do
   case $scenario in
     calculate_new) path="/api/billing/subscriptions:calculateNew?siteId=10000&agentId=$AGENT"; m=POST; b="$W/plan.json" ;;
     add_subscription) path="/api/billing/subscriptions:new?siteId=10000&agentId=$AGENT"; m=POST; b="$W/plan.json" ;;
+    get_site) path="/api/billing/sites/10000"; m=GET; b="" ;;
     get_form) path="/v4/secureform/secureForms/0192f0c4-0000-7000-8000-00000000f001"; m=GET; b=""
       TOLD=$(agent_tok old "$OLD"); TNEW=$(agent_tok new "$NEW") ;;
   esac
