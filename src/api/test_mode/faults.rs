@@ -147,11 +147,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The faults of `tenant`.
 fn of(tenant: Tenant) -> sea_orm::Condition {
-    let condition = sea_orm::Condition::all();
-    match tenant {
-        Tenant::Partner(id) => condition.add(row::Column::PartnerId.eq(id)),
-        Tenant::Site(id) => condition.add(row::Column::SiteId.eq(id)),
-    }
+    super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
 }
 
 /// The input checked: every problem at once (400), nothing armed.

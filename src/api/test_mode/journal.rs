@@ -181,10 +181,7 @@ async fn clear_test_requests(State(state): State<AppState>, tenant: Tenant) -> A
 
 /// The journal rows of `tenant`.
 fn of(tenant: Tenant) -> sea_orm::Condition {
-    match tenant {
-        Tenant::Partner(id) => sea_orm::Condition::all().add(row::Column::PartnerId.eq(id)),
-        Tenant::Site(id) => sea_orm::Condition::all().add(row::Column::SiteId.eq(id)),
-    }
+    super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
 }
 
 /// The queue the requests hand their entries to.

@@ -27,7 +27,9 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
     info(
         title = "switchboard test mode",
         version = "1",
-        description = "Served only when the server runs with `--test-mode` (`SWITCHBOARD_TEST_MODE`): control of a \
+        description = "Served only when the server runs with `--test-mode` (`SWITCHBOARD_TEST_MODE`): disposable \
+            sandboxes (a partner with its sites, accounts and clock, created without a token, reset or deleted with \
+            its own token), so that each test works on data of its own; control of a \
             partner's clock, so that a test suite can see renewals and proration at a chosen instant, and faults \
             armed for the caller's own requests, so that it can see its client's retries, and the journal of what \
             the caller's client sent and got. The clock's operations need a partner bearer token from \
@@ -131,6 +133,14 @@ pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::o
         if let (true, Some(RefOr::T(Schema::Object(operation)))) = (parameter.name == "operationId", parameter.schema.as_mut()) {
             operation.enum_values = names();
         }
+    }
+}
+
+/// The rows of `tenant` in a test-mode table, by its partner and site columns.
+fn rows_of(tenant: Tenant, partner: impl sea_orm::ColumnTrait, site: impl sea_orm::ColumnTrait) -> sea_orm::Condition {
+    match tenant {
+        Tenant::Partner(id) => sea_orm::Condition::all().add(partner.eq(id)),
+        Tenant::Site(id) => sea_orm::Condition::all().add(site.eq(id)),
     }
 }
 
