@@ -78,11 +78,17 @@ impl Reads {
                 return result;
             }
         }
-        match several {
-            // Dropped unfinished, the transaction is rolled back.
-            true => read(ReadConnection::Snapshot(begin_snapshot(&self.pool).await?)).await,
-            false => read(ReadConnection::Pool(&self.pool)).await,
+        if !several {
+            return read(ReadConnection::Pool(&self.pool)).await;
         }
+        let snapshot = Arc::new(begin_snapshot(&self.pool).await?);
+        let result = read(ReadConnection::Snapshot(snapshot.clone())).await;
+        // `read`'s future is done, so this is the last holder: end the
+        // snapshot now rather than on the connection's next use.
+        if let Ok(txn) = Arc::try_unwrap(snapshot) {
+            txn.rollback().await?;
+        }
+        result
     }
 
     /// The reader on the request's thread, for what reads there by itself (a
@@ -105,7 +111,7 @@ async fn begin_snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, 
 pub enum ReadConnection<'a> {
     OnThread(Session<'a>),
     Pool(&'a DatabaseConnection),
-    Snapshot(DatabaseTransaction),
+    Snapshot(Arc<DatabaseTransaction>),
 }
 
 #[async_trait::async_trait]
