@@ -90,12 +90,6 @@ impl Reads {
         }
         result
     }
-
-    /// The reader on the request's thread, for what reads there by itself (a
-    /// prepared statement of its own); None on PostgreSQL and in-memory SQLite.
-    pub fn on_thread(&self) -> Option<&OnThreadReads> {
-        self.on_thread.as_deref()
-    }
 }
 
 /// A read-only transaction that sees one state of the database: SQLite's

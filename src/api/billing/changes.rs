@@ -29,6 +29,9 @@ use crate::extract::{JsonBody, Query};
 
 const TAG: &str = "Subscription operations";
 
+/// The catalog's plans by id, as the billing rules take them.
+type Plans = HashMap<i32, Plan<SubscriptionPricingModel>>;
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(change_subscriptions))
@@ -200,7 +203,7 @@ fn check_subscription(s: &SubscriptionDto, at: &str, v: &mut Violations) {
 /// billing rules, so then there is nothing to resolve against); problems go to `v`.
 fn change_of(
     dto: SubscriptionChangeDto,
-    plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    plans: &Plans,
     at: &str,
     v: &mut Violations,
 ) -> Change<SubscriptionPricingModel> {
@@ -220,7 +223,7 @@ fn change_of(
 
 fn wanted_of(
     dto: SubscriptionDto,
-    plans: &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    plans: &Plans,
     at: &str,
     v: &mut Violations,
 ) -> Wanted<SubscriptionPricingModel> {
@@ -241,14 +244,15 @@ fn wanted_of(
     }
 }
 
-/// What a change request may touch: the subscriptions and plans it names, and
-/// every active subscription when it re-prices purchased agents.
+/// What a change request may touch: the subscriptions it names, and every
+/// active subscription when it re-prices purchased agents. (The plans it
+/// names are read once, with its changes: `changes_of`.)
 fn wants_of(request: &ChangeRequest, cancelling: Option<Uuid>) -> Wants {
     let changes = request.subscription_change_dtos.iter().flatten();
     Wants {
         subscriptions: cancelling.into_iter().chain(changes.clone().filter_map(|c| c.src_subscription_id)).collect(),
         active: request.purchased_agents.is_some_and(|agents| agents > 0),
-        plans: changes.filter_map(|c| c.subscription.as_ref()?.plan_id).collect(),
+        plans: BTreeSet::new(),
         no_credits: false,
     }
 }
@@ -281,8 +285,8 @@ async fn run_changes(
         },
     };
     let purchased_agents = request.purchased_agents;
-    let changes = match (changes_of(state, request).await, cancelling) {
-        (Ok(changes), _) => changes,
+    let (changes, plans) = match (changes_of(state, request).await, cancelling) {
+        (Ok(resolved), _) => resolved,
         (Err(refused), None) => return Err(refused),
         // `:cancel` answers first for the subscription it names (404, or 409
         // when cancelled already), then for the rest of its body: a refused
@@ -294,7 +298,8 @@ async fn run_changes(
             return Err(refused);
         }
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
+    // The operation reads no plans: the ones the changes named were read with them.
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &Plans| {
         if let Some(id) = cancelling {
             ledger.cancel_named(id)?;
         }
@@ -302,7 +307,7 @@ async fn run_changes(
             ledger.apply_purchased_agents(agents)?;
         }
         for (i, change) in changes.into_iter().enumerate() {
-            ledger.apply_change(change, plans, &format!("/subscriptionChangeDtos/{i}"))?;
+            ledger.apply_change(change, &plans, &format!("/subscriptionChangeDtos/{i}"))?;
         }
         Ok(())
     };
@@ -320,7 +325,7 @@ async fn run_changes(
 /// The changes of a request as the billing rules take them: its own rules
 /// checked, then each change resolved against the plan it names (the
 /// catalog's plans, read once per process). Every problem in one 400.
-async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<Vec<Change<SubscriptionPricingModel>>> {
+async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<(Vec<Change<SubscriptionPricingModel>>, Plans)> {
     let mut v = Violations::new();
     check_request(&request, &mut v);
     v.finish(())?;
@@ -330,7 +335,7 @@ async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<V
     let plans = state.reads.consistent(false, |reads| async move { catalog.plans(&reads, named).await }).await?;
     let mut v = Violations::new();
     let changes = dtos.into_iter().enumerate().map(|(i, change)| change_of(change, &plans, &format!("/subscriptionChangeDtos/{i}"), &mut v)).collect();
-    v.finish(changes)
+    v.finish((changes, plans))
 }
 
 /// Change subscriptions

@@ -313,25 +313,24 @@ pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, r
 async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Option<row::Model>, sea_orm::DbErr> {
     // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
     use sea_orm::sea_query::ExprTrait;
+    let armed = row::Entity::find()
+        .filter(of(tenant))
+        .filter(row::Column::OperationId.eq(operation))
+        .filter(row::Column::Remaining.gt(0))
+        .order_by_asc(row::Column::CreatedTime)
+        .order_by_asc(row::Column::Id);
     // The common case, nothing armed, in one prepared statement where the
     // database allows (`Reads::row`; sea-orm's statement on the request's
-    // thread cost a GET of a form half its throughput, `perf`). Where it
-    // does not, the lookup below tells.
+    // thread cost a GET of a form half its throughput, `perf`).
     let (sql, id) = match tenant {
         Tenant::Partner(id) => ("SELECT 1 FROM test_faults WHERE partner_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
         Tenant::Site(id) => ("SELECT 1 FROM test_faults WHERE site_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
     };
-    let maybe_armed = std::future::ready(Ok::<_, sea_orm::DbErr>(Some(1)));
-    if state.reads.row(sql, (id, operation), |row| row.get::<_, i64>(0), maybe_armed).await?.is_none() {
+    let through_pool = async { Ok::<_, sea_orm::DbErr>(armed.clone().one(&state.reads).await?.map(|_| 1)) };
+    if state.reads.row(sql, (id, operation), |row| row.get::<_, i64>(0), through_pool).await?.is_none() {
         return Ok(None);
     }
     for _ in 0..3 {
-        let armed = row::Entity::find()
-            .filter(of(tenant))
-            .filter(row::Column::OperationId.eq(operation))
-            .filter(row::Column::Remaining.gt(0))
-            .order_by_asc(row::Column::CreatedTime)
-            .order_by_asc(row::Column::Id);
         let found = state.reads.consistent(false, |reads| {
             let armed = armed.clone();
             async move { armed.one(&reads).await }

@@ -17,7 +17,8 @@
 //! Reads are only ever a faster way to the same answer: WAL lets these readers
 //! run beside the writer like the pool's, and anything that fails here because
 //! the database is busy (or a file that cannot be opened) answers `None`, and
-//! the caller reads through the pool as before. A busy database is never waited
+//! the read goes through the pool instead (`db::reads::Reads` decides, for
+//! every caller). A busy database is never waited
 //! for by a reader on a request's thread: its busy timeout is zero.
 
 mod batches;
@@ -152,8 +153,8 @@ impl OnThreadReads {
 
     /// A reader for sea-orm's statements (`None`: read through the pool). It
     /// reads one snapshot after `Session::control("BEGIN")`; a session that
-    /// found the database busy says so (`Session::was_busy`), and its caller
-    /// reads again through the pool.
+    /// found the database busy says so (`Session::busy_signal`), and
+    /// `Reads::consistent` reads again through the pool.
     pub fn session(&self) -> Option<Session<'_>> {
         Some(Session::new(self.stack.take()?, &self.stack))
     }
