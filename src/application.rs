@@ -89,13 +89,14 @@ impl Application {
         }
     }
 
-    /// Serves on `listener` until SIGINT or SIGTERM, lets requests in flight
-    /// finish, then stops the background work.
-    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    /// Serves on `listener` until `shutdown` completes (`server::shutdown_signal`:
+    /// SIGINT or SIGTERM), lets requests in flight finish, then stops the
+    /// background work once its queues are written.
+    pub async fn serve(self, listener: tokio::net::TcpListener, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let router = self.router();
         let Self { state, background, limits, .. } = self;
         drop(state);
-        let served = crate::server::serve_with(listener, router, limits).await;
+        let served = crate::server::serve_with(listener, router, limits, shutdown).await;
         background.stop().await;
         served
     }

@@ -1,4 +1,7 @@
-//! The `switchboard` command line: serve (default), migrate, seed, openapi, token.
+//! The `switchboard` command line: serve (default), healthcheck, migrate, seed,
+//! openapi, renew, token. Every setting of `serve` is also an environment
+//! variable (a CI `services:` entry passes no arguments); a setting that cannot
+//! be used is one line on stderr naming it, and exit status 1.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -6,10 +9,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use std::time::Duration;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
+use crate::logging::LogFormat;
 use crate::db::entities::{agent, partner_user};
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
@@ -36,11 +41,19 @@ struct CommonArgs {
     /// created on first start. `SWITCHBOARD_SECRET` overrides it with a value.
     #[arg(long, global = true, env = "SWITCHBOARD_SECRET_FILE", default_value = "data/secret.key")]
     secret_file: PathBuf,
+    /// Log lines as plain text or one JSON object per line (for log collectors).
+    #[arg(long, global = true, env = "SWITCHBOARD_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
 }
+
+/// A setting's flag and environment variable, for messages that name it.
+const DATABASE_URL_SETTING: &str = "--database-url, SWITCHBOARD_DATABASE_URL";
+const SECRET_FILE_SETTING: &str = "--secret-file, SWITCHBOARD_SECRET_FILE";
+const LISTEN_SETTING: &str = "--listen, SWITCHBOARD_LISTEN";
 
 #[derive(Args, Clone)]
 struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on (`0.0.0.0:8080` in the image).
     #[arg(long, env = "SWITCHBOARD_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
     /// Public base URL for absolute links (paging); default: the request's Host.
@@ -70,6 +83,19 @@ struct ServeArgs {
 enum Command {
     /// Run the HTTP server (the default).
     Serve(ServeArgs),
+    /// Exit 0 when the server on --listen answers ready, else 1 (no shell or
+    /// curl needed: an image's HEALTHCHECK, Testcontainers, a CI step).
+    Healthcheck {
+        /// The address `serve` listens on; 0.0.0.0 and [::] are asked on loopback.
+        #[arg(long, env = "SWITCHBOARD_LISTEN", default_value = "127.0.0.1:8080")]
+        listen: SocketAddr,
+        /// Keep asking until ready or this many seconds have passed (0: ask once).
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+        wait: f64,
+        /// Seconds one ask may take.
+        #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+        timeout: f64,
+    },
     /// Apply pending database migrations and exit.
     Migrate,
     /// Load a data set: the demo one or a JSON file of the same format.
@@ -99,20 +125,33 @@ enum Command {
     },
 }
 
-pub async fn run() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+impl Cli {
+    pub fn log_format(&self) -> LogFormat {
+        self.common.log_format
+    }
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let common = cli.common;
     match cli.command {
         None => serve(&common, cli.serve).await,
         Some(Command::Serve(args)) => serve(&common, args).await,
+        Some(Command::Healthcheck { listen, wait, timeout }) => {
+            let seconds = |value: f64, name: &str| {
+                Duration::try_from_secs_f64(value).map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds of 0 or more, not {value}"))
+            };
+            let target = crate::healthcheck::until_ready(listen, seconds(wait, "wait")?, seconds(timeout, "timeout")?).await?;
+            println!("ready: http://{target}");
+            Ok(())
+        }
         Some(Command::Migrate) => {
-            let db = db::connect(&common.database_url).await?;
+            let db = connect(&common).await?;
             crate::application::migrate(&db).await?;
             println!("migrations applied to {}", db::redact(&common.database_url));
             Ok(())
         }
         Some(Command::Seed { demo, file }) => {
-            let db = db::connect(&common.database_url).await?;
+            let db = connect(&common).await?;
             crate::application::migrate(&db).await?;
             let data = match (demo, file) {
                 (true, _) => seed::demo(),
@@ -128,7 +167,7 @@ pub async fn run() -> anyhow::Result<()> {
         }
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
         Some(Command::Renew) => {
-            let db = db::connect(&common.database_url).await?;
+            let db = connect(&common).await?;
             crate::application::migrate(&db).await?;
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
@@ -148,7 +187,7 @@ pub async fn run() -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Token { site, partner, email }) => {
-            let db = db::connect(&common.database_url).await?;
+            let db = connect(&common).await?;
             let tokens = TokenService::new(&load_secret(&common)?);
             let claims = match (site, partner) {
                 (Some(site), _) => agent_claims(&db, site, &email).await?,
@@ -163,7 +202,12 @@ pub async fn run() -> anyhow::Result<()> {
 
 fn load_secret(common: &CommonArgs) -> anyhow::Result<ServerSecret> {
     let explicit = std::env::var("SWITCHBOARD_SECRET").ok();
-    ServerSecret::load(explicit.as_deref(), &common.secret_file)
+    ServerSecret::load(explicit.as_deref(), &common.secret_file).with_context(|| format!("the server secret ({SECRET_FILE_SETTING})"))
+}
+
+/// The database of `--database-url`; a failure names the setting.
+async fn connect(common: &CommonArgs) -> anyhow::Result<DatabaseConnection> {
+    db::connect(&common.database_url).await.with_context(|| format!("the database ({DATABASE_URL_SETTING})"))
 }
 
 async fn agent_claims(db: &DatabaseConnection, site: i32, email: &str) -> anyhow::Result<Claims> {
@@ -248,7 +292,12 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 }
 
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
-    let db = db::connect(&common.database_url).await?;
+    // Now, not once serving: as PID 1 a signal with no handler is ignored, so
+    // a SIGTERM during start-up would otherwise be lost.
+    let shutdown = crate::server::shutdown_signal()?;
+    // First, so that a port in use fails at once, before any database work.
+    let listener = bind(args.listen).await?;
+    let db = connect(common).await?;
     crate::application::migrate(&db).await?;
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
@@ -258,12 +307,11 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
         tracing::info!("loaded the demo data set into the empty database");
     }
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("binding {}", args.listen))?;
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
-    print_banner(&db, &tokens, &base, loads_demo).await;
+    if common.log_format == LogFormat::Text {
+        print_banner(&db, &tokens, &base, loads_demo).await;
+    }
     let mut db = db;
     crate::telemetry::time_statements(&mut db, "writer");
     // On PostgreSQL the readers are the writer's pool (a clone, timed with it).
@@ -282,8 +330,18 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         rate_limit: args.rate_limit,
         ..Default::default()
     };
-    crate::application::Application::build(db, reads, &secret, settings).serve(listener).await?;
+    let application = crate::application::Application::build(db, reads, &secret, settings);
+    // The one line to wait on (docs/containers.md): stable words, logged once
+    // the listener is bound and every start-up step is done.
+    tracing::info!(address = %address, version = crate::api::health::VERSION, test_mode = args.test_mode, "ready to serve");
+    application.serve(listener, shutdown).await?;
+    tracing::info!("stopped");
     Ok(())
+}
+
+/// A listener on `listen`; the error names the setting.
+async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen} ({LISTEN_SETTING})"))
 }
 
 /// What is served where; on the start that loaded the demo data set, also its

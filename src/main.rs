@@ -1,6 +1,4 @@
-use std::io::IsTerminal;
-
-use tracing_subscriber::EnvFilter;
+use clap::Parser;
 
 // Requests allocate and free many small objects across threads (sea-orm's
 // statements and rows, JSON): glibc's allocator spent about a fifth of the
@@ -11,15 +9,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn")))
-        .with_writer(std::io::stderr)
-        // Colour codes only for a person at a terminal, not into log files.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-    match switchboard::cli::run().await {
+    let cli = switchboard::cli::Cli::parse();
+    switchboard::logging::init(cli.log_format());
+    match switchboard::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
+            // One line: what failed, with every cause, naming the setting to change.
             eprintln!("error: {err:#}");
             std::process::ExitCode::FAILURE
         }

@@ -255,34 +255,41 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
 
 /// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    serve_with(listener, app, ConnectionLimits::default()).await
+    serve_with(listener, app, ConnectionLimits::default(), shutdown_signal()?).await
 }
 
-/// As `serve`, with other bounds on connections.
-pub async fn serve_with(listener: tokio::net::TcpListener, app: Router, limits: ConnectionLimits) -> std::io::Result<()> {
-    crate::connections::serve(listener, app, limits, shutdown_signal()).await
+/// As `serve`, with other bounds on connections, until `shutdown` completes.
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    crate::connections::serve(listener, app, limits, shutdown).await
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes at the first SIGINT or SIGTERM. The handlers are installed by
+/// this call, not when the future is first polled: a process that is PID 1 (in
+/// a container) ignores signals it has no handler for.
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (mut interrupt, mut terminate) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?)
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+    Ok(async move {
+        #[cfg(unix)]
+        let name = tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        #[cfg(not(unix))]
+        let name = {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        };
+        tracing::info!(signal = name, "shutting down: no new connections, finishing requests in flight");
+    })
 }
 
 #[cfg(test)]

@@ -143,11 +143,32 @@ pub async fn observe(State(operations): State<Arc<Operations>>, mut request: Req
     // Decremented on drop: a request whose client goes away still leaves.
     let _leaving = Leaving(&operations.in_flight);
     let started = Instant::now();
+    // Kept for the request's log line only when it will be written.
+    let method_and_path = tracing::enabled!(target: REQUEST_LOG, tracing::Level::INFO).then(|| (request.method().clone(), request.uri().clone()));
     let response = next.run(request).await;
-    operation.duration.record(started.elapsed().as_secs_f64());
+    let elapsed = started.elapsed();
+    operation.duration.record(elapsed.as_secs_f64());
     operation.answered(response.status().as_u16()).increment(1);
+    if let Some((method, uri)) = method_and_path {
+        let request_id = response.headers().get("x-request-id").and_then(|id| id.to_str().ok()).unwrap_or_default();
+        // The path only: query strings may carry secrets.
+        tracing::info!(
+            target: REQUEST_LOG,
+            request_id,
+            operation_id = operation.id,
+            method = %method,
+            path = uri.path(),
+            status = response.status().as_u16(),
+            duration_ms = elapsed.as_micros() as f64 / 1e3,
+            "answered"
+        );
+    }
     response
 }
+
+/// The target of the one line each answered request logs (`RUST_LOG` can
+/// silence it: `info,switchboard::requests=warn`).
+pub const REQUEST_LOG: &str = "switchboard::requests";
 
 struct Leaving<'a>(&'a metrics::Gauge);
 

@@ -53,9 +53,8 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .acquire_timeout(Duration::from_secs(3))
             .test_before_acquire_if_idle_for(Duration::from_secs(1));
     }
-    Database::connect(options)
-        .await
-        .with_context(|| format!("connecting to the database at {}", redact(url)))
+    // The error's own words only: its source chain repeats them.
+    Database::connect(options).await.map_err(|err| anyhow::anyhow!("connecting to {}: {err}", redact(url)))
 }
 
 /// The connections reads go through. SQLite in WAL mode lets readers run beside
@@ -128,8 +127,16 @@ fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
     if path.is_empty() || path.starts_with(':') {
         return Ok(());
     }
-    if let Some(parent) = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+    let file = std::path::Path::new(path);
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    // SQLite's own words for a directory it cannot write are "unable to open
+    // database file"; say which file and why. (An empty file is a new database.)
+    if !file.exists() && !url.contains("mode=ro") {
+        if let Err(err) = std::fs::OpenOptions::new().write(true).create_new(true).open(file) {
+            anyhow::bail!("cannot create {}: {err} (its directory must be writable by the user the server runs as)", file.display());
+        }
     }
     Ok(())
 }

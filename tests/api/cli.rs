@@ -96,3 +96,119 @@ fn demo_tokens_are_printed_only_on_the_start_that_loads_the_demo_data() {
     assert!(second.contains("listening on"), "{second}");
     assert!(!second.contains("bearer token") && !second.contains("demo-password"), "{second}");
 }
+
+/// `switchboard` with `args` and `env`, no database or secret of the test's.
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> (std::process::ExitStatus, String, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(args)
+        .env_remove("SWITCHBOARD_SECRET")
+        .env_remove("SWITCHBOARD_LISTEN")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run switchboard");
+    (out.status, String::from_utf8_lossy(&out.stderr).into_owned(), started.elapsed())
+}
+
+/// A setting that cannot be used: exit 1 at once, one line naming the setting, no panic.
+fn refused(args: &[&str], env: &[(&str, &str)], setting: &str) -> String {
+    let (status, stderr, took) = run_with(args, env);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(6), "took {took:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: ") && stderr.contains(setting), "names {setting}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/ok.db?mode=rwc", dir.path().display());
+    let secret = dir.path().join("secret.key");
+    let secret = secret.to_str().unwrap();
+    // A port in use fails before any database work.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = taken.local_addr().unwrap().to_string();
+    let stderr = refused(&["serve", "--listen", &listen], &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", secret)], "SWITCHBOARD_LISTEN");
+    assert!(stderr.contains("in use"), "{stderr}");
+    // A database directory that cannot be made (a file is in the way).
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    let blocked = format!("sqlite://{}/a-file/switchboard.db?mode=rwc", dir.path().display());
+    refused(&["serve", "--listen", "127.0.0.1:0"], &[("SWITCHBOARD_DATABASE_URL", &blocked), ("SWITCHBOARD_SECRET_FILE", secret)], "SWITCHBOARD_DATABASE_URL");
+    // A database that does not answer: within the connect timeout.
+    refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none"), ("SWITCHBOARD_SECRET_FILE", secret)],
+        "SWITCHBOARD_DATABASE_URL",
+    );
+    // A secret file that cannot be written.
+    let blocked_secret = dir.path().join("a-file/secret.key");
+    refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", blocked_secret.to_str().unwrap())],
+        "SWITCHBOARD_SECRET_FILE",
+    );
+    // A value that does not parse is clap's: exit 2, naming the flag.
+    let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_LISTEN", "localhost")]);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--listen"), "{stderr}");
+}
+
+#[test]
+fn healthcheck_exits_1_within_its_timeout_when_nothing_listens() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let (status, stderr, took) = run_with(&["healthcheck"], &[("SWITCHBOARD_LISTEN", &free)]);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    assert!(stderr.contains("not ready") && stderr.contains("SWITCHBOARD_LISTEN"), "{stderr}");
+    let (status, _, took) = run_with(&["healthcheck", "--wait", "0.5"], &[("SWITCHBOARD_LISTEN", &free)]);
+    assert_eq!(status.code(), Some(1));
+    assert!(took >= std::time::Duration::from_millis(400) && took < std::time::Duration::from_secs(3), "{took:?}");
+    // A listener that never answers: the ask's timeout ends it.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent = silent.local_addr().unwrap().to_string();
+    let (status, stderr, took) = run_with(&["healthcheck", "--timeout", "0.3"], &[("SWITCHBOARD_LISTEN", &silent)]);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(2) && stderr.contains("no answer within 300 ms"), "{took:?} {stderr}");
+}
+
+#[test]
+fn serve_as_a_container_runs_it_json_logs_healthcheck_and_sigterm() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let listen = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    // Everything by environment, as a CI `services:` entry passes it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env("SWITCHBOARD_LISTEN", &listen)
+        .env("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/c.db?mode=rwc", dir.path().display()))
+        .env("SWITCHBOARD_SECRET_FILE", dir.path().join("secret.key"))
+        .env("SWITCHBOARD_LOG_FORMAT", "json")
+        .env_remove("SWITCHBOARD_SECRET")
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let ready = lines.by_ref().map(Result::unwrap).find(|line| line.contains("ready to serve")).expect("a ready line");
+    let ready: serde_json::Value = serde_json::from_str(&ready).expect("JSON");
+    assert_eq!(ready["level"], "INFO");
+    assert_eq!(ready["address"], listen.as_str());
+    let (status, stderr, _) = run_with(&["healthcheck", "--wait", "10"], &[("SWITCHBOARD_LISTEN", &listen)]);
+    assert!(status.success(), "{stderr}");
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let stopping = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "SIGTERM exits 0: {status:?}");
+    assert!(stopping.elapsed() < std::time::Duration::from_secs(2), "{:?}", stopping.elapsed());
+    let rest: Vec<serde_json::Value> = lines.map(|line| serde_json::from_str(&line.unwrap()).expect("every line JSON")).collect();
+    let answered = rest.iter().find(|r| r["message"] == "answered" && r["operation_id"] == "getReadiness").expect("the healthcheck's request logged");
+    assert_eq!(answered["status"], 200);
+    assert!(answered["request_id"].as_str().is_some_and(|id| !id.is_empty()) && answered["duration_ms"].is_number());
+    assert_eq!(rest.last().unwrap()["message"], "stopped");
+    let mut banner = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut banner).unwrap();
+    assert!(banner.is_empty(), "JSON logs print no text banner (nor its tokens): {banner}");
+}

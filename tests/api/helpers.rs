@@ -142,7 +142,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     let application = switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(application.serve(listener));
+    tokio::spawn(application.serve(listener, std::future::pending()));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
     TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, statements, on_thread: on_thread_queries, _dir: dir }
 }
