@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark: switchboard (release build, fresh database, demo data) against
+# The benchmark: switchboard (dist build, fresh database, demo data) against
 # a bare axum "ceiling" answering the same bytes (bench/ceiling) and Prism
 # mocking the same request (clients/package.json), side by side in one run, with wrk from Debian (installed when missing: a C load generator that
 # is not slowed by the 2 cores it shares with the server as much as a Python or
@@ -71,9 +71,10 @@ command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq && DEBIA
 
 # The smoke run proves the script works, not figures: it takes the debug build
 # that scripts/test.sh has already made instead of a release build.
-if [ "$QUICK" = 1 ]; then PROFILE=debug; else PROFILE=release; fi
+# Figures are of the `dist` profile, what the image and the released binary are.
+if [ "$QUICK" = 1 ]; then PROFILE=debug; else PROFILE=dist; fi
 log "cargo build ($PROFILE: switchboard, ceiling)"
-cargo build --locked -p switchboard -p ceiling $([ "$PROFILE" = release ] && echo --release)
+cargo build --locked -p switchboard -p ceiling $([ "$PROFILE" = dist ] && echo --profile dist)
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 BIN="$TARGET_DIR/$PROFILE/switchboard"
 CEILING="$TARGET_DIR/$PROFILE/ceiling"

@@ -6,6 +6,7 @@
 #   scripts/test.sh            everything
 #   SKIP_POSTGRES=1 ...        skip the PostgreSQL pass
 #   SKIP_SCHEMATHESIS=1 ...    skip the contract tests
+#   SKIP_IMAGE=1 ...           skip the image (built, run as PID 1) and deploy files
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -69,6 +70,20 @@ bank_test() { # backend
   PATH="${PG_BIN:-/usr/bin}:$PATH" python3 "$ROOT/scripts/bank_test.py" --bin "$BIN" --database-url "$url" --instances "$instances" --seconds 40
 }
 bank_test sqlite
+
+# The image as a container platform runs it (docs/containers.md): the deploy
+# files checked by their tools, the image built as releases build it (the
+# `dist` profile: ~11 minutes of CI, the size and start-up checked are the
+# shipped ones; IMAGE_PROFILE=release builds faster), then run as PID 1 and
+# checked. Needs root (namespaces, chroot). SKIP_IMAGE=1 skips it.
+if [ "${SKIP_IMAGE:-0}" != 1 ]; then
+  log "deploy files: actionlint, schemas, Testcontainers examples"
+  bash "$ROOT/scripts/check_deploy_files.sh"
+  log "the image: scripts/image.sh (PROFILE=${IMAGE_PROFILE:-dist})"
+  PROFILE=${IMAGE_PROFILE:-dist} bash "$ROOT/scripts/image.sh"
+  log "the image as PID 1: scripts/image_test.py"
+  python3 "$ROOT/scripts/image_test.py" "$(ls -t "$TARGET_DIR"/image/switchboard-*.docker.tar | head -n 1)"
+fi
 
 if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
   log "PostgreSQL: throwaway cluster"

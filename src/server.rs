@@ -13,8 +13,7 @@ use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing::Level;
+use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
@@ -117,7 +116,8 @@ pub fn app(state: AppState) -> Router {
                     // The path only: query strings and headers may carry secrets.
                     tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
                 })
-                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
+                // The line per answered request is telemetry's (`REQUEST_LOG`), with its operationId.
+                .on_response(()),
         )
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(middleware::from_fn(plain_request_id))
