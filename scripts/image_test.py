@@ -283,11 +283,11 @@ def run(runner, image, work):
     took = time.monotonic() - started
     check(probe.returncode == 1 and took < 2, f"`healthcheck --wait 0.5` with nothing listening exits 1 in {took:.2f} s")
 
-    print(f"==> restart on the same /data, JSON logs ({runner.name})")
+    print(f"==> restart on the same /data, JSON logs with the line per request ({runner.name})")
     log_path = os.path.join(work, "second.log")
     with open(log_path, "w") as log:
         started = time.monotonic()
-        runner.start(log, ["SWITCHBOARD_LOG_FORMAT=json"])
+        runner.start(log, ["SWITCHBOARD_LOG_FORMAT=json", "RUST_LOG=info"])
     ready = wait_ready(log_path, runner, started)
     check(ready < READY_WITHIN, f"ready in under {READY_WITHIN} s on a volume with data ({ready:.2f} s)")
     waited = healthcheck(image, wait=10)

@@ -166,8 +166,8 @@ pub async fn observe(State(operations): State<Arc<Operations>>, mut request: Req
     response
 }
 
-/// The target of the one line each answered request logs (`RUST_LOG` can
-/// silence it: `info,switchboard::requests=warn`).
+/// The target of the one line each answered request logs at info (off by
+/// default, `logging::init`; on with `RUST_LOG=info`).
 pub const REQUEST_LOG: &str = "switchboard::requests";
 
 struct Leaving<'a>(&'a metrics::Gauge);

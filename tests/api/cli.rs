@@ -184,8 +184,9 @@ fn serve_as_a_container_runs_it_json_logs_healthcheck_and_sigterm() {
         .env("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/c.db?mode=rwc", dir.path().display()))
         .env("SWITCHBOARD_SECRET_FILE", dir.path().join("secret.key"))
         .env("SWITCHBOARD_LOG_FORMAT", "json")
+        // The line per request is off by default.
+        .env("RUST_LOG", "info")
         .env_remove("SWITCHBOARD_SECRET")
-        .env_remove("RUST_LOG")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
