@@ -15,7 +15,8 @@ the size; /data owned by the user; ready in under 1 s on a fresh volume (demo
 data loaded) and again on the volume with data; `healthcheck` 0 while up and 1
 once stopped; the process's user; a token minted with the image's binary and
 a create with it; SIGTERM exits 0 within 2 s; a restart on the same /data
-still has what was created; JSON logs, one object a line, when asked for.
+still has what was created; JSON logs, one object a line, when asked for; the
+journal entry of a request answered just before a SIGTERM is there after it.
 
     scripts/image_test.py target/image/switchboard-0.1.0-amd64.docker.tar [--max-megabytes 40]
 """
@@ -287,14 +288,15 @@ def run(runner, image, work):
     log_path = os.path.join(work, "second.log")
     with open(log_path, "w") as log:
         started = time.monotonic()
-        runner.start(log, ["SWITCHBOARD_LOG_FORMAT=json", "RUST_LOG=info"])
+        runner.start(log, ["SWITCHBOARD_LOG_FORMAT=json", "RUST_LOG=info", "SWITCHBOARD_TEST_MODE=true"])
     ready = wait_ready(log_path, runner, started)
     check(ready < READY_WITHIN, f"ready in under {READY_WITHIN} s on a volume with data ({ready:.2f} s)")
     waited = healthcheck(image, wait=10)
     check(waited.returncode == 0, "`healthcheck --wait 10` exits 0")
     status, form = http("GET", f"/v4/secureform/secureForms/{form_id}", token)
     check(status == 200 and form["name"] == "Made in the image test", f"the form created before the restart is still there ({status})")
-    stop(runner, "after the restart")
+    # At once: test mode's journal is written off the request's path, in batches.
+    stop(runner, "right after a journaled request")
     with open(log_path) as f:
         lines = [line for line in f.read().splitlines() if line.strip()]
     records = []
@@ -307,6 +309,17 @@ def run(runner, image, work):
     answered = [r for r in records if r.get("message") == "answered" and r.get("operation_id") == "getSecureForm"]
     check(answered and all(k in answered[0] for k in ("timestamp", "level", "request_id", "status", "duration_ms")),
           f"a request's line has its time, level, request id, operationId, status and duration ({answered[:1]})")
+
+    print(f"==> a third start: what the stop wrote ({runner.name})")
+    log_path = os.path.join(work, "third.log")
+    with open(log_path, "w") as log:
+        started = time.monotonic()
+        runner.start(log, ["SWITCHBOARD_TEST_MODE=true"])
+    wait_ready(log_path, runner, started)
+    status, journal = http("GET", "/api/test/requests?operationId=getSecureForm", token)
+    check(status == 200 and any(entry["path"].endswith(form_id) for entry in journal),
+          f"the journal entry of the request answered just before SIGTERM was written by the stop ({status}, {len(journal or [])} entries)")
+    stop(runner, "the third start")
 
 
 if __name__ == "__main__":
