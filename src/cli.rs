@@ -6,10 +6,10 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use std::time::Duration;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
@@ -100,26 +100,34 @@ enum Command {
     Migrate,
     /// Load a data set: the demo one or a JSON file of the same format.
     Seed {
+        /// The demo data set (the one an empty database gets on first start).
         #[arg(long, conflicts_with = "file", required_unless_present = "file")]
         demo: bool,
+        /// A JSON file in the demo data set's format (src/api/seed/demo.json).
         #[arg(long)]
         file: Option<PathBuf>,
     },
     /// Write the OpenAPI documents, or with --check fail when they differ.
     Openapi {
+        /// Write nothing: fail, naming the files, when the committed ones differ.
         #[arg(long)]
         check: bool,
+        /// Where the documents are written (or checked).
         #[arg(long, default_value = "openapi")]
         dir: PathBuf,
     },
     /// Renew every site that is due, once, and exit (what the loop of `serve` does each interval).
     Renew,
     /// Mint an access token offline for an agent (--site) or partner user (--partner).
+    /// Needs the server's database and secret; creates neither.
     Token {
+        /// A platform token for an agent of this site (`/v4/...`).
         #[arg(long, conflicts_with = "partner", required_unless_present = "partner")]
         site: Option<i32>,
+        /// A partner token for a user of this partner (`/api/...`).
         #[arg(long)]
         partner: Option<i32>,
+        /// The agent's or partner user's email.
         #[arg(long)]
         email: String,
     },
@@ -187,6 +195,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Token { site, partner, email }) => {
+            a_servers_files(&common)?;
             let db = connect(&common).await?;
             let tokens = TokenService::new(&load_secret(&common)?);
             let claims = match (site, partner) {
@@ -203,6 +212,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 fn load_secret(common: &CommonArgs) -> anyhow::Result<ServerSecret> {
     let explicit = std::env::var("SWITCHBOARD_SECRET").ok();
     ServerSecret::load(explicit.as_deref(), &common.secret_file).with_context(|| format!("the server secret ({SECRET_FILE_SETTING})"))
+}
+
+/// For a command that reads what a server wrote (`token`): its SQLite file and
+/// its secret must be there already. Refuses, creating nothing, otherwise (a
+/// new secret would sign tokens the server refuses).
+fn a_servers_files(common: &CommonArgs) -> anyhow::Result<()> {
+    if let Some(file) = db::sqlite_file(&common.database_url) {
+        let holds_data = std::fs::metadata(file).is_ok_and(|m| m.len() > 0);
+        anyhow::ensure!(
+            holds_data,
+            "no database at {} ({DATABASE_URL_SETTING}): run this where the server runs, or point it at the server's database",
+            file.display()
+        );
+    }
+    let explicit = std::env::var("SWITCHBOARD_SECRET").is_ok_and(|v| !v.is_empty());
+    anyhow::ensure!(
+        explicit || common.secret_file.exists(),
+        "no server secret at {} ({SECRET_FILE_SETTING}, or SWITCHBOARD_SECRET): use the server's, or tokens would not verify",
+        common.secret_file.display()
+    );
+    Ok(())
 }
 
 /// The database of `--database-url`; a failure names the setting.
@@ -310,7 +340,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     if common.log_format == LogFormat::Text {
-        print_banner(&db, &tokens, &base, loads_demo).await;
+        print_banner(&db, &tokens, &base, loads_demo, args.test_mode).await;
     }
     let mut db = db;
     crate::telemetry::time_statements(&mut db, "writer");
@@ -347,10 +377,13 @@ async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
 /// What is served where; on the start that loaded the demo data set, also its
 /// accounts and two bearer tokens (never again: they are live credentials, and a
 /// later start may be a real deployment that kept the demo rows).
-async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool) {
+async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool, test_mode: bool) {
     println!("switchboard {} listening on {base}", crate::api::health::VERSION);
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
+    if test_mode {
+        println!("  Test mode: on (sandboxes, clock, journal, faults): {base}/openapi/{}", crate::api::test_mode::TEST_FILE);
+    }
     if !loaded_demo {
         println!("  Tokens: `switchboard token --help`");
         return;
@@ -362,5 +395,31 @@ async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str
         println!("    admin@site10001.example (platform); admin@partner1.example, admin@partner2.example (partner)");
         println!("  Platform bearer token (admin@site10000.example, 12 h):\n    {}", tokens.sign(&agent));
         println!("  Partner bearer token (admin@partner1.example, 12 h):\n    {}", tokens.sign(&partner));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// `--help` of every command describes every option.
+    #[test]
+    fn every_option_of_every_command_has_a_description() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                if arg.get_help().is_none() && !arg.is_positional() {
+                    missing.push(format!("{path} --{}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (the command)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "switchboard", &mut missing);
+        assert!(missing.is_empty(), "without a description: {missing:?}");
     }
 }

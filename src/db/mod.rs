@@ -121,13 +121,21 @@ fn is_in_memory(url: &str) -> bool {
 }
 
 /// Creates the directory of a file-backed SQLite URL so a fresh checkout starts.
-fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
+/// The file of a SQLite URL (`sqlite://data/x.db?mode=rwc` is `data/x.db`);
+/// none for PostgreSQL and in-memory databases.
+pub fn sqlite_file(url: &str) -> Option<&std::path::Path> {
+    if !is_sqlite(url) {
+        return None;
+    }
     let path = url.trim_start_matches("sqlite:").trim_start_matches("//");
     let path = path.split('?').next().unwrap_or_default();
-    if path.is_empty() || path.starts_with(':') {
+    (!path.is_empty() && !path.starts_with(':')).then(|| std::path::Path::new(path))
+}
+
+fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
+    let Some(file) = sqlite_file(url) else {
         return Ok(());
-    }
-    let file = std::path::Path::new(path);
+    };
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }

@@ -56,11 +56,12 @@ fn openapi_check_passes_on_the_committed_documents_and_fails_on_stale_ones() {
 }
 
 /// The first lines a `serve` prints, until it says it listens and a little after.
-fn banner(dir: &std::path::Path) -> String {
+fn banner(dir: &std::path::Path, extra: &[&str]) -> String {
     use std::io::{BufRead, BufReader};
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(extra)
         .current_dir(dir)
         .env("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/serve.db?mode=rwc", dir.display()))
         .env("SWITCHBOARD_SECRET", "cli-test-secret-cli-test-secret-cli")
@@ -90,11 +91,13 @@ fn banner(dir: &std::path::Path) -> String {
 #[test]
 fn demo_tokens_are_printed_only_on_the_start_that_loads_the_demo_data() {
     let dir = tempfile::tempdir().unwrap();
-    let first = banner(dir.path());
+    let first = banner(dir.path(), &[]);
     assert!(first.contains("Platform bearer token"), "{first}");
-    let second = banner(dir.path());
+    assert!(!first.contains("Test mode"), "{first}");
+    let second = banner(dir.path(), &["--test-mode"]);
     assert!(second.contains("listening on"), "{second}");
     assert!(!second.contains("bearer token") && !second.contains("demo-password"), "{second}");
+    assert!(second.contains("Test mode: on") && second.contains("/openapi/test-v1.json"), "{second}");
 }
 
 /// `switchboard` with `args` and `env`, no database or secret of the test's.
@@ -212,4 +215,37 @@ fn serve_as_a_container_runs_it_json_logs_healthcheck_and_sigterm() {
     let mut banner = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut banner).unwrap();
     assert!(banner.is_empty(), "JSON logs print no text banner (nor its tokens): {banner}");
+}
+
+#[test]
+fn token_outside_the_servers_folder_refuses_and_creates_nothing() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["token", "--site", "10000", "--email", "admin@site10000.example"])
+        .current_dir(empty.path())
+        .env_remove("SWITCHBOARD_DATABASE_URL")
+        .env_remove("SWITCHBOARD_SECRET_FILE")
+        .env_remove("SWITCHBOARD_SECRET")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no database at data/switchboard.db") && stderr.contains("SWITCHBOARD_DATABASE_URL"), "{stderr}");
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0, "created nothing");
+    // A database, but not the server's secret: refused too, no secret made.
+    let dir = tempfile::tempdir().unwrap();
+    assert!(switchboard(dir.path(), &["migrate"]).status.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["token", "--site", "10000", "--email", "admin@site10000.example"])
+        .current_dir(dir.path())
+        .env("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/cli.db?mode=rwc", dir.path().display()))
+        .env("SWITCHBOARD_SECRET_FILE", dir.path().join("nowhere/secret.key"))
+        .env_remove("SWITCHBOARD_SECRET")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no server secret") && stderr.contains("SWITCHBOARD_SECRET_FILE"), "{stderr}");
+    assert!(!dir.path().join("nowhere").exists());
 }
