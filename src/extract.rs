@@ -35,7 +35,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        require_content_type(req.headers(), is_json)?;
+        require_content_type(req.headers(), is_json, "application/json")?;
         let bytes = read_body(req, state).await?;
         match list_items(&bytes) {
             Err(err) => return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}"))),
@@ -205,7 +205,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        require_content_type(req.headers(), |mime| mime == "application/x-www-form-urlencoded")?;
+        require_content_type(req.headers(), |mime| mime == FORM, FORM)?;
         let bytes = read_body(req, state).await?;
         serde_urlencoded::from_bytes(&bytes)
             .map(FormBody)
@@ -228,7 +228,10 @@ fn is_json(mime: &str) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool) -> Result<(), ApiError> {
+const FORM: &str = "application/x-www-form-urlencoded";
+
+/// A refusal names what to send instead (`wanted`).
+fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool, wanted: &str) -> Result<(), ApiError> {
     let mime = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -237,9 +240,9 @@ fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool) -> 
         Some(mime) if accepts(&mime) => Ok(()),
         Some(mime) => Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
-            format!("content type `{mime}` is not accepted here"),
+            format!("content type `{mime}` is not accepted here: send `Content-Type: {wanted}`"),
         )),
-        None => Err(ApiError::new(ErrorCode::UnsupportedMediaType, "the Content-Type header is missing")),
+        None => Err(ApiError::new(ErrorCode::UnsupportedMediaType, format!("the Content-Type header is missing: send `Content-Type: {wanted}`"))),
     }
 }
 

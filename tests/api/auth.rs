@@ -76,7 +76,8 @@ async fn wrong_credentials_and_bad_requests() {
     let empty = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password"), ("refresh_token", "")];
     assert_eq!(error_locations(&assert_problem(token_request(&app, "/oauth/token", &empty).await, 400, 400001).await), ["/refresh_token"]);
     let json = app.send(Method::POST, "/oauth/token", None, Some(&serde_json::json!({"grant_type": "password"}))).await;
-    assert_problem(json, 415, 415001).await;
+    let problem = assert_problem(json, 415, 415001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("send `Content-Type: application/x-www-form-urlencoded`"), "{problem}");
 }
 
 #[tokio::test]

@@ -25,9 +25,11 @@ async fn bodies_are_checked_for_type_size_and_syntax() {
     let app = spawn_app().await;
     let token = app.admin_a();
     let text = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
-    assert_problem(text, 415, 415001).await;
+    let problem = assert_problem(text, 415, 415001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("`text/plain` is not accepted here: send `Content-Type: application/json`"), "{problem}");
     let none = app.client.post(app.url(FORMS)).bearer_auth(&token).body("{}").send().await.unwrap();
-    assert_problem(none, 415, 415001).await;
+    let problem = assert_problem(none, 415, 415001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("missing: send `Content-Type: application/json`"), "{problem}");
     let broken = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "application/json").body("{\"name\": ").send().await.unwrap();
     assert_problem(broken, 400, 400002).await;
     let huge = json!({"name": "x".repeat(5 * 1024 * 1024)});
