@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -92,7 +92,10 @@ pub fn app(state: AppState) -> Router {
                 Box::new(move || forms.waiting() as f64)
             })],
         }))
-        .fallback(no_route);
+        .fallback({
+            let operations = operations.clone();
+            move |State(state): State<AppState>, method: Method, uri: Uri| async move { no_route(&operations, state.test_mode, &method, uri.path()) }
+        });
     // Test mode's journal and faults wrap every operation (idempotency included: a dropped answer is recorded first).
     let routes = match state.test_mode {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::intercept)),
@@ -223,8 +226,28 @@ async fn plain_request_id(mut request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-async fn no_route() -> ApiError {
-    ApiError::new(ErrorCode::NoRoute, "no operation is served at this path")
+/// A 404 for a path no operation serves, with a hint where a near path is
+/// served: the same path with `/v4` or without a trailing slash, the other
+/// interface's prefix, or test mode's paths on a server without test mode.
+fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method, path: &str) -> ApiError {
+    const NONE: &str = "no operation is served at this path";
+    if path.starts_with("/api/test/") && !test_mode {
+        return ApiError::new(
+            ErrorCode::NoRoute,
+            format!("{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/..."),
+        );
+    }
+    let trimmed = path.trim_end_matches('/');
+    let candidates = [
+        (trimmed != path && !trimmed.is_empty()).then(|| trimmed.to_owned()),
+        (!path.starts_with("/v4/")).then(|| format!("/v4{trimmed}")),
+        trimmed.strip_prefix("/v4/").map(|rest| format!("/api/{rest}")),
+        trimmed.strip_prefix("/api/").map(|rest| format!("/v4/{rest}")),
+    ];
+    match candidates.into_iter().flatten().find(|candidate| operations.served(method, candidate, test_mode).is_some()) {
+        Some(near) => ApiError::new(ErrorCode::NoRoute, format!("{NONE}; did you mean {method} {near}?")),
+        None => ApiError::new(ErrorCode::NoRoute, NONE),
+    }
 }
 
 /// Makes the request id visible to error responses (5xx bodies name it).

@@ -290,6 +290,17 @@ impl Operations {
     }
 
     /// The operation serving `method` at `path` (`unmatched` when none does).
+    /// The operation `method` `path` reaches on this server, if any (`find`
+    /// also names platform paths without `/v4`, which are not served).
+    pub fn served(&self, method: &Method, path: &str, test_mode: bool) -> Option<&'static str> {
+        let operation = self.find(method, path);
+        match operation.document? {
+            Document::Platform if !path.starts_with("/v4/") => None,
+            Document::Test if !test_mode => None,
+            _ => Some(operation.id),
+        }
+    }
+
     pub(crate) fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
         let Some(templates) = self.by_method.get(method) else { return &self.unmatched };
         let segments: Vec<&str> = path.split('/').skip(1).collect();

@@ -417,3 +417,22 @@ async fn heads_refused_below_the_application_are_problems_too() {
         assert_eq!((problem["status"].as_u64(), problem["code"].as_u64()), (Some(status), Some(code)), "{problem}");
     }
 }
+
+#[tokio::test]
+async fn a_404_names_the_near_path_that_is_served() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let detail = |problem: serde_json::Value| problem["detail"].as_str().unwrap().to_owned();
+    for (path, hint) in [
+        ("/secureform/secureForms", "did you mean GET /v4/secureform/secureForms?"),
+        ("/v4/secureform/secureForms/", "did you mean GET /v4/secureform/secureForms?"),
+        ("/v4/billing/sites/10000", "did you mean GET /api/billing/sites/10000?"),
+        ("/api/voicebot/voicebots", "did you mean GET /v4/voicebot/voicebots?"),
+        ("/api/test/clock", "test mode is off on this server; start it with --test-mode"),
+    ] {
+        let problem = assert_problem(app.get(path, &token).await, 404, 404002).await;
+        assert!(detail(problem.clone()).contains(hint), "{path}: {problem}");
+    }
+    let problem = assert_problem(app.get("/v4/nothing/here", &token).await, 404, 404002).await;
+    assert_eq!(detail(problem), "no operation is served at this path");
+}
