@@ -59,18 +59,96 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 let mut violations = Violations::new();
                 let message = err.into_inner().to_string();
                 // serde_json appends " at line L column C"; the pointer says where.
-                let message = message.split(" at line ").next().unwrap_or_default().to_owned();
-                let code = if message.starts_with("missing field") {
-                    ErrorCode::FieldRequired
-                } else if message.starts_with("must be between") {
-                    // A value of the right type past its bounds (money amounts).
-                    ErrorCode::FieldOutOfRange
-                } else {
-                    ErrorCode::FieldWrongType
-                };
-                violations.field(pointer, code, message);
+                let message = message.split(" at line ").next().unwrap_or_default();
+                let (code, detail) = value_problem(message);
+                violations.field(pointer, code, detail);
                 violations.into_error()
             })
+    }
+}
+
+/// Our code and words for serde's about one value of a body: what is expected,
+/// in the documents' terms and with an example where a format is, and the kind
+/// of value sent, never the value itself (it may be a card number or a
+/// security code) nor a Rust type name.
+fn value_problem(message: &str) -> (ErrorCode, String) {
+    if message.starts_with("missing field") || message.starts_with("unknown field") || message.starts_with("unknown variant") {
+        let code = if message.starts_with("missing field") { ErrorCode::FieldRequired } else { ErrorCode::FieldWrongType };
+        return (code, message.to_owned());
+    }
+    if message.starts_with("must be between") {
+        // A value of the right type past its bounds (money amounts).
+        return (ErrorCode::FieldOutOfRange, message.to_owned());
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: ")) {
+        let (sent, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let code = match (sent.starts_with("integer"), message.starts_with("invalid value")) {
+            (true, true) => ErrorCode::FieldOutOfRange,
+            _ => ErrorCode::FieldWrongType,
+        };
+        let expected = expected_words(expected);
+        return match code {
+            ErrorCode::FieldOutOfRange => (code, format!("expected {expected}; the integer sent is out of its range")),
+            _ => (code, format!("expected {expected}, got {}", sent_words(sent))),
+        };
+    }
+    if CHRONO_PARSE_ERRORS.contains(&message) {
+        return (ErrorCode::FieldWrongType, format!("expected {DATE_TIME}"));
+    }
+    if message.starts_with("UUID parsing failed") || message.starts_with("invalid character") || message.starts_with("invalid group") || message.starts_with("invalid length") {
+        return (ErrorCode::FieldWrongType, format!("expected {GUID}"));
+    }
+    if message.starts_with("Invalid decimal") || message.contains("Decimal") {
+        return (ErrorCode::FieldWrongType, format!("expected {DECIMAL}"));
+    }
+    (ErrorCode::FieldWrongType, message.to_owned())
+}
+
+const DATE_TIME: &str = "a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\"";
+const GUID: &str = "a GUID string, e.g. \"0192f0c4-0000-7000-8000-00000000f001\"";
+const DECIMAL: &str = "a decimal number, e.g. 12.50";
+
+/// chrono's words when a string is not an RFC 3339 date-time.
+const CHRONO_PARSE_ERRORS: [&str; 7] = [
+    "premature end of input",
+    "input contains invalid characters",
+    "input is out of range",
+    "input is not enough for unique date and time",
+    "trailing input",
+    "no possible date and time matching input",
+    "impossible",
+];
+
+/// What serde says a type expects, in the documents' words.
+fn expected_words(expected: &str) -> String {
+    let words = match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "an integer",
+        "f32" | "f64" => "a number",
+        "a string" | "a borrowed string" | "a character" => "a string",
+        "a boolean" => "true or false",
+        "a sequence" => "an array",
+        "a map" => "an object",
+        "a formatted date and time string or a unix timestamp" | "an RFC 3339 formatted date and time string" => DATE_TIME,
+        "a UUID string" => GUID,
+        _ if expected.starts_with("struct ") || expected.starts_with("a map") => "an object",
+        _ if expected.contains("Decimal") || expected.contains("decimal") => DECIMAL,
+        _ if expected.is_empty() => "another kind of value",
+        other => return other.to_owned(),
+    };
+    words.to_owned()
+}
+
+/// The kind of value serde says was sent, without the value.
+fn sent_words(sent: &str) -> &'static str {
+    match sent.split([' ', '`']).next().unwrap_or_default() {
+        "string" | "character" => "a string",
+        "integer" => "an integer",
+        "floating" => "a number with a fraction",
+        "boolean" => "a boolean",
+        "map" => "an object",
+        "sequence" => "an array",
+        "null" | "unit" => "null",
+        _ => "a value of another kind",
     }
 }
 
@@ -414,6 +492,26 @@ pub fn query_pairs(raw: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn body_value_problems_name_formats_and_never_echo_the_value() {
+        for (serde, expected) in [
+            ("invalid type: string \"1\", expected i32", "expected an integer, got a string"),
+            ("invalid type: integer `4242424242424242`, expected a string", "expected a string, got an integer"),
+            ("invalid type: floating point `1.5`, expected i32", "expected an integer, got a number with a fraction"),
+            ("invalid type: string \"abc\", expected a sequence", "expected an array, got a string"),
+            ("invalid value: integer `99999999999`, expected i32", "expected an integer; the integer sent is out of its range"),
+            ("premature end of input", "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\""),
+            ("input contains invalid characters", "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\""),
+            ("UUID parsing failed: invalid character: found `z` at 0", "expected a GUID string, e.g. \"0192f0c4-0000-7000-8000-00000000f001\""),
+            ("invalid type: boolean `true`, expected struct SecureFormIn", "expected an object, got a boolean"),
+        ] {
+            let (_, detail) = value_problem(serde);
+            assert_eq!(detail, expected, "{serde}");
+            assert!(!detail.contains("4242") && !detail.contains("i32"), "{detail}");
+        }
+        assert_eq!(value_problem("missing field `name`"), (ErrorCode::FieldRequired, "missing field `name`".to_owned()));
+    }
 
     #[derive(Debug, Default, serde::Deserialize, PartialEq)]
     #[serde(rename_all = "camelCase")]

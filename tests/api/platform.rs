@@ -436,3 +436,29 @@ async fn a_404_names_the_near_path_that_is_served() {
     let problem = assert_problem(app.get("/v4/nothing/here", &token).await, 404, 404002).await;
     assert_eq!(detail(problem), "no operation is served at this path");
 }
+
+#[tokio::test]
+async fn a_value_of_the_wrong_kind_is_named_in_the_documents_words_without_echoing_it() {
+    let app = spawn_app().await;
+    let body = json!({
+        "name": 4242424242424242u64, "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
+        "fields": [{"id": "zz", "name": "a", "displayName": "A", "type": "text", "order": "1"}]
+    });
+    let problem = assert_problem(app.post(FORMS, &app.admin_a(), &body).await, 400, 400001).await;
+    let details: Vec<(String, String)> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["pointer"].as_str().unwrap().to_owned(), e["detail"].as_str().unwrap().to_owned()))
+        .collect();
+    let first = &details[0];
+    assert_eq!(first.0, "/name", "{problem}");
+    assert_eq!(first.1, "expected a string, got an integer", "{problem}");
+    assert!(!problem.to_string().contains("4242424242424242"), "the value is not echoed: {problem}");
+    let guid = assert_problem(app.post(FORMS, &app.admin_a(), &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
+        "fields": [{"id": "zz", "name": "a", "displayName": "A", "type": "text", "order": 1}]})).await, 400, 400001).await;
+    assert!(guid.to_string().contains("expected a GUID string, e.g."), "{guid}");
+    let order = assert_problem(app.post(FORMS, &app.admin_a(), &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
+        "fields": [{"name": "a", "displayName": "A", "type": "text", "order": "1"}]})).await, 400, 400001).await;
+    assert!(order.to_string().contains("expected an integer, got a string"), "{order}");
+}
