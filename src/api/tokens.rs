@@ -176,6 +176,15 @@ enum AccountKey<'a> {
     Id(Uuid),
 }
 
+/// Right credentials of the other interface's account.
+fn signs_in_elsewhere(right: Audience) -> ApiError {
+    let detail = match right {
+        Audience::Partner => "these are a partner user's credentials: sign in at POST /api/oauth/token (partner billing)",
+        Audience::Platform => "these are a platform agent's credentials: sign in at POST /oauth/token (the /v4 interfaces)",
+    };
+    ApiError::new(ErrorCode::InvalidCredentials, detail)
+}
+
 fn invalid_credentials() -> ApiError {
     ApiError::new(ErrorCode::InvalidCredentials, "the email or password is not correct")
 }
@@ -196,12 +205,22 @@ async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, re
             violations.finish(())?;
             let email = email.trim().to_ascii_lowercase();
             let account = find_account(state, audience, AccountKey::Email(&email)).await?;
-            let hash = account.as_ref().map(|a| a.password_hash.clone());
+            // No such account here: the other interface's, so that its right
+            // credentials, sent to the wrong endpoint, are told where to go.
+            // Only a matching password learns that (no answer tells whether an
+            // email exists), and a match is not a failure toward the lockout.
+            let elsewhere = match account {
+                Some(_) => None,
+                None => find_account(state, audience.other(), AccountKey::Email(&email)).await?,
+            };
+            let hash = account.as_ref().or(elsewhere.as_ref()).map(|a| a.password_hash.clone());
             if !state.logins.check(&email, address, password, hash).await? {
                 return Err(invalid_credentials());
             }
-            let account = account.ok_or_else(invalid_credentials)?;
-            Ok(Json(account.issue(state, None).await?))
+            match account {
+                Some(account) => Ok(Json(account.issue(state, None).await?)),
+                None => Err(signs_in_elsewhere(audience.other())),
+            }
         }
         Some("refresh_token") => {
             let token = required(&mut violations, "/refresh_token", request.refresh_token);

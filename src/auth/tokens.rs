@@ -23,6 +23,14 @@ pub enum Audience {
 }
 
 impl Audience {
+    /// The other interface's.
+    pub fn other(self) -> Self {
+        match self {
+            Audience::Platform => Audience::Partner,
+            Audience::Partner => Audience::Platform,
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Audience::Platform => "platform",

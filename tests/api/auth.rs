@@ -65,9 +65,10 @@ async fn wrong_credentials_and_bad_requests() {
     assert_problem(token_request(&app, "/oauth/token", &wrong).await, 401, 401004).await;
     let unknown = [("grant_type", "password"), ("email", "nobody@x.example"), ("password", "demo-password")];
     assert_problem(token_request(&app, "/oauth/token", &unknown).await, 401, 401004).await;
-    // A partner user is not a site agent.
+    // A partner user is not a site agent: told where to sign in, since the password is right.
     let partner = [("grant_type", "password"), ("email", "admin@partner1.example"), ("password", "demo-password")];
-    assert_problem(token_request(&app, "/oauth/token", &partner).await, 401, 401004).await;
+    let problem = assert_problem(token_request(&app, "/oauth/token", &partner).await, 401, 401004).await;
+    assert!(problem["detail"].as_str().unwrap().contains("sign in at POST /api/oauth/token"), "{problem}");
     let grant = [("grant_type", "client_credentials")];
     assert_problem(token_request(&app, "/oauth/token", &grant).await, 400, 400004).await;
     let problem = assert_problem(token_request(&app, "/oauth/token", &[("grant_type", "password")]).await, 400, 400001).await;
@@ -205,4 +206,27 @@ async fn refresh_tokens_rotate_and_a_reused_one_revokes_its_sign_in_across_insta
     // A refresh token without an id (minted before rotation, or by hand) is refused.
     let old = app.tokens.sign(&Claims::for_partner_user(uuid::Uuid::now_v7(), 1, &[], TokenKind::Refresh));
     assert_problem(refresh_at(app.address.clone(), old).await, 401, 401004).await;
+}
+
+#[tokio::test]
+async fn right_credentials_at_the_other_interfaces_endpoint_name_it_and_do_not_lock_the_account() {
+    let app = spawn_app().await;
+    // Past the five failures that would throttle the account: none of these counts.
+    for _ in 0..7 {
+        let problem = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await, 401, 401004).await;
+        assert!(problem["detail"].as_str().unwrap().contains("POST /api/oauth/token"), "{problem}");
+    }
+    let right = token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await;
+    assert_eq!(right.status(), 200, "not locked out");
+    let problem = assert_problem(token_request(&app, "/api/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await, 401, 401004).await;
+    assert!(problem["detail"].as_str().unwrap().contains("POST /oauth/token"), "{problem}");
+    // A wrong password says nothing of where the email exists, and counts.
+    let wrong = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "guess")).await, 401, 401004).await;
+    let unknown = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("nobody@partner1.example", "guess")).await, 401, 401004).await;
+    assert_eq!(wrong["detail"], unknown["detail"]);
+    assert_eq!(wrong["detail"], "the email or password is not correct");
+    for _ in 0..4 {
+        token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "guess")).await;
+    }
+    assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await, 429, 429001).await;
 }
