@@ -325,3 +325,30 @@ async fn a_sandbox_sees_nothing_of_another_tenant_through_any_read() {
     let none: Value = app.get("/api/billing/invoiceBillTos?siteId=9999999999", &partner_token(&ours)).await.json().await.unwrap();
     assert_eq!(none["total"], 0);
 }
+
+#[tokio::test]
+async fn a_sandboxs_location_reads_it_with_its_own_token() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"clock": TEST_MODE_SYSTEM_TIME})).await;
+    let (partner, id) = (partner_token(&sandbox), sandbox["partnerId"].as_i64().unwrap());
+    let location = format!("{SANDBOXES}/{id}");
+    let read: Value = app.get(&location, &partner).await.json().await.unwrap();
+    let sites: Vec<Value> = sandbox["sites"].as_array().unwrap().iter().map(|s| json!({"siteId": s["siteId"], "twinOf": s["twinOf"]})).collect();
+    assert_eq!(read["partnerId"], id);
+    assert_eq!(read["dataSet"], "demo");
+    assert_eq!(read["now"], TEST_MODE_SYSTEM_TIME);
+    assert_eq!(read["frozen"], true);
+    assert_eq!(read["sites"], json!(sites));
+    assert!(read.get("partner").is_none() && !read.to_string().contains("eyJ"), "a read mints no token: {read}");
+    // Its clock as it moves.
+    let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"})).await;
+    assert_eq!(advanced.status(), 200);
+    let read: Value = app.get(&location, &partner).await.json().await.unwrap();
+    assert_eq!(read["now"], "2026-12-01T00:00:00Z");
+    // Another tenant's token, or a partner that is not a sandbox: 404.
+    let other = create(&app, json!({"dataSet": "empty"})).await;
+    assert_problem(app.get(&location, &partner_token(&other)).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{SANDBOXES}/1"), &app.partner_admin(1)).await, 404, 404001).await;
+    let empty: Value = app.get(&format!("{SANDBOXES}/{}", other["partnerId"]), &partner_token(&other)).await.json().await.unwrap();
+    assert_eq!((empty["dataSet"].as_str(), empty["frozen"].as_bool(), empty["sites"].as_array().unwrap().len()), (Some("empty"), Some(false), 1));
+}

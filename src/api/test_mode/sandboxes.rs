@@ -22,7 +22,7 @@ use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
-use crate::api::billing::clock::freeze;
+use crate::api::billing::clock::{freeze, frozen_at};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::ManageSite, refresh};
 use crate::db::entities::test_sandbox as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
@@ -34,7 +34,7 @@ const TAG: &str = "Test sandboxes";
 const ATTEMPTS: usize = 5;
 
 /// The data a sandbox starts with.
-#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum DataSet {
     /// Partner 1's part of the demo data (sites 10000 and 10001 with everything under them) under new ids.
@@ -42,6 +42,15 @@ pub enum DataSet {
     Demo,
     /// One site with one admin agent.
     Empty,
+}
+
+impl From<Kind> for DataSet {
+    fn from(kind: Kind) -> Self {
+        match kind {
+            Kind::Demo => DataSet::Demo,
+            Kind::Empty => DataSet::Empty,
+        }
+    }
 }
 
 impl From<DataSet> for Kind {
@@ -115,8 +124,37 @@ pub struct TestSandbox {
     pub sites: Vec<SandboxSite>,
 }
 
+/// A sandbox as it is now. No tokens: a read mints none (`:reset` answers fresh ones).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"partnerId": 1234567890, "dataSet": "demo", "createdTime": "2026-11-21T15:00:00Z",
+    "now": "2026-12-01T00:00:00Z", "frozen": true, "sites": [{"siteId": 1500000000, "twinOf": 10000}, {"siteId": 1500000001, "twinOf": 10001}]}))]
+pub struct TestSandboxState {
+    pub partner_id: i32,
+    pub data_set: DataSet,
+    /// When it was created; a reset brings back the state of this instant.
+    pub created_time: DateTime<Utc>,
+    /// The sandbox's clock now.
+    pub now: DateTime<Utc>,
+    /// Whether its clock is frozen (false: it runs with the system clock).
+    pub frozen: bool,
+    /// In site order.
+    pub sites: Vec<SandboxSiteState>,
+}
+
+/// A site of a sandbox, without its agents' tokens.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSiteState {
+    pub site_id: i32,
+    /// The demo site this one copies (`demo` only).
+    pub twin_of: Option<i32>,
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ResetPath::openapi()).routes(routes!(create_test_sandbox)).routes(routes!(delete_test_sandbox))
+    OpenApiRouter::with_openapi(ResetPath::openapi())
+        .routes(routes!(create_test_sandbox))
+        .routes(routes!(get_test_sandbox, delete_test_sandbox))
 }
 
 /// `{partnerId}:reset` is served by `reset_dispatch` (axum cannot match a
@@ -184,6 +222,31 @@ async fn reset_test_sandbox(
     let place = Place { partner_id, first_site_id: sandbox.first_site_id };
     write(&state, kind, place, sandbox.clock, sandbox.created_time, false).await?;
     Ok(Json(answer(&state, kind, place, sandbox.clock, sandbox.created_time).await?))
+}
+
+/// Read a sandbox
+///
+/// Its data set, creation time, clock and sites, as they are now: where a creation's
+/// `Location` leads. No tokens (a read mints none; `:reset` answers fresh ones). Needs that
+/// sandbox's partner token; another partner, or one that is not a sandbox, is a 404.
+#[utoipa::path(get, path = "/api/test/sandboxes/{partnerId}", operation_id = "getTestSandbox", tag = TAG,
+    params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
+    responses((status = 200, description = "The sandbox", body = TestSandboxState)),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<ManageSite>, Path(partner_id): Path<i32>) -> ApiResult<Json<TestSandboxState>> {
+    let sandbox = own_sandbox(&state, &caller, partner_id).await?;
+    let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let place = Place { partner_id, first_site_id: sandbox.first_site_id };
+    let sites = sandbox::sandbox(kind, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
+    let frozen = frozen_at(&state.db, partner_id).await?;
+    Ok(Json(TestSandboxState {
+        partner_id,
+        data_set: kind.into(),
+        created_time: sandbox.created_time,
+        now: frozen.unwrap_or_else(|| state.clock.now()),
+        frozen: frozen.is_some(),
+        sites: sites.into_iter().map(|site| SandboxSiteState { site_id: site.site_id, twin_of: site.twin_of }).collect(),
+    }))
 }
 
 /// Delete a sandbox
