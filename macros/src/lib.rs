@@ -15,6 +15,7 @@
 //! | `range(min = A, max = B)` | `range(...)` | `minimum`/`maximum` |
 //! | `pattern = "re"` | `regex` (compiled once) | `pattern = "re"` |
 //! | `pattern = NAME` | the same, for a pattern named once in `#[rules(patterns(NAME = "re"))]` | |
+//! | `says = "words"` | a refused `pattern` answers "must be words" instead of the regex | |
 //! | `nested` | `nested` | (the item type documents itself) |
 //!
 //! A text newtype (`struct WaitWord(pub String)`, the items of a list of text, which
@@ -191,9 +192,22 @@ fn expand(
     // A value that is not an `Option` is required by serde already (or has a default).
     let required = if is_option { quote!(required) } else { quote!() };
     let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+    // What a refused pattern says, in words: read first, whatever its place.
+    let mut says = None;
+    for meta in &metas {
+        if let Meta::NameValue(nv) = meta
+            && nv.path.is_ident("says")
+        {
+            let Expr::Lit(ExprLit { lit: Lit::Str(words), .. }) = &nv.value else {
+                return Err(syn::Error::new_spanned(&nv.value, "says takes a string literal"));
+            };
+            says = Some(words.value());
+        }
+    }
     for meta in metas {
         let name = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
         match (name.as_str(), &meta) {
+            ("says", Meta::NameValue(_)) => {}
             ("required", Meta::Path(_)) => {
                 out.validate.push(required.clone());
                 out.document.push(quote!(required = true));
@@ -273,14 +287,17 @@ fn expand(
                     }
                     other => return Err(syn::Error::new_spanned(other, "pattern takes a string literal or a shared pattern's name")),
                 };
-                let message = format!("must match the pattern {}", pattern.value());
+                let message = match &says {
+                    Some(words) => format!("must be {words}"),
+                    None => format!("must match the pattern {}", pattern.value()),
+                };
                 out.validate.push(quote!(regex(path = *#regex, message = #message)));
                 out.document.push(quote!(pattern = #pattern));
             }
             _ => {
                 return Err(syn::Error::new_spanned(
                     &meta,
-                    "unknown rule: use required, nested, text(..), length(..), range(..) or pattern = \"..\"",
+                    "unknown rule: use required, nested, text(..), length(..), range(..), pattern = \"..\" or says = \"..\"",
                 ));
             }
         }

@@ -57,6 +57,11 @@ async fn colors_must_be_hex() {
         body["color"] = json!(bad);
         assert_eq!(rejected(&app, &body).await, ["/color"], "{bad}");
     }
+    // In words, as docs/errors.md quotes it, not as the regular expression.
+    let mut body = form_body("color");
+    body["color"] = json!("red");
+    let problem = assert_problem(app.post(FORMS, &app.admin_a(), &body).await, 400, 400001).await;
+    assert_eq!(problem["errors"][0]["detail"], "must be a hex color such as #1a73e8 or #fff");
     let mut body = form_body("color");
     body["color"] = json!("#A1B2C3");
     assert_eq!(app.post(FORMS, &app.admin_a(), &body).await.status(), 201);

@@ -103,7 +103,7 @@ pub struct SecureFormInput {
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
     #[schema(example = "#1a73e8")]
-    #[rule(required, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
+    #[rule(required, pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", says = "a hex color such as #1a73e8 or #fff")]
     pub color: Option<String>,
     /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
     #[schema(format = Byte)]

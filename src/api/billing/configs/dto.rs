@@ -74,7 +74,7 @@ pub struct SiteBillingConfigInput {
     pub billing_period: Option<BillingPeriod>,
     /// Id of a currency of the catalog (`USD`, `EUR`, ...).
     #[schema(example = "USD")]
-    #[rule(required, pattern = "^[A-Z]{3}$")]
+    #[rule(required, pattern = "^[A-Z]{3}$", says = "a three-letter ISO 4217 currency code in capitals, such as USD")]
     pub currency_id: Option<String>,
     #[schema(default = false)] pub is_pricing_visible: Option<bool>,
     #[schema(default = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,

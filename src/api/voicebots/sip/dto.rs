@@ -23,7 +23,7 @@ pub struct SipConfigurationInput {
     /// SIP server host name or IPv4 address, optionally with a port (5060 when none).
     #[serde(rename = "sIPServer")]
     #[schema(example = "sip.example.com")]
-    #[rule(length(max = 259), pattern = HOST_PORT)]
+    #[rule(length(max = 259), pattern = HOST_PORT, says = "a host name or IPv4 address with an optional port, such as sip.example.com or 10.0.0.5:5060")]
     pub sip_server: Option<String>,
     #[rule(text(max = 255, required, nul_in_schema))]
     pub username: Option<String>,
@@ -42,7 +42,7 @@ pub struct SipConfigurationInput {
     pub is_outbound_proxy_required: Option<bool>,
     /// Required when `isOutboundProxyRequired` is true; host or IPv4 with an optional port.
     #[schema(example = "proxy.example.com:5060")]
-    #[rule(length(max = 259), pattern = HOST_PORT)]
+    #[rule(length(max = 259), pattern = HOST_PORT, says = "a host name or IPv4 address with an optional port, such as sip.example.com or 10.0.0.5:5060")]
     pub outbound_proxy: Option<String>,
 }
 

@@ -74,7 +74,7 @@ pub struct TelephonyConfigurationInput {
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[schema(example = "+14155550100")]
-    #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$")]
+    #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$", says = "a phone number in E.164 form, + and 8 to 15 digits, such as +14155550100")]
     pub phone_number: Option<String>,
     #[schema(default = "US")]
     #[rule(required)]
