@@ -28,8 +28,11 @@ fi
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 VERSION=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "switchboard"))')
 REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-# The release workflow passes its repository's URL.
-SOURCE=${SOURCE:-$(git remote get-url origin 2>/dev/null || echo "https://github.com/switchboard/switchboard")}
+# The release workflow passes its repository's URL; a local build takes the
+# origin's when it is one, else the project's.
+ORIGIN=$(git remote get-url origin 2>/dev/null || true)
+case $ORIGIN in https://*) ;; *) ORIGIN="https://github.com/switchboard/switchboard" ;; esac
+SOURCE=${SOURCE:-$ORIGIN}
 ARCH=$(uname -m)
 case $ARCH in x86_64) PLATFORM=amd64 ;; aarch64) PLATFORM=arm64 ;; *) PLATFORM=$ARCH ;; esac
 

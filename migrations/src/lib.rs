@@ -22,6 +22,7 @@ mod m20261129_000016_renewals;
 mod m20261130_000017_test_faults;
 mod m20261201_000018_test_requests;
 mod m20261202_000019_test_sandboxes;
+mod m20261203_000020_journal_marks;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000017_test_faults::Migration),
             Box::new(m20261201_000018_test_requests::Migration),
             Box::new(m20261202_000019_test_sandboxes::Migration),
+            Box::new(m20261203_000020_journal_marks::Migration),
         ]
     }
 }

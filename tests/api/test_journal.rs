@@ -98,6 +98,35 @@ async fn a_faulted_request_is_journaled_with_what_the_client_got() {
     assert_problem(app.get(FORMS, &app.admin_a()).await, 503, 503999).await;
     let entries = journal(&app, &app.admin_a(), "").await;
     assert_eq!((entries[0]["status"].as_u64(), entries[0]["responseBody"]["code"].as_u64()), (Some(503), Some(503999)));
+    assert_eq!((entries[0]["fault"].as_str(), entries[0]["replayed"].as_bool()), (Some("status"), Some(false)));
+}
+
+#[tokio::test]
+async fn the_journal_says_which_fault_acted_and_which_answer_was_a_replay_and_keeps_every_body_sent() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.partner_admin(1);
+    let arm = |fault: Value| {
+        let (app, token) = (&app, token.clone());
+        async move { assert_eq!(app.post("/api/test/faults", &token, &fault).await.status(), 201) }
+    };
+    let add = "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
+    let body = json!({"planId": 4, "name": "Platform"});
+    let send = |key: &'static str| app.client.post(app.url(add)).bearer_auth(&token).header("Idempotency-Key", key).json(&body).send();
+    // A status fault answers without running the operation: the body sent is kept all the same.
+    arm(json!({"operationId": "addSubscription", "kind": "status", "status": 503})).await;
+    assert_eq!(send("journal-status").await.unwrap().status(), 503);
+    // dropAfterCommit: the client gets nothing; the retry with its key is a replay.
+    arm(json!({"operationId": "addSubscription", "kind": "dropAfterCommit"})).await;
+    assert!(send("journal-drop").await.is_err(), "dropped");
+    assert_eq!(send("journal-drop").await.unwrap().status(), 200);
+    let entries = journal(&app, &token, "?operationId=addSubscription").await;
+    let marks: Vec<(Option<&str>, bool, u64)> =
+        entries.iter().map(|e| (e["fault"].as_str(), e["replayed"].as_bool().unwrap(), e["status"].as_u64().unwrap())).collect();
+    assert_eq!(marks, [(None, true, 200), (Some("dropAfterCommit"), false, 200), (Some("status"), false, 503)], "newest first");
+    assert!(entries[0].get("fault").is_none(), "absent, not null, when no fault acted");
+    for entry in &entries {
+        assert_eq!(entry["requestBody"], body, "{entry}");
+    }
 }
 
 #[tokio::test]

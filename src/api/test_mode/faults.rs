@@ -53,7 +53,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             FaultKind::Status => "status",
             FaultKind::Delay => "delay",
@@ -61,7 +61,7 @@ impl FaultKind {
         }
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    pub fn parse(text: &str) -> Option<Self> {
         [FaultKind::Status, FaultKind::Delay, FaultKind::DropAfterCommit].into_iter().find(|kind| kind.as_str() == text)
     }
 }
@@ -293,19 +293,26 @@ pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, r
         }
     };
     let Some(fault) = fault else { return next.run(request).await };
-    match FaultKind::parse(&fault.kind) {
-        Some(FaultKind::Status) => answered_by_fault(fault.status.unwrap_or(503), operation),
-        Some(FaultKind::Delay) => {
+    let Some(kind) = FaultKind::parse(&fault.kind) else { return next.run(request).await };
+    let mut response = match kind {
+        FaultKind::Status => {
+            // Read what was sent (the journal copies it as it passes), though the operation does not run.
+            let body = axum::body::to_bytes(request.into_body(), crate::extract::BODY_LIMIT_BYTES);
+            let _ = tokio::time::timeout(crate::connections::ConnectionLimits::default_body_timeout(), body).await;
+            answered_by_fault(fault.status.unwrap_or(503), operation)
+        }
+        FaultKind::Delay => {
             tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
             next.run(request).await
         }
-        Some(FaultKind::DropAfterCommit) => {
+        FaultKind::DropAfterCommit => {
             let mut response = next.run(request).await;
             response.extensions_mut().insert(CloseWithoutAnswer);
             response
         }
-        None => next.run(request).await,
-    }
+    };
+    response.extensions_mut().insert(kind);
+    response
 }
 
 /// Takes one request of the oldest fault armed for `tenant` and `operation`:

@@ -35,6 +35,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
+use super::faults::FaultKind;
 use super::{not_of_the_callers_document, operations_of};
 use crate::auth::Tenant;
 use crate::api::AppState;
@@ -67,7 +68,7 @@ const FLUSH_WITHIN: Duration = Duration::from_secs(5);
     "operationId": "addSubscription", "method": "POST", "path": "/api/billing/subscriptions:add",
     "query": "siteId=10000&agentId=1", "status": 200, "durationMs": 12, "idempotencyKey": "order-1",
     "requestBody": {"planId": "0192f0c4-0000-7000-8000-000000000001", "quantity": 2},
-    "responseBody": {"id": "0192f0c4-0000-7000-8000-0000000a0001"}}))]
+    "responseBody": {"id": "0192f0c4-0000-7000-8000-0000000a0001"}, "replayed": false}))]
 pub struct JournaledRequest {
     /// When the request arrived (system time).
     pub at: DateTime<Utc>,
@@ -90,6 +91,16 @@ pub struct JournaledRequest {
     /// The body answered, the same way.
     #[schema(value_type = Option<Object>)]
     pub response_body: Option<Value>,
+    /// The armed fault that acted on this request, if one did: `status` answered it without
+    /// running the operation, `delay` held the answer, `dropAfterCommit` ran it and closed the
+    /// connection, so the client never got the `status` and `responseBody` recorded here.
+    /// Absent when no fault did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub fault: Option<FaultKind>,
+    /// The answer was the stored one of an earlier request with the same `Idempotency-Key`
+    /// (nothing ran again).
+    pub replayed: bool,
 }
 
 impl From<row::Model> for JournaledRequest {
@@ -107,6 +118,8 @@ impl From<row::Model> for JournaledRequest {
             idempotency_key: r.idempotency_key,
             request_body: body(r.request_body),
             response_body: body(r.response_body),
+            fault: r.fault.as_deref().and_then(FaultKind::parse),
+            replayed: r.replayed,
         }
     }
 }
@@ -388,6 +401,8 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
         status: Set(i32::from(parts.status.as_u16())),
         duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
         idempotency_key: Set(sent.idempotency_key),
+        fault: Set(parts.extensions.get::<FaultKind>().map(|kind| kind.as_str().to_owned())),
+        replayed: Set(parts.headers.contains_key(crate::api::billing::idempotency::REPLAYED_HEADER)),
         request_body: Set(request_body),
         response_body: Set(match is_json(&parts.headers) && !names_a_secret(&answer) {
             // This server's own JSON, with no key to hide: kept as it is, unparsed.

@@ -20,6 +20,11 @@ pub struct Model {
     pub idempotency_key: Option<String>,
     pub request_body: Option<String>,
     pub response_body: Option<String>,
+    /// The fault that answered (`status`), held (`delay`) or dropped
+    /// (`dropAfterCommit`) the request.
+    pub fault: Option<String>,
+    /// The answer was an idempotent replay of a stored one.
+    pub replayed: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
