@@ -76,7 +76,8 @@ pub struct TelephonyConfigurationInput {
     #[schema(example = "+14155550100")]
     #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$", says = "a phone number in E.164 form, + and 8 to 15 digits, such as +14155550100")]
     pub phone_number: Option<String>,
-    #[schema(default = "US")]
+    /// The country the number belongs to.
+    // Required, so no default (it had `US`: a generator reading both makes it optional).
     #[rule(required)]
     pub phone_number_country: Option<PhoneNumberCountry>,
 }
