@@ -23,6 +23,8 @@ pub struct Settings {
     pub public_url: Option<String>,
     /// Serves `/api/test/...` and its document (`--test-mode`).
     pub test_mode: bool,
+    /// Refuses names an operation does not know (`--strict-names`); test mode implies it.
+    pub strict_names: bool,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
     /// Between renewal passes (`--renewal-interval`); zero: no loop.
@@ -39,6 +41,7 @@ impl Default for Settings {
         Self {
             public_url: None,
             test_mode: false,
+            strict_names: false,
             max_sandboxes: 1_000,
             renewal_interval: Duration::from_secs(60),
             clock: Clock::System,
@@ -59,7 +62,7 @@ impl Application {
     /// The application over `db` (writes) and `reads`, signing tokens and
     /// encrypting secrets with keys from `secret`; starts its background work.
     pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
-        let Settings { public_url, test_mode, max_sandboxes, renewal_interval, clock, rate_limit, limits } = settings;
+        let Settings { public_url, test_mode, strict_names, max_sandboxes, renewal_interval, clock, rate_limit, limits } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
         let (background, queues) = Background::start(&db, &reads, renewals, test_mode);
@@ -68,6 +71,8 @@ impl Application {
             SharedState {
                 public_url: public_url.map(Arc::from),
                 test_mode,
+                // Test mode is where integrators test their clients: a typo never passes there.
+                strict_names: strict_names || test_mode,
                 max_sandboxes,
                 clock,
                 ..SharedState::new(db, reads, tokens, cipher, queues)

@@ -77,6 +77,11 @@ struct ServeArgs {
     /// Test mode's sandboxes live at once at most (creating one more is 409).
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
     max_sandboxes: u32,
+    /// Refuse (400 `400017`) a body property or query parameter the operation
+    /// does not know, naming the nearest one it does; on in test mode. Off,
+    /// unknown names are ignored.
+    #[arg(long, env = "SWITCHBOARD_STRICT_NAMES")]
+    strict_names: bool,
 }
 
 #[derive(Subcommand)]
@@ -355,6 +360,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let settings = crate::application::Settings {
         public_url: args.public_url,
         test_mode: args.test_mode,
+        strict_names: args.strict_names,
         max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,

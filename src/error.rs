@@ -45,6 +45,7 @@ error_codes! {
     FieldNotUnique = 400014, BAD_REQUEST, "field-not-unique", "A value must be unique but is repeated";
     FieldNotAllowed = 400015, BAD_REQUEST, "field-not-allowed", "A value is not allowed in this combination";
     FieldMismatch = 400016, BAD_REQUEST, "field-mismatch", "An id does not match the resource it is sent for";
+    UnknownName = 400017, BAD_REQUEST, "unknown-name", "A property or query parameter the operation does not know";
     MissingToken = 401001, UNAUTHORIZED, "missing-token", "No bearer token was sent";
     InvalidToken = 401002, UNAUTHORIZED, "invalid-token", "The bearer token is malformed, wrongly signed or for another interface";
     ExpiredToken = 401003, UNAUTHORIZED, "expired-token", "The bearer token has expired";

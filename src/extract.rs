@@ -324,7 +324,7 @@ fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool, wan
     }
 }
 
-async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
     let within = body_timeout(&req);
     let read = tokio::time::timeout(within, Bytes::from_request(req, state)).await.map_err(|_| body_too_slow())?;
     read.map_err(|err: BytesRejection| {

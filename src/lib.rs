@@ -21,6 +21,7 @@ pub mod schema_conditions;
 pub mod secret;
 mod server;
 pub mod telemetry;
+pub mod unknown_names;
 pub mod validation;
 
 // The crate's face for the binary and the black-box tests; the modules

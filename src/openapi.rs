@@ -511,3 +511,44 @@ impl StandardResponse {
         builder.build()
     }
 }
+
+/// The documents as a server refusing unknown names serves them (test mode,
+/// `--strict-names`): every object schema a request body reaches says
+/// `additionalProperties: false`, so that a contract tester expects the 400
+/// such a body gets instead of generating one and expecting it accepted. The
+/// committed documents, and a server without strictness, keep them open
+/// (unknown names ignored). Read-modify-write bodies still pass: the server
+/// also takes the names of its answers, which the closed schema cannot say.
+pub fn close_request_bodies(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::schema::{AdditionalProperties, Schema};
+    let Ok(value) = serde_json::to_value(&*doc) else { return };
+    let mut names = std::collections::BTreeSet::new();
+    let mut pending: Vec<&serde_json::Value> = Vec::new();
+    for item in value["paths"].as_object().into_iter().flat_map(|paths| paths.values()) {
+        for operation in item.as_object().into_iter().flat_map(|item| item.values()) {
+            pending.extend(operation.pointer("/requestBody/content/application~1json/schema"));
+        }
+    }
+    while let Some(schema) = pending.pop() {
+        match schema {
+            serde_json::Value::Object(entries) => {
+                if let Some(name) = entries.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/")) {
+                    if names.insert(name.to_owned()) {
+                        pending.extend(value.pointer(&format!("/components/schemas/{name}")));
+                    }
+                }
+                pending.extend(entries.iter().filter(|(key, _)| !matches!(key.as_str(), "example" | "examples" | "default" | "const" | "enum")).map(|(_, v)| v));
+            }
+            serde_json::Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    let Some(components) = doc.components.as_mut() else { return };
+    for name in names {
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name) {
+            if !object.properties.is_empty() && object.additional_properties.is_none() {
+                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
+}

@@ -23,7 +23,8 @@ use crate::connections::ConnectionLimits;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
-use crate::telemetry;
+use crate::telemetry::{self, Document};
+use crate::unknown_names;
 
 pub struct Documents {
     pub platform: utoipa::openapi::OpenApi,
@@ -67,13 +68,22 @@ pub fn documents() -> Documents {
 
 pub fn app(state: AppState) -> Router {
     telemetry::recorder();
-    let (platform_routes, billing_routes, test_routes, docs) = routers();
+    let (platform_routes, billing_routes, test_routes, mut docs) = routers();
     // Idempotency wraps every billing POST, the `{id}:verb` operations included.
     let billing_routes = billing_routes
         .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
         .layer(middleware::from_fn_with_state(state.clone(), billing::idempotency::idempotency));
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));
+    let known_names = state.strict_names.then(|| {
+        let documents = [(&docs.platform, Document::Platform), (&docs.billing, Document::Billing), (&docs.test, Document::Test)];
+        Arc::new(unknown_names::KnownNames::from_documents(documents, state.tokens.clone()))
+    });
+    if state.strict_names {
+        for doc in [&mut docs.platform, &mut docs.billing, &mut docs.test] {
+            openapi::close_request_bodies(doc);
+        }
+    }
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
     let test_routes = match state.test_mode {
         true => test_routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch)),
@@ -96,12 +106,16 @@ pub fn app(state: AppState) -> Router {
             let operations = operations.clone();
             move |State(state): State<AppState>, method: Method, uri: Uri| async move { no_route(&operations, state.test_mode, &method, uri.path()) }
         });
+    let routes = match known_names {
+        Some(known) => routes.layer(middleware::from_fn_with_state(known, unknown_names::refuse_unknown_names)),
+        None => routes,
+    };
     // Test mode's journal and faults wrap every operation (idempotency included: a dropped answer is recorded first).
     let routes = match state.test_mode {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::intercept)),
         false => routes,
     };
-    routes
+    let routes = routes
         .layer(middleware::from_fn(no_store))
         .layer(middleware::from_fn(bounded_head))
         .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
@@ -126,7 +140,20 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn(plain_request_id))
         .layer(middleware::from_fn_with_state(operations, telemetry::observe))
         .layer(middleware::from_fn(to_completion))
-        .with_state(state)
+        .with_state(state);
+    // Around the whole router, so it sees what axum's method routing adds
+    // outside every route layer.
+    Router::new().fallback_service(routes).layer(middleware::map_response(allow_on_405_only))
+}
+
+/// axum adds `Allow` to every answer served through a route's method
+/// fallback, and `{id}:verb` operations are served there (`subscription_actions`
+/// answers before `/subscriptions/{id}` could): `Allow` belongs on a 405 only.
+async fn allow_on_405_only(mut response: Response) -> Response {
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        response.headers_mut().remove(axum::http::header::ALLOW);
+    }
+    response
 }
 
 /// Runs every request that may write (any method but GET, HEAD and OPTIONS)

@@ -322,7 +322,10 @@ impl Segment {
     fn matches(&self, value: &str) -> bool {
         match self {
             Segment::Literal(literal) => literal == value,
-            Segment::Parameter { suffix } => value.len() > suffix.len() && value.ends_with(suffix.as_str()),
+            // No id of the documents holds a colon: `{id}` is not `{id}:cancel`
+            // (a PUT there is a 405, not an update of a subscription).
+            Segment::Parameter { suffix } if suffix.is_empty() => !value.is_empty() && !value.contains(':'),
+            Segment::Parameter { suffix } => value.len() > suffix.len() && value.ends_with(suffix.as_str()) && !value[..value.len() - suffix.len()].contains(':'),
         }
     }
 }

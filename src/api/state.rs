@@ -62,6 +62,8 @@ pub struct SharedState {
     pub clock: crate::clock::Clock,
     /// Serves the test-mode operations and their document (`--test-mode`).
     pub test_mode: bool,
+    /// Refuses names an operation does not know (`unknown_names`).
+    pub strict_names: bool,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
     /// Bounds password hashing and throttles failed sign-ins.
@@ -105,6 +107,7 @@ impl SharedState {
             public_url: None,
             clock: Default::default(),
             test_mode: false,
+            strict_names: false,
             max_sandboxes: 1_000,
             logins: Default::default(),
             sites: Default::default(),

@@ -68,6 +68,8 @@ pub struct Options<'a> {
     pub renewal_interval: std::time::Duration,
     /// `--max-sandboxes`; 0: the default (1,000).
     pub max_sandboxes: u32,
+    /// `--strict-names` (test mode implies it).
+    pub strict_names: bool,
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
@@ -95,7 +97,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes } = options;
+    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names } = options;
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -133,6 +135,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     let settings = switchboard::application::Settings {
         public_url: public_url.map(Into::into),
         test_mode,
+        strict_names,
         max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
         renewal_interval,
         clock,

@@ -24,5 +24,6 @@ mod subscription_operations;
 mod test_faults;
 mod test_journal;
 mod test_sandboxes;
+mod unknown_names;
 mod voicebot_configs;
 mod voicebots;

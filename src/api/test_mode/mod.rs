@@ -34,7 +34,10 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
             armed for the caller's own requests, so that it can see its client's retries, and the journal of what \
             the caller's client sent and got. The clock's operations need a partner bearer token from \
             `POST /api/oauth/token` (partner billing document); the faults' and the journal's a partner token or \
-            an agent's token (platform document). Each touches only the caller's own data. Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+            an agent's token (platform document). Each touches only the caller's own data. In test mode a body property or query parameter an operation of \
+            any document does not know is refused (400, reason `400017`, naming the nearest known name), and the \
+            documents served close their request bodies (`additionalProperties: false`) to say so; the names an \
+            operation answers are taken back (read-modify-write). Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),

@@ -1,0 +1,291 @@
+//! A name an operation does not know, in its body or its query, is refused
+//! with the nearest name it does know (test mode, or `--strict-names`):
+//! "is not a property of this object; did you mean `description`?". Without it a typo
+//! passes in silence (DESIGN: unknown properties are ignored), which is what
+//! an integrator testing a client least wants.
+//!
+//! What an operation knows is read from the served documents, so it cannot
+//! drift from them: its query parameters, and its body's properties, level by
+//! level, together with the properties of what it answers, so that a body
+//! read from an answer and sent back (read-modify-write) is never refused.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use utoipa::openapi::OpenApi;
+
+use crate::auth::{Audience, TokenKind, TokenService, VerifiedAccess};
+use crate::error::{ErrorCode, Violations};
+use crate::telemetry::{Document, MatchedOperation};
+
+/// What each operation of the documents knows, by operationId.
+pub struct KnownNames {
+    operations: HashMap<String, OperationNames>,
+    tokens: Arc<TokenService>,
+}
+
+struct OperationNames {
+    document: Document,
+    /// The query parameters.
+    query: Vec<String>,
+    /// The JSON body's schema, if the operation takes one.
+    body: Option<Value>,
+    /// The schemas of its JSON answers (2xx).
+    answers: Vec<Value>,
+    /// Whether a bearer token is needed (else the 401 comes first).
+    secured: bool,
+    /// `#/components/schemas` of its document, for `$ref`s.
+    schemas: Arc<Map<String, Value>>,
+}
+
+impl KnownNames {
+    pub fn from_documents(documents: [(&OpenApi, Document); 3], tokens: Arc<TokenService>) -> Self {
+        let mut operations = HashMap::new();
+        for (doc, document) in documents {
+            let Ok(doc) = serde_json::to_value(doc) else { continue };
+            let schemas = Arc::new(doc.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default());
+            for item in doc.get("paths").and_then(Value::as_object).into_iter().flat_map(Map::values) {
+                for operation in ["get", "put", "post", "delete", "patch"].iter().filter_map(|method| item.get(*method)) {
+                    let Some(id) = operation.get("operationId").and_then(Value::as_str) else { continue };
+                    let query = operation
+                        .get("parameters")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|parameter| parameter.get("in").and_then(Value::as_str) == Some("query"))
+                        .filter_map(|parameter| Some(parameter.get("name")?.as_str()?.to_owned()))
+                        .collect();
+                    let body = operation.pointer("/requestBody/content/application~1json/schema").cloned();
+                    let answers = operation
+                        .get("responses")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .filter(|(status, _)| status.starts_with('2'))
+                        .filter_map(|(_, answer)| answer.pointer("/content/application~1json/schema").cloned())
+                        .collect();
+                    let secured = operation.get("security").and_then(Value::as_array).is_none_or(|requirements| !requirements.is_empty());
+                    operations.insert(id.to_owned(), OperationNames { document, query, body, answers, secured, schemas: schemas.clone() });
+                }
+            }
+        }
+        Self { operations, tokens }
+    }
+}
+
+/// The middleware: a request naming what its operation does not know is
+/// answered 400 listing each such name (`400017`), after the checks that
+/// come before a body is read (a request without a valid token still gets
+/// its 401), and before the operation runs.
+pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request: Request, next: Next) -> Response {
+    let Some(matched) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
+    let Some(operation) = known.operations.get(matched.id) else { return next.run(request).await };
+    if operation.secured && !known.token_verifies(&request, operation.document) {
+        return next.run(request).await;
+    }
+    let mut violations = Violations::new();
+    if let Some(query) = request.uri().query() {
+        for name in query_names(query) {
+            if !operation.query.iter().any(|known| *known == name) {
+                violations.parameter(name.clone(), ErrorCode::UnknownName, format!("is not a parameter of {}{}", matched.id, nearest_words(&name, operation.query.iter().map(String::as_str))));
+            }
+        }
+    }
+    let reads_body = operation.body.is_some() && !matches!(*request.method(), Method::GET | Method::HEAD) && is_json(request.headers());
+    let request = if reads_body {
+        let (parts, body) = request.into_parts();
+        let bytes = match crate::extract::read_body(Request::from_parts(parts.clone(), body), &()).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused.into_response(),
+        };
+        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+            let mut walk = Walk { schemas: &operation.schemas, violations: &mut violations };
+            walk.value(&value, operation.body.iter().collect(), operation.answers.iter().collect(), &mut String::new());
+        }
+        Request::from_parts(parts, Body::from(bytes))
+    } else {
+        request
+    };
+    if violations.is_empty() { next.run(request).await } else { violations.into_error().into_response() }
+}
+
+impl KnownNames {
+    /// The operation's extractor decides what a refused token gets; only a
+    /// caller it would let in is told about names.
+    fn token_verifies(&self, request: &Request, document: Document) -> bool {
+        if request.extensions().get::<VerifiedAccess>().is_some() {
+            return true;
+        }
+        let Some(token) = crate::auth::bearer_token(request.headers()).ok() else { return false };
+        let audiences: &[Audience] = match document {
+            Document::Platform => &[Audience::Platform],
+            Document::Billing => &[Audience::Partner],
+            Document::Test => &[Audience::Partner, Audience::Platform],
+        };
+        audiences.iter().any(|audience| self.tokens.verify(token, *audience, TokenKind::Access).is_ok())
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    let mime = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
+    let mime = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+/// The names of a query string, decoded, each once.
+fn query_names(query: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in url::form_urlencoded::parse(query.as_bytes()) {
+        if !name.is_empty() && !names.iter().any(|seen| *seen == name) {
+            names.push(name.into_owned());
+        }
+    }
+    names
+}
+
+/// A body's value beside the schemas that describe it at the same place.
+struct Walk<'a> {
+    schemas: &'a Map<String, Value>,
+    violations: &'a mut Violations,
+}
+
+/// Deeper than any schema of the documents nests; a bound on the walk, whatever is sent.
+const MAX_DEPTH: usize = 32;
+
+impl<'a> Walk<'a> {
+    /// `inputs`: the body's schemas here; `answers`: the answers' (names a
+    /// client may send back). No input schema here: nothing is checked below.
+    fn value(&mut self, value: &Value, inputs: Vec<&'a Value>, answers: Vec<&'a Value>, pointer: &mut String) {
+        if inputs.is_empty() || pointer.matches('/').count() > MAX_DEPTH {
+            return;
+        }
+        let inputs = self.flatten(inputs);
+        let answers = self.flatten(answers);
+        match value {
+            Value::Object(entries) => {
+                // A map (`additionalProperties` with a schema) or a schema
+                // without properties names no keys: nothing to refuse.
+                let names_keys = inputs.iter().any(|schema| schema.get("properties").is_some())
+                    && !inputs.iter().chain(&answers).any(|schema| matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true))));
+                for (key, item) in entries {
+                    let input_children = property(&inputs, key);
+                    let answer_children = property(&answers, key);
+                    if names_keys && input_children.is_empty() && answer_children.is_empty() {
+                        let known = inputs.iter().flat_map(|schema| property_names(schema));
+                        self.violations.field(format!("{pointer}/{}", escape(key)), ErrorCode::UnknownName, format!("is not a property of this object{}", nearest_words(key, known)));
+                        continue;
+                    }
+                    let length = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&escape(key));
+                    self.value(item, input_children, answer_children, pointer);
+                    pointer.truncate(length);
+                }
+            }
+            Value::Array(items) => {
+                let input_items: Vec<&Value> = inputs.iter().filter_map(|schema| schema.get("items")).collect();
+                let answer_items: Vec<&Value> = answers.iter().filter_map(|schema| schema.get("items")).collect();
+                for (index, item) in items.iter().enumerate() {
+                    let length = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&index.to_string());
+                    self.value(item, input_items.clone(), answer_items.clone(), pointer);
+                    pointer.truncate(length);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The schemas `schemas` stand for: `$ref`s resolved, `allOf`, `oneOf`
+    /// and `anyOf` opened (a name any branch knows is known).
+    fn flatten(&self, schemas: Vec<&'a Value>) -> Vec<&'a Value> {
+        let mut flat = Vec::new();
+        let mut pending = schemas;
+        let mut steps = 0;
+        while let Some(schema) = pending.pop() {
+            steps += 1;
+            if steps > 256 {
+                break;
+            }
+            if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+                if let Some(target) = reference.strip_prefix("#/components/schemas/").and_then(|name| self.schemas.get(name)) {
+                    pending.push(target);
+                }
+                continue;
+            }
+            for composite in ["allOf", "oneOf", "anyOf"] {
+                pending.extend(schema.get(composite).and_then(Value::as_array).into_iter().flatten());
+            }
+            flat.push(schema);
+        }
+        flat
+    }
+}
+
+/// The schemas of property `name` in any of `schemas`.
+fn property<'a>(schemas: &[&'a Value], name: &str) -> Vec<&'a Value> {
+    schemas.iter().filter_map(|schema| schema.get("properties")?.get(name)).collect()
+}
+
+fn property_names(schema: &Value) -> impl Iterator<Item = &str> {
+    schema.get("properties").and_then(Value::as_object).into_iter().flat_map(|properties| properties.keys().map(String::as_str))
+}
+
+/// RFC 6901: `~` and `/` inside a key.
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// "; did you mean `pageSize`?" when a known name is near `name` (case
+/// aside, a couple of letters apart), else the names known here.
+fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String {
+    let mut known: Vec<&str> = known.collect();
+    known.sort_unstable();
+    known.dedup();
+    if known.is_empty() {
+        return "; nothing is taken here".to_owned();
+    }
+    match nearest(name, &known) {
+        Some(near) => format!("; did you mean `{near}`?"),
+        None => format!("; known here: {}", known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// The known name nearest to `name`, if it is near enough to be what was
+/// meant: at most a third of its letters apart (at least one), case aside.
+fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
+    let lower = name.to_lowercase();
+    known
+        .iter()
+        .map(|candidate| (strsim::damerau_levenshtein(&lower, &candidate.to_lowercase()), *candidate))
+        .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_finds_the_name_it_missed() {
+        let known = ["description", "name", "pageSize", "page"];
+        assert_eq!(nearest("descripton", &known), Some("description"));
+        assert_eq!(nearest("pagesize", &known), Some("pageSize"));
+        assert_eq!(nearest("nmae", &known), Some("name"));
+        assert_eq!(nearest("colour", &known), None);
+        assert_eq!(nearest_words("colour", known.into_iter()), "; known here: `description`, `name`, `page`, `pageSize`");
+    }
+
+    #[test]
+    fn query_names_are_decoded_and_listed_once() {
+        assert_eq!(query_names("page%53ize=1&x=2&x=3&=4"), ["pageSize", "x"]);
+    }
+}
