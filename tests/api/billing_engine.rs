@@ -470,6 +470,49 @@ async fn put_renames_a_subscription_but_keeps_its_plan_and_site() {
     assert_problem(app.put(&missing, &token, &body).await, 404, 404001).await;
 }
 
+/// What a PUT cannot change does not pass in silence: the pricing models of a
+/// Subscription sent back must be its own; each value changed is named, with
+/// where pricing changes (`:changes`), and nothing is written.
+#[tokio::test]
+async fn put_takes_a_subscription_back_but_refuses_to_change_its_pricing() {
+    let app = spawn_app_at(NOW).await;
+    let token = app.partner_admin(1);
+    let path = format!("/api/billing/subscriptions/{TEAM_A}");
+    let mut read = subscription(&app, TEAM_A).await;
+    read["name"] = json!("Support desk");
+    let response = app.put(&path, &token, &read).await;
+    assert_eq!(response.status(), 200, "the read subscription sent back, renamed");
+    let updated: Value = response.json().await.unwrap();
+    assert_eq!(updated["name"], "Support desk");
+    // Quantities and prices sent as integers compare by value with the stored decimals.
+    let mut changed = updated.clone();
+    changed["name"] = json!("Renamed again");
+    let models = changed["subscriptionPricingModels"].as_array_mut().unwrap();
+    let agents = models.iter().position(|m| m["name"] == "Agents").unwrap();
+    models[agents]["purchasedQuantity"] = json!(7);
+    let price = &mut models[agents]["subscriptionPriceSegmentByAgents"][0]["monthlyPrice"];
+    *price = json!(price.to_string().parse::<f64>().unwrap() + 5.0);
+    let problem = assert_problem(app.put(&path, &token, &changed).await, 400, 400001).await;
+    assert_eq!(
+        error_locations(&problem),
+        [
+            format!("/subscriptionPricingModels/{agents}/purchasedQuantity"),
+            format!("/subscriptionPricingModels/{agents}/subscriptionPriceSegmentByAgents/0/monthlyPrice"),
+        ]
+    );
+    assert_eq!(problem["errors"][0]["code"], 400015);
+    assert!(problem["errors"][0]["detail"].as_str().unwrap().contains(":changes"), "{problem}");
+    assert_eq!(subscription(&app, TEAM_A).await, updated, "nothing was written, the name neither");
+    // A model fewer, or one of another subscription, is named too.
+    let mut fewer = updated.clone();
+    fewer["subscriptionPricingModels"].as_array_mut().unwrap().pop();
+    assert_eq!(error_locations(&assert_problem(app.put(&path, &token, &fewer).await, 400, 400001).await), ["/subscriptionPricingModels"]);
+    // Line items are read-only: sent changed, they are ignored.
+    let mut lines = updated.clone();
+    lines["lineItems"] = json!([]);
+    assert_eq!(app.put(&path, &token, &lines).await.status(), 200);
+}
+
 #[tokio::test]
 async fn product_feature_points_replace_the_items_of_one_product() {
     let app = spawn_app_at(NOW).await;

@@ -64,7 +64,7 @@ async fn editing_pricing_the_minimal_way_replaces_only_what_is_sent() {
     assert_eq!(live[0]["maxQuantity"], 50, "the plan's, as it was not sent");
     let segments = live[0]["subscriptionPriceSegmentByAgents"].as_array().unwrap();
     assert_eq!(segments.len(), 1, "a segment list sent replaces the plan's");
-    assert_eq!((segments[0]["to"].as_i64(), segments[0]["annualPrice"].to_string()), (Some(100_000_000), "0".to_owned()));
+    assert_eq!((segments[0]["to"].as_i64(), segments[0]["annualPrice"].to_string()), (Some(100_000_000), "0.00".to_owned()));
     // Example 32: EditPricingModel with no models resets them to the plan's own:
     // credit the 25.00 (-41.67, tax -3.44), charge 20.00 again (33.33, tax 2.75).
     assert_eq!(figures(&app, APPLY, request(2, json!([]))).await, r#"{"amount":-8.34,"tax":-0.69"#);

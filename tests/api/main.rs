@@ -9,6 +9,7 @@ mod billing_reads;
 mod cli;
 mod faults;
 mod connections;
+mod decimals;
 mod helpers;
 mod limits;
 mod metrics;

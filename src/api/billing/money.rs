@@ -1,5 +1,6 @@
-//! Money on the wire: an exact decimal written as a JSON number with every digit
-//! it has (`0.30` stays `0.30`), never through a float.
+//! Money on the wire: an exact decimal written as a JSON number with its
+//! significant digits and at least two decimal places (`0` is `0.00`, `0.30`
+//! stays `0.30`), never through a float.
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -13,7 +14,25 @@ pub struct Money(pub Decimal);
 
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        rust_decimal::serde::arbitrary_precision::serialize(&self.0, serializer)
+        rust_decimal::serde::arbitrary_precision::serialize(&self.written(), serializer)
+    }
+}
+
+/// The fewest decimal places an amount is written with: the spec's decimal
+/// is "a JSON number with a fractional part", and cents are what a reader expects.
+const WRITTEN_SCALE: u32 = 2;
+
+impl Money {
+    /// How the amount is written: its significant digits and at least two
+    /// decimal places, so that one value reads the same in every answer
+    /// whatever scale it was sent or stored with (`25` and `25.0` are
+    /// `25.00`, `0.0825` stays `0.0825`, `19.9900` is `19.99`).
+    pub fn written(self) -> Decimal {
+        let mut written = self.0.normalize();
+        if written.scale() < WRITTEN_SCALE {
+            written.rescale(WRITTEN_SCALE);
+        }
+        written
     }
 }
 
@@ -35,7 +54,7 @@ impl utoipa::PartialSchema for Money {
         ObjectBuilder::new()
             .schema_type(Type::Number)
             .format(Some(MONEY_FORMAT))
-            .description(Some("An exact decimal amount, written with all its digits (never rounded through a float)."))
+            .description(Some("An exact decimal amount, written with its significant digits and at least two decimal places (`0.00`, `25.00`, `0.0825`), never rounded through a float."))
             .examples([serde_json::json!(19.99)])
             .into()
     }
@@ -109,10 +128,28 @@ impl utoipa::PartialSchema for Price {
             .format(Some(MONEY_FORMAT))
             .minimum(Some(0.0))
             .maximum(Some(bound))
-            .description(Some("A price or discount: an exact decimal with at most 4 decimal places (more is a 400), written with all its digits (never rounded through a float)."))
+            .description(Some("A price or discount: an exact decimal with at most 4 decimal places (more is a 400), written with its significant digits and at least two decimal places, never rounded through a float."))
             .examples([serde_json::json!(19.99)])
             .into()
     }
 }
 
 impl utoipa::ToSchema for Price {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    #[test]
+    fn an_amount_is_written_with_a_fraction_and_its_significant_digits() {
+        let written = |amount: Decimal| serde_json::to_string(&Money(amount)).unwrap();
+        assert_eq!(written(dec!(0)), "0.00");
+        assert_eq!(written(dec!(25)), "25.00");
+        assert_eq!(written(dec!(20.0)), "20.00");
+        assert_eq!(written(dec!(19.9900)), "19.99");
+        assert_eq!(written(dec!(0.0825)), "0.0825");
+        assert_eq!(written(dec!(-14.355)), "-14.355");
+        assert_eq!(written(dec!(100)), written(dec!(100.000)));
+    }
+}

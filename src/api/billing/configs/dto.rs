@@ -118,5 +118,7 @@ pub struct SiteBillingConfig {
     pub payment_term: String,
     /// Days the customer has to pay (a number, although the spec lists a string).
     pub payment_term_value: i32,
+    /// The currency `currencyId` names.
+    #[schema(read_only)]
     pub currency: Currency,
 }

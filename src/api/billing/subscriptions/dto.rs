@@ -297,8 +297,11 @@ pub struct Subscription {
     pub is_show_upgrade: bool,
     pub is_one_time_fee_plan: bool,
     pub is_show_cancel: bool,
+    /// Changed with `POST /api/billing/subscriptions:changes` (`EditPricingModel`),
+    /// which bills the change; a `PUT` may send them back unchanged.
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
     /// The invoice lines charged or credited for this subscription's pricing models.
+    #[schema(read_only)]
     pub line_items: Vec<InvoiceLineItem>,
     /// Months per billing period it was bought for; 0: the site's period.
     #[serde(skip)]
@@ -391,8 +394,10 @@ impl PricedModel for SubscriptionPricingModel {
 
 /// What `PUT /subscriptions/{id}` changes: the subscription's name and flags.
 /// Its plan and site cannot change here (switch the plan with `:switchPlan`),
-/// nor its pricing (`:changes` with `EditPricingModel` invoices that);
-/// `subscriptionPricingModels` and `lineItems` of a full Subscription body are ignored.
+/// nor its pricing (`:changes` with `EditPricingModel` invoices that): the
+/// `subscriptionPricingModels` of a full Subscription body must be the
+/// subscription's own, and a 400 names each value that differs; `lineItems`
+/// are read-only and ignored.
 #[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
@@ -416,4 +421,9 @@ pub struct SubscriptionInput {
     pub is_one_time_fee_plan: Option<bool>,
     /// Unchanged when absent.
     pub is_show_cancel: Option<bool>,
+    /// Sent when a Subscription read is sent back: must be the subscription's
+    /// own (see above). Not in the schema: nothing is set with it, so a
+    /// generated client has no reason to send it.
+    #[schema(ignore)]
+    pub subscription_pricing_models: Option<serde_json::Value>,
 }

@@ -7,6 +7,7 @@
 pub mod dto;
 pub mod input;
 pub mod store;
+mod unchanged;
 
 use axum::Json;
 use axum::extract::State;

@@ -456,7 +456,13 @@ pub async fn update(
         row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
         row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));
         subscription::Entity::update(row).exec(&txn).await?;
-        load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))
+        let updated = load(&txn, &selection).await?.pop().ok_or_else(|| ApiError::not_found("subscription"))?;
+        // The models are not written here, so the answer holds the stored ones.
+        if let Some(sent) = &input.subscription_pricing_models {
+            let stored = serde_json::to_value(&updated.subscription_pricing_models).map_err(ApiError::internal)?;
+            super::unchanged::pricing_models(sent, &stored).finish(())?;
+        }
+        Ok(updated)
     }
     .await;
     crate::db::conclude(txn, false, result).await
