@@ -195,3 +195,23 @@ async fn the_spec_samples_post_is_an_alias_of_the_update() {
     let stored: Value = app.get(path, &token).await.json().await.unwrap();
     assert_eq!(stored["city"], "Oakland");
 }
+
+/// The spec calls `billingPeriod`'s list open-ended: answers document it as a
+/// string with its known values as `x-extensible-enum` (a generated client keeps
+/// reading the day a period is added), requests keep the closed enum (a value
+/// the engine cannot bill is a 400 naming the ones it takes).
+#[test]
+fn billing_period_is_open_in_answers_and_closed_in_requests() {
+    let document: Value = serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
+    let schemas = &document["components"]["schemas"];
+    let known = &schemas["BillingPeriod"]["enum"];
+    assert_eq!(known, &json!(["monthly", "quarterly", "semi-annual", "annual"]));
+    for answer in ["SiteBillingConfig", "SitePagedModel"] {
+        let period = &schemas[answer]["properties"]["billingPeriod"];
+        assert_eq!((period["type"].as_str(), period.get("enum")), (Some("string"), None), "{answer}");
+        assert_eq!(&period["x-extensible-enum"], known, "{answer}");
+    }
+    for request in ["SiteBillingConfigCreateInput", "SiteBillingConfigInput"] {
+        assert_eq!(schemas[request]["properties"]["billingPeriod"]["$ref"], "#/components/schemas/BillingPeriod", "{request}");
+    }
+}

@@ -96,6 +96,11 @@ pub struct SiteBillingConfigInput {
 pub struct SiteBillingConfig {
     #[schema(read_only)]
     pub site_id: i32,
+    /// How often the site is billed: `monthly`, `quarterly`, `semi-annual` or
+    /// `annual` today. The spec calls the list open-ended, so an answer may
+    /// hold a value not listed: a string here (a client keeps reading), while
+    /// requests take only the values listed (`BillingPeriod`).
+    #[schema(value_type = String, example = "monthly", extensions(("x-extensible-enum" = json!(["monthly", "quarterly", "semi-annual", "annual"]))))]
     pub billing_period: BillingPeriod,
     /// The first billing date (the start of the UTC day the configuration was created).
     #[schema(read_only)]

@@ -316,7 +316,9 @@ pub struct SitePagedModel {
     /// 1 when the site has a billing profile, else 0.
     #[schema(minimum = 0, maximum = 1)]
     pub if_has_site_billing_profile: i32,
-    /// Empty while the site has no billing configuration.
+    /// The configuration's `billingPeriod` (an open-ended list, see
+    /// SiteBillingConfig); empty while the site has no billing configuration.
+    #[schema(extensions(("x-extensible-enum" = json!(["monthly", "quarterly", "semi-annual", "annual"]))))]
     pub billing_period: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
