@@ -173,6 +173,12 @@ schemathesis_run() { # backend document token-kind label base-path
 # tests of both documents.
 contract_tests() { # backend label
   local platform_token partner_token
+  if [ -n "${CLIENT_VENV:-}" ] && [ "$1" = sqlite ]; then
+    # Postman: both served documents imported and run in order with newman, on a fresh demo server.
+    log "clients/postman.sh (openapi-to-postmanv2 + newman) on a fresh server"
+    start_server sqlite postman
+    bash "$ROOT/clients/postman.sh" "http://127.0.0.1:$PORT" "$(demo_token site)" "$(demo_token partner)" "$WORK/postman"
+  fi
   start_server "$1" "clients_$1"
   platform_token=$(demo_token site)
   partner_token=$(demo_token partner)

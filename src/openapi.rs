@@ -102,6 +102,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     link_created_resources(doc);
     link_new_subscriptions(doc);
     demo_examples::add(doc);
+    give_form_bodies_their_example(doc);
     describe_permissions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
@@ -159,6 +160,10 @@ fn add_idempotency_key(operation: &mut Operation) {
              (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409."
         )))
         .schema(Some(schema))
+        // One key per operation: a collection imported into Postman (which
+        // sends every example) repeats each request as a replay instead of
+        // sending one key with every POST (422 from the second on).
+        .example(Some(json!(format!("{}-1", operation.operation_id.as_deref().unwrap_or("request")))))
         .build();
     operation.parameters.get_or_insert_with(Vec::new).push(RefOr::T(parameter));
     let responses = &mut operation.responses.responses;
@@ -221,6 +226,10 @@ fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {
         let mut for_create = update.clone();
         for_create.required.push("siteId".to_owned());
         for_create.description = Some(format!("Body of create: `siteId` names the site. {shared_description}"));
+        // The demo site that has neither yet, so that trying the example creates one.
+        for example in for_create.example.iter_mut().chain(for_create.examples.iter_mut()) {
+            example["siteId"] = json!(demo_examples::SITE_WITHOUT_BILLING);
+        }
         if let Some(RefOr::T(Schema::Object(site_id))) = update.properties.get_mut("siteId") {
             site_id.read_only = Some(true);
             site_id.description = Some("The path names the site; a `siteId` sent anyway must be the path's.".to_owned());
@@ -549,6 +558,31 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
             if !object.properties.is_empty() && object.additional_properties.is_none() {
                 object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
             }
+        }
+    }
+}
+
+/// A form body's example (the token endpoints': a demo account's password
+/// grant) is its schema's too: Postman's importer (openapi-to-postmanv2)
+/// builds form fields from the schema alone, and with the schema's example it
+/// sends that grant's fields and no field of the other grant.
+fn give_form_bodies_their_example(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::schema::Schema;
+    let mut examples = Vec::new();
+    for item in doc.paths.paths.values() {
+        for operation in [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten() {
+            let Some(RefOr::T(body)) = &operation.request_body else { continue };
+            let Some(RefOr::T(form)) = body.content.get("application/x-www-form-urlencoded") else { continue };
+            if let (Some(RefOr::Ref(reference)), Some(example)) = (&form.schema, &form.example) {
+                let name = reference.ref_location.trim_start_matches("#/components/schemas/").to_owned();
+                examples.push((name, example.clone()));
+            }
+        }
+    }
+    let Some(components) = doc.components.as_mut() else { return };
+    for (name, example) in examples {
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name) {
+            object.examples = vec![example];
         }
     }
 }

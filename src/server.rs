@@ -92,8 +92,11 @@ pub fn app(state: AppState) -> Router {
     let routes = platform_routes
         .merge(billing_routes)
         .merge(test_routes)
-        .merge(editions_3_0(&docs))
-        .merge(swagger_ui(docs, state.test_mode))
+        .merge(
+            editions_3_0(&docs)
+                .merge(swagger_ui(docs, state.test_mode))
+                .layer(middleware::from_fn_with_state(state.clone(), absolute_servers)),
+        )
         .merge(telemetry::router(telemetry::Sampled {
             writer: state.db.clone(),
             readers: state.reads.pool().clone(),
@@ -190,6 +193,31 @@ fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
     Router::from(SwaggerUi::new("/docs").urls(urls))
         .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
         .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+}
+
+/// A document as served names the server it came from: its `servers` URLs
+/// made absolute with `--public-url`, else the request's `Host`, so that
+/// Postman, Insomnia or Bruno call the right host on import (a relative `/v4`
+/// is a base URL they cannot call). The committed files keep the relative form
+/// (they describe any server); that is the one difference.
+async fn absolute_servers(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let is_document = request.uri().path().starts_with("/openapi/") && request.uri().path().ends_with(".json");
+    let base = state.base_url(request.headers(), request.uri());
+    let response = next.run(request).await;
+    if !is_document || response.status() != StatusCode::OK {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else { return StatusCode::INTERNAL_SERVER_ERROR.into_response() };
+    let Ok(mut document) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return Response::from_parts(parts, Body::from(bytes)) };
+    for server in document.get_mut("servers").and_then(|s| s.as_array_mut()).into_iter().flatten() {
+        if let Some(url) = server.get("url").and_then(|u| u.as_str()).filter(|u| u.starts_with('/')) {
+            server["url"] = serde_json::Value::from(format!("{base}{}", url.trim_end_matches('/')));
+        }
+    }
+    let body = serde_json::to_vec(&document).unwrap_or_else(|_| bytes.to_vec());
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
 }
 
 /// The OpenAPI 3.0.3 editions of the documents, for tools that read only 3.0

@@ -2,7 +2,7 @@
 //! `nextPage`/`previousPage` links that keep the other query parameters.
 
 use axum::extract::{FromRequestParts, OriginalUri};
-use axum::http::{header, request::Parts};
+use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use validator::Validate;
 
@@ -111,18 +111,7 @@ impl FromRequestParts<AppState> for RequestUrl {
             .await
             .map(|OriginalUri(uri)| uri)
             .unwrap_or_else(|_| parts.uri.clone());
-        let base = match &state.public_url {
-            Some(public) => public.trim_end_matches('/').to_owned(),
-            None => {
-                let host = parts
-                    .headers
-                    .get(header::HOST)
-                    .and_then(|h| h.to_str().ok())
-                    .or_else(|| uri.authority().map(|a| a.as_str()))
-                    .unwrap_or("localhost");
-                format!("http://{host}")
-            }
-        };
+        let base = state.base_url(&parts.headers, &uri);
         let query = query_pairs(uri.query().unwrap_or_default());
         Ok(Self { base, path: uri.path().to_owned(), query })
     }

@@ -85,6 +85,22 @@ pub struct SharedState {
 }
 
 impl SharedState {
+    /// The base of absolute URLs this server writes (links, a served
+    /// document's server): `--public-url` when set, else the request's `Host`.
+    pub fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String {
+        match &self.public_url {
+            Some(public) => public.trim_end_matches('/').to_owned(),
+            None => {
+                let host = headers
+                    .get(axum::http::header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .or_else(|| uri.authority().map(|a| a.as_str()))
+                    .unwrap_or("localhost");
+                format!("http://{host}")
+            }
+        }
+    }
+
     /// The state over `db` (writes) and `reads`, writing through `queues`
     /// (started by the application's background work), everything else at its default.
     pub fn new(

@@ -2,7 +2,9 @@
 //! "Try it out" in Swagger UI, generated clients' docs and contract tests reach
 //! real rows on a fresh start. A test reads every documented GET with them.
 //!
-//! Deletes get no example: trying one out should not remove the demo's rows.
+//! A delete's example is a spare row of the demo kept for it (nothing uses it),
+//! so that trying one out, or a Postman collection run in document order,
+//! deletes something and leaves the rows the other examples name.
 
 use serde_json::{Value, json};
 use utoipa::openapi::path::{Operation, ParameterBuilder};
@@ -11,6 +13,9 @@ use utoipa::openapi::{OpenApi as OpenApiDoc, RefOr};
 /// The demo's site 10000 (partner 1) and its admin agent.
 const SITE: i64 = 10000;
 const AGENT: &str = "0192f0c4-0000-7000-8000-000000010000";
+/// The demo's site of partner 1 with neither a billing configuration nor a
+/// billing profile: the example of creating them.
+pub const SITE_WITHOUT_BILLING: i64 = 10003;
 /// The demo's "Team" subscription of site 10000.
 const SUBSCRIPTION: &str = "0192f0c4-0000-7000-8000-000000140001";
 /// The demo's "Bot Actions" subscription of site 10000: the example of the
@@ -21,6 +26,11 @@ const ENDED_SUBSCRIPTION: &str = "0192f0c4-0000-7000-8000-000000140002";
 fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
     let by_operation = match (operation_id, name) {
         ("cancelSubscription" | "switchSubscriptionPlan", "id") => Some(json!(ENDED_SUBSCRIPTION)),
+        ("deleteSecureForm", "id") => Some(json!("0192f0c4-0000-7000-8000-00000000f003")),
+        ("deleteVoicebot", "id") => Some(json!("0192f0c4-0000-7000-8000-0000000b0b02")),
+        ("deleteVoicebotChannelInstance", "id") => Some(json!("0192f0c4-0000-7000-8000-0000000b0c02")),
+        ("deleteSipConfiguration", "id") => Some(json!("0192f0c4-0000-7000-8000-0000000e0004")),
+        ("deleteTelephonyConfiguration", "id") => Some(json!("0192f0c4-0000-7000-8000-0000000e0003")),
         _ => None,
     };
     let by_path = || {
@@ -48,11 +58,11 @@ fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
     by_operation.or_else(|| (matches!(name, "id" | "invoiceId" | "subscriptionId")).then(by_path).flatten()).or_else(by_name)
 }
 
-/// Gives every parameter of every operation but deletes, that has none, the
-/// example naming the demo data.
+/// Gives every parameter of every operation that has none the example naming
+/// the demo data.
 pub fn add(doc: &mut OpenApiDoc) {
     for (path, item) in doc.paths.paths.iter_mut() {
-        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.patch].into_iter().flatten() {
+        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.patch, &mut item.delete].into_iter().flatten() {
             add_to(operation, path);
         }
     }

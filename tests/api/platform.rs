@@ -101,6 +101,10 @@ async fn documents_and_swagger_ui_are_served() {
     for (name, committed) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
         let mut served: Value = app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
         let committed = serde_json::from_str::<Value>(&committed).unwrap();
+        // Served, `servers` names this server; committed, the relative form.
+        let relative = committed["servers"][0]["url"].as_str().unwrap().trim_end_matches('/');
+        assert_eq!(served["servers"][0]["url"], app.url(relative), "{name}");
+        served["servers"] = committed["servers"].clone();
         for (schema_name, schema) in served["components"]["schemas"].as_object_mut().into_iter().flatten() {
             let open = committed["components"]["schemas"][schema_name].get("additionalProperties").is_none();
             if open && schema.get("additionalProperties") == Some(&json!(false)) {
@@ -226,6 +230,33 @@ async fn documented_parameter_examples_read_demo_data() {
     assert!(checked >= 18, "{checked} reads checked");
 }
 
+/// Every delete's example is a spare demo row nothing else uses: tried in
+/// document order (a Postman collection run), each answers 204, and every
+/// read's example still reads afterwards.
+#[tokio::test]
+async fn documented_delete_examples_delete_spare_demo_rows_in_document_order() {
+    let app = spawn_app().await;
+    let token = app.admin_a();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string("openapi/platform-v4.json").unwrap()).unwrap();
+    let example_path = |path: &str, operation: &Value| {
+        let id = operation["parameters"].as_array().unwrap().iter().find(|p| p["in"] == "path").map(|p| p["example"].as_str().unwrap().to_owned());
+        format!("/v4{}", path.replace("{id}", &id.unwrap_or_else(|| panic!("{path}: an id example"))))
+    };
+    let mut deleted = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let Some(delete) = item.get("delete") else { continue };
+        let response = app.delete(&example_path(path, delete), &token).await;
+        assert_eq!(response.status(), 204, "DELETE {path}: {}", response.text().await.unwrap());
+        deleted += 1;
+    }
+    assert_eq!(deleted, 5);
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if let (Some(get), true) = (item.get("get"), path.contains("{id}")) {
+            assert_eq!(app.get(&example_path(path, get), &token).await.status(), 200, "GET {path} after the deletes");
+        }
+    }
+}
+
 /// Every operation's `x-permissions` is the permission the server asks for: a
 /// token holding every other permission of its interface is a 403 `403001`, a
 /// token holding only that one is not.
@@ -317,7 +348,9 @@ async fn documented_defaults_are_what_the_server_applies() {
 async fn platform_paths_are_relative_to_the_specs_base_url() {
     let app = spawn_app().await;
     let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
-    assert_eq!(doc["servers"][0]["url"], "/v4");
+    // Served, the server is absolute (the request's host); committed, relative.
+    assert_eq!(doc["servers"][0]["url"], app.url("/v4"));
+    assert_eq!(switchboard::documents().platform.servers.unwrap()[0].url, "/v4");
     let paths = doc["paths"].as_object().unwrap();
     assert!(paths.contains_key("/secureform/secureForms") && paths.contains_key("/voicebot/voicebots"));
     assert!(paths.keys().all(|p| !p.starts_with("/v4")), "no path repeats the base");

@@ -69,14 +69,14 @@ async fn the_unpaged_list_of_sites_stops_at_a_thousand() {
     let app = spawn_app().await;
     let token = app.partner_admin(1);
     let sites = |from: i64, to: i64| json!({"sites": (from..to).map(|id| json!({"id": id, "partnerId": 1, "company": format!("Site {id}")})).collect::<Vec<_>>()});
-    // The demo's two and 998 more.
-    app.load(sites(40_000, 40_998)).await;
+    // The demo's three and 997 more.
+    app.load(sites(40_000, 40_997)).await;
     let all: Value = app.get("/api/billing/sites", &token).await.json().await.unwrap();
     assert_eq!(all.as_array().unwrap().len(), 1_000);
-    app.load(sites(40_998, 40_999)).await;
+    app.load(sites(40_997, 40_998)).await;
     let problem = assert_problem(app.get("/api/billing/sites", &token).await, 422, 422002).await;
     assert!(problem["detail"].as_str().unwrap().contains("/api/billing/site/search"), "{problem}");
-    assert_eq!(ids(&app.get("/api/billing/sites?id=40998", &token).await.json().await.unwrap(), "id"), [40998]);
+    assert_eq!(ids(&app.get("/api/billing/sites?id=40997", &token).await.json().await.unwrap(), "id"), [40997]);
     let page: Value = app.get("/api/billing/site/search?pageSize=1", &token).await.json().await.unwrap();
     assert_eq!(page["total"], 1_001);
     // Another partner's list is its own.
@@ -88,7 +88,7 @@ async fn lists_filter_by_id_and_hold_only_the_partners_sites() {
     let app = spawn_app().await;
     let one = app.partner_admin(1);
     let two = app.partner_admin(2);
-    assert_eq!(ids(&app.get("/api/billing/sites", &one).await.json().await.unwrap(), "id"), [10000, 10001]);
+    assert_eq!(ids(&app.get("/api/billing/sites", &one).await.json().await.unwrap(), "id"), [10000, 10001, 10003]);
     assert_eq!(ids(&app.get("/api/billing/sites?id=10001", &one).await.json().await.unwrap(), "id"), [10001]);
     assert_eq!(ids(&app.get("/api/billing/sites?id=20000", &one).await.json().await.unwrap(), "id"), Vec::<i64>::new());
     assert_eq!(ids(&app.get("/api/billing/sites", &two).await.json().await.unwrap(), "id"), [20000]);
@@ -110,7 +110,7 @@ async fn search_pages_with_absolute_links_and_summaries() {
     let app = spawn_app_with_public_url(Some("https://billing.example")).await;
     let token = app.partner_admin(1);
     let page: Value = app.get("/api/billing/site/search?pageSize=1", &token).await.json().await.unwrap();
-    assert_eq!((page["pageIndex"].as_i64(), page["pageSize"].as_i64(), page["pageCount"].as_i64(), page["total"].as_i64()), (Some(1), Some(1), Some(2), Some(2)));
+    assert_eq!((page["pageIndex"].as_i64(), page["pageSize"].as_i64(), page["pageCount"].as_i64(), page["total"].as_i64()), (Some(1), Some(1), Some(3), Some(3)));
     assert_eq!(page["nextPage"], "https://billing.example/api/billing/site/search?pageSize=1&pageIndex=2");
     assert_eq!(page["previousPage"], Value::Null);
     let item = &page["items"][0];
@@ -124,10 +124,12 @@ async fn search_pages_with_absolute_links_and_summaries() {
     assert_eq!(item["subscription"], json!(["Team", "Bot Actions"]));
     assert_eq!(item["agent"][0]["email"], "admin@site10000.example");
     assert_eq!(item["agent"][0]["agentId"], ADMIN_A);
-    let last: Value = app.get("/api/billing/site/search?pageSize=1&pageIndex=2", &token).await.json().await.unwrap();
-    assert_eq!(ids(&last["items"], "siteId"), [10001]);
+    let last: Value = app.get("/api/billing/site/search?pageSize=1&pageIndex=3", &token).await.json().await.unwrap();
+    assert_eq!(ids(&last["items"], "siteId"), [10003]);
     assert_eq!(last["nextPage"], Value::Null);
-    assert_eq!(last["previousPage"], "https://billing.example/api/billing/site/search?pageSize=1&pageIndex=1");
+    assert_eq!(last["previousPage"], "https://billing.example/api/billing/site/search?pageSize=1&pageIndex=2");
+    // The demo's site without billing: no profile, no period, nothing bought.
+    assert_eq!((last["items"][0]["ifHasSiteBillingProfile"].as_i64(), last["items"][0]["billingPeriod"].as_str()), (Some(0), Some("")));
     let filtered: Value = app.get("/api/billing/site/search?siteId=10001", &token).await.json().await.unwrap();
     assert_eq!(ids(&filtered["items"], "siteId"), [10001]);
     let foreign: Value = app.get("/api/billing/site/search?siteId=20000", &token).await.json().await.unwrap();
@@ -212,9 +214,9 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     let demo_site = queries_for(&app, "/api/billing/sites/10000", &token).await;
     app.load(many_sites(12)).await;
     let sites: Value = app.get("/api/billing/sites", &token).await.json().await.unwrap();
-    assert_eq!(sites.as_array().unwrap().len(), 14);
-    assert_eq!(sites[13]["siteAgents"].as_array().unwrap().len(), 4);
-    assert_eq!(sites[13]["subscriptions"][2]["lineItems"].as_array().unwrap().len(), 1);
+    assert_eq!(sites.as_array().unwrap().len(), 15);
+    assert_eq!(sites[14]["siteAgents"].as_array().unwrap().len(), 4);
+    assert_eq!(sites[14]["subscriptions"][2]["lineItems"].as_array().unwrap().len(), 1);
     let mut after = Vec::new();
     for path in paths {
         after.push(queries_for(&app, path, &token).await);
@@ -294,14 +296,14 @@ async fn search_totals_follow_the_partners_sites_only() {
     let app = spawn_app().await;
     let token = app.partner_admin(1);
     let total = |page: Value| page["total"].as_u64().unwrap();
-    assert_eq!(total(app.get("/api/billing/site/search", &token).await.json().await.unwrap()), 2);
+    assert_eq!(total(app.get("/api/billing/site/search", &token).await.json().await.unwrap()), 3);
     app.load(many_sites(5)).await;
     app.load(json!({"sites": [{"id": 39999, "partnerId": 2}]})).await;
     let page: Value = app.get("/api/billing/site/search?pageSize=3&pageIndex=3", &token).await.json().await.unwrap();
-    assert_eq!((page["total"].as_u64(), page["pageCount"].as_u64()), (Some(7), Some(3)));
-    assert_eq!(ids(&page["items"], "siteId"), [30004]);
+    assert_eq!((page["total"].as_u64(), page["pageCount"].as_u64()), (Some(8), Some(3)));
+    assert_eq!(ids(&page["items"], "siteId"), [30003, 30004]);
     let rows = app.count_rows("sites WHERE partner_id = 1").await;
-    assert_eq!(rows, 7, "the counter is the rows' count");
+    assert_eq!(rows, 8, "the counter is the rows' count");
     assert_eq!(total(app.get("/api/billing/site/search", &app.partner_admin(2)).await.json().await.unwrap()), rows_of(&app, 2).await);
 }
 

@@ -84,7 +84,7 @@ async fn a_demo_sandbox_is_partner_1s_data_under_new_ids_with_ready_tokens() {
         .iter()
         .map(|s| (s["siteId"].as_i64().unwrap(), s["twinOf"].as_i64(), s["agents"].as_array().unwrap().len()))
         .collect();
-    assert_eq!(sites.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(), [(Some(10000), 2), (Some(10001), 1)]);
+    assert_eq!(sites.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(), [(Some(10000), 2), (Some(10001), 1), (Some(10003), 0)]);
     assert_eq!(sites[1].0, sites[0].0 + 1, "site order kept");
     let (site, partner) = (sites[0].0, partner_token(&sandbox));
 

@@ -38,7 +38,7 @@ async fn telephony_configuration_lifecycle() {
     let path = format!("{TELEPHONY}/{}", created["id"].as_str().unwrap());
     assert_eq!(app.get(&path, &token).await.json::<Value>().await.unwrap(), created);
     let list: Value = app.get(TELEPHONY, &token).await.json().await.unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 2, "the demo number and this one");
+    assert_eq!(list.as_array().unwrap().len(), 3, "the demo's two numbers and this one");
 
     let changed_number = json!({"phoneNumber": "+442079460001", "phoneNumberCountry": "GB"});
     let problem = assert_problem(app.put(&path, &token, &changed_number).await, 400, 400001).await;
@@ -71,7 +71,7 @@ async fn telephony_numbers_are_e164_of_their_country_and_unique_per_site() {
 async fn configurations_in_use_cannot_be_deleted() {
     let app = spawn_app().await;
     let token = app.admin_a();
-    // The demo voicebot's channel uses the demo telephony configuration.
+    // The demo voicebots' channels use the demo telephony configuration.
     assert_problem(app.delete(&format!("{TELEPHONY}/{DEMO_TELEPHONY}"), &token).await, 409, 409002).await;
     let channel = created(&app, CHANNELS, &json!({"channelType": "sip", "infoId": DEMO_SIP})).await;
     assert_problem(app.delete(&format!("{SIP}/{DEMO_SIP}"), &token).await, 409, 409002).await;
@@ -107,7 +107,7 @@ async fn sip_configuration_lifecycle_and_password_at_rest() {
             .map(|row| row.try_get::<String>("", "password_encrypted").unwrap())
             .collect()
     };
-    assert_eq!(stored.len(), 2);
+    assert_eq!(stored.len(), 3, "the demo's two and this one");
     assert!(stored.iter().all(|s| s.starts_with("v1:") && !s.contains("pa55")));
     if let Some(path) = &app.sqlite_path {
         for file in [path.clone(), path.with_extension("db-wal")] {
@@ -157,7 +157,7 @@ async fn channel_instances_embed_their_configuration_on_request() {
     assert_eq!(with_info["info"]["channelType"], "sip", "the discriminator of `info`");
     let list: Value = app.get(&format!("{CHANNELS}?include=info"), &token).await.json().await.unwrap();
     let infos: Vec<&Value> = list.as_array().unwrap().iter().filter_map(|c| c.get("info")).collect();
-    assert_eq!(infos.len(), 2, "the demo bot's telephony channel and the SIP one");
+    assert_eq!(infos.len(), 4, "the demo bots' telephony channels, the demo's spare SIP one and this one");
     assert!(infos.iter().any(|i| i["phoneNumber"] == "+14155550100"));
     let problem = assert_problem(app.get(&format!("{CHANNELS}?include=voiceChannel"), &token).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["include"]);

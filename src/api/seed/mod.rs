@@ -18,6 +18,7 @@ use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use crate::api::voicebots::sip::SipConfigurationInput;
 use crate::api::voicebots::telephony::TelephonyConfigurationInput;
 use crate::api::voicebots::bots::VoicebotInput;
+use crate::api::voicebots::channels::VoicebotChannelInstanceInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use crate::db::entities::{chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel};
@@ -59,6 +60,9 @@ pub struct DataSet {
     pub telephony_configurations: Vec<SiteSeeded<TelephonyConfigurationInput>>,
     #[serde(default)]
     pub sip_configurations: Vec<SiteSeeded<SipConfigurationInput>>,
+    /// Channel instances of their own, not a voicebot's (those come with it).
+    #[serde(default)]
+    pub voicebot_channel_instances: Vec<SiteSeeded<VoicebotChannelInstanceInput>>,
     #[serde(default)]
     pub voicebots: Vec<VoicebotSeed>,
     #[serde(default)]
@@ -327,6 +331,10 @@ pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTran
     for c in data.sip_configurations {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
         voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+    }
+    for c in data.voicebot_channel_instances {
+        let id = c.id.unwrap_or_else(Uuid::now_v7);
+        voicebots::channel(&txn, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("voicebot channel instance {id}: {err}"))?;
     }
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);

@@ -163,6 +163,7 @@ const TENANT_ARRAYS: &[&str] = &[
     "secureForms",
     "telephonyConfigurations",
     "sipConfigurations",
+    "voicebotChannelInstances",
     "voicebots",
     "siteBillingProfiles",
     "siteBillingConfigs",
@@ -405,7 +406,7 @@ mod tests {
     fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
         let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
         let sites: Vec<(i32, Option<i32>, usize)> = sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
-        assert_eq!(sites, [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1)]);
+        assert_eq!(sites, [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1), (1_500_000_002, Some(10003), 0)]);
         assert_eq!(sandbox.partner_user.email, "admin@sandbox-1234567890.partner1.example");
         assert_eq!(sandbox.data.partners.len(), 1);
         assert_eq!(sandbox.data.subscriptions.len(), sandbox.data.subscriptions.iter().filter(|s| s.site_id >= 1_500_000_000).count());

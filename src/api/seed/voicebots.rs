@@ -4,7 +4,7 @@
 use sea_orm::DatabaseTransaction;
 use uuid::Uuid;
 
-use crate::api::voicebots::{bots, sip, telephony};
+use crate::api::voicebots::{bots, channels, sip, telephony};
 use crate::crypto::FieldCipher;
 use crate::error::ApiResult;
 
@@ -14,6 +14,12 @@ pub async fn telephony(txn: &DatabaseTransaction, site_id: i32, id: Uuid, input:
 
 pub async fn sip(txn: &DatabaseTransaction, cipher: &FieldCipher, site_id: i32, id: Uuid, input: sip::SipConfigurationInput) -> ApiResult<()> {
     sip::store::insert(txn, cipher, site_id, id, sip::rules::validate(input, None)?).await
+}
+
+/// A channel instance of its own (a voicebot's is seeded with the voicebot).
+pub async fn channel(txn: &DatabaseTransaction, site_id: i32, id: Uuid, input: channels::VoicebotChannelInstanceInput) -> ApiResult<()> {
+    let draft = channels::store::verified(txn, site_id, channels::rules::validate(input)).await?;
+    channels::store::insert(txn, site_id, id, draft).await
 }
 
 pub async fn voicebot(

@@ -56,7 +56,7 @@ pub async fn check_references(
 
 /// The rules of a standalone channel instance body that need rows: its
 /// references exist (`check_references`).
-async fn verified(db: &impl ConnectionTrait, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<ChannelDraft> {
+pub(crate) async fn verified(db: &impl ConnectionTrait, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<ChannelDraft> {
     let Drafted { draft, violations: mut v } = drafted;
     check_references(db, site_id, &draft, "", &mut v).await?;
     v.finish(draft)
