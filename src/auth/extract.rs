@@ -186,12 +186,38 @@ impl Tenant {
     /// The tenant of the request's bearer access token: 401 without one, or
     /// with one that is neither interface's.
     pub fn of(headers: &HeaderMap, tokens: &TokenService) -> Result<Self, ApiError> {
+        Self::with_permissions(headers, tokens).map(|(tenant, _)| tenant)
+    }
+
+    /// The tenant of the request's bearer access token and the permissions it carries.
+    pub fn with_permissions(headers: &HeaderMap, tokens: &TokenService) -> Result<(Self, Vec<String>), ApiError> {
         let token = bearer_token(headers)?;
-        if let Ok(Some(partner_id)) = tokens.verify(token, Audience::Partner, TokenKind::Access).map(|claims| claims.partner_id) {
-            return Ok(Tenant::Partner(partner_id));
+        if let Ok(claims) = tokens.verify(token, Audience::Partner, TokenKind::Access) {
+            if let Some(partner_id) = claims.partner_id {
+                return Ok((Tenant::Partner(partner_id), claims.permissions));
+            }
         }
         let claims = tokens.verify(token, Audience::Platform, TokenKind::Access)?;
-        claims.site_id.map(Tenant::Site).ok_or_else(|| ApiError::new(ErrorCode::InvalidToken, "the token names no site"))
+        let site = claims.site_id.ok_or_else(|| ApiError::new(ErrorCode::InvalidToken, "the token names no site"))?;
+        Ok((Tenant::Site(site), claims.permissions))
+    }
+}
+
+/// A caller of the test-mode operations on its tenant's journal and faults:
+/// the tenant, and the permissions its token carries, which decide the
+/// operations whose entries and faults it may see and arm (those it could call).
+pub struct TenantCaller {
+    pub tenant: Tenant,
+    pub permissions: Vec<String>,
+}
+
+impl<S: CallerContext> FromRequestParts<S> for TenantCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let (tenant, permissions) = Tenant::with_permissions(&parts.headers, state.tokens())?;
+        still_there(state, tenant).await?;
+        Ok(TenantCaller { tenant, permissions })
     }
 }
 

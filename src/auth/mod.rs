@@ -10,7 +10,7 @@ pub mod refresh;
 mod tokens;
 
 pub(crate) use extract::bearer_token;
-pub use extract::{CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, VerifiedAccess, perm};
+pub use extract::{CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, TenantCaller, VerifiedAccess, perm};
 pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
 
 use serde::{Deserialize, Serialize};

@@ -60,8 +60,8 @@ async fn the_journal_keeps_what_was_sent_and_answered_newest_first_with_secrets_
     assert_eq!(only.len(), 1);
     assert_eq!(journal(&app, &token, "?status=404").await[0]["operationId"], "getSiteBillingProfile");
     assert_eq!(journal(&app, &token, "?limit=1").await.len(), 1);
-    let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=listSecureForms&limit=0&status=99"), &token).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem).len(), 3, "{problem}");
+    let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=listSecureForms&limit=0&status=99"), &token).await, 400, 400003).await;
+    assert_eq!(error_locations(&problem), ["limit", "operationId", "status"], "{problem}");
 
     // Clearing.
     assert_eq!(app.delete(JOURNAL, &token).await.status(), 204);
@@ -147,4 +147,45 @@ async fn test_mode_off_keeps_no_journal() {
     assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
     assert_problem(app.get(JOURNAL, &app.admin_a()).await, 404, 404002).await;
     assert_eq!(app.count_rows("test_requests").await, 0);
+}
+
+/// Inside a tenant, test mode keeps to permissions: a user sees in the
+/// journal, clears, and arms faults for only the operations it could call
+/// itself, on both interfaces.
+#[tokio::test]
+async fn a_user_sees_and_arms_only_what_its_permissions_cover() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    // The platform: an agent of site 10000 without permissions, beside the admin.
+    let admin = app.admin_a();
+    let nobody = app.token_with(10000, "0192f0c4-0000-7000-8000-000000010002", &[]);
+    assert_eq!(app.get(FORMS, &admin).await.status(), 200);
+    assert_problem(app.get(FORMS, &nobody).await, 403, 403001).await;
+    assert_eq!(journal(&app, &admin, "").await.len(), 2, "the admin sees both requests");
+    assert!(journal(&app, &nobody, "").await.is_empty(), "what it could not read, it does not read here");
+    assert_problem(app.get(&format!("{JOURNAL}?operationId=listSecureForms"), &nobody).await, 403, 403001).await;
+    assert_eq!(app.delete(JOURNAL, &nobody).await.status(), 204);
+    assert_eq!(journal(&app, &admin, "").await.len(), 2, "nor does it clear the admin's");
+    let fault = json!({"operationId": "createSecureForm", "kind": "status", "status": 500});
+    let problem = assert_problem(app.post("/api/test/faults", &nobody, &fault).await, 403, 403001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("ManageSecureForm"), "{problem}");
+    let armed = app.post("/api/test/faults", &admin, &fault).await;
+    assert_eq!(armed.status(), 201);
+    let id = armed.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let listed: Value = app.get("/api/test/faults", &nobody).await.json().await.unwrap();
+    assert_eq!(listed, json!([]));
+    assert_problem(app.get(&format!("/api/test/faults/{id}"), &nobody).await, 404, 404001).await;
+    assert_problem(app.delete(&format!("/api/test/faults/{id}"), &nobody).await, 404, 404001).await;
+    assert_eq!(app.delete(&format!("/api/test/faults/{id}"), &admin).await.status(), 204);
+
+    // Partner billing: a user without ManageSite does not read profiles through the journal.
+    let partner = app.partner_admin(1);
+    let products_only = app.partner_token(1, &[switchboard::auth::Permission::ManageProduct]);
+    assert_eq!(app.get(&format!("{PROFILES}/10000"), &partner).await.status(), 200);
+    assert_eq!(app.get("/api/billing/products", &products_only).await.status(), 200);
+    let seen: Vec<String> = journal(&app, &products_only, "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(seen, ["listProducts"]);
+    assert_eq!(journal(&app, &partner, "").await.len(), 2);
+    // An operation of the other document is named as the parameter it is.
+    let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=nope"), &partner).await, 400, 400003).await;
+    assert_eq!(error_locations(&problem), ["operationId"]);
 }

@@ -25,12 +25,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::auth::Tenant;
+use crate::auth::{Tenant, TenantCaller};
 use crate::connections::CloseWithoutAnswer;
 use crate::db::entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use super::{not_of_the_callers_document, operations_of};
+use super::{callable, may_call, not_callable, not_of_the_callers_document, operations_of};
 
 const TAG: &str = "Test faults";
 
@@ -150,6 +150,11 @@ fn of(tenant: Tenant) -> sea_orm::Condition {
     super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
 }
 
+/// The faults of the caller's tenant on operations it may call.
+fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
+    of(caller.tenant).add(row::Column::OperationId.is_in(callable(caller)))
+}
+
 /// The input checked: every problem at once (400), nothing armed.
 fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Option<i32>, i32)> {
     let mut v = Violations::new();
@@ -188,7 +193,8 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
 /// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
 /// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
 /// Faults of the same operation take requests oldest first. Honoured by every instance sharing
-/// the database. At most 100 armed at once per tenant (409).
+/// the database. At most 100 armed at once per tenant (409). Only for an operation the token
+/// may call itself (it holds its permissions; else 403): a fault breaks it for the whole tenant.
 #[utoipa::path(post, path = "/api/test/faults", operation_id = "createTestFault", tag = TAG,
     request_body = TestFaultInput,
     responses(
@@ -197,8 +203,13 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
         (status = 409, description = "The tenant has 100 faults armed already", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!([]))))]
-async fn arm_test_fault(State(state): State<AppState>, tenant: Tenant, JsonBody(input): JsonBody<TestFaultInput>) -> ApiResult<Response> {
+async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, JsonBody(input): JsonBody<TestFaultInput>) -> ApiResult<Response> {
+    let tenant = caller.tenant;
     let (status, delay_ms, times) = checked(&input, tenant)?;
+    // A fault breaks the operation for the whole tenant: only a caller that may call it arms one.
+    if !may_call(&caller, &input.operation_id) {
+        return Err(not_callable(&input.operation_id));
+    }
     let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&state.db).await?;
     if armed >= MAX_ARMED {
         return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
@@ -238,13 +249,14 @@ async fn arm_test_fault(State(state): State<AppState>, tenant: Tenant, JsonBody(
 
 /// List the armed faults
 ///
-/// The caller's tenant's faults with requests still to take, oldest first.
+/// The caller's tenant's faults with requests still to take, oldest first, of the operations
+/// the token may call (others are not listed, and are a 404 to a read or a disarm).
 #[utoipa::path(get, path = "/api/test/faults", operation_id = "listTestFaults", tag = TAG,
     responses((status = 200, description = "The armed faults (at most 100)", body = Vec<TestFault>)),
     extensions(("x-permissions" = json!([]))))]
-async fn list_test_faults(State(state): State<AppState>, tenant: Tenant) -> ApiResult<Json<Vec<TestFault>>> {
+async fn list_test_faults(State(state): State<AppState>, caller: TenantCaller) -> ApiResult<Json<Vec<TestFault>>> {
     let faults = row::Entity::find()
-        .filter(of(tenant))
+        .filter(visible_to(&caller))
         .filter(row::Column::Remaining.gt(0))
         .order_by_asc(row::Column::CreatedTime)
         .order_by_asc(row::Column::Id)
@@ -262,8 +274,12 @@ async fn list_test_faults(State(state): State<AppState>, tenant: Tenant) -> ApiR
     params(("id" = Uuid, Path, description = "The fault")),
     responses((status = 200, description = "The fault", body = TestFault)),
     extensions(("x-permissions" = json!([]))))]
-async fn get_test_fault(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Uuid>) -> ApiResult<Json<TestFault>> {
-    let fault = row::Entity::find().filter(of(tenant)).filter(row::Column::Id.eq(id)).one(&state.reads).await?;
+async fn get_test_fault(State(state): State<AppState>, caller: TenantCaller, Path(id): Path<Uuid>) -> ApiResult<Json<TestFault>> {
+    let fault = row::Entity::find()
+        .filter(visible_to(&caller))
+        .filter(row::Column::Id.eq(id))
+        .one(&state.reads)
+        .await?;
     fault.map(|f| Json(f.into())).ok_or_else(|| ApiError::not_found("fault"))
 }
 
@@ -274,8 +290,12 @@ async fn get_test_fault(State(state): State<AppState>, tenant: Tenant, Path(id):
     params(("id" = Uuid, Path, description = "The fault")),
     responses((status = 204, description = "Disarmed")),
     extensions(("x-permissions" = json!([]))))]
-async fn disarm_test_fault(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Uuid>) -> ApiResult<StatusCode> {
-    let deleted = row::Entity::delete_many().filter(of(tenant)).filter(row::Column::Id.eq(id)).exec(&state.db).await?;
+async fn disarm_test_fault(State(state): State<AppState>, caller: TenantCaller, Path(id): Path<Uuid>) -> ApiResult<StatusCode> {
+    let deleted = row::Entity::delete_many()
+        .filter(visible_to(&caller))
+        .filter(row::Column::Id.eq(id))
+        .exec(&state.db)
+        .await?;
     if deleted.rows_affected == 0 {
         return Err(ApiError::not_found("fault"));
     }

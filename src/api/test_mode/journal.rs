@@ -36,8 +36,8 @@ use uuid::Uuid;
 use validator::Validate;
 
 use super::faults::FaultKind;
-use super::{not_of_the_callers_document, operations_of};
-use crate::auth::Tenant;
+use super::{callable, may_call, not_callable, not_of_the_callers_document, operations_of};
+use crate::auth::{Tenant, TenantCaller};
 use crate::api::AppState;
 use crate::db::entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -153,21 +153,28 @@ struct JournalParams {
 /// token: its site's platform requests), newest first, at most the last 1,000. Bodies are
 /// JSON with card numbers masked to their last four and security codes, passwords, secrets
 /// and tokens replaced by `"[redacted]"`; no header is kept. Test-mode operations are not
-/// journaled. An `operationId` that is not of the caller's document is a 400.
+/// journaled. Only requests of operations the token may call itself are listed (it holds
+/// their permissions: docs/auth.md). An `operationId` that is not of the caller's document
+/// is a 400; one the token may not call, a 403.
 #[utoipa::path(get, path = "/api/test/requests", operation_id = "listTestRequests", tag = TAG,
     params(JournalParams),
     responses((status = 200, description = "The requests, newest first", body = Vec<JournaledRequest>)),
     extensions(("x-permissions" = json!([]))))]
-async fn list_test_requests(State(state): State<AppState>, tenant: Tenant, query: Query<JournalParams>) -> ApiResult<Json<Vec<JournaledRequest>>> {
+async fn list_test_requests(State(state): State<AppState>, caller: TenantCaller, query: Query<JournalParams>) -> ApiResult<Json<Vec<JournaledRequest>>> {
+    let tenant = caller.tenant;
     let (params, mut problems) = query.into_parts();
     if params.operation_id.as_ref().is_some_and(|operation| operations_of(tenant).binary_search(operation).is_err()) {
-        problems.field("/operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
+        problems.parameter("operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
     }
     let params = problems.finish(params)?;
+    if let Some(operation) = params.operation_id.as_deref().filter(|operation| !may_call(&caller, operation)) {
+        return Err(not_callable(operation));
+    }
     if let Some(journal) = &state.journal {
         journal.flush().await;
     }
-    let mut found = row::Entity::find().filter(of(tenant));
+    // Only what the caller could have asked for itself.
+    let mut found = row::Entity::find().filter(of(tenant)).filter(row::Column::OperationId.is_in(callable(&caller)));
     if let Some(operation) = params.operation_id {
         found = found.filter(row::Column::OperationId.eq(operation));
     }
@@ -180,15 +187,15 @@ async fn list_test_requests(State(state): State<AppState>, tenant: Tenant, query
 
 /// Clear the journal
 ///
-/// Deletes every journaled request of the caller's tenant.
+/// Deletes the journaled requests of the caller's tenant, of the operations the token may call.
 #[utoipa::path(delete, path = "/api/test/requests", operation_id = "clearTestRequests", tag = TAG,
     responses((status = 204, description = "Cleared")),
     extensions(("x-permissions" = json!([]))))]
-async fn clear_test_requests(State(state): State<AppState>, tenant: Tenant) -> ApiResult<StatusCode> {
+async fn clear_test_requests(State(state): State<AppState>, caller: TenantCaller) -> ApiResult<StatusCode> {
     if let Some(journal) = &state.journal {
         journal.flush().await;
     }
-    row::Entity::delete_many().filter(of(tenant)).exec(&state.db).await?;
+    row::Entity::delete_many().filter(of(caller.tenant)).filter(row::Column::OperationId.is_in(callable(&caller))).exec(&state.db).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -15,8 +15,8 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::api::AppState;
-use crate::auth::{Audience, Tenant, TokenKind, VerifiedAccess};
-use crate::error::{FieldProblem, Problem};
+use crate::auth::{Audience, Tenant, TenantCaller, TokenKind, VerifiedAccess};
+use crate::error::{ApiError, ErrorCode, FieldProblem, Problem};
 use crate::telemetry::{Document, MatchedOperation};
 
 pub const TEST_FILE: &str = "test-v1.json";
@@ -34,7 +34,8 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
             armed for the caller's own requests, so that it can see its client's retries, and the journal of what \
             the caller's client sent and got. The clock's operations need a partner bearer token from \
             `POST /api/oauth/token` (partner billing document); the faults' and the journal's a partner token or \
-            an agent's token (platform document). Each touches only the caller's own data. In test mode a body property or query parameter an operation of \
+            an agent's token (platform document). Each touches only the caller's own data, and of it only what the token's permissions cover: \
+            the journal and the faults of the operations it could call itself (docs/auth.md). In test mode a body property or query parameter an operation of \
             any document does not know is refused (400, reason `400017`, naming the nearest known name), and the \
             documents served close their request bodies (`additionalProperties: false`) to say so; the names an \
             operation answers are taken back (read-modify-write). Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
@@ -90,6 +91,38 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
 /// recorded by `name_operations` as the routes are built, so before any request.
 static OPERATIONS: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
 
+/// The permissions each operation of the vendor's documents needs (its
+/// `x-permissions`), recorded with `OPERATIONS`.
+static NEEDED: std::sync::OnceLock<std::collections::HashMap<String, Vec<String>>> = std::sync::OnceLock::new();
+
+/// Whether a caller may see and arm what concerns `operation` in its
+/// tenant's journal and faults: it holds every permission the operation
+/// needs, so it sees only what it could have asked for itself.
+fn may_call(caller: &TenantCaller, operation: &str) -> bool {
+    let needed = NEEDED.get().and_then(|needed| needed.get(operation));
+    needed.is_none_or(|needed| needed.iter().all(|permission| caller.permissions.contains(permission)))
+}
+
+/// The operations of the caller's document it may call.
+fn callable(caller: &TenantCaller) -> Vec<String> {
+    operations_of(caller.tenant).iter().filter(|operation| may_call(caller, operation)).cloned().collect()
+}
+
+/// The 403 of naming an operation the caller may not call.
+fn not_callable(operation: &str) -> ApiError {
+    let needed = NEEDED.get().and_then(|needed| needed.get(operation)).map(|needed| needed.join(", ")).unwrap_or_default();
+    ApiError::new(ErrorCode::MissingPermission, format!("`{operation}` needs the {needed} permission, which the token lacks"))
+}
+
+/// An operation's `x-permissions`.
+fn needed_permissions(doc: &utoipa::openapi::OpenApi) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
+    doc.paths.paths.values().flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch]).filter_map(|op| {
+        let op = op.as_ref()?;
+        let needed = op.extensions.as_ref()?.get("x-permissions")?.as_array()?;
+        Some((op.operation_id.clone()?, needed.iter().filter_map(|p| p.as_str().map(str::to_owned)).collect()))
+    })
+}
+
 /// The operationIds of the document a tenant calls, sorted.
 fn operations_of(tenant: Tenant) -> &'static [String] {
     let (platform, billing) = OPERATIONS.get().expect("the routes, and with them the documents, are built before any request");
@@ -119,6 +152,7 @@ fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
 pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::openapi::OpenApi, billing: &utoipa::openapi::OpenApi) {
     use utoipa::openapi::{RefOr, schema::Schema};
     OPERATIONS.get_or_init(|| (operation_ids(platform), operation_ids(billing)));
+    NEEDED.get_or_init(|| needed_permissions(platform).chain(needed_permissions(billing)).collect());
     let mut ids = operation_ids(platform);
     ids.extend(operation_ids(billing));
     ids.sort();
