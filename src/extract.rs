@@ -72,9 +72,14 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 /// of value sent, never the value itself (it may be a card number or a
 /// security code) nor a Rust type name.
 fn value_problem(message: &str) -> (ErrorCode, String) {
-    if message.starts_with("missing field") || message.starts_with("unknown field") || message.starts_with("unknown variant") {
+    if message.starts_with("missing field") || message.starts_with("unknown field") {
         let code = if message.starts_with("missing field") { ErrorCode::FieldRequired } else { ErrorCode::FieldWrongType };
         return (code, message.to_owned());
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        // The allowed values, not the one sent (it may be a card number).
+        let allowed = rest.split_once(", ").map_or("another value", |(_, expected)| expected);
+        return (ErrorCode::FieldWrongType, format!("is not one of the allowed values: {allowed}"));
     }
     if message.starts_with("must be between") {
         // A value of the right type past its bounds (money amounts).

@@ -17,6 +17,7 @@ pub mod healthcheck;
 pub mod logging;
 pub mod openapi;
 pub mod rate_limit;
+pub mod redaction;
 pub mod schema_conditions;
 pub mod secret;
 mod server;

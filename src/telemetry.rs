@@ -151,13 +151,14 @@ pub async fn observe(State(operations): State<Arc<Operations>>, mut request: Req
     operation.answered(response.status().as_u16()).increment(1);
     if let Some((method, uri)) = method_and_path {
         let request_id = response.headers().get("x-request-id").and_then(|id| id.to_str().ok()).unwrap_or_default();
-        // The path only: query strings may carry secrets.
+        // The path only (query strings may carry secrets), card numbers masked.
+        let path = crate::redaction::mask_card_numbers(uri.path());
         tracing::info!(
             target: REQUEST_LOG,
             request_id,
             operation_id = operation.id,
             method = %method,
-            path = uri.path(),
+            path = path.as_deref().unwrap_or(uri.path()),
             status = response.status().as_u16(),
             duration_ms = elapsed.as_micros() as f64 / 1e3,
             "answered"

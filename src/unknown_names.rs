@@ -93,7 +93,9 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
     if let Some(query) = request.uri().query() {
         for name in query_names(query) {
             if !operation.query.iter().any(|known| *known == name) {
-                violations.parameter(name.clone(), ErrorCode::UnknownName, format!("is not a parameter of {}{}", matched.id, nearest_words(&name, operation.query.iter().map(String::as_str))));
+                // A name is repeated, but never a card number sent as one.
+                let shown = crate::redaction::mask_card_numbers(&name).unwrap_or_else(|| name.clone());
+                violations.parameter(shown, ErrorCode::UnknownName, format!("is not a parameter of {}{}", matched.id, nearest_words(&name, operation.query.iter().map(String::as_str))));
             }
         }
     }
@@ -178,7 +180,8 @@ impl<'a> Walk<'a> {
                     let answer_children = property(&answers, key);
                     if names_keys && input_children.is_empty() && answer_children.is_empty() {
                         let known = inputs.iter().flat_map(|schema| property_names(schema));
-                        self.violations.field(format!("{pointer}/{}", escape(key)), ErrorCode::UnknownName, format!("is not a property of this object{}", nearest_words(key, known)));
+                        let shown = crate::redaction::mask_card_numbers(key).unwrap_or_else(|| key.clone());
+                        self.violations.field(format!("{pointer}/{}", escape(&shown)), ErrorCode::UnknownName, format!("is not a property of this object{}", nearest_words(key, known)));
                         continue;
                     }
                     let length = pointer.len();

@@ -189,3 +189,59 @@ async fn a_user_sees_and_arms_only_what_its_permissions_cover() {
     let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=nope"), &partner).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["operationId"]);
 }
+
+/// Card numbers are found by value wherever they are sent, and secrets by the
+/// words of their keys; neither reaches the journal's rows, and no answer
+/// repeats a card number, a security code or a password sent.
+#[tokio::test]
+async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let (admin, partner) = (app.admin_a(), app.partner_admin(1));
+    // Test numbers of seven schemes, and secrets under many names.
+    let cards = ["4111111111111111", "5555555555554444", "378282246310005", "6011111111111117", "30569309025904", "3530111333300000", "6200000000000005"];
+    let secrets = ["hunter2-passwd", "hunter2-pwd", "key-abc123", "private-xyz789", "Basic dXNlcjpwYXNz", "session=abc", "otp-918273", "pin-4321", "csc-7373"];
+    let body = json!({
+        "name": "Leaky", "description": "card 4111 1111 1111 1111 please",
+        "fields": [{"name": "a", "displayName": "5555-5555-5555-4444", "type": "text", "order": 1}],
+        "amount": 378282246310005u64, "nested": {"deeper": [{"number": "6011111111111117"}]},
+        "passwd": secrets[0], "pwd": secrets[1], "apiKey": secrets[2], "privateKey": secrets[3], "authorization": secrets[4],
+        "cookie": secrets[5], "otp": secrets[6], "pin": secrets[7], "csc": secrets[8],
+    });
+    let refused = app.post(&format!("{FORMS}?password=hunter3&access_token=tok-999&card=30569309025904"), &admin, &body).await;
+    assert_eq!(refused.status(), 400, "unknown names in test mode");
+    assert_problem(app.get(&format!("{FORMS}/3530111333300000"), &admin).await, 400, 400003).await;
+    // Values of the wrong type or outside an enum are named, never repeated.
+    let profile = json!({"siteId": 10003, "firstName": "A", "email": "a@b.example", "isChargedAutomatically": true,
+        "primaryCardNumber": 6200000000000005u64, "primaryCardCSCOrCVD": 737, "primaryCardExpirationDate": "2031-01-31T00:00:00Z"});
+    let answer = app.post(PROFILES, &partner, &profile).await.text().await.unwrap();
+    assert!(!answer.contains("6200000000000005") && !answer.contains("737"), "{answer}");
+    let config = json!({"siteId": 10003, "billingPeriod": "4111111111111111", "currencyId": "USD", "paymentTermValue": 30});
+    let answer = app.post("/api/billing/siteBillingConfigs", &partner, &config).await.text().await.unwrap();
+    assert!(!answer.contains("4111111111111111") && answer.contains("monthly"), "the allowed values, not the one sent: {answer}");
+
+    let mut kept = String::new();
+    for token in [&admin, &partner] {
+        kept.push_str(&serde_json::to_string(&journal(&app, token, "").await).unwrap());
+    }
+    let rows: Vec<String> = {
+        use sea_orm::{ConnectionTrait, Statement};
+        let sql = "SELECT path, COALESCE(query, ''), COALESCE(request_body, ''), COALESCE(response_body, '') FROM test_requests";
+        app.db
+            .query_all_raw(Statement::from_string(app.db.get_database_backend(), sql))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|row| (0..4).map(|i| row.try_get_by_index::<String>(i).unwrap()).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(rows.len(), 4, "every request journaled");
+    kept.push_str(&rows.join("\n"));
+    let digits_only: String = kept.chars().filter(|c| c.is_ascii_digit() || *c == '\n' || *c == '"').collect();
+    for card in cards {
+        assert!(!digits_only.contains(card), "{card} kept: {kept}");
+        assert!(kept.contains(&card[card.len() - 4..]), "{card}'s last four kept");
+    }
+    for secret in secrets.iter().chain(&["hunter3", "tok-999"]) {
+        assert!(!kept.contains(secret), "{secret} kept: {kept}");
+    }
+}

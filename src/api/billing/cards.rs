@@ -10,21 +10,7 @@ pub fn normalize(number: &str) -> Option<String> {
 }
 
 fn luhn(digits: &str) -> bool {
-    let sum: u32 = digits
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 1 {
-                let doubled = d * 2;
-                if doubled > 9 { doubled - 9 } else { doubled }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum % 10 == 0
+    crate::redaction::luhn(digits.as_bytes())
 }
 
 /// `************4242`: one `*` per hidden digit, then the last four.

@@ -36,6 +36,7 @@ use uuid::Uuid;
 use validator::Validate;
 
 use super::faults::FaultKind;
+use crate::redaction;
 use super::{callable, may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::auth::{Tenant, TenantCaller};
 use crate::api::AppState;
@@ -151,8 +152,10 @@ struct JournalParams {
 ///
 /// The caller's tenant's requests (a partner token: its partner billing requests; an agent's
 /// token: its site's platform requests), newest first, at most the last 1,000. Bodies are
-/// JSON with card numbers masked to their last four and security codes, passwords, secrets
-/// and tokens replaced by `"[redacted]"`; no header is kept. Test-mode operations are not
+/// JSON with card numbers (found by value: 12 to 19 Luhn-valid digits, anywhere, in the path
+/// and query too) masked to their last four, and values under keys naming a secret
+/// (password, pwd, token, api key, authorization, cookie, otp, pin, csc, ...) replaced by
+/// `"[redacted]"`; no header is kept. Test-mode operations are not
 /// journaled. Only requests of operations the token may call itself are listed (it holds
 /// their permissions: docs/auth.md). An `operationId` that is not of the caller's document
 /// is a 400; one the token may not call, a 403.
@@ -403,8 +406,8 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
         request_id: Set(crate::error::current_request_id()),
         operation_id: Set(operation.to_owned()),
         method: Set(sent.method.as_str().to_owned()),
-        path: Set(sent.path),
-        query: Set(sent.query),
+        path: Set(redaction::mask_card_numbers(&sent.path).unwrap_or(sent.path)),
+        query: Set(sent.query.map(|query| redaction::redact_query(&query).unwrap_or(query))),
         status: Set(i32::from(parts.status.as_u16())),
         duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
         idempotency_key: Set(sent.idempotency_key),
@@ -431,7 +434,7 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
     } else {
         match serde_json::from_slice::<Value>(bytes) {
             // Nothing to hide (most bodies): kept as sent, not written again.
-            Ok(mut value) => match redact(&mut value) {
+            Ok(mut value) => match redaction::redact_json(&mut value) {
                 false => return std::str::from_utf8(bytes).ok().map(str::to_owned),
                 true => value,
             },
@@ -449,57 +452,15 @@ fn is_json(headers: &axum::http::HeaderMap) -> bool {
 }
 
 /// Whether compact JSON (this server's answers: every key ends in `":`) may
-/// name a key whose value is masked or hidden; erring towards yes.
+/// hold what the journal hides: a key naming a secret, or a card number by
+/// value; erring towards yes.
 fn names_a_secret(json: &[u8]) -> bool {
-    json.windows(2).enumerate().filter(|(_, pair)| pair == b"\":").any(|(end, _)| {
+    let key_names_one = json.windows(2).enumerate().filter(|(_, pair)| pair == b"\":").any(|(end, _)| {
         let start = json[..end].iter().rposition(|byte| *byte == b'"').map_or(0, |at| at + 1);
         let key = std::str::from_utf8(&json[start..end]).unwrap_or_default();
-        names(key, "cardnumber") || SECRET_KEYS.iter().any(|word| names(key, word))
-    })
-}
-
-/// Words of a key whose value is never kept.
-const SECRET_KEYS: &[&str] = &["password", "secret", "token", "cscorcvd", "cvv", "cvc", "securitycode"];
-
-/// Masks card numbers to their last four and replaces secrets, at any
-/// depth; whether it changed anything.
-fn redact(value: &mut Value) -> bool {
-    match value {
-        Value::Object(map) => {
-            let mut changed = false;
-            for (key, value) in map.iter_mut() {
-                match value {
-                    Value::Null => {}
-                    Value::String(number) if names(key, "cardnumber") => {
-                        *number = last_four(number);
-                        changed = true;
-                    }
-                    _ if names(key, "cardnumber") || SECRET_KEYS.iter().any(|word| names(key, word)) => {
-                        *value = Value::String("[redacted]".to_owned());
-                        changed = true;
-                    }
-                    _ => changed |= redact(value),
-                }
-            }
-            changed
-        }
-        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact(item) | changed),
-        _ => false,
-    }
-}
-
-/// Whether `key` holds `word` (lower case), whatever the key's case.
-fn names(key: &str, word: &str) -> bool {
-    key.len() >= word.len() && key.as_bytes().windows(word.len()).any(|part| part.eq_ignore_ascii_case(word.as_bytes()))
-}
-
-/// `4111111111111111` -> `************1111`.
-fn last_four(number: &str) -> String {
-    let length = number.chars().count();
-    let shown = if length > 4 { 4 } else { 0 };
-    let mut masked = "*".repeat(length - shown);
-    masked.extend(number.chars().skip(length - shown));
-    masked
+        redaction::is_card_key(key) || redaction::is_secret_key(key)
+    });
+    key_names_one || std::str::from_utf8(json).is_ok_and(|text| redaction::mask_card_numbers(text).is_some())
 }
 
 #[cfg(test)]
@@ -513,7 +474,7 @@ mod tests {
             "primaryCardNumber": "4111111111111111", "secondaryCardNumber": null, "primaryCardCSCOrCVD": "123",
             "password": "hunter2", "nested": [{"refreshToken": "abc", "clientSecret": 7, "name": "kept"}], "short": {"cardNumber": "123"}
         });
-        redact(&mut body);
+        redaction::redact_json(&mut body);
         assert_eq!(
             body,
             json!({

@@ -1,0 +1,281 @@
+//! What is never kept as sent: card numbers, by value wherever they are
+//! (any key, nested, as a number, with spaces or dashes, in a query or a
+//! path), masked to their last four; and values under keys that name a
+//! secret (by words: `apiKey`, `x-api-key`, `primaryCardCSCOrCVD`,
+//! `refresh_token`), replaced. Used by the request journal and the request
+//! log line, and wherever an answer would repeat a name a client sent.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// Stands for a secret's value.
+pub const REDACTED: &str = "[redacted]";
+
+/// Words of a key whose value is a secret.
+const SECRET_WORDS: &[&str] = &[
+    "password", "passwd", "pwd", "passcode", "passphrase", "secret", "token", "authorization", "auth", "cookie", "otp", "pin",
+    "cvv", "cvv2", "cvc", "cvc2", "cvd", "csc", "credential", "credentials", "jwt", "bearer",
+];
+
+/// Two words in a row that name a secret.
+const SECRET_PHRASES: &[[&str; 2]] = &[["api", "key"], ["private", "key"], ["access", "key"], ["secret", "key"], ["security", "code"], ["session", "id"]];
+
+/// The words of a key, in lower case: split at `_`, `-`, `.`, spaces and case
+/// changes (`primaryCardCSCOrCVD`: primary, card, csc, or, cvd).
+fn words(key: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = key.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let previous = i.checked_sub(1).map(|p| chars[p]);
+        let next = chars.get(i + 1);
+        // A capital after a small letter, or the last capital of a run
+        // followed by a small letter (`CSCOr`: csc, or). Digits stay (`cvv2`).
+        let starts = previous.is_some_and(|p| {
+            (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit()))
+                || (c.is_uppercase() && p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+        });
+        if starts && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Whether the value under `key` is a secret (replaced whole).
+pub fn is_secret_key(key: &str) -> bool {
+    let words = words(key);
+    words.iter().any(|word| SECRET_WORDS.contains(&word.as_str()))
+        || words.windows(2).any(|pair| SECRET_PHRASES.iter().any(|phrase| pair[0] == phrase[0] && pair[1] == phrase[1]))
+}
+
+/// Whether `key` names a card number (masked to its last four whatever it holds).
+pub fn is_card_key(key: &str) -> bool {
+    let words = words(key);
+    words.windows(2).any(|pair| pair[0] == "card" && matches!(pair[1].as_str(), "number" | "no" | "num"))
+        || words.iter().any(|word| word == "pan" || word == "cardnumber")
+}
+
+/// The Luhn check over ASCII digits (a card number's check digit).
+pub fn luhn(digits: &[u8]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| {
+            let d = u32::from(d - b'0');
+            if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// `text` with every card number in it masked to its last four digits: a
+/// run of 12 to 19 digits (single spaces or dashes between them allowed)
+/// that passes the Luhn check, not inside a GUID; `None` when there is none
+/// (most text: nothing is copied).
+pub fn mask_card_numbers(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    // Cheap first: fewer than 12 digits cannot hold one.
+    if bytes.iter().filter(|b| b.is_ascii_digit()).count() < 12 {
+        return None;
+    }
+    // GUIDs hold long digit runs that are ids, not cards.
+    let mut in_guid = vec![false; bytes.len()];
+    for found in guid().find_iter(text) {
+        in_guid[found.start()..found.end()].fill(true);
+    }
+    let digit = |at: usize| bytes[at].is_ascii_digit() && !in_guid[at];
+    let mut masked = bytes.to_vec();
+    let mut found = false;
+    let mut start = 0;
+    while start < bytes.len() {
+        if !digit(start) {
+            start += 1;
+            continue;
+        }
+        let mut positions = vec![start];
+        let mut at = start + 1;
+        while at < bytes.len() {
+            if digit(at) {
+                positions.push(at);
+                at += 1;
+            } else if matches!(bytes[at], b' ' | b'-') && at + 1 < bytes.len() && digit(at + 1) {
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        let digits: Vec<u8> = positions.iter().map(|&p| bytes[p]).collect();
+        // Next to a letter, a run is part of a word or an id, not a card.
+        let bounded = !(start > 0 && bytes[start - 1].is_ascii_alphanumeric()) && !(at < bytes.len() && bytes[at].is_ascii_alphanumeric());
+        if bounded && (12..=19).contains(&digits.len()) && luhn(&digits) {
+            for &p in &positions[..positions.len() - 4] {
+                masked[p] = b'*';
+            }
+            found = true;
+        }
+        start = at;
+    }
+    found.then(|| String::from_utf8(masked).unwrap_or_default())
+}
+
+fn guid() -> &'static regex::Regex {
+    static GUID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    GUID.get_or_init(|| regex::Regex::new("[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}").expect("a valid pattern"))
+}
+
+/// Masks card numbers and replaces secrets in a JSON value, at any depth;
+/// whether it changed anything.
+pub fn redact_json(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut changed = false;
+            for (key, item) in map.iter_mut() {
+                if item.is_null() {
+                    continue;
+                }
+                if is_card_key(key) {
+                    let text = match item {
+                        Value::String(text) => text.clone(),
+                        Value::Number(number) => number.to_string(),
+                        _ => {
+                            *item = Value::String(REDACTED.to_owned());
+                            changed = true;
+                            continue;
+                        }
+                    };
+                    *item = Value::String(last_four(&text));
+                    changed = true;
+                } else if is_secret_key(key) {
+                    *item = Value::String(REDACTED.to_owned());
+                    changed = true;
+                } else {
+                    changed |= redact_json(item);
+                }
+            }
+            changed
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact_json(item) | changed),
+        Value::String(text) => match mask_card_numbers(text) {
+            Some(masked) => {
+                *text = masked;
+                true
+            }
+            None => false,
+        },
+        Value::Number(number) => match mask_card_numbers(&number.to_string()) {
+            Some(masked) => {
+                *value = Value::String(masked);
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// A query string with secrets replaced and card numbers masked, by the same
+/// rules as a body; `None` when nothing changes.
+pub fn redact_query(query: &str) -> Option<String> {
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let mut changed = false;
+    let mut kept = url::form_urlencoded::Serializer::new(String::new());
+    for (key, value) in &pairs {
+        let value: Cow<str> = if is_card_key(key) {
+            changed = true;
+            Cow::Owned(last_four(value))
+        } else if is_secret_key(key) {
+            changed = true;
+            Cow::Borrowed(REDACTED)
+        } else {
+            match mask_card_numbers(value) {
+                Some(masked) => {
+                    changed = true;
+                    Cow::Owned(masked)
+                }
+                None => Cow::Borrowed(value.as_str()),
+            }
+        };
+        kept.append_pair(&mask_card_numbers(key).unwrap_or_else(|| key.clone()), &value);
+    }
+    changed |= pairs.iter().any(|(key, _)| mask_card_numbers(key).is_some());
+    changed.then(|| kept.finish())
+}
+
+/// `4111111111111111` -> `************1111`.
+pub fn last_four(number: &str) -> String {
+    let length = number.chars().count();
+    let shown = if length > 4 { 4 } else { 0 };
+    let mut masked = "*".repeat(length - shown);
+    masked.extend(number.chars().skip(length - shown));
+    masked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Test numbers of seven schemes.
+    const CARDS: [&str; 7] = [
+        "4111111111111111",    // Visa
+        "5555555555554444",    // Mastercard
+        "378282246310005",     // American Express
+        "6011111111111117",    // Discover
+        "30569309025904",      // Diners Club
+        "3530111333300000",    // JCB
+        "6200000000000005",    // UnionPay
+    ];
+
+    #[test]
+    fn keys_are_read_by_words() {
+        for key in ["password", "passwd", "pwd", "apiKey", "x-api-key", "API_KEY", "privateKey", "Authorization", "cookie", "otp", "pin",
+            "csc", "primaryCardCSCOrCVD", "refresh_token", "refreshToken", "clientSecret", "securityCode", "cvv2", "sessionId"] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in ["name", "shipping", "spinner", "opinion", "description", "keyboard", "username", "cardNumberCount"] {
+            assert!(!is_secret_key(key), "{key}");
+        }
+        assert!(is_card_key("primaryCardNumber") && is_card_key("card_no") && is_card_key("pan"));
+        assert_eq!(words("primaryCardCSCOrCVD"), ["primary", "card", "csc", "or", "cvd"]);
+    }
+
+    #[test]
+    fn card_numbers_are_masked_by_value_in_every_form() {
+        for card in CARDS {
+            let masked = mask_card_numbers(card).unwrap_or_else(|| panic!("{card}"));
+            assert!(masked.ends_with(&card[card.len() - 4..]) && masked.starts_with("****"), "{masked}");
+        }
+        assert_eq!(mask_card_numbers("pay 4111 1111 1111 1111 now").as_deref(), Some("pay **** **** **** 1111 now"));
+        assert_eq!(mask_card_numbers("4111-1111-1111-1111").as_deref(), Some("****-****-****-1111"));
+        assert_eq!(mask_card_numbers("order 1234567890123"), None, "not Luhn-valid");
+        assert_eq!(mask_card_numbers("+14155550100"), None, "a phone number is too short");
+        assert_eq!(mask_card_numbers("0192f0c4-0000-7000-8000-000000140001"), None, "ids are not cards");
+        assert_eq!(mask_card_numbers("00000000-0000-0000-0000-411111111111"), None, "not even all-digit ones");
+        assert_eq!(mask_card_numbers("41111111111111111111"), None, "20 digits are not a card");
+        assert_eq!(mask_card_numbers("x4111111111111111"), None, "part of a word");
+    }
+
+    #[test]
+    fn json_and_queries_are_redacted_anywhere() {
+        let mut body = json!({"note": "card 5555 5555 5555 4444", "deep": [{"n": 4111111111111111u64}], "pwd": "x", "apiKey": 1,
+            "primaryCardNumber": "4242424242424242", "name": "kept"});
+        assert!(redact_json(&mut body));
+        assert_eq!(body, json!({"note": "card **** **** **** 4444", "deep": [{"n": "************1111"}], "pwd": REDACTED, "apiKey": REDACTED,
+            "primaryCardNumber": "************4242", "name": "kept"}));
+        assert_eq!(redact_query("a=1&password=x&access_token=y&q=4111111111111111").as_deref(), Some("a=1&password=%5Bredacted%5D&access_token=%5Bredacted%5D&q=************1111"));
+        assert_eq!(redact_query("pageSize=10&siteId=10000"), None);
+    }
+}
