@@ -253,7 +253,7 @@ async fn a_sandbox_sees_nothing_of_another_tenant_through_any_read() {
     let their_ids: Vec<i64> = theirs["sites"].as_array().unwrap().iter().map(|s| s["siteId"].as_i64().unwrap()).collect();
     let mut foreign_numbers = vec![10000, 10001, 20000, theirs["partnerId"].as_i64().unwrap()];
     foreign_numbers.extend(&their_ids);
-    let foreign_text = [ADMIN_A.to_owned(), "0192f0c4-0000-7000-8000-00000000f001".to_owned(), format!("sandbox-{}", theirs["partnerId"])];
+    let foreign_text = [ADMIN_A.to_owned(), "0192f0c4-0000-7000-8000-00000000f001".to_owned(), theirs["partner"]["email"].as_str().unwrap().split(['@', '.']).nth(1).unwrap().to_owned()];
     let (site, agent) = (ours["sites"][0]["siteId"].as_i64().unwrap(), ours["sites"][0]["agents"][0]["agentId"].as_str().unwrap().to_owned());
 
     fn foreign(value: &Value, key: &str, numbers: &[i64], text: &[String]) -> Option<String> {
@@ -351,4 +351,39 @@ async fn a_sandboxs_location_reads_it_with_its_own_token() {
     assert_problem(app.get(&format!("{SANDBOXES}/1"), &app.partner_admin(1)).await, 404, 404001).await;
     let empty: Value = app.get(&format!("{SANDBOXES}/{}", other["partnerId"]), &partner_token(&other)).await.json().await.unwrap();
     assert_eq!((empty["dataSet"].as_str(), empty["frozen"].as_bool(), empty["sites"].as_array().unwrap().len()), (Some("empty"), Some(false), 1));
+}
+
+/// A sandbox's accounts sign in with its own password, which only its create
+/// and reset answer; no id nor email tells its partner number, so one id seen
+/// opens nothing (the demo's published password opens nothing either).
+#[tokio::test]
+async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
+    let app = test_mode().await;
+    let (sandbox, other) = (create(&app, json!({})).await, create(&app, json!({})).await);
+    let password = sandbox["partner"]["password"].as_str().unwrap().to_owned();
+    assert_eq!(password.len(), 32);
+    assert_ne!(password, other["partner"]["password"].as_str().unwrap(), "each sandbox its own");
+    let sign_in = |url: &'static str, email: String, password: String| {
+        let request = app.client.post(app.url(url)).form(&[("grant_type", "password".to_owned()), ("email", email), ("password", password)]);
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    let partner_email = sandbox["partner"]["email"].as_str().unwrap().to_owned();
+    let agent = &sandbox["sites"][0]["agents"][0];
+    let agent_email = agent["email"].as_str().unwrap().to_owned();
+    assert_eq!(agent["password"], password.as_str());
+    assert_eq!(sign_in("/api/oauth/token", partner_email.clone(), password.clone()).await, 200);
+    assert_eq!(sign_in("/oauth/token", agent_email.clone(), password.clone()).await, 200);
+    assert_eq!(sign_in("/api/oauth/token", partner_email.clone(), "demo-password".to_owned()).await, 401);
+    // The partner number is in no email and no id of the sandbox.
+    let partner = sandbox["partnerId"].as_i64().unwrap();
+    assert!(!partner_email.contains(&partner.to_string()) && !agent_email.contains(&partner.to_string()));
+    let forms: Value = app.get("/v4/secureform/secureForms", &agent_token(&sandbox, 0)).await.json().await.unwrap();
+    let form_id = forms["secureForms"][0]["id"].as_str().unwrap().replace('-', "");
+    assert!(!form_id.contains(&format!("{:08x}", partner as u32)[..6]), "{form_id}");
+    // A reset gives the same accounts back, password and all.
+    let reset = app.client.post(app.url(&format!("{SANDBOXES}/{partner}:reset"))).bearer_auth(partner_token(&sandbox)).send().await.unwrap();
+    assert_eq!(reset.status(), 200);
+    let reset: Value = reset.json().await.unwrap();
+    assert_eq!((reset["partner"]["email"].as_str(), reset["partner"]["password"].as_str()), (Some(partner_email.as_str()), Some(password.as_str())));
+    assert_eq!(sign_in("/api/oauth/token", partner_email, password).await, 200);
 }

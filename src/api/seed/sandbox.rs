@@ -21,8 +21,6 @@ use crate::auth::Permission;
 
 /// The demo partner a `demo` sandbox copies.
 const TEMPLATE_PARTNER: i64 = 1;
-/// The password of every sandbox account: the demo accounts' (their hash is copied, not recomputed).
-pub const PASSWORD: &str = "demo-password";
 
 /// What a sandbox is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,11 +42,31 @@ impl Kind {
     }
 }
 
-/// Where a sandbox lives: its partner and its first site (the others follow in order).
+/// Where a sandbox lives: its partner and its first site (the others follow
+/// in order), and what only the server can make of its number.
 #[derive(Clone, Copy, Debug)]
 pub struct Place {
     pub partner_id: i32,
     pub first_site_id: i32,
+    pub keyed: Keyed,
+}
+
+/// A sandbox's values made with the server's secret from its partner number
+/// (`api::test_mode::sandboxes::place`), the same on every reset, and none
+/// derivable from the others or from any id: the emails' tag, the middle of
+/// its ids, its accounts' password.
+#[derive(Clone, Copy, Debug)]
+pub struct Keyed {
+    pub tag: [u8; 6],
+    pub middle: [u8; 6],
+    pub password: [u8; 16],
+}
+
+impl Keyed {
+    /// Its accounts' password (the same for all of them), 32 hex digits.
+    pub fn password(&self) -> String {
+        hex::encode(self.password)
+    }
 }
 
 /// An account of a sandbox, for the tokens its creation answers with.
@@ -92,6 +110,12 @@ pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>)
         Kind::Demo => demo_copy(place),
         Kind::Empty => empty(place),
     };
+    let hash = crate::auth::password::hash_random(&place.keyed.password())?;
+    for key in ["agents", "partnerUsers"] {
+        for account in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
+            account["passwordHash"] = json!(hash);
+        }
+    }
     for (key, stamp) in [("agents", "createdTime"), ("voicebots", "lastUpdatedTime")] {
         for item in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
             item[stamp] = json!(created);
@@ -285,21 +309,22 @@ impl Copy {
 
     fn email(&self, value: &mut Value) {
         if let Some((local, domain)) = value.as_str().and_then(|email| email.split_once('@')) {
-            *value = json!(format!("{local}@sandbox-{}.{domain}", self.place.partner_id));
+            *value = json!(format!("{local}@sandbox-{}.{domain}", hex::encode(self.place.keyed.tag)));
         }
     }
 
     /// The sandbox's id for the template's `id`: the template's with the
-    /// partner number in its middle bytes (ids keep their order).
+    /// sandbox's keyed middle (ids keep their order; none tells the partner
+    /// number, the emails or the password).
     fn own(&mut self, id: Uuid) -> Uuid {
-        let partner = self.place.partner_id as u32;
+        let middle = self.place.keyed.middle;
         *self.renamed.entry(id).or_insert_with(|| {
             let mut bytes = *id.as_bytes();
-            bytes[4] = (partner >> 24) as u8;
-            bytes[5] = (partner >> 16) as u8;
-            bytes[6] = 0x70 | ((partner >> 12) & 0x0f) as u8;
-            bytes[7] = (partner >> 4) as u8;
-            bytes[8] = 0x80 | (partner & 0x0f) as u8;
+            bytes[4] = middle[0];
+            bytes[5] = middle[1];
+            bytes[6] = 0x70 | (middle[2] & 0x0f);
+            bytes[7] = middle[3];
+            bytes[8] = 0x80 | (middle[4] & 0x3f);
             Uuid::from_bytes(bytes)
         })
     }
@@ -317,17 +342,17 @@ impl Copy {
 }
 
 fn empty(place: Place) -> Value {
-    let demo = demo_json();
-    let hash = demo["agents"][0]["passwordHash"].clone();
     let mut copy = Copy { place, site_ids: BTreeMap::new(), catalog: HashSet::new(), renamed: HashMap::new() };
     let (agent, user) = (copy.unnamed_child(), copy.unnamed_child());
-    let (partner, site) = (place.partner_id, place.first_site_id);
+    let (partner, site, tag) = (place.partner_id, place.first_site_id, hex::encode(place.keyed.tag));
+    // The hash is the sandbox's own (`sandbox`).
+    let hash = "";
     json!({
         "partners": [{"id": partner, "name": format!("Sandbox {partner}")}],
         "sites": [{"id": site, "partnerId": partner, "company": format!("Sandbox {partner}")}],
-        "agents": [{"id": agent, "siteId": site, "email": format!("admin@sandbox-{partner}.site{site}.example"), "passwordHash": hash,
+        "agents": [{"id": agent, "siteId": site, "email": format!("admin@sandbox-{tag}.site{site}.example"), "passwordHash": hash,
             "displayName": "Sandbox Admin", "isAdmin": true, "permissions": ["ManageSecureForm", "ManageVoicebot"]}],
-        "partnerUsers": [{"id": user, "partnerId": partner, "email": format!("admin@sandbox-{partner}.partner.example"), "passwordHash": hash,
+        "partnerUsers": [{"id": user, "partnerId": partner, "email": format!("admin@sandbox-{tag}.partner.example"), "passwordHash": hash,
             "displayName": "Sandbox Partner Admin", "permissions": ["ManageSite", "ManageFeature", "ManageProduct", "ManageInvoice"]}],
     })
 }
@@ -400,14 +425,15 @@ pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result
 mod tests {
     use super::*;
 
-    const PLACE: Place = Place { partner_id: 1_234_567_890, first_site_id: 1_500_000_000 };
+    const KEYED: Keyed = Keyed { tag: [0xab; 6], middle: [0x5a; 6], password: [0x11; 16] };
+    const PLACE: Place = Place { partner_id: 1_234_567_890, first_site_id: 1_500_000_000, keyed: KEYED };
 
     #[test]
     fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
         let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
         let sites: Vec<(i32, Option<i32>, usize)> = sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
         assert_eq!(sites, [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1), (1_500_000_002, Some(10003), 0)]);
-        assert_eq!(sandbox.partner_user.email, "admin@sandbox-1234567890.partner1.example");
+        assert_eq!(sandbox.partner_user.email, "admin@sandbox-abababababab.partner1.example", "the keyed tag, not the partner number");
         assert_eq!(sandbox.data.partners.len(), 1);
         assert_eq!(sandbox.data.subscriptions.len(), sandbox.data.subscriptions.iter().filter(|s| s.site_id >= 1_500_000_000).count());
         assert!(sandbox.data.plans.is_empty() && sandbox.data.products.is_empty(), "catalogs are shared");
@@ -420,7 +446,7 @@ mod tests {
     #[test]
     fn a_copy_is_the_same_every_time_and_differs_between_sandboxes() {
         assert_eq!(demo_copy(PLACE), demo_copy(PLACE));
-        let other = Place { partner_id: PLACE.partner_id + 1, ..PLACE };
+        let other = Place { partner_id: PLACE.partner_id + 1, keyed: Keyed { middle: [0x5b; 6], ..KEYED }, ..PLACE };
         let (a, b) = (serde_json::to_string(&demo_copy(PLACE)).unwrap(), serde_json::to_string(&demo_copy(other)).unwrap());
         let mut ids_a = HashSet::new();
         collect_uuids(&serde_json::from_str(&a).unwrap(), &mut ids_a);
@@ -435,10 +461,20 @@ mod tests {
     }
 
     #[test]
-    fn the_sandbox_password_is_the_demo_accounts() {
-        let hash = demo_json()["agents"][0]["passwordHash"].as_str().unwrap().to_owned();
+    fn every_account_has_the_sandboxs_own_password_and_no_id_tells_the_partner() {
         use argon2::PasswordVerifier;
-        let parsed = argon2::PasswordHash::new(&hash).unwrap();
-        assert!(argon2::Argon2::default().verify_password(PASSWORD.as_bytes(), &parsed).is_ok());
+        let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let hashes = sandbox.data.agents.iter().map(|a| &a.password_hash).chain(sandbox.data.partner_users.iter().map(|u| &u.password_hash));
+        for hash in hashes {
+            let parsed = argon2::PasswordHash::new(hash.as_deref().unwrap()).unwrap();
+            assert!(argon2::Argon2::default().verify_password(KEYED.password().as_bytes(), &parsed).is_ok());
+            assert!(argon2::Argon2::default().verify_password(b"demo-password", &parsed).is_err());
+        }
+        let mut ids = HashSet::new();
+        collect_uuids(&demo_copy(PLACE), &mut ids);
+        let partner_hex = format!("{:08x}", PLACE.partner_id);
+        assert!(ids.iter().all(|id| !id.simple().to_string().contains(&partner_hex[..6])), "the partner number is in no id");
+        let emails = sandbox.sites.iter().flat_map(|s| &s.agents).chain([&sandbox.partner_user]).map(|a| a.email.clone());
+        assert!(emails.into_iter().all(|email| !email.contains("1234567890")), "nor in an email");
     }
 }

@@ -27,7 +27,7 @@ use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::Mana
 use crate::db::entities::test_sandbox as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use crate::api::seed::sandbox::{self, Kind, PASSWORD, Place};
+use crate::api::seed::sandbox::{self, Kind, Place};
 
 const TAG: &str = "Test sandboxes";
 /// Creates retried when the random ids collide with a live sandbox's.
@@ -79,7 +79,10 @@ pub struct TestSandboxInput {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxPartner {
+    /// Its domain names the sandbox by a tag made with the server's secret, not by its number.
     pub email: String,
+    /// The password of every account of the sandbox: 128 random bits made for it with the
+    /// server's secret, answered only here and by a reset (no other sandbox's, nor the demo's).
     pub password: String,
     /// A partner access token (partner billing and the test-mode operations).
     pub access_token: String,
@@ -92,6 +95,7 @@ pub struct SandboxPartner {
 pub struct SandboxAgent {
     pub agent_id: uuid::Uuid,
     pub email: String,
+    /// The sandbox's password (the partner's).
     pub password: String,
     pub is_admin: bool,
     /// A platform access token of the agent's site (`/v4/...`).
@@ -112,9 +116,9 @@ pub struct SandboxSite {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"partnerId": 1234567890, "now": "2026-11-21T15:00:00Z",
-    "partner": {"email": "admin@sandbox-1234567890.partner1.example", "password": "demo-password", "accessToken": "eyJ...", "refreshToken": "eyJ..."},
-    "sites": [{"siteId": 1500000000, "twinOf": 10000, "agents": [{"agentId": "0192f0c4-4996-702d-82d2-000000010000",
-        "email": "admin@sandbox-1234567890.site10000.example", "password": "demo-password", "isAdmin": true, "accessToken": "eyJ..."}]}]}))]
+    "partner": {"email": "admin@sandbox-3f9a1c07d2e4.partner1.example", "password": "5c1e0b7a9d2f48e6a0b3c7d9e1f20a4b", "accessToken": "eyJ...", "refreshToken": "eyJ..."},
+    "sites": [{"siteId": 1500000000, "twinOf": 10000, "agents": [{"agentId": "0192f0c4-8e21-7b5d-8a6c-000000010000",
+        "email": "admin@sandbox-3f9a1c07d2e4.site10000.example", "password": "5c1e0b7a9d2f48e6a0b3c7d9e1f20a4b", "isAdmin": true, "accessToken": "eyJ..."}]}]}))]
 pub struct TestSandbox {
     pub partner_id: i32,
     /// The sandbox's clock.
@@ -188,7 +192,7 @@ async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): Jso
         let place = {
             let mut random = rand::thread_rng();
             let sites = sandbox::site_count(kind);
-            Place { partner_id: random.gen_range(SANDBOX_IDS_FROM..i32::MAX), first_site_id: random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites) }
+            place(&state, random.gen_range(SANDBOX_IDS_FROM..i32::MAX), random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites))
         };
         let created = Utc::now();
         match write(&state, kind, place, clock, created, true).await {
@@ -219,7 +223,7 @@ async fn reset_test_sandbox(
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
     let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
-    let place = Place { partner_id, first_site_id: sandbox.first_site_id };
+    let place = place(&state, partner_id, sandbox.first_site_id);
     write(&state, kind, place, sandbox.clock, sandbox.created_time, false).await?;
     Ok(Json(answer(&state, kind, place, sandbox.clock, sandbox.created_time).await?))
 }
@@ -236,7 +240,7 @@ async fn reset_test_sandbox(
 async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<ManageSite>, Path(partner_id): Path<i32>) -> ApiResult<Json<TestSandboxState>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
     let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
-    let place = Place { partner_id, first_site_id: sandbox.first_site_id };
+    let place = place(&state, partner_id, sandbox.first_site_id);
     let sites = sandbox::sandbox(kind, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
     let frozen = frozen_at(&state.db, partner_id).await?;
     Ok(Json(TestSandboxState {
@@ -287,6 +291,19 @@ fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Op
     v.finish(Some(at))
 }
 
+/// A sandbox's place, with what the server's secret makes of its partner
+/// number (`sandbox::Keyed`): each value from a keyed hash of its own, so that
+/// none tells another, and the same on every reset.
+fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
+    let keyed = |purpose: &[u8]| hex::decode(state.cipher.fingerprint(&[b"sandbox", purpose, &partner_id.to_be_bytes()])).unwrap_or_default();
+    let (tag, middle, password) = (keyed(b"email"), keyed(b"ids"), keyed(b"password"));
+    let mut keys = sandbox::Keyed { tag: [0; 6], middle: [0; 6], password: [0; 16] };
+    keys.tag.copy_from_slice(&tag[..6]);
+    keys.middle.copy_from_slice(&middle[..6]);
+    keys.password.copy_from_slice(&password[..16]);
+    Place { partner_id, first_site_id, keyed: keys }
+}
+
 /// Writes the sandbox's rows (after deleting what it holds, on a reset) and
 /// its clock, in one transaction; a create also records the sandbox.
 async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>, create: bool) -> ApiResult<()> {
@@ -334,7 +351,7 @@ async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTi
                     access_token: state.tokens.sign(&Claims::for_agent(agent.id, site.site_id, &agent.permissions, TokenKind::Access)),
                     agent_id: agent.id,
                     email: agent.email,
-                    password: PASSWORD.to_owned(),
+                    password: place.keyed.password(),
                     is_admin: agent.is_admin,
                 })
                 .collect(),
@@ -345,7 +362,7 @@ async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTi
         now: clock.unwrap_or_else(|| state.clock.now()),
         partner: SandboxPartner {
             email: user.email.clone(),
-            password: PASSWORD.to_owned(),
+            password: place.keyed.password(),
             access_token: state.tokens.sign(&access),
             refresh_token: state.tokens.sign(&refresh_claims),
         },
