@@ -152,6 +152,11 @@ impl ApiError {
         self
     }
 
+    /// The stable code it answers with.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
     pub fn not_found(what: &str) -> Self {
         Self::new(ErrorCode::NotFound, format!("{what} not found"))
     }

@@ -387,3 +387,23 @@ async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
     assert_eq!((reset["partner"]["email"].as_str(), reset["partner"]["password"].as_str()), (Some(partner_email.as_str()), Some(password.as_str())));
     assert_eq!(sign_in("/api/oauth/token", partner_email, password).await, 200);
 }
+
+/// The bound is counted in each create's own transaction: many creates at
+/// once never pass it, on either database, and the 409 names the bound.
+#[tokio::test]
+async fn concurrent_creates_never_pass_the_sandbox_bound() {
+    let app = spawn(Options { test_mode: true, max_sandboxes: 3, ..Options::default() }).await;
+    let creates = (0..12).map(|_| {
+        let request = app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": "empty"}));
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.text().await.unwrap())
+        }
+    });
+    let answers = futures_util::future::join_all(creates).await;
+    let created = answers.iter().filter(|(status, _)| *status == 201).count();
+    assert_eq!(created, 3, "{answers:?}");
+    let refused = answers.iter().find(|(status, _)| *status == 409).expect("the others refused");
+    assert!(refused.1.contains("at most 3 sandboxes") && refused.1.contains("--max-sandboxes"), "{}", refused.1);
+    assert_eq!(app.count_rows("test_sandboxes").await, 3);
+}

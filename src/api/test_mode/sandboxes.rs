@@ -183,10 +183,6 @@ struct ResetPath;
 async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): JsonBody<TestSandboxInput>) -> ApiResult<Response> {
     let clock = checked_clock(&state, input.clock)?;
     let kind = Kind::from(input.data_set.unwrap_or_default());
-    let live = row::Entity::find().count(&state.reads).await?;
-    if live >= u64::from(state.max_sandboxes) {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("{live} sandboxes are live, the most this server keeps; delete one first")));
-    }
     let mut last = None;
     for _ in 0..ATTEMPTS {
         let place = {
@@ -200,6 +196,7 @@ async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): Jso
                 let answer = answer(&state, kind, place, clock, created).await?;
                 return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
             }
+            Err(bound) if bound.code() == ErrorCode::Conflict => return Err(bound),
             // Random ids that collide with a live sandbox's: try others.
             Err(err) => last = Some(err),
         }
@@ -310,6 +307,7 @@ async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTim
     let data = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?.data;
     let txn = state.db.begin().await?;
     if create {
+        within_bound(&txn, state.max_sandboxes).await?;
         row::Entity::insert(row::ActiveModel {
             partner_id: Set(place.partner_id),
             data_set: Set(kind.as_str().to_owned()),
@@ -329,6 +327,28 @@ async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTim
     txn.commit().await?;
     Ok(())
 }
+
+/// Refuses a create past `--max-sandboxes`, counted in the create's own
+/// transaction: on SQLite the one writer orders creates; on PostgreSQL a
+/// transaction lock taken first does, so creates racing on any number of
+/// instances never pass the bound.
+async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult<()> {
+    use sea_orm::ConnectionTrait;
+    if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
+        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({SANDBOX_BOUND_LOCK})")).await?;
+    }
+    let live = row::Entity::find().count(txn).await?;
+    if live >= u64::from(max) {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("this server keeps at most {max} sandboxes (`--max-sandboxes`) and all are live; delete one first"),
+        ));
+    }
+    Ok(())
+}
+
+/// The PostgreSQL advisory lock that orders sandbox creates (an arbitrary constant of ours).
+const SANDBOX_BOUND_LOCK: i64 = 0x5357_4244_5342_0001;
 
 /// The creation answer: the accounts with fresh tokens.
 async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>) -> ApiResult<TestSandbox> {
