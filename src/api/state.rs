@@ -64,6 +64,8 @@ pub struct SharedState {
     pub test_mode: bool,
     /// Refuses names an operation does not know (`unknown_names`).
     pub strict_names: bool,
+    /// Requests held by test mode's delay faults, per tenant (bounded).
+    pub held_delays: crate::api::test_mode::faults::HeldDelays,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
     /// Bounds password hashing and throttles failed sign-ins.
@@ -124,6 +126,7 @@ impl SharedState {
             clock: Default::default(),
             test_mode: false,
             strict_names: false,
+            held_delays: Default::default(),
             max_sandboxes: 1_000,
             logins: Default::default(),
             sites: Default::default(),

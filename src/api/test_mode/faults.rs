@@ -9,6 +9,7 @@
 //! caller's tenant for the request's operation, and a conditional decrement
 //! takes it, so two instances never both take a fault's last request.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::Json;
@@ -193,7 +194,9 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
 /// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
 /// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
 /// Faults of the same operation take requests oldest first. Honoured by every instance sharing
-/// the database. At most 100 armed at once per tenant (409). Only for an operation the token
+/// the database. At most 100 armed at once per tenant (409). At most 16 requests of a tenant
+/// are held by delay faults at once on an instance; past it a delayed request is answered 503
+/// (`503002`, `Retry-After: 1`) at once instead of held. Only for an operation the token
 /// may call itself (it holds its permissions; else 403): a fault breaks it for the whole tenant.
 #[utoipa::path(post, path = "/api/test/faults", operation_id = "createTestFault", tag = TAG,
     request_body = TestFaultInput,
@@ -321,10 +324,18 @@ pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, r
             let _ = tokio::time::timeout(crate::connections::ConnectionLimits::default_body_timeout(), body).await;
             answered_by_fault(fault.status.unwrap_or(503), operation)
         }
-        FaultKind::Delay => {
-            tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
-            next.run(request).await
-        }
+        FaultKind::Delay => match state.held_delays.take(tenant) {
+            Some(_held) => {
+                tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
+                next.run(request).await
+            }
+            None => ApiError::new(
+                ErrorCode::Busy,
+                format!("{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once; this one is refused, not held"),
+            )
+            .retry_after(1)
+            .into_response(),
+        },
         FaultKind::DropAfterCommit => {
             let mut response = next.run(request).await;
             response.extensions_mut().insert(CloseWithoutAnswer);
@@ -333,6 +344,43 @@ pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, r
     };
     response.extensions_mut().insert(kind);
     response
+}
+
+/// Requests of one tenant held by delay faults at once, on this instance:
+/// past it a delayed request is refused (503) rather than held, so that one
+/// tenant cannot fill the server's connections with sleeping requests.
+pub const MAX_HELD_PER_TENANT: usize = 16;
+
+/// The requests each tenant has held by delay faults on this instance.
+#[derive(Clone, Default)]
+pub struct HeldDelays(std::sync::Arc<std::sync::Mutex<HashMap<Tenant, usize>>>);
+
+/// A request held by a delay fault, counted until dropped (answered or abandoned).
+struct Held(HeldDelays, Tenant);
+
+impl HeldDelays {
+    fn take(&self, tenant: Tenant) -> Option<Held> {
+        let mut counts = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let count = counts.entry(tenant).or_default();
+        if *count >= MAX_HELD_PER_TENANT {
+            return None;
+        }
+        *count += 1;
+        Some(Held(self.clone(), tenant))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let Held(delays, tenant) = self;
+        let mut counts = delays.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = counts.get_mut(tenant) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(tenant);
+            }
+        }
+    }
 }
 
 /// Takes one request of the oldest fault armed for `tenant` and `operation`:
