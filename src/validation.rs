@@ -27,6 +27,25 @@ pub fn no_nul(value: &str) -> Result<(), ValidationError> {
     Ok(())
 }
 
+/// Display text (names, labels, messages a person reads) holds no control
+/// character but tab and line breaks (NUL is `no_nul`'s), no bidirectional override, embedding or
+/// isolate (text that reads differently from what it stores), and, when it is
+/// not blank, something visible: zero-width characters alone are not a name.
+pub fn displayable(value: &str) -> Result<(), ValidationError> {
+    let refused = |c: char| {
+        matches!(c, '\u{1}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if let Some(c) = value.chars().find(|c| refused(*c)) {
+        let message = format!("must not contain control or text-direction characters (it holds U+{:04X})", u32::from(c));
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Owned(message)));
+    }
+    let invisible = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}');
+    if !is_blank(value) && value.chars().all(invisible) {
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Borrowed("must hold a visible character, not only zero-width ones")));
+    }
+    Ok(())
+}
+
 /// Rust field names whose wire name is not their camelCase form.
 const WIRE_NAMES: &[(&str, &str)] = &[
     ("field_type", "type"),

@@ -218,17 +218,22 @@ fn expand(
                 let mut max = None;
                 let mut required_text = false;
                 let mut nul_in_schema = false;
+                let mut display = false;
                 for arg in args {
                     match &arg {
                         Meta::Path(p) if p.is_ident("required") => required_text = true,
+                        Meta::Path(p) if p.is_ident("display") => display = true,
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
-                        other => return Err(syn::Error::new_spanned(other, "text takes `max = N` and `required`")),
+                        other => return Err(syn::Error::new_spanned(other, "text takes `max = N`, `required`, `display` and `nul_in_schema`")),
                     }
                 }
                 let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
                 out.validate.push(quote!(length(max = #max)));
                 out.validate.push(quote!(custom(function = crate::validation::no_nul)));
+                if display {
+                    out.validate.push(quote!(custom(function = crate::validation::displayable)));
+                }
                 if required_text {
                     out.validate.push(required.clone());
                     out.validate.push(quote!(custom(function = crate::validation::not_blank)));

@@ -202,3 +202,20 @@ async fn explicit_nulls_are_refused_while_absent_optionals_take_defaults() {
     body["fields"][1]["isRequired"] = Value::Null;
     assert_eq!(rejected(&app, &body).await, ["/fields/1/isRequired"]);
 }
+
+/// Display text refuses control characters (tab and line breaks aside), text
+/// direction overrides and isolates, and names of zero-width characters only.
+#[tokio::test]
+async fn display_text_refuses_control_and_direction_characters() {
+    let app = spawn_app().await;
+    for (field, value) in [("name", "a\u{1}b"), ("name", "del\u{7f}"), ("name", "evil\u{202e}txt.exe"), ("submitButtonText", "\u{2066}Pay"), ("name", "\u{200b}\u{200d}")] {
+        let mut body = form_body("display");
+        body[field] = json!(value);
+        let problem = assert_problem(app.post(FORMS, &app.admin_a(), &body).await, 400, 400001).await;
+        assert_eq!(error_locations(&problem), [format!("/{field}")], "{value:?}");
+        assert_eq!(problem["errors"][0]["code"], 400012);
+    }
+    let mut body = form_body("Multi\tline");
+    body["greetingMessage"] = json!("<p>Hello,\r\nworld</p>");
+    assert_eq!(app.post(FORMS, &app.admin_a(), &body).await.status(), 201, "tabs and line breaks are text");
+}

@@ -94,12 +94,12 @@ pub struct SecureFormInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[schema(read_only)]
     pub id: Option<Uuid>,
-    #[rule(text(max = 200, required))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
-    #[rule(text(max = 2000))]
+    #[rule(text(max = 2000, display))]
     pub description: Option<String>,
     /// HTML; scripts, event handlers and `javascript:` URLs are removed on write.
-    #[rule(text(max = 20000, required))]
+    #[rule(text(max = 20000, required, display))]
     pub greeting_message: Option<String>,
     /// Theme color: `#RGB` or `#RRGGBB`.
     #[schema(example = "#1a73e8")]
@@ -108,7 +108,7 @@ pub struct SecureFormInput {
     /// Base64 of a PNG, JPEG, GIF or SVG image, at most 1 MiB decoded; empty for none.
     #[schema(format = Byte)]
     pub logo: Option<String>,
-    #[rule(text(max = 100, required))]
+    #[rule(text(max = 100, required, display))]
     pub submit_button_text: Option<String>,
     #[rule(required, length(max = 100), nested)]
     pub fields: Option<Vec<SecureFormFieldInput>>,
@@ -124,9 +124,9 @@ pub struct SecureFormFieldInput {
     /// Id of the owning form; when sent it must be the form being updated.
     pub secure_form_id: Option<Uuid>,
     /// Unique within the form.
-    #[rule(text(max = 100, required))]
+    #[rule(text(max = 100, required, display))]
     pub name: Option<String>,
-    #[rule(text(max = 200))]
+    #[rule(text(max = 200, display))]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
     #[rule(required)]
@@ -149,7 +149,7 @@ pub struct SecureFormFieldInput {
     #[rule(text(max = 1000))]
     pub regular_expression: Option<String>,
     /// Required when `isInputValidationEnabled` is true.
-    #[rule(text(max = 500))]
+    #[rule(text(max = 500, display))]
     pub custom_validation_error_message: Option<String>,
     /// Required (at least one) for `radioBox`, `dropdownList` and `checkboxList`;
     /// not allowed for other types.
@@ -166,7 +166,7 @@ pub struct SecureFormFieldOptionInput {
     pub id: Option<Uuid>,
     /// Id of the owning field; when sent it must be that field's id.
     pub field_id: Option<Uuid>,
-    #[rule(text(max = 200, required))]
+    #[rule(text(max = 200, required, display))]
     pub display_text: Option<String>,
     /// Position of the option; defaults to its index in `options`.
     pub order: Option<i32>,

@@ -81,9 +81,9 @@ pub struct VoicebotInput {
     /// Ignored on create. On update it may be sent and must equal the path id.
     #[schema(read_only)]
     pub id: Option<Uuid>,
-    #[rule(text(max = 200, required))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
-    #[rule(text(max = 2000))]
+    #[rule(text(max = 2000, display))]
     pub description: Option<String>,
     /// A chatbot engine of the catalog.
     #[schema(example = "0192f0c4-0000-7000-8000-0000000a1001")]
@@ -102,7 +102,7 @@ pub struct VoicebotInput {
     #[schema(default = 90)]
     #[rule(range(min = 1, max = 600))]
     pub time_to_hang_up_call_when_no_input: Option<i32>,
-    #[rule(text(max = 1000))]
+    #[rule(text(max = 1000, display))]
     pub message_before_hang_up_call_when_no_input: Option<String>,
     /// 0 to 100; a lower score counts as no answer. Default 50.
     #[schema(default = 50)]
@@ -112,7 +112,7 @@ pub struct VoicebotInput {
     #[schema(inline)]
     #[rule(length(max = 50))]
     pub words_that_trigger_bot_to_wait: Option<Vec<WaitWord>>,
-    #[rule(text(max = 1000))]
+    #[rule(text(max = 1000, display))]
     pub message_when_bot_triggered_to_wait: Option<String>,
     /// Seconds, 1 to 600; default 90.
     #[schema(default = 90)]
