@@ -27,6 +27,8 @@ pub struct Settings {
     pub strict_names: bool,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
+    /// Test mode deletes sandboxes unused this long (`--sandbox-ttl`); None: never.
+    pub sandbox_ttl: Option<Duration>,
     /// Between renewal passes (`--renewal-interval`); zero: no loop.
     pub renewal_interval: Duration,
     /// The system clock of billing (a fixed one in tests of figures).
@@ -43,6 +45,7 @@ impl Default for Settings {
             test_mode: false,
             strict_names: false,
             max_sandboxes: 1_000,
+            sandbox_ttl: Some(Duration::from_secs(24 * 60 * 60)),
             renewal_interval: Duration::from_secs(60),
             clock: Clock::System,
             rate_limit: None,
@@ -62,10 +65,11 @@ impl Application {
     /// The application over `db` (writes) and `reads`, signing tokens and
     /// encrypting secrets with keys from `secret`; starts its background work.
     pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
-        let Settings { public_url, test_mode, strict_names, max_sandboxes, renewal_interval, clock, rate_limit, limits } = settings;
+        let Settings { public_url, test_mode, strict_names, max_sandboxes, sandbox_ttl, renewal_interval, clock, rate_limit, limits } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
-        let (background, queues) = Background::start(&db, &reads, renewals, test_mode);
+        let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
+        let (background, queues) = Background::start(&db, &reads, renewals, test_mode, sandbox_ttl);
         let tokens = Arc::new(TokenService::new(secret));
         let state =
             SharedState {
@@ -74,6 +78,7 @@ impl Application {
                 // Test mode is where integrators test their clients: a typo never passes there.
                 strict_names: strict_names || test_mode,
                 max_sandboxes,
+                sandbox_ttl,
                 clock,
                 ..SharedState::new(db, reads, tokens, cipher, queues)
             }
@@ -114,7 +119,7 @@ impl AppState {
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `Application`.
     pub fn new(db: DatabaseConnection, reads: Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = Background::start(&db, &reads, None, false);
+        let (_, queues) = Background::start(&db, &reads, None, false, None);
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }

@@ -35,6 +35,8 @@ pub struct RenewalLoop {
 pub struct Background {
     stop: watch::Sender<bool>,
     renewals: Option<JoinHandle<()>>,
+    /// Test mode's deletion of idle sandboxes (`--sandbox-ttl`).
+    expiry: Option<JoinHandle<()>>,
     queues: Vec<JoinHandle<()>>,
 }
 
@@ -43,7 +45,7 @@ impl Background {
     /// files; the request journal in test mode) and, unless `renewals` is
     /// None, the renewal loop (a pass now, then every interval), which writes
     /// through the same queues.
-    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>, test_mode: bool) -> (Self, Queues) {
+    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>, test_mode: bool, sandbox_ttl: Option<Duration>) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
         let mut queues = vec![forms_task];
@@ -57,10 +59,12 @@ impl Background {
             queues.push(task);
             journal
         });
+        // Stopped with the loops (it holds no queue).
+        let expiry = sandbox_ttl.map(|ttl| crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), ttl, stopped.clone()));
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)
         });
-        (Self { stop, renewals, queues }, Queues { forms, write_batches, journal })
+        (Self { stop, renewals, expiry, queues }, Queues { forms, write_batches, journal })
     }
 
     /// Stops the renewal loop (a pass in progress ends after its batch), then waits
@@ -69,6 +73,9 @@ impl Background {
     pub async fn stop(self) {
         let _ = self.stop.send(true);
         if let Some(task) = self.renewals {
+            let _ = task.await;
+        }
+        if let Some(task) = self.expiry {
             let _ = task.await;
         }
         let drained = async {

@@ -77,6 +77,10 @@ struct ServeArgs {
     /// Test mode's sandboxes live at once at most (creating one more is 409).
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
     max_sandboxes: u32,
+    /// Test mode deletes a sandbox unused for this many seconds (its tokens
+    /// then answer 401); 0: sandboxes never expire.
+    #[arg(long, env = "SWITCHBOARD_SANDBOX_TTL", value_name = "SECONDS", default_value_t = 86_400)]
+    sandbox_ttl: u64,
     /// Refuse (400 `400017`) a body property or query parameter the operation
     /// does not know, naming the nearest one it does; on in test mode. Off,
     /// unknown names are ignored.
@@ -185,7 +189,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
-            let (background, queues) = crate::background::Background::start(&db, &reads, None, false);
+            let (background, queues) = crate::background::Background::start(&db, &reads, None, false, None);
             let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System, queues.write_batches.clone());
             let started = std::time::Instant::now();
             let report = renewals.pass(None).await?;
@@ -361,6 +365,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         public_url: args.public_url,
         test_mode: args.test_mode,
         strict_names: args.strict_names,
+        sandbox_ttl: Some(std::time::Duration::from_secs(args.sandbox_ttl)),
         max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,

@@ -23,6 +23,7 @@ mod m20261130_000017_test_faults;
 mod m20261201_000018_test_requests;
 mod m20261202_000019_test_sandboxes;
 mod m20261203_000020_journal_marks;
+mod m20261204_000021_sandbox_last_used;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000018_test_requests::Migration),
             Box::new(m20261202_000019_test_sandboxes::Migration),
             Box::new(m20261203_000020_journal_marks::Migration),
+            Box::new(m20261204_000021_sandbox_last_used::Migration),
         ]
     }
 }

@@ -66,6 +66,10 @@ pub struct SharedState {
     pub strict_names: bool,
     /// Requests held by test mode's delay faults, per tenant (bounded).
     pub held_delays: crate::api::test_mode::faults::HeldDelays,
+    /// Sandboxes unused this long are deleted (`--sandbox-ttl`); None: never.
+    pub sandbox_ttl: Option<std::time::Duration>,
+    /// When each sandbox's use was last written (`test_mode::sandboxes::used`).
+    pub sandbox_activity: crate::api::test_mode::sandboxes::SandboxActivity,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
     /// Bounds password hashing and throttles failed sign-ins.
@@ -127,6 +131,8 @@ impl SharedState {
             test_mode: false,
             strict_names: false,
             held_delays: Default::default(),
+            sandbox_ttl: None,
+            sandbox_activity: Default::default(),
             max_sandboxes: 1_000,
             logins: Default::default(),
             sites: Default::default(),

@@ -70,6 +70,8 @@ pub struct Options<'a> {
     pub max_sandboxes: u32,
     /// `--strict-names` (test mode implies it).
     pub strict_names: bool,
+    /// `--sandbox-ttl`; None: the default (a day).
+    pub sandbox_ttl: Option<std::time::Duration>,
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
@@ -97,7 +99,7 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names } = options;
+    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names, sandbox_ttl } = options;
     let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
         _ => {
@@ -136,6 +138,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         public_url: public_url.map(Into::into),
         test_mode,
         strict_names,
+        sandbox_ttl: sandbox_ttl.or(Some(std::time::Duration::from_secs(86_400))),
         max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
         renewal_interval,
         clock,

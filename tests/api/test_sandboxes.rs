@@ -407,3 +407,30 @@ async fn concurrent_creates_never_pass_the_sandbox_bound() {
     assert!(refused.1.contains("at most 3 sandboxes") && refused.1.contains("--max-sandboxes"), "{}", refused.1);
     assert_eq!(app.count_rows("test_sandboxes").await, 3);
 }
+
+/// A sandbox unused for `--sandbox-ttl` is deleted with everything it owns
+/// (its tokens then answer 401), so the bound cannot be held forever; each
+/// answer says when, and use moves it on.
+#[tokio::test]
+async fn an_idle_sandbox_expires_and_a_used_one_lives_on() {
+    let ttl = Duration::from_secs(2);
+    let app = spawn(Options { test_mode: true, max_sandboxes: 2, sandbox_ttl: Some(ttl), ..Options::default() }).await;
+    let (idle, used) = (create(&app, json!({"dataSet": "empty"})).await, create(&app, json!({"dataSet": "empty"})).await);
+    let expires: chrono::DateTime<chrono::Utc> = idle["expiresAt"].as_str().unwrap().parse().unwrap();
+    let left = expires - chrono::Utc::now();
+    assert!(left > chrono::Duration::milliseconds(1500) && left <= chrono::Duration::seconds(2), "{left}");
+    assert_problem(app.client.post(app.url(SANDBOXES)).json(&json!({})).send().await.unwrap(), 409, 409001).await;
+    // One is used every half second; the other is left alone.
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(3500) {
+        assert_eq!(app.get("/v4/secureform/secureForms", &agent_token(&used, 0)).await.status(), 200);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_problem(app.get("/api/billing/sites", &partner_token(&idle)).await, 401, 401002).await;
+    assert_eq!(app.get("/api/billing/sites", &partner_token(&used)).await.status(), 200);
+    let read: Value = app.get(&format!("{SANDBOXES}/{}", used["partnerId"]), &partner_token(&used)).await.json().await.unwrap();
+    let moved: chrono::DateTime<chrono::Utc> = read["expiresAt"].as_str().unwrap().parse().unwrap();
+    assert!(moved > expires + chrono::Duration::seconds(1), "use moved its expiry: {moved} vs {expires}");
+    // Its place is free again.
+    create(&app, json!({"dataSet": "empty"})).await;
+}

@@ -76,6 +76,7 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
         },
         Err(_) => return next.run(request).await,
     };
+    sandboxes::used(&state, tenant);
     let mut request = request;
     request.extensions_mut().insert(VerifiedAccess(claims));
     let (request, sent) = journal::watch(request);

@@ -16,15 +16,17 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Months, TimeZone, Utc};
 use rand::Rng;
-use sea_orm::{ActiveValue::Set, EntityTrait, PaginatorTrait, TransactionTrait};
+use std::time::Duration;
+
+use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at};
-use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::ManageSite, refresh};
-use crate::db::entities::test_sandbox as row;
+use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
+use crate::db::entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
 use crate::api::seed::sandbox::{self, Kind, Place};
@@ -123,6 +125,12 @@ pub struct TestSandbox {
     pub partner_id: i32,
     /// The sandbox's clock.
     pub now: DateTime<Utc>,
+    /// When it is deleted unless used before (`--sandbox-ttl` after its last use: a request
+    /// of the platform or partner billing documents with one of its tokens, or a reset);
+    /// absent when sandboxes do not expire.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub expires_at: Option<DateTime<Utc>>,
     pub partner: SandboxPartner,
     /// In site order.
     pub sites: Vec<SandboxSite>,
@@ -142,6 +150,10 @@ pub struct TestSandboxState {
     pub now: DateTime<Utc>,
     /// Whether its clock is frozen (false: it runs with the system clock).
     pub frozen: bool,
+    /// When it is deleted unless used before (see `TestSandbox`); absent when sandboxes do not expire.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub expires_at: Option<DateTime<Utc>>,
     /// In site order.
     pub sites: Vec<SandboxSiteState>,
 }
@@ -246,6 +258,7 @@ async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<M
         created_time: sandbox.created_time,
         now: frozen.unwrap_or_else(|| state.clock.now()),
         frozen: frozen.is_some(),
+        expires_at: expiry_of(&state, sandbox.last_used_time.unwrap_or(sandbox.created_time)),
         sites: sites.into_iter().map(|site| SandboxSiteState { site_id: site.site_id, twin_of: site.twin_of }).collect(),
     }))
 }
@@ -265,6 +278,109 @@ async fn delete_test_sandbox(State(state): State<AppState>, caller: PartnerCalle
     row::Entity::delete_by_id(partner_id).exec(&txn).await?;
     txn.commit().await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// When a sandbox last used at `used` is deleted, if sandboxes expire.
+fn expiry_of(state: &AppState, used: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    state.sandbox_ttl.and_then(|ttl| chrono::Duration::from_std(ttl).ok()).map(|ttl| used + ttl)
+}
+
+/// Records that a sandbox tenant's token was used (test mode's `intercept`):
+/// at most once per `touch_every` per tenant, off the request's path.
+pub fn used(state: &AppState, tenant: Tenant) {
+    let Some(ttl) = state.sandbox_ttl else { return };
+    let id = match tenant {
+        Tenant::Partner(id) | Tenant::Site(id) => id,
+    };
+    if id < crate::auth::SANDBOX_IDS_FROM || !state.sandbox_activity.due(tenant, touch_every(ttl)) {
+        return;
+    }
+    let db = state.db.clone();
+    tokio::spawn(async move {
+        use sea_orm::sea_query::{Expr, Query};
+        let touch = row::Entity::update_many().col_expr(row::Column::LastUsedTime, Expr::value(Utc::now()));
+        let touch = match tenant {
+            Tenant::Partner(id) => touch.filter(row::Column::PartnerId.eq(id)),
+            Tenant::Site(id) => touch.filter(
+                row::Column::PartnerId.in_subquery(Query::select().column(site::Column::PartnerId).from(site::Entity).and_where(site::Column::Id.eq(id)).to_owned()),
+            ),
+        };
+        if let Err(err) = touch.exec(&db).await {
+            tracing::warn!(error = %err, "recording a sandbox's use failed");
+        }
+    });
+}
+
+/// How often a sandbox's use is written: a quarter of the idle time, at most a minute.
+fn touch_every(ttl: Duration) -> Duration {
+    (ttl / 4).min(Duration::from_secs(60))
+}
+
+/// When each sandbox tenant's use was last written, on this instance.
+#[derive(Clone, Default)]
+pub struct SandboxActivity(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Tenant, std::time::Instant>>>);
+
+impl SandboxActivity {
+    /// Whether `tenant`'s use is to be written now (then noted as written).
+    fn due(&self, tenant: Tenant, every: Duration) -> bool {
+        let mut last = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        match last.get(&tenant) {
+            Some(at) if now.duration_since(*at) < every => false,
+            _ => {
+                // Forget tenants not seen for a while, so the map stays small.
+                if last.len() > 10_000 {
+                    last.retain(|_, at| now.duration_since(*at) < every);
+                }
+                last.insert(tenant, now);
+                true
+            }
+        }
+    }
+}
+
+/// Deletes every sandbox unused for longer than `ttl`, with everything it
+/// owns, each in a transaction of its own; how many.
+pub async fn expire_idle(db: &DatabaseConnection, ttl: Duration) -> Result<usize, sea_orm::DbErr> {
+    let Ok(ttl) = chrono::Duration::from_std(ttl) else { return Ok(0) };
+    let cutoff = Utc::now() - ttl;
+    let idle: Vec<i32> = row::Entity::find()
+        .filter(
+            sea_orm::Condition::any()
+                .add(row::Column::LastUsedTime.lt(cutoff))
+                .add(sea_orm::Condition::all().add(row::Column::LastUsedTime.is_null()).add(row::Column::CreatedTime.lt(cutoff))),
+        )
+        .select_only()
+        .column(row::Column::PartnerId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    for partner_id in &idle {
+        let txn = db.begin().await?;
+        sandbox::delete_tenant(&txn, *partner_id).await?;
+        row::Entity::delete_by_id(*partner_id).exec(&txn).await?;
+        txn.commit().await?;
+        tracing::info!(partner_id, "deleted a sandbox unused for longer than --sandbox-ttl");
+    }
+    Ok(idle.len())
+}
+
+/// Runs `expire_idle` every `touch_every(ttl)` until `stopped`.
+pub fn spawn_expiry(db: DatabaseConnection, ttl: Duration, mut stopped: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(touch_every(ttl).max(Duration::from_millis(100)));
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = every.tick() => {
+                    if let Err(err) = expire_idle(&db, ttl).await {
+                        tracing::warn!(error = %err, "deleting idle sandboxes failed; trying again later");
+                    }
+                }
+                _ = stopped.changed() => return,
+            }
+        }
+    })
 }
 
 /// The sandbox `partner_id`, if it is the caller's.
@@ -314,11 +430,17 @@ async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTim
             first_site_id: Set(place.first_site_id),
             clock: Set(clock),
             created_time: Set(created),
+            last_used_time: Set(Some(created)),
         })
         .exec_without_returning(&txn)
         .await?;
     } else {
         sandbox::delete_tenant(&txn, place.partner_id).await?;
+        row::Entity::update_many()
+            .col_expr(row::Column::LastUsedTime, sea_orm::sea_query::Expr::value(Utc::now()))
+            .filter(row::Column::PartnerId.eq(place.partner_id))
+            .exec(&txn)
+            .await?;
     }
     crate::api::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
     if let Some(at) = clock {
@@ -380,6 +502,8 @@ async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTi
     Ok(TestSandbox {
         partner_id: place.partner_id,
         now: clock.unwrap_or_else(|| state.clock.now()),
+        // Created or reset: used now.
+        expires_at: expiry_of(state, Utc::now()),
         partner: SandboxPartner {
             email: user.email.clone(),
             password: place.keyed.password(),

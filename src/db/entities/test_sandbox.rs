@@ -11,6 +11,8 @@ pub struct Model {
     pub first_site_id: i32,
     pub clock: Option<DateTimeUtc>,
     pub created_time: DateTimeUtc,
+    /// When one of its tokens was last used (at most a minute stale); absent: its creation.
+    pub last_used_time: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
