@@ -47,7 +47,7 @@ def test_each_test_has_data_of_its_own(sandbox: Sandbox, server: str):
 def test_an_agent_of_the_sandbox_sees_its_own_site(sandbox: Sandbox):
     page = list_secure_forms.sync(client=sandbox.platform)
     assert isinstance(page, platform_models.SecureFormPage)
-    assert [form.name for form in page.secure_forms] == ["Card payment"], "the demo site's form, under the sandbox's ids"
+    assert [form.name for form in page.secure_forms] == ["Card payment", "Retired survey"], "the demo site's forms, under the sandbox's ids"
 
 
 def test_a_renewal_after_advancing_the_clock(sandbox: Sandbox):
