@@ -527,3 +527,18 @@ fn no_required_property_of_a_committed_document_has_a_default() {
     }
     assert!(both.is_empty(), "required and defaulted: {both:?}");
 }
+
+/// A served document names the server it is served from, `--public-url` when
+/// set (an imported collection calls the right host); the 3.0 editions too.
+#[tokio::test]
+async fn served_documents_name_the_public_url_as_their_server() {
+    let app = spawn_app_with_public_url(Some("https://api.example.com/")).await;
+    for (document, server) in [
+        ("/openapi/platform-v4.json", "https://api.example.com/v4"),
+        ("/openapi/partner-billing-v1.json", "https://api.example.com"),
+        ("/openapi/platform-v4.openapi-3.0.json", "https://api.example.com/v4"),
+    ] {
+        let served: Value = app.client.get(app.url(document)).send().await.unwrap().json().await.unwrap();
+        assert_eq!(served["servers"][0]["url"], server, "{document}");
+    }
+}
