@@ -219,10 +219,12 @@ fn expand(
                 let mut required_text = false;
                 let mut nul_in_schema = false;
                 let mut display = false;
+                let mut display_in_schema = false;
                 for arg in args {
                     match &arg {
                         Meta::Path(p) if p.is_ident("required") => required_text = true,
                         Meta::Path(p) if p.is_ident("display") => display = true,
+                        Meta::Path(p) if p.is_ident("display_in_schema") => (display, display_in_schema) = (true, true),
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
                         other => return Err(syn::Error::new_spanned(other, "text takes `max = N`, `required`, `display` and `nul_in_schema`")),
@@ -240,7 +242,19 @@ fn expand(
                     out.document.push(quote!(required = true));
                     out.document.push(quote!(min_length = 1));
                 }
+                // What `display` and `no_nul` refuse, as a JSON Schema class: said in
+                // the schema, so that generators do not draw it (NUL included, which
+                // a pattern's own class would otherwise let them draw).
+                const REFUSED: &str = r"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069";
                 match (required_text, nul_in_schema) {
+                    _ if display_in_schema => {
+                        let pattern = match required_text {
+                            // At least one visible character: neither blank nor zero-width.
+                            true => format!("^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u200b\\u200c\\u200d\\u2060\\ufeff][^{REFUSED}]*$"),
+                            false => format!("^[^{REFUSED}]*$"),
+                        };
+                        out.document.push(quote!(pattern = #pattern));
+                    }
                     (true, false) => out.document.push(quote!(pattern = r"[^\t\n\r ]")),
                     (true, true) => out.document.push(quote!(pattern = r"^[^\u0000]*[^\u0000\t\n\r ][^\u0000]*$")),
                     (false, true) => out.document.push(quote!(pattern = r"^[^\u0000]*$")),

@@ -137,3 +137,26 @@ async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     let bare = calculate_new(10002, "0192f0c4-0000-7000-8000-000000010003");
     assert_problem(app.post(&bare, &token, &json!({"planId": 4, "name": "x"})).await, 409, 409001).await;
 }
+
+/// Billing's display text (a subscription's name, a cancel's reason and
+/// comment, a payment term) refuses control and text-direction characters and
+/// zero-width-only names, as the schema's pattern says.
+#[tokio::test]
+async fn subscription_names_refuse_control_and_direction_characters() {
+    let app = spawn_app_at(NOW).await;
+    let token = app.partner_admin(1);
+    let agent = "0192f0c4-0000-7000-8000-000000010000";
+    for name in ["a\u{1}b", "evil\u{202e}gnp", "\u{200b}\u{feff}", "tab\u{7f}"] {
+        let response = app.post(&calculate_new(10000, agent), &token, &json!({"planId": 4, "name": name})).await;
+        let problem = assert_problem(response, 400, 400001).await;
+        assert_eq!(error_locations(&problem), ["/name"], "{name:?}");
+        assert_eq!(problem["errors"][0]["code"], 400012);
+    }
+    let cancel = format!("/api/billing/subscriptions/0192f0c4-0000-7000-8000-000000140001:calculateCancel?siteId=10000&agentId={agent}");
+    let problem = assert_problem(app.post(&cancel, &token, &json!({"comment": "bye\u{2066}"})).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/comment"]);
+    // The schema says the same: its pattern refuses these and takes a plain name.
+    let document: Value = serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
+    let pattern = document["components"]["schemas"]["PlanRequest"]["properties"]["name"]["pattern"].as_str().unwrap().to_owned();
+    assert!(pattern.contains("\\u202a-\\u202e") && pattern.contains("\\u0000"), "{pattern}");
+}

@@ -100,7 +100,7 @@ pub struct SubscriptionDto {
     #[schema(example = 10000)]
     pub site_id: Option<i32>,
     /// Name of the subscription (the spec lists an int; requests send text).
-    #[rule(text(max = 200, required))]
+    #[rule(text(max = 200, required, display_in_schema))]
     pub name: Option<String>,
     #[rule(required)]
     pub is_service_plan: Option<bool>,
