@@ -29,13 +29,18 @@ impl FieldCipher {
     /// A keyed fingerprint of `parts` (hex HMAC-SHA256; each part is
     /// length-prefixed so that no two lists of parts share one).
     pub fn fingerprint(&self, parts: &[&[u8]]) -> String {
+        hex::encode(self.keyed_hash(parts))
+    }
+
+    /// The bytes of `fingerprint`.
+    pub fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
         use hmac::{Hmac, Mac};
         let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key).expect("HMAC takes any key length");
         for part in parts {
             mac.update(&(part.len() as u64).to_be_bytes());
             mac.update(part);
         }
-        hex::encode(mac.finalize().into_bytes())
+        mac.finalize().into_bytes().into()
     }
 
     pub fn encrypt(&self, plaintext: &str) -> String {

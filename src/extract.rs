@@ -311,15 +311,22 @@ fn is_json(mime: &str) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
+/// The media type of `Content-Type`, lower case, without its parameters.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+}
+
+/// Whether a request says its body is JSON (what `JsonBody` takes).
+pub fn sends_json(headers: &HeaderMap) -> bool {
+    media_type(headers).is_some_and(|mime| is_json(&mime))
+}
+
 const FORM: &str = "application/x-www-form-urlencoded";
 
 /// A refusal names what to send instead (`wanted`).
 fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool, wanted: &str) -> Result<(), ApiError> {
-    let mime = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
-    match mime {
+    match media_type(headers) {
         Some(mime) if accepts(&mime) => Ok(()),
         Some(mime) => Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,

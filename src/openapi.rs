@@ -77,6 +77,11 @@ pub struct PlatformDoc;
 )]
 pub struct BillingDoc;
 
+/// Every operation of a document.
+pub fn operations(doc: &OpenApiDoc) -> impl Iterator<Item = &Operation> {
+    doc.paths.paths.values().flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch]).flatten()
+}
+
 /// Adds the paths that are not the spec's (the token endpoint, the health
 /// probes). They are answered at the server root and under `/v4` alike, so the
 /// document lists them under its one server (`/v4`): a path-level `servers`
@@ -569,14 +574,12 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
 fn give_form_bodies_their_example(doc: &mut OpenApiDoc) {
     use utoipa::openapi::schema::Schema;
     let mut examples = Vec::new();
-    for item in doc.paths.paths.values() {
-        for operation in [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten() {
-            let Some(RefOr::T(body)) = &operation.request_body else { continue };
-            let Some(RefOr::T(form)) = body.content.get("application/x-www-form-urlencoded") else { continue };
-            if let (Some(RefOr::Ref(reference)), Some(example)) = (&form.schema, &form.example) {
-                let name = reference.ref_location.trim_start_matches("#/components/schemas/").to_owned();
-                examples.push((name, example.clone()));
-            }
+    for operation in operations(doc) {
+        let Some(RefOr::T(body)) = &operation.request_body else { continue };
+        let Some(RefOr::T(form)) = body.content.get("application/x-www-form-urlencoded") else { continue };
+        if let (Some(RefOr::Ref(reference)), Some(example)) = (&form.schema, &form.example) {
+            let name = reference.ref_location.trim_start_matches("#/components/schemas/").to_owned();
+            examples.push((name, example.clone()));
         }
     }
     let Some(components) = doc.components.as_mut() else { return };

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, header};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
@@ -99,7 +99,7 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
             }
         }
     }
-    let reads_body = operation.body.is_some() && !matches!(*request.method(), Method::GET | Method::HEAD) && is_json(request.headers());
+    let reads_body = operation.body.is_some() && !matches!(*request.method(), Method::GET | Method::HEAD) && crate::extract::sends_json(request.headers());
     let request = if reads_body {
         let (parts, body) = request.into_parts();
         let bytes = match crate::extract::read_body(Request::from_parts(parts.clone(), body), &()).await {
@@ -132,12 +132,6 @@ impl KnownNames {
         };
         audiences.iter().any(|audience| self.tokens.verify(token, *audience, TokenKind::Access).is_ok())
     }
-}
-
-fn is_json(headers: &HeaderMap) -> bool {
-    let mime = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
-    let mime = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
 /// The names of a query string, decoded, each once.

@@ -31,7 +31,7 @@ use crate::connections::CloseWithoutAnswer;
 use crate::db::entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use super::{callable, may_call, not_callable, not_of_the_callers_document, operations_of};
+use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 
 const TAG: &str = "Test faults";
 
@@ -153,7 +153,7 @@ fn of(tenant: Tenant) -> sea_orm::Condition {
 
 /// The faults of the caller's tenant on operations it may call.
 fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
-    of(caller.tenant).add(row::Column::OperationId.is_in(callable(caller)))
+    super::visible_rows(caller, row::Column::PartnerId, row::Column::SiteId, row::Column::OperationId)
 }
 
 /// The input checked: every problem at once (400), nothing armed.

@@ -37,7 +37,7 @@ use validator::Validate;
 
 use super::faults::FaultKind;
 use crate::redaction;
-use super::{callable, may_call, not_callable, not_of_the_callers_document, operations_of};
+use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::auth::{Tenant, TenantCaller};
 use crate::api::AppState;
 use crate::db::entities::test_request as row;
@@ -177,7 +177,7 @@ async fn list_test_requests(State(state): State<AppState>, caller: TenantCaller,
         journal.flush().await;
     }
     // Only what the caller could have asked for itself.
-    let mut found = row::Entity::find().filter(of(tenant)).filter(row::Column::OperationId.is_in(callable(&caller)));
+    let mut found = row::Entity::find().filter(visible_to(&caller));
     if let Some(operation) = params.operation_id {
         found = found.filter(row::Column::OperationId.eq(operation));
     }
@@ -198,8 +198,13 @@ async fn clear_test_requests(State(state): State<AppState>, caller: TenantCaller
     if let Some(journal) = &state.journal {
         journal.flush().await;
     }
-    row::Entity::delete_many().filter(of(caller.tenant)).filter(row::Column::OperationId.is_in(callable(&caller))).exec(&state.db).await?;
+    row::Entity::delete_many().filter(visible_to(&caller)).exec(&state.db).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The journal rows of the caller's tenant, of operations it may call.
+fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
+    super::visible_rows(caller, row::Column::PartnerId, row::Column::SiteId, row::Column::OperationId)
 }
 
 /// The journal rows of `tenant`.

@@ -117,8 +117,7 @@ fn not_callable(operation: &str) -> ApiError {
 
 /// An operation's `x-permissions`.
 fn needed_permissions(doc: &utoipa::openapi::OpenApi) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
-    doc.paths.paths.values().flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch]).filter_map(|op| {
-        let op = op.as_ref()?;
+    crate::openapi::operations(doc).filter_map(|op| {
         let needed = op.extensions.as_ref()?.get("x-permissions")?.as_array()?;
         Some((op.operation_id.clone()?, needed.iter().filter_map(|p| p.as_str().map(str::to_owned)).collect()))
     })
@@ -135,13 +134,7 @@ fn operations_of(tenant: Tenant) -> &'static [String] {
 
 /// A document's operationIds, sorted.
 fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
-    let mut ids: Vec<String> = doc
-        .paths
-        .paths
-        .values()
-        .flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch])
-        .filter_map(|op| op.as_ref()?.operation_id.clone())
-        .collect();
+    let mut ids: Vec<String> = crate::openapi::operations(doc).filter_map(|op| op.operation_id.clone()).collect();
     ids.sort();
     ids
 }
@@ -180,6 +173,12 @@ fn rows_of(tenant: Tenant, partner: impl sea_orm::ColumnTrait, site: impl sea_or
         Tenant::Partner(id) => sea_orm::Condition::all().add(partner.eq(id)),
         Tenant::Site(id) => sea_orm::Condition::all().add(site.eq(id)),
     }
+}
+
+/// The rows of the caller's tenant in a test-mode table that concern an
+/// operation the caller may call (`may_call`): what its journal and faults show it.
+fn visible_rows(caller: &TenantCaller, partner: impl sea_orm::ColumnTrait, site: impl sea_orm::ColumnTrait, operation: impl sea_orm::ColumnTrait) -> sea_orm::Condition {
+    rows_of(caller.tenant, partner, site).add(operation.is_in(callable(caller)))
 }
 
 /// Why an operationId is refused.

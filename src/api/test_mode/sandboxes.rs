@@ -408,13 +408,12 @@ fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Op
 /// number (`sandbox::Keyed`): each value from a keyed hash of its own, so that
 /// none tells another, and the same on every reset.
 fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
-    let keyed = |purpose: &[u8]| hex::decode(state.cipher.fingerprint(&[b"sandbox", purpose, &partner_id.to_be_bytes()])).unwrap_or_default();
-    let (tag, middle, password) = (keyed(b"email"), keyed(b"ids"), keyed(b"password"));
-    let mut keys = sandbox::Keyed { tag: [0; 6], middle: [0; 6], password: [0; 16] };
-    keys.tag.copy_from_slice(&tag[..6]);
-    keys.middle.copy_from_slice(&middle[..6]);
-    keys.password.copy_from_slice(&password[..16]);
-    Place { partner_id, first_site_id, keyed: keys }
+    let keyed = |purpose: &[u8]| state.cipher.keyed_hash(&[b"sandbox", purpose, &partner_id.to_be_bytes()]);
+    fn prefix<const N: usize>(hash: [u8; 32]) -> [u8; N] {
+        std::array::from_fn(|i| hash[i])
+    }
+    let keyed = sandbox::Keyed { tag: prefix(keyed(b"email")), middle: prefix(keyed(b"ids")), password: prefix(keyed(b"password")) };
+    Place { partner_id, first_site_id, keyed }
 }
 
 /// Writes the sandbox's rows (after deleting what it holds, on a reset) and
