@@ -13,7 +13,9 @@ instance is killed with SIGKILL and started again; requests cut by it are
 retried with their keys. Then, over HTTP and in the database:
 
 - every key ends answered: no key is "in flight" a few seconds after its
-  request died (a stranded key is a failure);
+  request died (a stranded key is a failure); every key cut by the kill is
+  answered within 3 s of the restart (its instance is known dead: no lease to
+  wait for), on any instance;
 - no key has two effects: each apply's subscription exists once, and the site's
   invoices are exactly the acknowledged applies' invoices;
 - every acknowledged invoice exists once with the figures its answer gave;
@@ -53,6 +55,8 @@ PLANS = [1, 2, 3, 4]
 VALID_CARD, DECLINED_CARD = "4242424242424242", "4000000000000002"
 SECRET = "bank-test-secret-0123456789abcdef0123"
 NIL = "00000000-0000-0000-0000-000000000000"
+# A key cut by the kill answers this soon after the restart (a usual client retry policy).
+CRASH_RETRY_SECONDS = 3.0
 
 
 def agent_of(site):
@@ -181,6 +185,9 @@ class Run:
         self.failures = []
         self.counts = {}
         self.sequence = 0
+        self.first_sent = {}  # key -> when its first request was sent (monotonic)
+        self.restarted_at = None  # when the killed instance was ready again
+        self.answered_late = []  # (key, seconds after the restart) of keys cut by the kill
 
     def fail(self, what):
         with self.lock:
@@ -232,7 +239,21 @@ class Run:
             time.sleep(0.2)
             self.count("retried")
             status, headers, raw = call(self.servers.base(random), "POST", path, self.token, body, key)
+        self.cut_by_the_kill(key)
         return status, headers, raw
+
+    def cut_by_the_kill(self, key):
+        """A key first sent before the restart and answered after it: within CRASH_RETRY_SECONDS."""
+        first, restarted = self.first_sent.get(key), self.restarted_at
+        if first is None or restarted is None or first >= restarted:
+            return
+        after = time.monotonic() - restarted
+        if after > 0:
+            self.count("cut by the kill, answered after the restart")
+            with self.lock:
+                self.answered_late.append(after)
+            if after > CRASH_RETRY_SECONDS:
+                self.fail(f"key {key} was in flight at the kill and answered only {after:.1f} s after the restart")
 
     def record(self, kind, site, path, key, body, outcome, rng):
         status, headers, raw = outcome
@@ -271,6 +292,8 @@ class Run:
     def one(self, rng):
         kind, site, path, body = self.apply(rng)
         key = str(uuid.uuid4())
+        with self.lock:
+            self.first_sent[key] = time.monotonic()
         roll = rng.random()
         if roll < 0.06:
             outcomes = [None, None]
@@ -334,6 +357,7 @@ class Run:
         time.sleep(self.seconds / 2)
         print(f"    kill -9 of instance 0 at {self.seconds / 2:.0f} s, then started again", flush=True)
         self.servers.kill_and_restart(0)
+        self.restarted_at = time.monotonic()
         for t in threads:
             t.join()
 
@@ -454,6 +478,9 @@ def main():
         run.run()
         print(f"    {args.clients} clients for {time.monotonic() - started:.0f} s on {args.instances} instance(s): "
               + ", ".join(f"{k} {v}" for k, v in sorted(run.counts.items())), flush=True)
+        if run.answered_late:
+            print(f"    keys cut by the kill: {len(run.answered_late)}, answered at most "
+                  f"{max(run.answered_late):.2f} s after the restart (bound {CRASH_RETRY_SECONDS:.0f} s)", flush=True)
         check(run, Database(args.database_url))
     finally:
         servers.stop()

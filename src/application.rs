@@ -14,6 +14,7 @@ use crate::clock::Clock;
 use crate::connections::ConnectionLimits;
 use crate::crypto::FieldCipher;
 use crate::db::Readers;
+use crate::db::instances::Instance;
 use crate::secret::ServerSecret;
 use crate::api::{AppState, SharedState};
 
@@ -36,6 +37,9 @@ pub struct Settings {
     /// Requests a second per caller (`--rate-limit`); none: unlimited.
     pub rate_limit: Option<NonZeroU32>,
     pub limits: ConnectionLimits,
+    /// This process among the instances sharing the database (`Instance::join`);
+    /// unregistered by default (claims of keys then wait for their lease).
+    pub instance: Instance,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             clock: Clock::System,
             rate_limit: None,
             limits: ConnectionLimits::default(),
+            instance: Instance::unregistered(),
         }
     }
 }
@@ -65,7 +70,8 @@ impl Application {
     /// The application over `db` (writes) and `reads`, signing tokens and
     /// encrypting secrets with keys from `secret`; starts its background work.
     pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
-        let Settings { public_url, test_mode, strict_names, max_sandboxes, sandbox_ttl, renewal_interval, clock, rate_limit, limits } = settings;
+        let Settings { public_url, test_mode, strict_names, max_sandboxes, sandbox_ttl, renewal_interval, clock, rate_limit, limits, instance } =
+            settings;
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
@@ -80,6 +86,7 @@ impl Application {
                 max_sandboxes,
                 sandbox_ttl,
                 clock,
+                instance,
                 ..SharedState::new(db, reads, tokens, cipher, queues)
             }
                 .into();

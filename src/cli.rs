@@ -369,6 +369,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,
+        instance: crate::db::instances::Instance::join(&db).await.context("registering this instance")?,
         ..Default::default()
     };
     let application = crate::application::Application::build(db, reads, &secret, settings);

@@ -24,6 +24,7 @@ mod m20261201_000018_test_requests;
 mod m20261202_000019_test_sandboxes;
 mod m20261203_000020_journal_marks;
 mod m20261204_000021_sandbox_last_used;
+mod m20261205_000022_key_claim_instance;
 
 pub struct Migrator;
 
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000019_test_sandboxes::Migration),
             Box::new(m20261203_000020_journal_marks::Migration),
             Box::new(m20261204_000021_sandbox_last_used::Migration),
+            Box::new(m20261205_000022_key_claim_instance::Migration),
         ]
     }
 }

@@ -88,6 +88,8 @@ pub struct SharedState {
     pub plans: PlanCatalog,
     /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
     pub journal: Option<Journal>,
+    /// This process among the instances sharing the database (`db::instances`).
+    pub instance: crate::db::instances::Instance,
 }
 
 impl SharedState {
@@ -137,6 +139,7 @@ impl SharedState {
             logins: Default::default(),
             sites: Default::default(),
             plans: Default::default(),
+            instance: crate::db::instances::Instance::unregistered(),
         }
     }
 }

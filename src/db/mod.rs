@@ -4,6 +4,7 @@ pub mod batched;
 pub mod by_parent;
 pub mod entities;
 pub mod in_list;
+pub mod instances;
 pub mod money;
 pub mod on_thread;
 pub mod reads;
@@ -172,6 +173,47 @@ pub async fn conclude<T>(txn: DatabaseTransaction, preview: bool, result: ApiRes
             txn.rollback().await?;
             other
         }
+    }
+}
+
+/// A count of rows held against a bound (`--max-sandboxes`, faults armed per
+/// tenant), for `BoundedWrites::order`.
+#[derive(Clone, Copy, Debug)]
+pub enum Bounded {
+    Sandboxes,
+    /// A tenant's armed faults: a partner's or a site's.
+    PartnerFaults(i32),
+    SiteFaults(i32),
+}
+
+impl Bounded {
+    /// The advisory lock's two keys: a space of ours per count ("SWB" and a
+    /// letter), then what the count is of.
+    fn lock_keys(self) -> (i32, i32) {
+        match self {
+            Self::Sandboxes => (0x5357_4253, 0),
+            Self::PartnerFaults(id) => (0x5357_4246, id),
+            Self::SiteFaults(id) => (0x5357_4266, id),
+        }
+    }
+
+    /// Orders the transactions that count rows against this bound and then
+    /// write one more, so that none passes it, on any number of instances: call
+    /// first in the transaction, before the count. PostgreSQL: a
+    /// transaction-level advisory lock, released by the commit or rollback.
+    /// SQLite: the database's write lock, taken by a write that changes
+    /// nothing, so the count reads after every other write committed (a
+    /// transaction that read first and then wrote would fail with "database
+    /// is locked" when another process wrote meanwhile, not wait).
+    pub async fn order_writes(self, txn: &DatabaseTransaction) -> Result<(), sea_orm::DbErr> {
+        use sea_orm::ConnectionTrait;
+        if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
+            let (space, key) = self.lock_keys();
+            txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({space}, {key})")).await?;
+        } else {
+            txn.execute_unprepared("UPDATE seaql_migrations SET version = version WHERE 0").await?;
+        }
+        Ok(())
     }
 }
 

@@ -32,6 +32,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub db: DatabaseConnection,
     pub tokens: Arc<TokenService>,
+    /// The server's id among the instances sharing its database (`db::instances`).
+    pub instance_id: i32,
     queries: Arc<AtomicUsize>,
     /// The SQL of the statements run through the pools since the last reset.
     statements: Arc<std::sync::Mutex<Vec<String>>>,
@@ -133,6 +135,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         });
     }
     let tokens = Arc::new(TokenService::new(&secret));
+    let instance = switchboard::db::instances::Instance::join(&connection).await.expect("the instance registers");
     // The application as `switchboard serve` builds it.
     let settings = switchboard::application::Settings {
         public_url: public_url.map(Into::into),
@@ -144,13 +147,14 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         clock,
         rate_limit: None,
         limits,
+        instance: instance.clone(),
     };
     let application = switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(application.serve(listener, std::future::pending()));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, queries, statements, on_thread: on_thread_queries, _dir: dir }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, instance_id: instance.id(), queries, statements, on_thread: on_thread_queries, _dir: dir }
 }
 
 async fn fresh_postgres_database(server: &str) -> String {

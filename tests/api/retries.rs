@@ -44,9 +44,9 @@ async fn named(app: &TestApp, name: &str) -> i64 {
     app.count_rows(&format!("subscriptions WHERE name = '{name}'")).await
 }
 
-/// Inserts the key of a request that claimed it and died, its lease ending
-/// `lease_seconds` from now (negative: already over).
-async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, lease_seconds: i64) {
+/// Inserts the key of a request that claimed it on `instance` and died, its
+/// lease ending `lease_seconds` from now (negative: already over).
+async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, instance: Option<i32>, lease_seconds: i64) {
     let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
     let fingerprint = cipher.fingerprint(&[b"POST", path.as_bytes(), &serde_json::to_vec(body).unwrap()]);
     let now = chrono::Utc::now();
@@ -62,6 +62,7 @@ async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, lease_
         created_time: sea_orm::Set(now),
         claim: sea_orm::Set("the-dead-request".to_owned()),
         lease_until: sea_orm::Set(Some(now + chrono::Duration::seconds(lease_seconds))),
+        claim_instance: sea_orm::Set(instance),
     };
     switchboard::db::entities::idempotency_key::Entity::insert(row).exec_without_returning(&app.db).await.unwrap();
 }
@@ -70,17 +71,21 @@ async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, lease_
 async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     let app = spawn_app().await;
     let path = on_site(":new");
-    // Its request still holds the key: 409, try again in a second.
+    // Its request still holds the key (its instance is alive, its lease
+    // runs): 409, try again in a second.
     let body = json!({"planId": 4, "name": "Held"});
-    stranded_key(&app, "held", &path, &body, 30).await;
+    stranded_key(&app, "held", &path, &body, Some(app.instance_id), 30).await;
     let response = post_with_key(&app, &path, "held", &body, None).await.unwrap();
     assert_eq!(response.headers()["retry-after"], "1");
     assert_problem(response, 409, 409003).await;
     assert_eq!(named(&app, "Held").await, 0);
+    // A key claimed before claims named their instance waits for its lease.
+    stranded_key(&app, "unnamed", &path, &json!({"planId": 4, "name": "Unnamed"}), None, 30).await;
+    assert_problem(post_with_key(&app, &path, "unnamed", &json!({"planId": 4, "name": "Unnamed"}), None).await.unwrap(), 409, 409003).await;
     // Its lease is over: the request died (its effect would have marked the key
     // done), so the retry takes the key over and runs, once.
     let body = json!({"planId": 4, "name": "Died"});
-    stranded_key(&app, "died", &path, &body, -1).await;
+    stranded_key(&app, "died", &path, &body, Some(app.instance_id), -1).await;
     let first = post_with_key(&app, &path, "died", &body, None).await.unwrap();
     assert_eq!(first.status(), 200);
     let first = first.text().await.unwrap();
@@ -90,6 +95,38 @@ async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     assert_eq!(named(&app, "Died").await, 1);
     // Another body under the taken-over key is still another request.
     assert_problem(post_with_key(&app, &path, "died", &json!({"planId": 4, "name": "Other"}), None).await.unwrap(), 422, 422001).await;
+}
+
+#[tokio::test]
+async fn a_key_whose_instance_died_runs_at_once_though_its_lease_still_runs() {
+    let app = spawn_app().await;
+    let path = on_site(":new");
+    let body = json!({"planId": 4, "name": "Orphaned"});
+    let holder = 777;
+    // The instance is alive while its liveness lock is held (PostgreSQL: an
+    // advisory lock, here held by the test; SQLite: one instance per file, so
+    // another instance's claim is never alive).
+    let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
+    let alive = if postgres { Some(app.db.begin().await.unwrap()) } else { None };
+    if let Some(alive) = &alive {
+        let space = switchboard::db::instances::LIVENESS_LOCK_SPACE;
+        alive.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({space}, {holder})")).await.unwrap();
+    }
+    stranded_key(&app, "orphaned", &path, &body, Some(holder), 30).await;
+    if let Some(alive) = alive {
+        assert_problem(post_with_key(&app, &path, "orphaned", &body, None).await.unwrap(), 409, 409003).await;
+        assert_eq!(named(&app, "Orphaned").await, 0);
+        // Its process ended: the lock went with its session.
+        alive.rollback().await.unwrap();
+    }
+    // The retry runs now, 30 s before the lease would have let it.
+    let first = post_with_key(&app, &path, "orphaned", &body, None).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let first = first.text().await.unwrap();
+    let again = post_with_key(&app, &path, "orphaned", &body, None).await.unwrap();
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(again.text().await.unwrap(), first);
+    assert_eq!(named(&app, "Orphaned").await, 1);
 }
 
 #[tokio::test]

@@ -133,13 +133,25 @@ async fn bad_faults_are_problems_and_arm_nothing() {
     assert_eq!(app.count_rows("test_faults").await, 0);
 }
 
+/// Counted in the arming's own transaction: armings at once through two
+/// instances never pass the bound.
 #[tokio::test]
 async fn at_most_100_faults_are_armed_at_once() {
     let app = test_mode().await;
     let token = app.admin_a();
-    for _ in 0..100 {
-        arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1, "times": 1000})).await;
+    let fault = json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1, "times": 1000});
+    for _ in 0..96 {
+        arm(&app, &token, fault.clone()).await;
     }
+    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true")]).await;
+    let armings = (0..12).map(|i| {
+        let base = if i % 2 == 0 { app.address.clone() } else { other.address.clone() };
+        let request = app.client.post(format!("{base}{FAULTS}")).bearer_auth(&token).json(&fault);
+        async move { request.send().await.unwrap().status().as_u16() }
+    });
+    let answers = futures_util::future::join_all(armings).await;
+    assert_eq!(answers.iter().filter(|s| **s == 201).count(), 4, "{answers:?}");
+    assert_eq!(answers.iter().filter(|s| **s == 409).count(), 8, "{answers:?}");
     let problem = assert_problem(app.post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1})).await, 409, 409001).await;
     assert!(problem["detail"].as_str().unwrap().contains("100"), "{problem}");
     assert_eq!(app.get(FAULTS, &token).await.json::<Value>().await.unwrap().as_array().unwrap().len(), 100);

@@ -389,12 +389,15 @@ async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
 }
 
 /// The bound is counted in each create's own transaction: many creates at
-/// once never pass it, on either database, and the 409 names the bound.
+/// once through two instances never pass it, on either database, and the 409
+/// names the bound.
 #[tokio::test]
 async fn concurrent_creates_never_pass_the_sandbox_bound() {
     let app = spawn(Options { test_mode: true, max_sandboxes: 3, ..Options::default() }).await;
-    let creates = (0..12).map(|_| {
-        let request = app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": "empty"}));
+    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_MAX_SANDBOXES", "3")]).await;
+    let creates = (0..12).map(|i| {
+        let base = if i % 2 == 0 { app.address.clone() } else { other.address.clone() };
+        let request = app.client.post(format!("{base}{SANDBOXES}")).json(&json!({"dataSet": "empty"}));
         async move {
             let response = request.send().await.unwrap();
             (response.status().as_u16(), response.text().await.unwrap())

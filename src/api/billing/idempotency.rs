@@ -7,14 +7,16 @@
 //! still runs, 409 with `Retry-After`. A failed request releases its key, so it
 //! can be retried. Keys are scoped per partner and forgotten after 24 hours.
 //!
-//! A key is in flight only while its request is: the claim is a lease (a
-//! token of the request's own, valid until `lease_until`, renewed every few
-//! seconds while the request runs). Billing applies record their answer in
-//! the transaction of their effect, checked against the token
-//! (`KeyClaim::record`), so a key still in flight after its lease ran out
-//! belongs to a request that died (kill -9, a crash) without committing: the
-//! next request with the same key and body takes the key over and runs. A
-//! request that lost its lease (it could not renew for `LEASE`) cannot commit.
+//! A key is in flight only while its request is: the claim is a token of the
+//! request's own, names its instance (`db::instances`), and is a lease (valid
+//! until `lease_until`, renewed every few seconds while the request runs).
+//! Billing applies record their answer in the transaction of their effect,
+//! checked against the token (`KeyClaim::record`), so a key still in flight
+//! whose instance is dead, or whose lease ran out, belongs to a request that
+//! died (kill -9, a crash) without committing: the next request with the same
+//! key and body takes the key over and runs, at once when the instance is
+//! known dead; the lease is the fallback for a process that hangs without
+//! dying. A request that lost its key cannot commit.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration as StdDuration;
@@ -33,6 +35,7 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
+use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
 
@@ -160,10 +163,17 @@ fn lease_end() -> DateTime<Utc> {
     Utc::now() + Duration::from_std(LEASE).expect("a lease of seconds")
 }
 
-/// Claims the key: inserts it, or takes over one whose request's lease ran
-/// out. `now` is the server's clock (the 24-hour expiry); leases run on the
-/// system's, whatever a test sets.
-async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint: &str, now: DateTime<Utc>) -> Result<Claim, ApiError> {
+/// Claims the key: inserts it, or takes over one whose request died (its
+/// instance is dead, or its lease ran out). `now` is the server's clock (the
+/// 24-hour expiry); leases run on the system's, whatever a test sets.
+async fn claim(
+    db: &DatabaseConnection,
+    instance: &Instance,
+    partner_id: i32,
+    key: &str,
+    fingerprint: &str,
+    now: DateTime<Utc>,
+) -> Result<Claim, ApiError> {
     key_row::Entity::delete_many()
         .filter(key_row::Column::CreatedTime.lt(now - Duration::hours(KEPT_HOURS)))
         .exec(db)
@@ -181,6 +191,7 @@ async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint:
         created_time: Set(now),
         claim: Set(mine.token.clone()),
         lease_until: Set(Some(lease_end())),
+        claim_instance: Set(Some(instance.id())),
     })
     .on_conflict(OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key]).do_nothing().to_owned())
     .exec_without_returning(db)
@@ -200,12 +211,17 @@ async fn claim(db: &DatabaseConnection, partner_id: i32, key: &str, fingerprint:
         return Ok(Claim::Replay(row));
     }
     if row.lease_until.is_some_and(|until| until > Utc::now()) {
-        return Ok(Claim::InFlight);
+        // Keys claimed before instances had ids wait for their lease.
+        let Some(holder) = row.claim_instance else { return Ok(Claim::InFlight) };
+        if instance.alive(db, holder).await? {
+            return Ok(Claim::InFlight);
+        }
     }
     // Its request died without committing: take the key over, unless another
     // retry did first (the claim it read is no longer the key's).
     let taken = key_row::Entity::update_many()
         .col_expr(key_row::Column::Claim, mine.token.clone().into())
+        .col_expr(key_row::Column::ClaimInstance, instance.id().into())
         .col_expr(key_row::Column::LeaseUntil, lease_end().into())
         .filter(mine.this_key().and(key_row::Column::State.eq(IN_FLIGHT)).and(key_row::Column::Claim.eq(row.claim)))
         .exec(db)
@@ -288,7 +304,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
     let now = state.clock.now();
-    let claim = match claim(&state.db, partner_id, &key, &fingerprint, now).await {
+    let claim = match claim(&state.db, &state.instance, partner_id, &key, &fingerprint, now).await {
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {

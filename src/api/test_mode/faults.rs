@@ -19,7 +19,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -213,7 +213,15 @@ async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, Jso
     if !may_call(&caller, &input.operation_id) {
         return Err(not_callable(&input.operation_id));
     }
-    let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&state.db).await?;
+    // Counted in the transaction of the insert, after every other arming of
+    // the tenant's (on any instance) committed: two at once never pass the bound.
+    let txn = state.db.begin().await?;
+    let bounded = match tenant {
+        Tenant::Partner(id) => crate::db::Bounded::PartnerFaults(id),
+        Tenant::Site(id) => crate::db::Bounded::SiteFaults(id),
+    };
+    bounded.order_writes(&txn).await?;
+    let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&txn).await?;
     if armed >= MAX_ARMED {
         return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
     }
@@ -245,8 +253,9 @@ async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, Jso
         remaining: Set(model.remaining),
         created_time: Set(model.created_time),
     })
-    .exec_without_returning(&state.db)
+    .exec_without_returning(&txn)
     .await?;
+    txn.commit().await?;
     Ok(crate::api::created(format!("/api/test/faults/{}", model.id), TestFault::from(model)).into_response())
 }
 

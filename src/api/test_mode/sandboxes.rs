@@ -454,10 +454,7 @@ async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTim
 /// transaction lock taken first does, so creates racing on any number of
 /// instances never pass the bound.
 async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult<()> {
-    use sea_orm::ConnectionTrait;
-    if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
-        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({SANDBOX_BOUND_LOCK})")).await?;
-    }
+    crate::db::Bounded::Sandboxes.order_writes(txn).await?;
     let live = row::Entity::find().count(txn).await?;
     if live >= u64::from(max) {
         return Err(ApiError::new(
@@ -467,9 +464,6 @@ async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult
     }
     Ok(())
 }
-
-/// The PostgreSQL advisory lock that orders sandbox creates (an arbitrary constant of ours).
-const SANDBOX_BOUND_LOCK: i64 = 0x5357_4244_5342_0001;
 
 /// The creation answer: the accounts with fresh tokens.
 async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>) -> ApiResult<TestSandbox> {

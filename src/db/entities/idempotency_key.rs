@@ -19,6 +19,9 @@ pub struct Model {
     pub claim: String,
     /// Until when that request's hold lasts unless renewed (system time).
     pub lease_until: Option<DateTimeUtc>,
+    /// The instance whose request holds the key (`db::instances`); none on
+    /// keys claimed before instances had ids (their lease alone decides).
+    pub claim_instance: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,0 +1,22 @@
+//! A claimed `Idempotency-Key` names the instance whose request holds it
+//! (issue 42): a retry of a key whose instance is known dead runs at once
+//! instead of waiting for the lease to run out. Null on keys claimed before:
+//! those fall back to their lease.
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(Table::alter().table("idempotency_keys").add_column(integer_null("claim_instance")).to_owned())
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.alter_table(Table::alter().table("idempotency_keys").drop_column("claim_instance").to_owned()).await
+    }
+}
