@@ -2,6 +2,7 @@
 
 pub mod batched;
 pub mod by_parent;
+pub mod deferred;
 pub mod entities;
 pub mod in_list;
 pub mod instances;

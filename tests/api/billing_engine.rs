@@ -246,7 +246,9 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     assert_eq!(state(&app).await, before, "a preview writes nothing");
     app.reset_query_count();
     assert_eq!(call(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await.0, 200);
-    assert!(app.query_count() >= 6, "the site's lock and read; subscription, pricing model, invoice, lines, bill-to");
+    // PostgreSQL sends the writes as one statement (tests/api/round_trips.rs).
+    let writes = if app.sqlite_path.is_some() { 6 } else { 3 };
+    assert!(app.query_count() >= writes, "the site's lock and read; subscription, pricing model, invoice, lines, bill-to");
     assert_eq!(app.on_thread_count(), app.on_thread_expected(app.query_count()), "a SQLite file's apply runs on the request's thread");
     let (_, applied) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
     // Example 17 again, now applied.

@@ -18,6 +18,7 @@ mod products;
 mod renewal_races;
 mod renewals;
 mod retries;
+mod round_trips;
 mod secure_forms;
 mod secure_form_rules;
 mod sites;

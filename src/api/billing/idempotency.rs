@@ -35,6 +35,7 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
 use crate::db::entities::idempotency_key as key_row;
+use crate::db::deferred::Deferred;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
@@ -116,6 +117,16 @@ impl KeyClaim {
     pub async fn record(&self, db: &impl ConnectionTrait, answer: &Answer) -> ApiResult<()> {
         let stored = store_answer(db, self, answer.status, "application/json", answer.location.as_deref().unwrap_or(""), &answer.body).await?;
         if stored != 1 {
+            return Err(in_flight(&self.key));
+        }
+        Ok(())
+    }
+
+    /// As `record`, sent with the effect's `writes` as one statement (the
+    /// answer last: the statement's count is its own).
+    pub async fn record_after(&self, db: &impl ConnectionTrait, writes: Deferred, answer: &Answer) -> ApiResult<()> {
+        self.record(&writes, answer).await?;
+        if writes.run(db).await?.map_or(0, |done| done.rows_affected()) != 1 {
             return Err(in_flight(&self.key));
         }
         Ok(())

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use axum::response::{IntoResponse, Response};
-use sea_orm::{ConnectionTrait, TransactionTrait};
+use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 
 use super::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
@@ -16,6 +16,7 @@ use crate::api::AppState;
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;
+use crate::db::deferred::Deferred;
 use crate::error::ApiResult;
 
 impl AppState {
@@ -99,12 +100,25 @@ async fn write<T>(
     receipt: Option<&KeyClaim>,
 ) -> ApiResult<Response> {
     let Computed { value, outcome, site, writes } = computed;
-    site.save(db, writes).await?;
     let answer = respond(value, outcome)?;
-    let Some(claim) = receipt else { return Ok(answer.into_response()) };
-    claim.record(db, &answer).await?;
+    if db.get_database_backend() == DbBackend::Postgres {
+        // Every write and the key's answer in one round trip, while the site's lock is held.
+        let deferred = Deferred::new();
+        site.save(&deferred, writes).await?;
+        match receipt {
+            Some(claim) => claim.record_after(db, deferred, &answer).await?,
+            None => _ = deferred.run(db).await?,
+        }
+    } else {
+        site.save(db, writes).await?;
+        if let Some(claim) = receipt {
+            claim.record(db, &answer).await?;
+        }
+    }
     let mut response = answer.into_response();
-    response.extensions_mut().insert(Recorded);
+    if receipt.is_some() {
+        response.extensions_mut().insert(Recorded);
+    }
     Ok(response)
 }
 

@@ -1,0 +1,72 @@
+//! Round trips to PostgreSQL of the billing paths (issue 42): each statement
+//! is one, and so are BEGIN and COMMIT (not among the statements counted
+//! here). What runs while the site's row lock is held is what every other
+//! apply on the site waits for. On SQLite the same operations run on the
+//! request's thread (`db::on_thread`), where a statement is no round trip.
+
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+fn on_site(verb: &str) -> String {
+    format!("/api/billing/subscriptions{verb}?siteId={SITE_A}&agentId={ADMIN_A}")
+}
+
+/// The statements of a request sent a second time (the plans read once and
+/// kept, the site's answer kept by revision, as in steady use).
+async fn statements_of(app: &TestApp, path: &str, body: Option<&Value>) -> Vec<String> {
+    let token = app.partner_admin(1);
+    for round in 0..2 {
+        app.reset_query_count();
+        let response = match body {
+            Some(body) => app.post(path, &token, body).await,
+            None => app.get(path, &token).await,
+        };
+        assert_eq!(response.status(), 200, "round {round}: {}", response.text().await.unwrap());
+    }
+    app.statements()
+}
+
+#[tokio::test]
+async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
+    let app = spawn_app().await;
+    if app.sqlite_path.is_some() {
+        return; // Stated for PostgreSQL, where CI runs this suite too.
+    }
+    let plan = json!({"planId": 4, "name": "Platform"});
+    // A preview: one statement (the site, its terms, tax and the partner's clock), no transaction.
+    assert_eq!(statements_of(&app, &on_site(":calculateNew"), Some(&plan)).await.len(), 1);
+    // An apply: BEGIN; the site's lock; the site's row; every write in one
+    // statement (`db::deferred`); COMMIT. Five round trips, three of them
+    // (row, writes, COMMIT) with the lock held.
+    let apply = statements_of(&app, &on_site(":new"), Some(&plan)).await;
+    assert_eq!(apply.len(), 3, "{apply:#?}");
+    assert!(apply[0].contains("FOR NO KEY UPDATE"), "the lock comes first: {}", apply[0]);
+    assert!(apply[2].starts_with("WITH "), "the writes go as one: {}", apply[2]);
+    for table in ["subscriptions", "subscription_pricing_models", "invoices", "invoice_line_items", "invoice_bill_tos"] {
+        assert!(apply[2].contains(&format!("INSERT INTO \"{table}\"")), "{table} in {}", apply[2]);
+    }
+    // With an Idempotency-Key: its expired keys' sweep and its claim before
+    // the apply; its answer goes with the writes.
+    let keyed = app
+        .client
+        .post(app.url(&on_site(":new")))
+        .bearer_auth(app.partner_admin(1))
+        .header("Idempotency-Key", "round-trips-1")
+        .json(&plan);
+    app.reset_query_count();
+    assert_eq!(keyed.send().await.unwrap().status(), 200);
+    let keyed = app.statements();
+    assert_eq!(keyed.len(), 5, "{keyed:#?}");
+    assert!(keyed[4].contains("UPDATE \"idempotency_keys\""), "the answer is the statement's last part: {}", keyed[4]);
+    // A change preview that credits open charges: the site; its
+    // subscriptions, their pricing models and segments; their open charges.
+    let subscription = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await;
+    let subscriptions: Value = subscription.json().await.unwrap();
+    let id = subscriptions.as_array().and_then(|all| all.first()).and_then(|s| s["id"].as_str()).expect("a subscription").to_owned();
+    let upgrade = json!({"planId": 4, "name": "Upgraded"});
+    let changes = statements_of(&app, &on_site(&format!("/{id}:calculateSwitchPlan")), Some(&upgrade)).await;
+    assert_eq!(changes.len(), 3, "{changes:#?}");
+    // A site read, kept by revision: one statement.
+    assert_eq!(statements_of(&app, &format!("/api/billing/sites/{SITE_A}"), None).await.len(), 1);
+}
