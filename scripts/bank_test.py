@@ -238,7 +238,11 @@ class Run:
                 return None
             time.sleep(0.2)
             self.count("retried")
-            status, headers, raw = call(self.servers.base(random), "POST", path, self.token, body, key)
+            base = self.servers.base(random)
+            t0 = time.monotonic()
+            status, headers, raw = call(base, "POST", path, self.token, body, key)
+            if os.environ.get("BANK_TRACE"):
+                print(f"TRACE {key} {base} {status} {raw[:60]!r} {time.monotonic() - t0:.2f}s at {time.monotonic() - (self.restarted_at or 0):.2f}", flush=True)
         self.cut_by_the_kill(key)
         return status, headers, raw
 
@@ -300,6 +304,8 @@ class Run:
 
             def send(i):
                 outcomes[i] = call(self.servers.base(rng), "POST", path, self.token, body, key)
+                if outcomes[i][0] == 0:
+                    self.cut.add(key)
 
             twins = [threading.Thread(target=send, args=(i,)) for i in range(2)]
             for t in twins:
@@ -356,8 +362,10 @@ class Run:
             t.start()
         time.sleep(self.seconds / 2)
         print(f"    kill -9 of instance 0 at {self.seconds / 2:.0f} s, then started again", flush=True)
+        killed = time.monotonic()
         self.servers.kill_and_restart(0)
         self.restarted_at = time.monotonic()
+        print(f"    instance 0 ready again {self.restarted_at - killed:.2f} s after the kill", flush=True)
         for t in threads:
             t.join()
 
