@@ -75,7 +75,7 @@ impl Application {
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
-        let (background, queues) = Background::start(&db, &reads, renewals, test_mode, sandbox_ttl);
+        let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, sandbox_ttl);
         let tokens = Arc::new(TokenService::new(secret));
         let state =
             SharedState {
@@ -126,7 +126,7 @@ impl AppState {
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `Application`.
     pub fn new(db: DatabaseConnection, reads: Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = Background::start(&db, &reads, None, false, None);
+        let (_, queues) = Background::start(&db, &reads, Clock::System, None, false, None);
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }

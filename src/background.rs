@@ -37,6 +37,8 @@ pub struct Background {
     renewals: Option<JoinHandle<()>>,
     /// Test mode's deletion of idle sandboxes (`--sandbox-ttl`).
     expiry: Option<JoinHandle<()>>,
+    /// The deletion of idempotency keys past their 24 hours.
+    key_sweep: JoinHandle<()>,
     queues: Vec<JoinHandle<()>>,
 }
 
@@ -45,7 +47,14 @@ impl Background {
     /// files; the request journal in test mode) and, unless `renewals` is
     /// None, the renewal loop (a pass now, then every interval), which writes
     /// through the same queues.
-    pub fn start(db: &DatabaseConnection, reads: &Readers, renewals: Option<RenewalLoop>, test_mode: bool, sandbox_ttl: Option<Duration>) -> (Self, Queues) {
+    pub fn start(
+        db: &DatabaseConnection,
+        reads: &Readers,
+        clock: Clock,
+        renewals: Option<RenewalLoop>,
+        test_mode: bool,
+        sandbox_ttl: Option<Duration>,
+    ) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
         let mut queues = vec![forms_task];
@@ -61,10 +70,11 @@ impl Background {
         });
         // Stopped with the loops (it holds no queue).
         let expiry = sandbox_ttl.map(|ttl| crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), ttl, stopped.clone()));
+        let key_sweep = crate::api::billing::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)
         });
-        (Self { stop, renewals, expiry, queues }, Queues { forms, write_batches, journal })
+        (Self { stop, renewals, expiry, key_sweep, queues }, Queues { forms, write_batches, journal })
     }
 
     /// Stops the renewal loop (a pass in progress ends after its batch), then waits
@@ -78,6 +88,7 @@ impl Background {
         if let Some(task) = self.expiry {
             let _ = task.await;
         }
+        let _ = self.key_sweep.await;
         let drained = async {
             for task in self.queues {
                 let _ = task.await;

@@ -189,7 +189,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
-            let (background, queues) = crate::background::Background::start(&db, &reads, None, false, None);
+            let (background, queues) = crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, None);
             let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System, queues.write_batches.clone());
             let started = std::time::Instant::now();
             let report = renewals.pass(None).await?;

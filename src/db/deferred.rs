@@ -41,6 +41,45 @@ impl Deferred {
     }
 }
 
+/// PostgreSQL takes at most 65,535 values a statement; `run_in_chunks` stays
+/// well under it.
+const VALUES_PER_STATEMENT: usize = 30_000;
+
+impl Deferred {
+    /// Moves `other`'s statements after this one's.
+    pub fn append(&self, other: Deferred) {
+        let theirs = other.statements.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(theirs);
+    }
+
+    /// Runs the collected statements on `db` as few statements as PostgreSQL's
+    /// bound on values allows, in their order (so a row's parent is written in
+    /// its statement or an earlier one); how many statements that was.
+    pub async fn run_in_chunks(self, db: &impl ConnectionTrait) -> Result<usize, DbErr> {
+        let statements = self.statements.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut chunks: Vec<Vec<Statement>> = Vec::new();
+        let mut values = 0;
+        for statement in statements {
+            let count = statement.values.as_ref().map_or(0, |v| v.0.len());
+            match chunks.last_mut() {
+                Some(chunk) if values + count <= VALUES_PER_STATEMENT => chunk.push(statement),
+                _ => {
+                    values = 0;
+                    chunks.push(vec![statement]);
+                }
+            }
+            values += count;
+        }
+        let sent = chunks.len();
+        for chunk in chunks {
+            if let Some(combined) = combine(chunk) {
+                db.execute_raw(combined).await?;
+            }
+        }
+        Ok(sent)
+    }
+}
+
 /// One statement of `statements`: `WITH w0 AS (s0), w1 AS (s1) s2`, each
 /// part's `$n` placeholders numbered on after the previous parts' values.
 fn combine(mut statements: Vec<Statement>) -> Option<Statement> {

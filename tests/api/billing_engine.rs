@@ -651,6 +651,13 @@ async fn idempotency_keys_are_forgotten_after_24_hours() {
     }
     assert_eq!(post_with_key(&app, &app.address, &path, &token, "old", &body).await.status(), 200, "an expired key is free again");
     assert_problem(post_with_key(&app, &app.address, &path, &token, "recent", &body).await, 422, 422001).await;
+    // The sweep (every 10 minutes, off the request path) deletes what is past its 24 hours.
+    app.db.execute_unprepared("UPDATE idempotency_keys SET key = 'swept' WHERE key = 'old'").await.unwrap();
+    let now = NOW.parse::<chrono::DateTime<chrono::Utc>>().unwrap();
+    let later = now + chrono::Duration::hours(1);
+    app.db.execute_unprepared(&format!("UPDATE idempotency_keys SET created_time = '{}' WHERE key = 'swept'", (now - chrono::Duration::hours(30)).to_rfc3339())).await.unwrap();
+    assert_eq!(switchboard::api::billing::idempotency::forget_expired(&app.db, later).await.unwrap(), 1);
+    assert_eq!(app.count_rows("idempotency_keys WHERE key IN ('swept', 'recent')").await, 1, "the recent key is kept");
 }
 
 #[tokio::test]

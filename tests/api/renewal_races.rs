@@ -16,7 +16,7 @@ const FIRST_SITE: i32 = 50000;
 /// `count` sites of partner 2 from `FIRST_SITE`, each billed monthly from
 /// 2026-01-01 (next on 2026-12-01) to a card that settles, with a Team
 /// subscription of 5 agents (20.00 each).
-fn due_sites(count: i32) -> Value {
+pub(crate) fn due_sites(count: i32) -> Value {
     let (mut sites, mut configs, mut profiles, mut subscriptions) = (vec![], vec![], vec![], vec![]);
     for site in FIRST_SITE..FIRST_SITE + count {
         sites.push(json!({"id": site, "partnerId": 2, "platformId": 1, "company": format!("Renewal {site}")}));
@@ -42,7 +42,7 @@ fn due_sites(count: i32) -> Value {
 /// Every one of the `count` sites renewed for exactly `periods` periods, in
 /// order, each with one invoice of one line, paid, and its next billing date
 /// one period past the last: nothing twice, nothing missing.
-async fn assert_renewed_once(app: &TestApp, count: i32, periods: i64, next: &str) {
+pub(crate) async fn assert_renewed_once(app: &TestApp, count: i32, periods: i64, next: &str) {
     let ours = format!("site_id >= {FIRST_SITE}");
     assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await, i64::from(count) * periods);
     let off =
@@ -135,4 +135,35 @@ async fn the_loop_and_the_clocks_advance_racing_bill_every_period_once() {
     // Site 20000 (partner 2's demo site, annual) renews on Mar 1 too.
     assert!(renewals <= i64::from(SITES) * 6 + 1, "the advances wrote at most what was due ({renewals}); the loop the rest");
     assert_renewed_once(&app, SITES, 6, "2027-06-01T00:00:00Z").await;
+}
+
+/// On PostgreSQL a batch's writes go together (`db::deferred`); a site whose
+/// write the database refuses rolls that back, and the batch's sites are
+/// renewed one by one: the others once, the refused one left due.
+#[tokio::test]
+async fn a_refused_write_in_a_batch_renewed_together_leaves_only_its_site_due() {
+    const SITES: i32 = 30;
+    let app = spawn_app().await;
+    app.load(due_sites(SITES)).await;
+    partner_clock::Entity::insert(partner_clock::ActiveModel { partner_id: Set(2), frozen_at: Set("2026-12-15T00:00:00Z".parse().unwrap()) })
+        .exec_without_returning(&app.db)
+        .await
+        .unwrap();
+    // A renewal record of December already there for one site: its renewal's insert is refused.
+    let poisoned = FIRST_SITE + 7;
+    switchboard::db::entities::site_renewal::Entity::insert(switchboard::db::entities::site_renewal::ActiveModel {
+        site_id: Set(poisoned),
+        period_start: Set("2026-12-01T00:00:00Z".parse().unwrap()),
+        period_end: Set("2027-01-01T00:00:00Z".parse().unwrap()),
+        invoice_id: Set(None),
+    })
+    .exec_without_returning(&app.db)
+    .await
+    .unwrap();
+    let _ = renew_process(&app).wait().unwrap();
+    let renewed = app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE} AND invoice_id IS NOT NULL")).await;
+    assert_eq!(renewed, i64::from(SITES) - 1, "every other site renewed once");
+    let config = site_billing_config::Entity::find_by_id(poisoned).one(&app.db).await.unwrap().unwrap();
+    assert_eq!(config.next_billing_date, "2026-12-01T00:00:00Z".parse::<chrono::DateTime<chrono::Utc>>().unwrap(), "the refused site stays due");
+    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM invoices WHERE site_id = {poisoned}")).await, 0);
 }

@@ -46,8 +46,8 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     for table in ["subscriptions", "subscription_pricing_models", "invoices", "invoice_line_items", "invoice_bill_tos"] {
         assert!(apply[2].contains(&format!("INSERT INTO \"{table}\"")), "{table} in {}", apply[2]);
     }
-    // With an Idempotency-Key: its expired keys' sweep and its claim before
-    // the apply; its answer goes with the writes.
+    // With an Idempotency-Key: its claim before the apply (expired keys are
+    // swept off the request path); its answer goes with the writes.
     let keyed = app
         .client
         .post(app.url(&on_site(":new")))
@@ -57,8 +57,9 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     app.reset_query_count();
     assert_eq!(keyed.send().await.unwrap().status(), 200);
     let keyed = app.statements();
-    assert_eq!(keyed.len(), 5, "{keyed:#?}");
-    assert!(keyed[4].contains("UPDATE \"idempotency_keys\""), "the answer is the statement's last part: {}", keyed[4]);
+    assert_eq!(keyed.len(), 4, "{keyed:#?}");
+    assert!(keyed[0].starts_with("INSERT INTO \"idempotency_keys\""), "the claim: {}", keyed[0]);
+    assert!(keyed[3].contains("UPDATE \"idempotency_keys\""), "the answer is the statement's last part: {}", keyed[3]);
     // A change preview that credits open charges: the site; its
     // subscriptions, their pricing models and segments; their open charges.
     let subscription = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await;
@@ -69,4 +70,28 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     assert_eq!(changes.len(), 3, "{changes:#?}");
     // A site read, kept by revision: one statement.
     assert_eq!(statements_of(&app, &format!("/api/billing/sites/{SITE_A}"), None).await.len(), 1);
+}
+
+/// A renewal pass on PostgreSQL: per site its row and its subscriptions (two
+/// statements), and every site's writes together at the end of the batch:
+/// one statement for the batch, not about nine per site.
+#[tokio::test]
+async fn a_renewal_pass_reads_two_statements_a_site_and_writes_a_batch_as_one() {
+    const SITES: usize = 40;
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    if app.sqlite_path.is_some() {
+        return; // SQLite renews on the request's thread (`db::on_thread`).
+    }
+    app.load(crate::renewal_races::due_sites(SITES as i32)).await;
+    app.reset_query_count();
+    let advanced = app.post("/api/test/clock:advance", &app.partner_admin(2), &json!({"to": "2026-12-15T00:00:00Z"})).await;
+    assert_eq!(advanced.status(), 200, "{}", advanced.text().await.unwrap());
+    let statements = app.statements();
+    let writes: Vec<&String> = statements.iter().filter(|s| s.contains("INSERT INTO \"site_renewals\"")).collect();
+    assert_eq!(writes.len(), 1, "one statement writes the batch: {writes:#?}");
+    assert!(writes[0].starts_with("WITH "));
+    let site_reads = statements.iter().filter(|s| s.contains("\"B_billing_period\"")).count();
+    assert_eq!(site_reads, SITES, "one read of each site's row");
+    assert!(statements.len() <= 2 * SITES + 12, "{} statements for {SITES} sites: {statements:#?}", statements.len());
+    crate::renewal_races::assert_renewed_once(&app, SITES as i32, 1, "2027-01-01T00:00:00Z").await;
 }

@@ -185,35 +185,41 @@ async fn claim(
     fingerprint: &str,
     now: DateTime<Utc>,
 ) -> Result<Claim, ApiError> {
-    key_row::Entity::delete_many()
-        .filter(key_row::Column::CreatedTime.lt(now - Duration::hours(KEPT_HOURS)))
-        .exec(db)
-        .await?;
     let mine = KeyClaim { partner_id, key: key.to_owned(), token: Uuid::new_v4().to_string() };
-    let inserted = key_row::Entity::insert(key_row::ActiveModel {
-        partner_id: Set(partner_id),
-        key: Set(key.to_owned()),
-        fingerprint: Set(fingerprint.to_owned()),
-        state: Set(IN_FLIGHT.to_owned()),
-        response_status: Set(0),
-        response_content_type: Set(String::new()),
-        response_location: Set(String::new()),
-        response_body: Set(String::new()),
-        created_time: Set(now),
-        claim: Set(mine.token.clone()),
-        lease_until: Set(Some(lease_end())),
-        claim_instance: Set(Some(instance.id())),
-    })
-    .on_conflict(OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key]).do_nothing().to_owned())
-    .exec_without_returning(db)
-    .await?;
-    if inserted == 1 {
-        return Ok(Claim::Claimed(mine));
-    }
-    // Taken: by this request's twin (replay), another request (422), or one still running.
-    let Some(row) = key_row::Entity::find_by_id((partner_id, key.to_owned())).one(db).await? else {
-        // Released between the insert and this read: its request failed and a retry may run.
-        return Ok(Claim::InFlight);
+    let forgotten_before = now - Duration::hours(KEPT_HOURS);
+    let mut forgot = false;
+    let row = loop {
+        let inserted = key_row::Entity::insert(key_row::ActiveModel {
+            partner_id: Set(partner_id),
+            key: Set(key.to_owned()),
+            fingerprint: Set(fingerprint.to_owned()),
+            state: Set(IN_FLIGHT.to_owned()),
+            response_status: Set(0),
+            response_content_type: Set(String::new()),
+            response_location: Set(String::new()),
+            response_body: Set(String::new()),
+            created_time: Set(now),
+            claim: Set(mine.token.clone()),
+            lease_until: Set(Some(lease_end())),
+            claim_instance: Set(Some(instance.id())),
+        })
+        .on_conflict(OnConflict::columns([key_row::Column::PartnerId, key_row::Column::Key]).do_nothing().to_owned())
+        .exec_without_returning(db)
+        .await?;
+        if inserted == 1 {
+            return Ok(Claim::Claimed(mine));
+        }
+        // Taken: by this request's twin (replay), another request (422), or one still running.
+        let Some(row) = key_row::Entity::find_by_id((partner_id, key.to_owned())).one(db).await? else {
+            // Released between the insert and this read: its request failed and a retry may run.
+            return Ok(Claim::InFlight);
+        };
+        if row.created_time >= forgotten_before || forgot {
+            break row;
+        }
+        // Past its 24 hours and not swept yet (`spawn_sweep`): forgotten now, then claimed.
+        key_row::Entity::delete_many().filter(mine.this_key().and(key_row::Column::CreatedTime.lt(forgotten_before))).exec(db).await?;
+        forgot = true;
     };
     if row.fingerprint != fingerprint {
         return Ok(Claim::Reused);
@@ -239,6 +245,35 @@ async fn claim(
         .await?
         .rows_affected;
     Ok(if taken == 1 { Claim::Claimed(mine) } else { Claim::InFlight })
+}
+
+/// How often each instance deletes the keys past their 24 hours.
+const SWEEP_EVERY: StdDuration = StdDuration::from_secs(600);
+
+/// Deletes the keys past their 24 hours (by `clock`) every `SWEEP_EVERY`
+/// until `stopped`; off the request path, where a claim forgets an expired
+/// key it meets itself. Not at start: a start is busy enough.
+pub fn spawn_sweep(db: DatabaseConnection, clock: crate::clock::Clock, mut stopped: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = every.tick() => {
+                    if let Err(err) = forget_expired(&db, clock.now()).await {
+                        tracing::warn!(error = %err, "deleting expired idempotency keys failed; trying again later");
+                    }
+                }
+                _ = stopped.changed() => return,
+            }
+        }
+    })
+}
+
+/// Deletes the keys past their 24 hours at `now`; how many.
+pub async fn forget_expired(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<u64, sea_orm::DbErr> {
+    let forgotten_before = now - Duration::hours(KEPT_HOURS);
+    Ok(key_row::Entity::delete_many().filter(key_row::Column::CreatedTime.lt(forgotten_before)).exec(db).await?.rows_affected)
 }
 
 /// Renews `claim`'s lease every `RENEW_EVERY` until the returned sender is

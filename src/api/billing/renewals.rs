@@ -8,10 +8,13 @@
 //! every billing write takes first, so instances share the work and an apply
 //! never interleaves with a renewal of its site; a SQLite file: each site an
 //! operation of the on-thread writer's batches, under the one write lock).
-//! Each site is renewed under a savepoint of its own: all of its periods'
-//! invoices, lines, bill-to copies, balance, renewal records and next billing
-//! date, or nothing. The renewal record's primary key (site, period start)
-//! refuses a period billed twice, whatever ran it.
+//! A site's renewal is all of its periods' invoices, lines, bill-to copies,
+//! renewal records, balance and next billing date, or nothing. On PostgreSQL
+//! a batch's sites are read one by one and all their writes sent together
+//! (`batch_together`, `db::deferred`); if the database refuses any of it, the
+//! batch rolls back and its sites are renewed one by one, each under a
+//! savepoint of its own, as on SQLite. The renewal record's primary key (site,
+//! period start) refuses a period billed twice, whatever ran it.
 //!
 //! The rules are `crate::billing::engine::Ledger::renew` and
 //! `crate::billing::periods::due_periods`; this is their store, which the
@@ -36,6 +39,8 @@ use crate::billing::engine::{InvoiceMode, Ledger};
 use crate::billing::periods::due_periods;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
+use crate::db::deferred::Deferred;
+use crate::db::money::StoredDecimal;
 use crate::db::on_thread::WriteBatches;
 use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
 
@@ -122,6 +127,13 @@ impl Renewals {
         if let Some(batches) = &self.write_batches {
             return self.batch_on_thread(batches, partner, failed).await;
         }
+        if self.db.get_database_backend() == DbBackend::Postgres {
+            match self.batch_together(partner, failed).await {
+                Ok(done) => return Ok(done),
+                // Rolled back: the same sites again, each under a savepoint of its own.
+                Err(err) => tracing::warn!(error = %err, "renewing a batch together failed; renewing its sites one by one"),
+            }
+        }
         let txn = self.db.begin().await?;
         let backend = txn.get_database_backend();
         if backend != DbBackend::Postgres {
@@ -138,7 +150,7 @@ impl Renewals {
         let mut report = PassReport::default();
         for &(site_id, partner_id) in &due {
             let savepoint = txn.begin().await?;
-            let renewed = renew_site(&savepoint, &ctx, partner_id, site_id).await;
+            let renewed = renew_site(&savepoint, &savepoint, &ctx, partner_id, site_id).await;
             match renewed {
                 Ok(Some(_)) => savepoint.commit().await?,
                 _ => savepoint.rollback().await?,
@@ -146,6 +158,40 @@ impl Renewals {
             report.count(site_id, renewed, failed);
         }
         txn.commit().await?;
+        Ok((due.len(), report))
+    }
+
+    /// `batch` on PostgreSQL: the claimed sites read one by one (two
+    /// statements each), and every site's writes sent together at the end
+    /// (`db::deferred`, as few statements as the bound on values allows):
+    /// two round trips a site instead of about eleven (docs/performance.md).
+    /// A site the rules refuse is left out; any database error rolls the
+    /// whole batch back, and `batch` renews its sites one by one instead.
+    async fn batch_together(&self, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
+        let txn = self.db.begin().await?;
+        let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
+        metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
+        let ctx = Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock };
+        let writes = Deferred::new();
+        let mut outcomes = Vec::with_capacity(due.len());
+        for &(site_id, partner_id) in &due {
+            let site_writes = Deferred::new();
+            let renewed = match renew_site(&txn, &site_writes, &ctx, partner_id, site_id).await {
+                // The transaction is no longer usable.
+                Err(StoreError::Database(err)) => return Err(err),
+                renewed => renewed,
+            };
+            if matches!(renewed, Ok(Some(_))) {
+                writes.append(site_writes);
+            }
+            outcomes.push((site_id, renewed));
+        }
+        writes.run_in_chunks(&txn).await?;
+        txn.commit().await?;
+        let mut report = PassReport::default();
+        for (site_id, renewed) in outcomes {
+            report.count(site_id, renewed, failed);
+        }
         Ok((due.len(), report))
     }
 
@@ -163,7 +209,7 @@ impl Renewals {
                 Box::pin(async move {
                     let plans = PlanCatalog::default();
                     let ctx = Context { cipher: &cipher, plans: &plans, clock };
-                    renew_site(session, &ctx, partner_id, site_id).await
+                    renew_site(session, session, &ctx, partner_id, site_id).await
                 })
             })
         });
@@ -269,7 +315,18 @@ pub enum SettleError {
 /// Renews every period of the site due at its partner's "now": the number
 /// of invoices written, or None when it was not due after all (renewed by
 /// someone else since the claim read it).
-async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i32, site_id: i32) -> Result<Option<usize>, StoreError> {
+///
+/// Reads through `db`, writes through `writes` (the same connection, or a
+/// `Deferred` that sends a batch's writes together). The site's configuration
+/// is updated once, last (its balance and next billing date), so that the
+/// writes never change one row twice.
+async fn renew_site(
+    db: &impl ConnectionTrait,
+    writes_to: &impl ConnectionTrait,
+    ctx: &Context<'_>,
+    partner_id: i32,
+    site_id: i32,
+) -> Result<Option<usize>, StoreError> {
     let op = Operation {
         partner_id,
         site_id,
@@ -285,32 +342,35 @@ async fn renew_site(db: &impl ConnectionTrait, ctx: &Context<'_>, partner_id: i3
     };
     let subscriptions = ledger.active_subscriptions();
     let mut invoices = 0;
+    let mut balance = None;
     for period in periods {
         let mut renewal = Ledger::new(terms.clone(), period.start, subscriptions.clone(), HashMap::new());
         renewal.renew(period)?;
-        let (_, writes) = renewal.finish(InvoiceMode::Issue);
+        let (_, mut writes) = renewal.finish(InvoiceMode::Issue);
         let invoice_id = writes.invoice.as_ref().map(|issued| issued.id);
-        if let Some(balance) = writes.balance {
-            terms.balance = balance;
+        // Carried to the next period, and written once with the next billing date.
+        if let Some(owed) = writes.balance.take() {
+            terms.balance = owed;
+            balance = Some(owed);
         }
         // A renewal's invoice is dated at the start of its period, however late it runs.
         site.now = period.start;
-        site.save(db, writes).await?;
+        site.save(writes_to, writes).await?;
         site_renewal::Entity::insert(site_renewal::ActiveModel {
             site_id: Set(site_id),
             period_start: Set(period.start),
             period_end: Set(period.end),
             invoice_id: Set(invoice_id),
         })
-        .exec_without_returning(db)
+        .exec_without_returning(writes_to)
         .await?;
         invoices += usize::from(invoice_id.is_some());
     }
-    config::Entity::update_many()
-        .col_expr(config::Column::NextBillingDate, Expr::value(last.end))
-        .filter(config::Column::SiteId.eq(site_id))
-        .exec(db)
-        .await?;
+    let mut moved = config::Entity::update_many().col_expr(config::Column::NextBillingDate, Expr::value(last.end));
+    if let Some(owed) = balance {
+        moved = moved.col_expr(config::Column::Balance, Expr::value(StoredDecimal::from(owed)));
+    }
+    moved.filter(config::Column::SiteId.eq(site_id)).exec(writes_to).await?;
     Ok(Some(invoices))
 }
 
