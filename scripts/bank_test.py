@@ -186,6 +186,7 @@ class Run:
         self.counts = {}
         self.sequence = 0
         self.first_sent = {}  # key -> when its first request was sent (monotonic)
+        self.cut = set()  # keys a request of which lost its connection
         self.restarted_at = None  # when the killed instance was ready again
         self.answered_late = []  # (key, seconds after the restart) of keys cut by the kill
 
@@ -238,18 +239,17 @@ class Run:
                 return None
             time.sleep(0.2)
             self.count("retried")
-            base = self.servers.base(random)
-            t0 = time.monotonic()
-            status, headers, raw = call(base, "POST", path, self.token, body, key)
-            if os.environ.get("BANK_TRACE"):
-                print(f"TRACE {key} {base} {status} {raw[:60]!r} {time.monotonic() - t0:.2f}s at {time.monotonic() - (self.restarted_at or 0):.2f}", flush=True)
+            status, headers, raw = call(self.servers.base(random), "POST", path, self.token, body, key)
+            if status == 0:
+                self.cut.add(key)
         self.cut_by_the_kill(key)
         return status, headers, raw
 
     def cut_by_the_kill(self, key):
-        """A key first sent before the restart and answered after it: within CRASH_RETRY_SECONDS."""
+        """A key whose request was cut (its connection failed), first sent before
+        the restart and answered after it: within CRASH_RETRY_SECONDS."""
         first, restarted = self.first_sent.get(key), self.restarted_at
-        if first is None or restarted is None or first >= restarted:
+        if key not in self.cut or first is None or restarted is None or first >= restarted:
             return
         after = time.monotonic() - restarted
         if after > 0:
@@ -323,6 +323,8 @@ class Run:
             outcome = self.settle(path, body, key, (0, {}, b""))
         else:
             outcome = call(self.servers.base(rng), "POST", path, self.token, body, key)
+            if outcome[0] == 0:
+                self.cut.add(key)
             if outcome[0] == 0 or (outcome[0] == 409 and b"409003" in outcome[2]):
                 outcome = self.settle(path, body, key, outcome)
         if outcome:

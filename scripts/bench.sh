@@ -12,6 +12,8 @@
 #   scripts/bench.sh --quick         smoke run of a minute on the debug build (scripts/test.sh)
 #   scripts/bench.sh --renewals      the renewal pass only (SMALL and LARGE due sites)
 #   scripts/bench.sh --test-mode     test mode only (sandboxes, a form with test mode on and off)
+#   scripts/bench.sh --billing       billing on PostgreSQL beside SQLite in one run, and on two
+#                                    PostgreSQL instances beside one (scripts/bench_billing.py)
 #
 # Last, the renewal pass: SMALL, then LARGE sites of new partners, each one
 # renewal behind with the demo site 10000's subscriptions
@@ -26,13 +28,15 @@ BACKEND=sqlite
 QUICK=0
 RENEWALS_ONLY=0
 TEST_MODE_ONLY=0
+BILLING_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --postgres) BACKEND=postgres ;;
     --quick) QUICK=1 ;;
     --renewals) RENEWALS_ONLY=1 ;;
     --test-mode) TEST_MODE_ONLY=1 ;;
-    *) echo "usage: scripts/bench.sh [--postgres] [--quick] [--renewals] [--test-mode]" >&2; exit 2 ;;
+    --billing) BILLING_ONLY=1 BACKEND=postgres ;;
+    *) echo "usage: scripts/bench.sh [--postgres] [--quick] [--renewals] [--test-mode] [--billing]" >&2; exit 2 ;;
   esac
 done
 if [ "$QUICK" = 1 ]; then
@@ -306,6 +310,25 @@ PY
 }
 
 : > "$WORK/renewals.txt"
+if [ "$BILLING_ONLY" = 1 ]; then
+  # The server above is PostgreSQL instance 1; a second on the same database,
+  # and one on a SQLite file, all of this build.
+  SQLITE_URL="sqlite://$WORK/billing.db?mode=rwc"
+  python3 "$ROOT/scripts/bench_billing.py" data > "$WORK/spread.json"
+  "$BIN" seed --file "$WORK/spread.json" > /dev/null
+  PORT_2=$(free_port) PORT_S=$(free_port)
+  "$BIN" serve --listen "127.0.0.1:$PORT_2" --renewal-interval 0 > "$WORK/server-2.log" 2>&1 & PIDS+=($!)
+  SWITCHBOARD_DATABASE_URL="$SQLITE_URL" "$BIN" serve --listen "127.0.0.1:$PORT_S" --renewal-interval 0 > "$WORK/server-s.log" 2>&1 & PIDS+=($!)
+  wait_for "http://127.0.0.1:$PORT_2/health/ready"
+  wait_for "http://127.0.0.1:$PORT_S/health/ready"
+  SWITCHBOARD_DATABASE_URL="$SQLITE_URL" "$BIN" seed --file "$WORK/spread.json" > /dev/null
+  steady_state
+  settle
+  log "billing: SQLite, PostgreSQL, two PostgreSQL instances ($ROUNDS rounds of ${DURATION}s, $CONNECTIONS connections)"
+  python3 "$ROOT/scripts/bench_billing.py" --sqlite "http://127.0.0.1:$PORT_S" --postgres "$BASE" --postgres-2 "http://127.0.0.1:$PORT_2" \
+    --token "$PARTNER_TOKEN" --agent 0192f0c4-0000-7000-8000-000000010000 --rounds "$ROUNDS" --duration "$DURATION" --connections "$CONNECTIONS"
+  exit 0
+fi
 if [ "$TEST_MODE_ONLY" = 1 ]; then
   test_mode_bench
   exit 0
