@@ -20,7 +20,8 @@
 # (scripts/bench_due_sites.py), renewed by `switchboard renew` in one pass:
 # sites a second, and the cost per site at LARGE over SMALL (1.00 is flat).
 #
-#   ROUNDS=3 DURATION=5 CONNECTIONS=32 LARGE=100000 override the defaults.
+#   ROUNDS=3 DURATION=5 CONNECTIONS=32 LARGE=100000 override the defaults;
+#   PG_SETTINGS="-c name=value ..." adds PostgreSQL settings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -89,7 +90,9 @@ if [ "$BACKEND" = postgres ]; then
   PG_DIR="$WORK/pg"; mkdir -p "$PG_DIR"; [ "$(id -u)" = 0 ] && chown postgres "$PG_DIR"
   PG_PORT=$(free_port)
   as_pg initdb -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
-  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+  # PG_SETTINGS adds server settings, e.g. "-c synchronous_commit=off" to see
+  # what waiting for the commit's WAL flush costs (docs/performance.md).
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 ${PG_SETTINGS:-}" start >/dev/null
   export SWITCHBOARD_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 else
   export SWITCHBOARD_DATABASE_URL="sqlite://$WORK/bench.db?mode=rwc"

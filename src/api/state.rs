@@ -90,6 +90,8 @@ pub struct SharedState {
     pub journal: Option<Journal>,
     /// This process among the instances sharing the database (`db::instances`).
     pub instance: crate::db::instances::Instance,
+    /// Where applies on one site wait for each other on PostgreSQL (`scope::SiteQueues`).
+    pub site_queues: super::billing::scope::SiteQueues,
 }
 
 impl SharedState {
@@ -140,6 +142,7 @@ impl SharedState {
             sites: Default::default(),
             plans: Default::default(),
             instance: crate::db::instances::Instance::unregistered(),
+            site_queues: Default::default(),
         }
     }
 }

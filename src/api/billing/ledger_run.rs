@@ -81,6 +81,7 @@ pub async fn run<T: Send + 'static>(
             })
             .await;
     }
+    let _turn = state.site_queues.turn(op.site_id).await?;
     let txn = state.db.begin().await?;
     let result = async {
         let computed = open(&txn, &state.billing(), &op, true).await?.compute(steps, op.mode)?;
