@@ -64,6 +64,11 @@ pub struct Wants {
 }
 
 impl Wants {
+    /// What a renewal touches: every active subscription, no credits.
+    pub(super) fn renewal() -> Self {
+        Self { active: true, no_credits: true, ..Default::default() }
+    }
+
     /// Whether the operation reads subscriptions (more statements than the site's one).
     pub(super) fn names_subscriptions(&self) -> bool {
         self.active || !self.subscriptions.is_empty()
@@ -103,6 +108,51 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
         lock_site(db, partner_id, site_id).await?;
     }
     let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
+    let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
+    let open_charges = if op.wants.no_credits { HashMap::new() } else { open_charges(db, &subscriptions).await? };
+    let plans = ctx.plans.plans(db, &op.wants.plans).await?;
+    assemble(ctx, op, row, subscriptions, open_charges, plans)
+}
+
+/// Opens renewals of `sites` (site, partner), claimed already: what `open`
+/// reads for each, in two statements for them all (their rows; their active
+/// subscriptions with pricing models and segments), where `open` takes two
+/// per site. A site not found (or not its partner's) is answered `NotFound`.
+pub(super) async fn open_renewals(
+    db: &impl ConnectionTrait,
+    ctx: &Context<'_>,
+    sites: &[(i32, i32)],
+) -> Result<Vec<(i32, Result<Opened, StoreError>)>, StoreError> {
+    let ids: Vec<i32> = sites.iter().map(|&(site_id, _)| site_id).collect();
+    let mut rows = SiteRow::read_many(db, &ids).await?;
+    let selection = Selection { sites: SiteSet::Ids(ids), site_id: None, ids: Some(Vec::new()), with_active: true, with_line_items: false };
+    let mut subscriptions: HashMap<i32, Vec<Subscription<SubscriptionPricingModel>>> = HashMap::new();
+    for s in load(db, &selection).await? {
+        subscriptions.entry(s.site_id).or_default().push(engine_subscription(s));
+    }
+    Ok(sites
+        .iter()
+        .map(|&(site_id, partner_id)| {
+            let op = Operation { partner_id, site_id, agent_id: None, wants: Wants::renewal(), mode: InvoiceMode::Issue };
+            let opened = match rows.remove(&site_id).filter(|row| row.site.partner_id == partner_id) {
+                Some(row) => assemble(ctx, &op, row, subscriptions.remove(&site_id).unwrap_or_default(), HashMap::new(), HashMap::new()),
+                None => Err(BillingError::NotFound("site").into()),
+            };
+            (site_id, opened)
+        })
+        .collect())
+}
+
+/// An operation opened from what was read for it.
+fn assemble(
+    ctx: &Context<'_>,
+    op: &Operation,
+    row: SiteRow,
+    subscriptions: Vec<Subscription<SubscriptionPricingModel>>,
+    open_charges: HashMap<Uuid, Vec<OpenCharge>>,
+    plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
+) -> Result<Opened, StoreError> {
+    let site_id = op.site_id;
     // The partner's clock comes with the site's row: no statement of its own.
     let now = row.frozen_at.unwrap_or_else(|| ctx.clock.now());
     if !row.agent_found {
@@ -132,9 +182,6 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
         charged_automatically: payment.as_ref().is_some_and(|p| p.is_charged_automatically),
         card_number,
     };
-    let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
-    let open_charges = if op.wants.no_credits { HashMap::new() } else { open_charges(db, &subscriptions).await? };
-    let plans = ctx.plans.plans(db, &op.wants.plans).await?;
     Ok(Opened {
         ledger: Ledger::new(terms, now, subscriptions, open_charges),
         plans,
@@ -205,12 +252,31 @@ fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, column
 
 impl SiteRow {
     async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> Result<Option<Self>, sea_orm::DbErr> {
+        let sites = Condition::all().add(site::Column::Id.eq(site_id)).add(site::Column::PartnerId.eq(partner_id));
+        let query = Self::query(sites, agent_id.map(|agent| (agent, site_id)));
+        let Some(row) = db.query_one(&query).await? else { return Ok(None) };
+        Self::from_row(&row, agent_id.is_some()).map(Some)
+    }
+
+    /// The rows of `site_ids`, by site (no agent named).
+    async fn read_many(db: &impl ConnectionTrait, site_ids: &[i32]) -> Result<HashMap<i32, Self>, sea_orm::DbErr> {
+        if site_ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let query = Self::query(Condition::all().add(site::Column::Id.is_in(site_ids.iter().copied())), None);
+        let rows = db.query_all(&query).await?;
+        rows.iter().map(|row| Self::from_row(row, false).map(|read| (read.site.id, read))).collect()
+    }
+
+    /// The statement of `read`: the sites `sites` selects, each with whether
+    /// `agent` (agent, site) is one of the site's when one is named.
+    fn query(sites: Condition, agent: Option<(Uuid, i32)>) -> SelectStatement {
         // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
         use sea_orm::sea_query::ExprTrait;
         let (state_tax, country_tax) = ("state_tax", "country_tax");
         let profile_col = |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
-        let mut query = site::Entity::find_by_id(site_id)
-            .filter(site::Column::PartnerId.eq(partner_id))
+        let mut query = site::Entity::find()
+            .filter(sites)
             .select_only()
             .columns([site::Column::Id, site::Column::PartnerId, site::Column::ProfitCenterId])
             .into_query();
@@ -249,7 +315,7 @@ impl SiteRow {
             .expr_as(Expr::col((state_tax, tax_rate::Column::Rate)), "state_tax_rate")
             .expr_as(Expr::col((country_tax, tax_rate::Column::Name)), "country_tax_name")
             .expr_as(Expr::col((country_tax, tax_rate::Column::Rate)), "country_tax_rate");
-        if let Some(agent_id) = agent_id {
+        if let Some((agent_id, site_id)) = agent {
             let agent = Query::select()
                 .expr(Expr::val(1))
                 .from(agent::Entity)
@@ -258,16 +324,21 @@ impl SiteRow {
                 .to_owned();
             query.expr_as(Expr::exists(agent), "agent_found");
         }
-        let Some(row) = db.query_one(&query).await? else { return Ok(None) };
+        query
+    }
+
+    /// A row of `query`'s.
+    fn from_row(row: &sea_orm::QueryResult, agent_named: bool) -> Result<Self, sea_orm::DbErr> {
+        let (state_tax, country_tax) = ("state_tax", "country_tax");
         let rate = |prefix: &str| -> Result<Option<TaxRate>, sea_orm::DbErr> {
             let name: Option<String> = row.try_get("", &format!("{prefix}_name"))?;
             let rate: Option<StoredDecimal> = row.try_get("", &format!("{prefix}_rate"))?;
             Ok(name.zip(rate).map(|(name, rate)| TaxRate { name, rate: rate.0 }))
         };
-        Ok(Some(Self {
-            site: InvoiceSite::from_query_result(&row, "")?,
-            config: TermsColumns::from_query_result_optional(&row, "B_")?,
-            payment: PaymentColumns::from_query_result_optional(&row, "C_")?,
+        Ok(Self {
+            site: InvoiceSite::from_query_result(row, "")?,
+            config: TermsColumns::from_query_result_optional(row, "B_")?,
+            payment: PaymentColumns::from_query_result_optional(row, "C_")?,
             minor_units: row.try_get("", "minor_units")?,
             frozen_at: row.try_get("", "frozen_at")?,
             // Without a profile there is no tax, whatever the joins found.
@@ -277,9 +348,9 @@ impl SiteRow {
             },
             // EXISTS is a bool on PostgreSQL, an integer on SQLite (which sqlx reads as a bool too;
             // `db::on_thread` as the i64 SQLite holds).
-            agent_found: agent_id.is_none()
+            agent_found: !agent_named
                 || row.try_get::<bool>("", "agent_found").or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
-        }))
+        })
     }
 }
 
@@ -300,18 +371,19 @@ async fn subscriptions_of(
         with_active: wants.active,
         with_line_items: false,
     };
-    Ok(load(db, &selection)
-        .await?
-        .into_iter()
-        .map(|s| Subscription {
-            id: s.id,
-            plan_id: s.plan_id,
-            billing_months: s.billing_months,
-            cancelled: s.cancelled,
-            one_time_fee: s.is_one_time_fee_plan,
-            models: s.subscription_pricing_models,
-        })
-        .collect())
+    Ok(load(db, &selection).await?.into_iter().map(engine_subscription).collect())
+}
+
+/// What the billing rules take of a subscription.
+fn engine_subscription(s: super::subscriptions::dto::Subscription) -> Subscription<SubscriptionPricingModel> {
+    Subscription {
+        id: s.id,
+        plan_id: s.plan_id,
+        billing_months: s.billing_months,
+        cancelled: s.cancelled,
+        one_time_fee: s.is_one_time_fee_plan,
+        models: s.subscription_pricing_models,
+    }
 }
 
 /// Per pricing model of `subscriptions`, its charge lines that no credit

@@ -32,7 +32,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter, QuerySelect, Set, TransactionTrait,
 };
 
-use super::ledger_store::{Context, Opened, Operation, Wants, open};
+use super::ledger_store::{Context, Opened, Operation, Wants, open, open_renewals};
 use super::store_error::StoreError;
 use super::subscriptions::store::PlanCatalog;
 use crate::billing::engine::{InvoiceMode, Ledger};
@@ -161,10 +161,11 @@ impl Renewals {
         Ok((due.len(), report))
     }
 
-    /// `batch` on PostgreSQL: the claimed sites read one by one (two
-    /// statements each), and every site's writes sent together at the end
-    /// (`db::deferred`, as few statements as the bound on values allows):
-    /// two round trips a site instead of about eleven (docs/performance.md).
+    /// `batch` on PostgreSQL: the claimed sites read together (two
+    /// statements for the batch, `open_renewals`), and every site's writes
+    /// sent together at the end (`db::deferred`, as few statements as the
+    /// bound on values allows): a handful of round trips a batch instead of
+    /// about eleven a site (docs/performance.md).
     /// A site the rules refuse is left out; any database error rolls the
     /// whole batch back, and `batch` renews its sites one by one instead.
     async fn batch_together(&self, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
@@ -172,11 +173,21 @@ impl Renewals {
         let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
         let ctx = Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock };
+        let opened = match open_renewals(&txn, &ctx, &due).await {
+            Ok(opened) => opened,
+            Err(StoreError::Database(err)) => return Err(err),
+            // A site's rows the store cannot read: one by one, it fails alone.
+            Err(other) => return Err(DbErr::Custom(other.to_string())),
+        };
         let writes = Deferred::new();
         let mut outcomes = Vec::with_capacity(due.len());
-        for &(site_id, partner_id) in &due {
+        for (site_id, opened) in opened {
             let site_writes = Deferred::new();
-            let renewed = match renew_site(&txn, &site_writes, &ctx, partner_id, site_id).await {
+            let renewed = match opened {
+                Ok(opened) => renew_opened(&site_writes, opened, site_id).await,
+                Err(err) => Err(err),
+            };
+            let renewed = match renewed {
                 // The transaction is no longer usable.
                 Err(StoreError::Database(err)) => return Err(err),
                 renewed => renewed,
@@ -327,14 +338,13 @@ async fn renew_site(
     partner_id: i32,
     site_id: i32,
 ) -> Result<Option<usize>, StoreError> {
-    let op = Operation {
-        partner_id,
-        site_id,
-        agent_id: None,
-        wants: Wants { active: true, no_credits: true, ..Default::default() },
-        mode: InvoiceMode::Issue,
-    };
-    let Opened { ledger, mut site, next_billing_date, .. } = open(db, ctx, &op, false).await?;
+    let op = Operation { partner_id, site_id, agent_id: None, wants: Wants::renewal(), mode: InvoiceMode::Issue };
+    renew_opened(writes_to, open(db, ctx, &op, false).await?, site_id).await
+}
+
+/// `renew_site` once its site is read (`open`, or `open_renewals` for a batch).
+async fn renew_opened(writes_to: &impl ConnectionTrait, opened: Opened, site_id: i32) -> Result<Option<usize>, StoreError> {
+    let Opened { ledger, mut site, next_billing_date, .. } = opened;
     let mut terms = ledger.site.clone();
     let periods = due_periods(terms.billing_start_date, terms.period.months(), next_billing_date, site.now);
     let Some(last) = periods.last().copied() else {
