@@ -123,6 +123,9 @@ pub(super) async fn open_renewals(
     ctx: &Context<'_>,
     sites: &[(i32, i32)],
 ) -> Result<Vec<(i32, Result<Opened, StoreError>)>, StoreError> {
+    if sites.is_empty() {
+        return Ok(Vec::new());
+    }
     let ids: Vec<i32> = sites.iter().map(|&(site_id, _)| site_id).collect();
     let mut rows = SiteRow::read_many(db, &ids).await?;
     let selection = Selection { sites: SiteSet::Ids(ids), site_id: None, ids: Some(Vec::new()), with_active: true, with_line_items: false };

@@ -10,7 +10,7 @@
 //! operation of the on-thread writer's batches, under the one write lock).
 //! A site's renewal is all of its periods' invoices, lines, bill-to copies,
 //! renewal records, balance and next billing date, or nothing. On PostgreSQL
-//! a batch's sites are read one by one and all their writes sent together
+//! a batch's sites are read together and all their writes sent together
 //! (`batch_together`, `db::deferred`); if the database refuses any of it, the
 //! batch rolls back and its sites are renewed one by one, each under a
 //! savepoint of its own, as on SQLite. The renewal record's primary key (site,
@@ -327,7 +327,7 @@ pub enum SettleError {
 /// of invoices written, or None when it was not due after all (renewed by
 /// someone else since the claim read it).
 ///
-/// Reads through `db`, writes through `writes` (the same connection, or a
+/// Reads through `db`, writes through `writes_to` (the same connection, or a
 /// `Deferred` that sends a batch's writes together). The site's configuration
 /// is updated once, last (its balance and next billing date), so that the
 /// writes never change one row twice.
