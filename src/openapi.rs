@@ -479,7 +479,7 @@ impl StandardResponse {
             StandardResponse::PayloadTooLarge => &[BodyTooLarge],
             StandardResponse::UnsupportedMediaType => &[UnsupportedMediaType],
             StandardResponse::InternalError => &[Internal],
-            StandardResponse::ServiceUnavailable => &[DatabaseUnavailable],
+            StandardResponse::ServiceUnavailable => &[DatabaseUnavailable, Busy],
             StandardResponse::IdempotencyInFlight => &[IdempotencyKeyInFlight],
             StandardResponse::IdempotencyReused => &[IdempotencyKeyReused],
         }
