@@ -11,6 +11,7 @@ pub mod clock;
 pub mod connections;
 pub mod crypto;
 pub mod db;
+pub mod document_walk;
 pub mod error;
 pub mod extract;
 pub mod healthcheck;

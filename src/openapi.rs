@@ -13,6 +13,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{OpenApi as OpenApiDoc, Ref, RefOr};
 use utoipa::{Modify, OpenApi};
 
+use crate::document_walk::operations;
 use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 
 mod demo_examples;
@@ -76,11 +77,6 @@ pub struct PlatformDoc;
     ),
 )]
 pub struct BillingDoc;
-
-/// Every operation of a document.
-pub fn operations(doc: &OpenApiDoc) -> impl Iterator<Item = &Operation> {
-    doc.paths.paths.values().flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch]).flatten()
-}
 
 /// Adds the paths that are not the spec's (the token endpoint, the health
 /// probes). They are answered at the server root and under `/v4` alike, so the

@@ -202,20 +202,26 @@ impl Bounded {
     /// write one more, so that none passes it, on any number of instances: call
     /// first in the transaction, before the count. PostgreSQL: a
     /// transaction-level advisory lock, released by the commit or rollback.
-    /// SQLite: the database's write lock, taken by a write that changes
-    /// nothing, so the count reads after every other write committed (a
-    /// transaction that read first and then wrote would fail with "database
-    /// is locked" when another process wrote meanwhile, not wait).
+    /// SQLite: the database's write lock (`take_sqlite_write_lock`).
     pub async fn order_writes(self, txn: &DatabaseTransaction) -> Result<(), sea_orm::DbErr> {
         use sea_orm::ConnectionTrait;
         if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
             let (space, key) = self.lock_keys();
             txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({space}, {key})")).await?;
         } else {
-            txn.execute_unprepared("UPDATE seaql_migrations SET version = version WHERE 0").await?;
+            take_sqlite_write_lock(txn).await?;
         }
         Ok(())
     }
+}
+
+/// Takes SQLite's write lock for the transaction `txn` runs, before it reads
+/// anything, by a write that changes nothing: what it reads next cannot be
+/// written over by another connection before it commits (a transaction that
+/// read first and then wrote would fail with "database is locked" when
+/// another process wrote meanwhile, not wait).
+pub async fn take_sqlite_write_lock(txn: &impl sea_orm::ConnectionTrait) -> Result<(), sea_orm::DbErr> {
+    txn.execute_unprepared("UPDATE seaql_migrations SET version = version WHERE 0").await.map(|_| ())
 }
 
 #[cfg(test)]

@@ -253,6 +253,10 @@ fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, column
     }
 }
 
+/// The two joins of `tax_rates` in `SiteRow::query` (the state's rate, the
+/// country's), and the prefixes of their columns in its rows.
+const TAX_ALIASES: (&str, &str) = ("state_tax", "country_tax");
+
 impl SiteRow {
     async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> Result<Option<Self>, sea_orm::DbErr> {
         let sites = Condition::all().add(site::Column::Id.eq(site_id)).add(site::Column::PartnerId.eq(partner_id));
@@ -276,7 +280,7 @@ impl SiteRow {
     fn query(sites: Condition, agent: Option<(Uuid, i32)>) -> SelectStatement {
         // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
         use sea_orm::sea_query::ExprTrait;
-        let (state_tax, country_tax) = ("state_tax", "country_tax");
+        let (state_tax, country_tax) = TAX_ALIASES;
         let profile_col = |c: site_billing_profile::Column| Expr::col((site_billing_profile::Entity, c));
         let mut query = site::Entity::find()
             .filter(sites)
@@ -332,7 +336,7 @@ impl SiteRow {
 
     /// A row of `query`'s.
     fn from_row(row: &sea_orm::QueryResult, agent_named: bool) -> Result<Self, sea_orm::DbErr> {
-        let (state_tax, country_tax) = ("state_tax", "country_tax");
+        let (state_tax, country_tax) = TAX_ALIASES;
         let rate = |prefix: &str| -> Result<Option<TaxRate>, sea_orm::DbErr> {
             let name: Option<String> = row.try_get("", &format!("{prefix}_name"))?;
             let rate: Option<StoredDecimal> = row.try_get("", &format!("{prefix}_rate"))?;

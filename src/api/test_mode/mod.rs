@@ -117,7 +117,7 @@ fn not_callable(operation: &str) -> ApiError {
 
 /// An operation's `x-permissions`.
 fn needed_permissions(doc: &utoipa::openapi::OpenApi) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
-    crate::openapi::operations(doc).filter_map(|op| {
+    crate::document_walk::operations(doc).filter_map(|op| {
         let needed = op.extensions.as_ref()?.get("x-permissions")?.as_array()?;
         Some((op.operation_id.clone()?, needed.iter().filter_map(|p| p.as_str().map(str::to_owned)).collect()))
     })
@@ -134,7 +134,7 @@ fn operations_of(tenant: Tenant) -> &'static [String] {
 
 /// A document's operationIds, sorted.
 fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
-    let mut ids: Vec<String> = crate::openapi::operations(doc).filter_map(|op| op.operation_id.clone()).collect();
+    let mut ids: Vec<String> = crate::document_walk::operations(doc).filter_map(|op| op.operation_id.clone()).collect();
     ids.sort();
     ids
 }
