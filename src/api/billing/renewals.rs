@@ -138,11 +138,7 @@ impl Renewals {
         let backend = txn.get_database_backend();
         if backend != DbBackend::Postgres {
             // SQLite's write lock before the first read: nobody writes between the claim and the renewals.
-            partner_clock::Entity::update_many()
-                .col_expr(partner_clock::Column::FrozenAt, Expr::col(partner_clock::Column::FrozenAt))
-                .filter(partner_clock::Column::PartnerId.eq(-1))
-                .exec(&txn)
-                .await?;
+            crate::db::take_sqlite_write_lock(&txn).await?;
         }
         let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
@@ -170,10 +166,38 @@ impl Renewals {
     /// whole batch back, and `batch` renews its sites one by one instead.
     async fn batch_together(&self, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
         let txn = self.db.begin().await?;
-        let due = due_sites(&txn, partner, self.clock.now(), failed, true).await?;
+        let renewed = self.renew_together(&txn, partner, failed).await;
+        // Rolled back here, not by the drop: sqlx only queues the drop's
+        // ROLLBACK, and until it runs the sites stay locked, so the one-by-one
+        // pass that follows would skip them all (`SKIP LOCKED`).
+        let outcomes = match renewed {
+            Ok(outcomes) => outcomes,
+            Err(err) => {
+                txn.rollback().await?;
+                return Err(err);
+            }
+        };
+        txn.commit().await?;
+        let mut report = PassReport::default();
+        let claimed = outcomes.len();
+        for (site_id, renewed) in outcomes {
+            report.count(site_id, renewed, failed);
+        }
+        Ok((claimed, report))
+    }
+
+    /// `batch_together`'s work in `txn`: each claimed site's outcome, its
+    /// writes sent; any database error ends it.
+    async fn renew_together(
+        &self,
+        txn: &sea_orm::DatabaseTransaction,
+        partner: Option<i32>,
+        failed: &[i32],
+    ) -> Result<Vec<(i32, Result<Option<usize>, StoreError>)>, DbErr> {
+        let due = due_sites(txn, partner, self.clock.now(), failed, true).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
         let ctx = Context { cipher: &self.cipher, plans: &self.plans, clock: self.clock };
-        let opened = match open_renewals(&txn, &ctx, &due).await {
+        let opened = match open_renewals(txn, &ctx, &due).await {
             Ok(opened) => opened,
             Err(StoreError::Database(err)) => return Err(err),
             // A site's rows the store cannot read: one by one, it fails alone.
@@ -197,13 +221,8 @@ impl Renewals {
             }
             outcomes.push((site_id, renewed));
         }
-        writes.run_in_chunks(&txn).await?;
-        txn.commit().await?;
-        let mut report = PassReport::default();
-        for (site_id, renewed) in outcomes {
-            report.count(site_id, renewed, failed);
-        }
-        Ok((due.len(), report))
+        writes.run_in_chunks(txn).await?;
+        Ok(outcomes)
     }
 
     /// `batch` on a SQLite file: the due sites read without a lock (SQLite

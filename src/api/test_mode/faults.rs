@@ -216,46 +216,51 @@ async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, Jso
     // Counted in the transaction of the insert, after every other arming of
     // the tenant's (on any instance) committed: two at once never pass the bound.
     let txn = state.db.begin().await?;
-    let bounded = match tenant {
-        Tenant::Partner(id) => crate::db::Bounded::PartnerFaults(id),
-        Tenant::Site(id) => crate::db::Bounded::SiteFaults(id),
-    };
-    bounded.order_writes(&txn).await?;
-    let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&txn).await?;
-    if armed >= MAX_ARMED {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
+    let armed = async {
+        let bounded = match tenant {
+            Tenant::Partner(id) => crate::db::Bounded::PartnerFaults(id),
+            Tenant::Site(id) => crate::db::Bounded::SiteFaults(id),
+        };
+        bounded.order_writes(&txn).await?;
+        let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&txn).await?;
+        if armed >= MAX_ARMED {
+            return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
+        }
+        let (partner_id, site_id) = match tenant {
+            Tenant::Partner(id) => (Some(id), None),
+            Tenant::Site(id) => (None, Some(id)),
+        };
+        let model = row::Model {
+            id: Uuid::now_v7(),
+            partner_id,
+            site_id,
+            operation_id: input.operation_id,
+            kind: input.kind.as_str().to_owned(),
+            status,
+            delay_ms,
+            times,
+            remaining: times,
+            created_time: Utc::now(),
+        };
+        row::Entity::insert(row::ActiveModel {
+            id: Set(model.id),
+            partner_id: Set(model.partner_id),
+            site_id: Set(model.site_id),
+            operation_id: Set(model.operation_id.clone()),
+            kind: Set(model.kind.clone()),
+            status: Set(model.status),
+            delay_ms: Set(model.delay_ms),
+            times: Set(model.times),
+            remaining: Set(model.remaining),
+            created_time: Set(model.created_time),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+        Ok(model)
     }
-    let (partner_id, site_id) = match tenant {
-        Tenant::Partner(id) => (Some(id), None),
-        Tenant::Site(id) => (None, Some(id)),
-    };
-    let model = row::Model {
-        id: Uuid::now_v7(),
-        partner_id,
-        site_id,
-        operation_id: input.operation_id,
-        kind: input.kind.as_str().to_owned(),
-        status,
-        delay_ms,
-        times,
-        remaining: times,
-        created_time: Utc::now(),
-    };
-    row::Entity::insert(row::ActiveModel {
-        id: Set(model.id),
-        partner_id: Set(model.partner_id),
-        site_id: Set(model.site_id),
-        operation_id: Set(model.operation_id.clone()),
-        kind: Set(model.kind.clone()),
-        status: Set(model.status),
-        delay_ms: Set(model.delay_ms),
-        times: Set(model.times),
-        remaining: Set(model.remaining),
-        created_time: Set(model.created_time),
-    })
-    .exec_without_returning(&txn)
-    .await?;
-    txn.commit().await?;
+    .await;
+    // Rolled back at once on a refusal: the drop's rollback would hold the tenant's lock until it runs.
+    let model = crate::db::conclude(txn, false, armed).await?;
     Ok(crate::api::created(format!("/api/test/faults/{}", model.id), TestFault::from(model)).into_response())
 }
 

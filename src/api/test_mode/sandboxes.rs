@@ -421,32 +421,36 @@ fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
 async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>, create: bool) -> ApiResult<()> {
     let data = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?.data;
     let txn = state.db.begin().await?;
-    if create {
-        within_bound(&txn, state.max_sandboxes).await?;
-        row::Entity::insert(row::ActiveModel {
-            partner_id: Set(place.partner_id),
-            data_set: Set(kind.as_str().to_owned()),
-            first_site_id: Set(place.first_site_id),
-            clock: Set(clock),
-            created_time: Set(created),
-            last_used_time: Set(Some(created)),
-        })
-        .exec_without_returning(&txn)
-        .await?;
-    } else {
-        sandbox::delete_tenant(&txn, place.partner_id).await?;
-        row::Entity::update_many()
-            .col_expr(row::Column::LastUsedTime, sea_orm::sea_query::Expr::value(Utc::now()))
-            .filter(row::Column::PartnerId.eq(place.partner_id))
-            .exec(&txn)
+    let written = async {
+        if create {
+            within_bound(&txn, state.max_sandboxes).await?;
+            row::Entity::insert(row::ActiveModel {
+                partner_id: Set(place.partner_id),
+                data_set: Set(kind.as_str().to_owned()),
+                first_site_id: Set(place.first_site_id),
+                clock: Set(clock),
+                created_time: Set(created),
+                last_used_time: Set(Some(created)),
+            })
+            .exec_without_returning(&txn)
             .await?;
+        } else {
+            sandbox::delete_tenant(&txn, place.partner_id).await?;
+            row::Entity::update_many()
+                .col_expr(row::Column::LastUsedTime, sea_orm::sea_query::Expr::value(Utc::now()))
+                .filter(row::Column::PartnerId.eq(place.partner_id))
+                .exec(&txn)
+                .await?;
+        }
+        crate::api::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
+        if let Some(at) = clock {
+            freeze(&txn, place.partner_id, at).await?;
+        }
+        Ok(())
     }
-    crate::api::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
-    if let Some(at) = clock {
-        freeze(&txn, place.partner_id, at).await?;
-    }
-    txn.commit().await?;
-    Ok(())
+    .await;
+    // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
+    crate::db::conclude(txn, false, written).await
 }
 
 /// Refuses a create past `--max-sandboxes`, counted in the create's own
