@@ -7,6 +7,8 @@
 #   SKIP_POSTGRES=1 ...        skip the PostgreSQL pass
 #   SKIP_SCHEMATHESIS=1 ...    skip the contract tests
 #   SKIP_IMAGE=1 ...           skip the image (built, run as PID 1) and deploy files
+#   PRUNE_BUILDS=1 ...         remove one-off builds once used (the image's, the
+#                              Rust clients'): what .ci/run does, for small disks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -15,7 +17,9 @@ chmod 755 "$WORK"
 PIDS=()
 PG_DIR=""
 
-log() { printf '\n==> %s\n' "$*"; }
+# Each step names the space left where the builds go: CI machines' disks vary
+# (one ran out of space building the Rust clients).
+log() { printf '\n==> %s   [%s free]\n' "$*" "$(df -h --output=avail "${TARGET_DIR:-.}" 2>/dev/null | tail -n 1 | tr -d ' ')"; }
 
 cleanup() {
   for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
@@ -83,6 +87,8 @@ if [ "${SKIP_IMAGE:-0}" != 1 ]; then
   PROFILE=${IMAGE_PROFILE:-dist} bash "$ROOT/scripts/image.sh"
   log "the image as PID 1: scripts/image_test.py"
   python3 "$ROOT/scripts/image_test.py" "$(ls -t "$TARGET_DIR"/image/switchboard-*.docker.tar | head -n 1)"
+  # The dist build's intermediates (1 GB) serve only a rebuild: CI drops them.
+  case "${PRUNE_BUILDS:-0}:${IMAGE_PROFILE:-dist}" in 1:dist | 1:release) rm -rf "$TARGET_DIR/${IMAGE_PROFILE:-dist}" ;; esac
 fi
 
 if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
