@@ -395,6 +395,7 @@ async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
     if test_mode {
         println!("  Test mode: on (sandboxes, clock, journal, faults): {base}/openapi/{}", crate::api::test_mode::TEST_FILE);
+        println!("  Test console:      {base}/console");
     }
     if !loaded_demo {
         println!("  Tokens: `switchboard token --help`");

@@ -9,6 +9,7 @@ pub mod billing;
 pub mod cli;
 pub mod clock;
 pub mod connections;
+mod console;
 pub mod crypto;
 pub mod db;
 pub mod document_walk;

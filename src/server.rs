@@ -20,6 +20,7 @@ use utoipa_swagger_ui::{SwaggerUi, Url};
 
 use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens, voicebots};
 use crate::connections::ConnectionLimits;
+use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
@@ -86,7 +87,9 @@ pub fn app(state: AppState) -> Router {
     }
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
     let test_routes = match state.test_mode {
-        true => test_routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch)),
+        true => test_routes
+            .layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch))
+            .merge(console::router()),
         false => Router::new(),
     };
     let routes = platform_routes
@@ -286,10 +289,10 @@ async fn plain_request_id(mut request: Request, next: Next) -> Response {
 /// interface's prefix, or test mode's paths on a server without test mode.
 fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method, path: &str) -> ApiError {
     const NONE: &str = "no operation is served at this path";
-    if path.starts_with("/api/test/") && !test_mode {
+    if (path.starts_with("/api/test/") || path == "/console" || path.starts_with("/console/")) && !test_mode {
         return ApiError::new(
             ErrorCode::NoRoute,
-            format!("{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/..."),
+            format!("{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/... and /console"),
         );
     }
     let trimmed = path.trim_end_matches('/');

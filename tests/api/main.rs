@@ -23,6 +23,7 @@ mod secure_forms;
 mod secure_form_rules;
 mod sites;
 mod subscription_operations;
+mod test_console;
 mod test_faults;
 mod test_journal;
 mod test_sandboxes;

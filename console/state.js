@@ -1,0 +1,112 @@
+// State: a read-only look at what the tests left — the partner's sites with
+// their billing configuration, subscriptions with their line items, and the
+// invoices those lines make up; the sandbox's reset and delete.
+import { call, session } from "./api.js";
+import { fill, h, table, when } from "./dom.js";
+
+export function show(container, context) {
+  const sandboxPart = h("div", { id: "sandbox" });
+  const sitesPart = h("div", { id: "sites" });
+  fill(container, h("h2", {}, "State"),
+    h("div", { class: "actions" }, h("button", { type: "button", onclick: load }, "Read again")),
+    sandboxPart, sitesPart);
+
+  async function load() {
+    if (!session.claims.partnerId) {
+      fill(sitesPart, h("p", {}, "The billing state is a partner's: sign in with a partner token to see it."));
+      return;
+    }
+    try {
+      // One read: a site embeds its billing configuration and subscriptions, line items included.
+      const sites = await call("GET", "/api/billing/sites");
+      fill(sitesPart, sites.length === 0 ? h("p", { class: "muted" }, "The partner has no site.")
+        : sites.map((site) => siteSection(site, site.subscriptions || [])));
+      context.clear();
+    } catch (error) {
+      context.report(error);
+    }
+    loadSandbox();
+  }
+
+  async function loadSandbox() {
+    const partnerId = session.claims.partnerId;
+    if (!partnerId) return fill(sandboxPart);
+    try {
+      const sandbox = await call("GET", `/api/test/sandboxes/${encodeURIComponent(partnerId)}`);
+      const confirm = h("button", { type: "button", class: "danger", hidden: true, onclick: remove }, "Yes, delete the sandbox and everything in it");
+      fill(sandboxPart, h("h3", {}, "Sandbox"),
+        h("p", {}, `Partner ${sandbox.partnerId}, ${sandbox.dataSet} data, created ${when(sandbox.createdTime)}`,
+          sandbox.expiresAt ? `, deleted unless used by ${when(sandbox.expiresAt)}` : ""),
+        h("div", { class: "actions" },
+          h("button", { type: "button", onclick: reset }, "Reset to how it was created"),
+          h("button", { type: "button", onclick: () => { confirm.hidden = false; confirm.focus(); } }, "Delete the sandbox…"),
+          confirm));
+    } catch {
+      // Not a sandbox (the demo partner, say): nothing to reset or delete.
+      fill(sandboxPart);
+    }
+  }
+
+  async function reset() {
+    try {
+      const sandbox = await call("POST", `/api/test/sandboxes/${encodeURIComponent(session.claims.partnerId)}:reset`);
+      if (sandbox?.partner?.accessToken) session.token = sandbox.partner.accessToken;
+      await load();
+    } catch (error) {
+      context.report(error);
+    }
+  }
+
+  async function remove() {
+    try {
+      await call("DELETE", `/api/test/sandboxes/${encodeURIComponent(session.claims.partnerId)}`);
+      context.signOut();
+    } catch (error) {
+      context.report(error);
+    }
+  }
+
+  load();
+}
+
+function siteSection(site, subscriptions) {
+  const config = site.siteBillingConfig || {};
+  const lines = subscriptions.flatMap((subscription) => (subscription.lineItems || []).map((line) => ({ ...line, subscription: subscription.name })));
+  const invoices = new Map();
+  for (const line of lines) {
+    if (!invoices.has(line.invoiceId)) invoices.set(line.invoiceId, []);
+    invoices.get(line.invoiceId).push(line);
+  }
+  return h("section", { class: "site", "aria-label": `Site ${site.id}` },
+    h("h3", {}, `Site ${site.id}`, site.company ? ` — ${site.company}` : ""),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Billing period"), h("dd", {}, config.billingPeriod ?? "(no configuration)"),
+      h("dt", {}, "Next billing date"), h("dd", { class: "next-billing-date" }, when(config.nextBillingDate)),
+      h("dt", {}, "Balance"), h("dd", {}, config.balance ?? ""),
+      h("dt", {}, "Currency"), h("dd", {}, config.currency ? `${config.currency.id} (${config.currency.symbol})` : config.currencyId ?? "")),
+    h("h4", {}, "Subscriptions"),
+    subscriptions.length === 0 ? h("p", { class: "muted" }, "None.") : table(`Subscriptions of site ${site.id}`, [
+      { label: "Name", cell: (s) => s.name },
+      { label: "Plan", cell: (s) => s.planId },
+      { label: "Created", cell: (s) => when(s.createdTime) },
+      { label: "Line items", cell: (s) => (s.lineItems || []).length },
+    ], subscriptions),
+    h("h4", {}, "Invoices"),
+    invoices.size === 0 ? h("p", { class: "muted" }, "None.") : [...invoices].map(([invoiceId, items]) => invoice(invoiceId, items)));
+}
+
+function invoice(invoiceId, items) {
+  const sum = (field) => items.reduce((total, line) => total + Number(line[field] || 0), 0).toFixed(2);
+  return h("div", { class: "invoice" },
+    table(`Invoice ${invoiceId}`, [
+      { label: "Subscription", cell: (line) => line.subscription },
+      { label: "Line", cell: (line) => line.name },
+      { label: "Service", cell: (line) => `${when(line.serviceStartDate)} → ${when(line.serviceEndDate)}` },
+      { label: "Quantity", cell: (line) => line.quantity ?? "" },
+      { label: "Unit price", cell: (line) => line.unitPrice ?? "" },
+      { label: "Amount", cell: (line) => line.amount ?? "" },
+      { label: "Tax", cell: (line) => line.tax ?? "" },
+      { label: "Total", cell: (line) => line.lineTotal ?? "" },
+    ], items),
+    h("p", { class: "totals" }, `Totals: amount ${sum("amount")}, tax ${sum("tax")}, total ${sum("lineTotal")}`));
+}
