@@ -10,6 +10,12 @@
 #   scripts/ab.sh OLD_BINARY NEW_BINARY      SCENARIOS="calculate_new add_subscription" ROUNDS=3
 #   NEW_ENV="SWITCHBOARD_TEST_MODE=true" SCENARIOS="get_form" scripts/ab.sh BIN BIN
 #
+# NEW_CONSOLE=1 keeps the test console open on the new side's Requests screen
+# (partner 1, in Chromium: clients/console-open.mjs) through every round; both
+# sides need test mode:
+#
+#   OLD_ENV=SWITCHBOARD_TEST_MODE=true NEW_ENV=SWITCHBOARD_TEST_MODE=true NEW_CONSOLE=1 scripts/ab.sh BIN BIN
+#
 # Scenarios: calculate_new, add_subscription, get_site (partner 1's token),
 # get_form (demo form f001 with site 10000's admin's token).
 set -euo pipefail
@@ -27,6 +33,11 @@ start "$OLD" 18101 old; start "$NEW" 18102 new
 trap 'kill $(cat $W/pids) 2>/dev/null; rm -rf $W' EXIT
 AGENT=0192f0c4-0000-7000-8000-000000010000
 tok() { SWITCHBOARD_DATABASE_URL="sqlite://$W/$1.db?mode=rwc" "$2" token --partner 1 --email admin@partner1.example; }
+if [ "${NEW_CONSOLE:-0}" = 1 ]; then
+  node "$(dirname "$0")/../clients/console-open.mjs" http://127.0.0.1:18102 "$(tok new "$NEW")" &
+  echo $! >> "$W/pids"
+  sleep 3
+fi
 agent_tok() { SWITCHBOARD_DATABASE_URL="sqlite://$W/$1.db?mode=rwc" "$2" token --site 10000 --email admin@site10000.example; }
 echo '{"planId": 4, "name": "Platform"}' > "$W/plan.json"
 run() { # url token method body

@@ -19,7 +19,11 @@ PG_DIR=""
 
 # Each step names the space left where the builds go: CI machines' disks vary
 # (one ran out of space building the Rust clients).
-log() { printf '\n==> %s   [%s free]\n' "$*" "$(df -h --output=avail "${TARGET_DIR:-.}" 2>/dev/null | tail -n 1 | tr -d ' ')"; }
+log() {
+  local where=${TARGET_DIR:-.}
+  [ -d "$where" ] || where=.
+  printf '\n==> %s   [%s free]\n' "$*" "$(df -h --output=avail "$where" 2>/dev/null | tail -n 1 | tr -d ' ')"
+}
 
 cleanup() {
   for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
@@ -198,6 +202,8 @@ contract_tests() { # backend label
       mkdir -p "$TARGET_DIR/test-output"
       node "$ROOT/clients/swagger-ui.mjs" "http://127.0.0.1:$PORT" "$platform_token" "$partner_token" \
         "$TARGET_DIR/test-output/swagger-ui.png"
+      log "the test console in Chromium (clients/console.mjs, axe-core)"
+      node "$ROOT/clients/console.mjs" "http://127.0.0.1:$PORT" "$TARGET_DIR/test-output"
     fi
     # An integrator's suite (docs/testing-with-switchboard.md): a sandbox per test.
     log "clients/example_suite (pytest, generated clients, a sandbox per test) on $2"
