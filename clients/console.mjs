@@ -163,6 +163,13 @@ await page.locator("#filter-text").fill("calculateNew");
 check(await page.locator("#journal tbody tr").count() === 1, "the path filter");
 await page.locator("#filter-text").fill("");
 ok("opened the refused entry: status, bodies, Swagger UI link, curl without the token; filtered by status class, operation and path");
+// A live update keeps the keyboard focus on the entry it was on.
+await page.locator("#journal tbody tr button").nth(1).focus();
+const focusedKey = await page.evaluate(() => document.activeElement.dataset.key);
+await api("GET", `/api/billing/siteBillingConfigs/${siteId}`, token);
+await page.waitForFunction(() => document.querySelectorAll("#journal tbody tr").length === 4);
+check(await page.evaluate(() => document.activeElement.dataset.key) === focusedKey, "the focus survives a live update");
+ok("a live update of the journal keeps the keyboard focus where it was");
 await checkScreen("requests");
 
 // Time: a month ahead runs the renewal; its invoice and the new next billing date show in State.
@@ -206,6 +213,9 @@ await page.locator("#fault-status").fill("503");
 await page.locator("#fault-times").fill("2");
 await page.getByRole("button", { name: "Arm" }).click();
 await page.locator("#fault-list td", { hasText: "getSite" }).waitFor();
+await page.getByRole("button", { name: "Disarm the status fault of getSite" }).focus();
+await page.waitForTimeout(2500); // the list is polled every 2 s
+check(await page.evaluate(() => document.activeElement?.textContent) === "Disarm", "the focus survives the faults' polling");
 await checkScreen("faults");
 check((await api("GET", `/api/billing/sites/${siteId}`, token)).status === 503, "the faulted request answers 503");
 await screen("requests");

@@ -8,9 +8,14 @@ export function show(container, context) {
   const form = h("form", { id: "fault-form", class: "grid-form" });
   fill(container, h("h2", {}, "Faults"), list, h("h3", {}, "Arm a fault"), form);
 
+  let shown = null;
   async function load() {
     try {
       const faults = await call("GET", "/api/test/faults");
+      // Drawn again only when something changed: a redraw would take the keyboard focus away.
+      const key = JSON.stringify(faults);
+      if (key === shown) return;
+      shown = key;
       fill(list, faults.length === 0 ? h("p", { class: "muted" }, "No fault is armed.") : table("Armed faults", [
         { label: "Operation", cell: (fault) => fault.operationId },
         { label: "Kind", cell: (fault) => fault.kind },

@@ -58,13 +58,15 @@ export function show(container, context) {
   }
 
   function render() {
+    // A live redraw keeps the keyboard focus on the entry it was on.
+    const focused = list.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
     const matching = entries.filter(matches);
     const shown = showAll ? matching : matching.slice(0, SHOWN);
     fill(count, `${matching.length} of ${entries.length} requests (the last ${LIMIT} at most)`,
       shown.length < matching.length ? `; the newest ${shown.length} shown` : "");
     const rows = shown.map((entry) => h("tr", { class: entry === selected ? "selected" : "" },
       h("td", { title: when(entry.at), class: "nowrap" }, String(entry.at).slice(11, 23)),
-      h("td", {}, h("button", { type: "button", class: "link", onclick: () => open(entry) }, `${entry.method} ${entry.path}`)),
+      h("td", {}, h("button", { type: "button", class: "link", "data-key": keyOf(entry), onclick: () => open(entry) }, `${entry.method} ${entry.path}`)),
       h("td", {}, entry.operationId),
       h("td", { class: `status s${String(entry.status)[0]}` }, String(entry.status)),
       h("td", { class: "number" }, String(entry.durationMs)),
@@ -76,6 +78,7 @@ export function show(container, context) {
     shown.length < matching.length
       ? h("button", { type: "button", class: "more", onclick: () => { showAll = true; render(); } }, `Show all ${matching.length}`)
       : "");
+    if (focused) [...list.querySelectorAll("button[data-key]")].find((button) => button.dataset.key === focused)?.focus();
     if (!document.body.dataset.journalRenderedMs) document.body.dataset.journalRenderedMs = String(Math.round(performance.now()));
   }
 
@@ -159,6 +162,11 @@ export function show(container, context) {
   refresh();
   const timer = setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
   return () => clearInterval(timer);
+}
+
+/** An entry's identity in the list (a client may send its own request ids, so not those alone). */
+function keyOf(entry) {
+  return `${entry.requestId} ${entry.at}`;
 }
 
 function swaggerLink({ tag, title }, operationId) {
