@@ -2,15 +2,10 @@
 // until killed: the "console open" side of `NEW_CONSOLE=1 scripts/ab.sh`.
 //
 //   node console-open.mjs <base-url> <partner-token>
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 
 const [base, token] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 const page = await browser.newPage();
 await page.goto(`${base}/console`);
 await page.evaluate((value) => sessionStorage.setItem("switchboard.console.token", value), token);

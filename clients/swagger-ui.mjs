@@ -4,18 +4,11 @@
 // again and reads a site, checking the 200s on the page. Saves a screenshot.
 //
 //   node swagger-ui.mjs <base-url> <platform-token> <partner-token> <screenshot.png>
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 
 const [base, platformToken, partnerToken, screenshot] = process.argv.slice(2);
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  ],
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
 page.setDefaultTimeout(20000);
 

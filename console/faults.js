@@ -31,14 +31,11 @@ export function show(container, context) {
     }
   }
 
-  async function disarm(fault) {
-    try {
+  function disarm(fault) {
+    return context.attempt(async () => {
       await call("DELETE", `/api/test/faults/${encodeURIComponent(fault.id)}`);
-      context.clear();
       await load();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
   async function buildForm() {
@@ -70,13 +67,10 @@ export function show(container, context) {
     const body = { operationId: form.elements.operationId.value, kind, times: Number(form.elements["fault-times"].value) };
     if (kind === "status") body.status = Number(form.elements["fault-status"].value);
     if (kind === "delay") body.delayMs = Number(form.elements["fault-delay"].value);
-    try {
+    await context.attempt(async () => {
       await call("POST", "/api/test/faults", { json: body });
-      context.clear();
       await load();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   });
 
   buildForm().catch((error) => context.report(error));

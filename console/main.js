@@ -20,6 +20,15 @@ const context = {
   clear() {
     $("problem").hidden = true;
   },
+  /** Runs an action the user asked for: the last problem cleared, this one's shown if it fails. */
+  async attempt(work) {
+    context.clear();
+    try {
+      await work();
+    } catch (error) {
+      context.report(error);
+    }
+  },
   signOut,
   signedIn,
 };

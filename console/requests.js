@@ -131,15 +131,13 @@ export function show(container, context) {
     }
   }
 
-  async function clearJournal() {
-    try {
+  function clearJournal() {
+    return context.attempt(async () => {
       await call("DELETE", "/api/test/requests");
       selected = null;
       fill(detail);
       await refresh();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
   // The operations of the token's document, for the filter and Swagger UI's links.

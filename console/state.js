@@ -47,23 +47,19 @@ export function show(container, context) {
     }
   }
 
-  async function reset() {
-    try {
+  function reset() {
+    return context.attempt(async () => {
       const sandbox = await call("POST", `/api/test/sandboxes/${encodeURIComponent(session.claims.partnerId)}:reset`);
       if (sandbox?.partner?.accessToken) session.token = sandbox.partner.accessToken;
       await load();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
-  async function remove() {
-    try {
+  function remove() {
+    return context.attempt(async () => {
       await call("DELETE", `/api/test/sandboxes/${encodeURIComponent(session.claims.partnerId)}`);
       context.signOut();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
   load();

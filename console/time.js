@@ -67,28 +67,22 @@ export function show(container, context) {
       context.report("the date to advance to is not a date");
       return;
     }
-    try {
+    await context.attempt(async () => {
       const from = clock.now;
       const answer = await call("POST", "/api/test/clock:advance", { json: { to: to.toISOString().replace(".000Z", "Z") } });
       history.unshift({ from, to: answer.now, renewals: answer.renewals });
       renderLog();
-      context.clear();
       await Promise.all([load(), loadPeriods()]);
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
-  async function giveBack() {
-    try {
+  function giveBack() {
+    return context.attempt(async () => {
       await call("DELETE", "/api/test/clock");
       history.unshift({ givenBack: true });
       renderLog();
-      context.clear();
       await load();
-    } catch (error) {
-      context.report(error);
-    }
+    });
   }
 
   function renderLog() {
