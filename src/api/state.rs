@@ -90,8 +90,8 @@ pub struct SharedState {
     pub journal: Option<Journal>,
     /// This process among the instances sharing the database (`db::instances`).
     pub instance: crate::db::instances::Instance,
-    /// Where applies on one site wait for each other on PostgreSQL (`scope::SiteQueues`).
-    pub site_queues: super::billing::scope::SiteQueues,
+    /// Where applies on one site wait for their batch on PostgreSQL (`billing::site_batches`).
+    pub site_batches: super::billing::site_batches::SiteBatches,
 }
 
 impl SharedState {
@@ -142,7 +142,7 @@ impl SharedState {
             sites: Default::default(),
             plans: Default::default(),
             instance: crate::db::instances::Instance::unregistered(),
-            site_queues: Default::default(),
+            site_batches: Default::default(),
         }
     }
 }

@@ -18,6 +18,8 @@ use sea_orm::{ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockE
 /// Statements collected to run as one (`run`).
 pub struct Deferred {
     statements: Mutex<Vec<Statement>>,
+    /// Indexes of the statements whose changed rows `run_counted` counts.
+    counted: Mutex<Vec<usize>>,
 }
 
 impl Default for Deferred {
@@ -28,7 +30,24 @@ impl Default for Deferred {
 
 impl Deferred {
     pub fn new() -> Self {
-        Self { statements: Mutex::new(Vec::new()) }
+        Self { statements: Mutex::new(Vec::new()), counted: Mutex::new(Vec::new()) }
+    }
+
+    /// How many statements are collected.
+    pub fn len(&self) -> usize {
+        self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Marks the statements collected from index `start` on as counted: the
+    /// rows they change are what `run_counted` answers (an `UPDATE` guarded
+    /// by a condition, each a key's answer that must find its claim).
+    pub fn count_since(&self, start: usize) {
+        let collected = self.len();
+        self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(start..collected);
     }
 
     /// Runs the collected statements on `db` (PostgreSQL) as one: every one but
@@ -49,18 +68,57 @@ impl Deferred {
     /// Moves `other`'s statements after this one's.
     pub fn append(&self, other: Deferred) {
         let theirs = other.statements.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(theirs);
+        let counted = other.counted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ours = self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let offset = ours.len();
+        self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(counted.into_iter().map(|i| i + offset));
+        ours.extend(theirs);
     }
 
     /// Runs the collected statements on `db` as few statements as PostgreSQL's
     /// bound on values allows, in their order (so a row's parent is written in
     /// its statement or an earlier one); how many statements that was.
     pub async fn run_in_chunks(self, db: &impl ConnectionTrait) -> Result<usize, DbErr> {
+        let chunks = self.chunks();
+        let sent = chunks.len();
+        for chunk in chunks {
+            if let Some(combined) = combine(chunk.into_iter().map(|(statement, _)| statement).collect()) {
+                db.execute_raw(combined).await?;
+            }
+        }
+        Ok(sent)
+    }
+
+    /// As `run_in_chunks`, answering how many rows the counted statements
+    /// (`count_since`) changed, summed: a chunk that holds any runs each of
+    /// its statements as a `WITH` part, the counted ones `RETURNING 1`, and
+    /// counts their rows in the statement itself (no round trip more).
+    pub async fn run_counted(self, db: &impl ConnectionTrait) -> Result<u64, DbErr> {
+        let mut changed = 0;
+        for chunk in self.chunks() {
+            if !chunk.iter().any(|(_, counted)| *counted) {
+                if let Some(combined) = combine(chunk.into_iter().map(|(statement, _)| statement).collect()) {
+                    db.execute_raw(combined).await?;
+                }
+                continue;
+            }
+            let (combined, _) = combine_counting(chunk);
+            let row = db.query_one_raw(combined).await?.ok_or_else(|| DbErr::Custom("a count answers one row".into()))?;
+            changed += u64::try_from(row.try_get::<i64>("", "changed")?).unwrap_or(0);
+        }
+        Ok(changed)
+    }
+
+    /// The collected statements in chunks under PostgreSQL's bound on values,
+    /// in their order, each with whether it is counted.
+    fn chunks(self) -> Vec<Vec<(Statement, bool)>> {
         let statements = self.statements.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut chunks: Vec<Vec<Statement>> = Vec::new();
+        let counted = self.counted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut chunks: Vec<Vec<(Statement, bool)>> = Vec::new();
         let mut values = 0;
-        for statement in statements {
+        for (i, statement) in statements.into_iter().enumerate() {
             let count = statement.values.as_ref().map_or(0, |v| v.0.len());
+            let statement = (statement, counted.contains(&i));
             match chunks.last_mut() {
                 Some(chunk) if values + count <= VALUES_PER_STATEMENT => chunk.push(statement),
                 _ => {
@@ -70,14 +128,27 @@ impl Deferred {
             }
             values += count;
         }
-        let sent = chunks.len();
-        for chunk in chunks {
-            if let Some(combined) = combine(chunk) {
-                db.execute_raw(combined).await?;
-            }
-        }
-        Ok(sent)
+        chunks
     }
+}
+
+/// One statement of `chunk` (not empty) that runs every statement as a
+/// `WITH` part and answers `changed`, the rows of the counted ones; and
+/// the SQL of the parts, for tests.
+fn combine_counting(chunk: Vec<(Statement, bool)>) -> (Statement, usize) {
+    let mut counted_parts = Vec::new();
+    let mut statements = Vec::with_capacity(chunk.len() + 1);
+    for (i, (mut statement, counted)) in chunk.into_iter().enumerate() {
+        if counted {
+            statement.sql.push_str(" RETURNING 1");
+            counted_parts.push(format!("SELECT 1 FROM w{i}"));
+        }
+        statements.push(statement);
+    }
+    let parts = counted_parts.len();
+    let count = format!("SELECT count(*) AS changed FROM ({}) AS counted", counted_parts.join(" UNION ALL "));
+    statements.push(Statement::from_string(DbBackend::Postgres, count));
+    (combine(statements).expect("a chunk holds statements"), parts)
 }
 
 /// One statement of `statements`: `WITH w0 AS (s0), w1 AS (s1) s2`, each
@@ -158,6 +229,34 @@ mod tests {
         let one = statement("DELETE FROM d WHERE id = $1", vec![6.into()]);
         assert_eq!(combine(vec![one.clone()]).unwrap().sql, one.sql);
         assert!(combine(Vec::new()).is_none());
+    }
+
+    #[test]
+    fn counted_parts_return_their_rows_and_the_statement_counts_them() {
+        let (combined, parts) = combine_counting(vec![
+            (statement("INSERT INTO a (x) VALUES ($1)", vec![1.into()]), false),
+            (statement("UPDATE k SET s = $1 WHERE c = $2", vec![2.into(), 3.into()]), true),
+            (statement("UPDATE k SET s = $1 WHERE c = $2", vec![4.into(), 5.into()]), true),
+        ]);
+        assert_eq!(parts, 2);
+        assert_eq!(
+            combined.sql,
+            "WITH w0 AS (INSERT INTO a (x) VALUES ($1)), w1 AS (UPDATE k SET s = $2 WHERE c = $3 RETURNING 1), \
+             w2 AS (UPDATE k SET s = $4 WHERE c = $5 RETURNING 1) \
+             SELECT count(*) AS changed FROM (SELECT 1 FROM w1 UNION ALL SELECT 1 FROM w2) AS counted"
+        );
+    }
+
+    #[test]
+    fn statements_counted_are_those_collected_after_the_mark() {
+        let deferred = Deferred::new();
+        deferred.statements.lock().unwrap().push(statement("INSERT INTO a (x) VALUES ($1)", vec![1.into()]));
+        let start = deferred.len();
+        deferred.statements.lock().unwrap().push(statement("UPDATE k SET s = $1", vec![2.into()]));
+        deferred.count_since(start);
+        let chunks = deferred.chunks();
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].iter().map(|(_, counted)| *counted).collect::<Vec<_>>(), [false, true]);
     }
 }
 

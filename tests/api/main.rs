@@ -21,6 +21,7 @@ mod retries;
 mod round_trips;
 mod secure_forms;
 mod secure_form_rules;
+mod site_batches;
 mod sites;
 mod subscription_operations;
 mod test_console;

@@ -32,6 +32,12 @@ pub trait Steps<T>: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, 
 
 impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
 
+/// How an operation answers: the steps' value and the figures made an
+/// answer (recorded with the request's idempotency key, if it has one).
+pub trait Respond<T>: FnOnce(T, Outcome) -> ApiResult<Answer> {}
+
+impl<T, F> Respond<T> for F where F: FnOnce(T, Outcome) -> ApiResult<Answer> {}
+
 /// Runs `steps` (the billing rules, no I/O) on the operation's ledger in one
 /// transaction: opens it, applies the steps, figures the invoice and, unless
 /// previewing, writes every row and the answer `respond` makes of the steps'
@@ -51,13 +57,15 @@ impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>,
 /// (`db::on_thread`): previews on a reader on the request's thread (one that
 /// finds the database busy there reads again through the pool), applies in
 /// the on-thread writer's batches, each under a savepoint of its own and
-/// answered once its batch has committed.
+/// answered once its batch has committed. On PostgreSQL applies on one site
+/// run in batches too (`site_batches`), so the steps and the answer are
+/// cloned: a batch the database refuses is run again one apply at a time.
 pub async fn run<T: Send + 'static>(
     state: &AppState,
     op: Operation,
     receipt: Receipt,
-    steps: impl Steps<T> + Send + 'static,
-    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer> + Send + 'static,
+    steps: impl Steps<T> + Clone + Send + Sync + 'static,
+    respond: impl Respond<T> + Clone + Send + Sync + 'static,
 ) -> ApiResult<Response> {
     let claim = match receipt {
         Receipt::Apply(claim) => claim.map(|axum::Extension(claim)| claim),
@@ -65,8 +73,7 @@ pub async fn run<T: Send + 'static>(
             let several = op.wants.names_subscriptions();
             let (billing, op) = (&state.billing(), &op);
             let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
-            let Computed { value, outcome, .. } = opened.compute(steps, op.mode)?;
-            return Ok(respond(value, outcome)?.into_response());
+            return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
         }
     };
     if let Some(batches) = &state.write_batches {
@@ -75,17 +82,21 @@ pub async fn run<T: Send + 'static>(
             .run(move |session| {
                 Box::pin(async move {
                     // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
-                    let computed = open(session, &state.billing(), &op, false).await?.compute(steps, op.mode)?;
-                    write(session, computed, respond, claim.as_ref()).await
+                    let applied = open(session, &state.billing(), &op, false).await?.apply(steps, op.mode, respond)?;
+                    write(session, applied, claim.as_ref()).await
                 })
             })
             .await;
     }
-    let _turn = state.site_queues.turn(op.site_id).await?;
+    state.site_batches.run(state, op, claim, steps, respond).await
+}
+
+/// Runs an apply alone in a transaction of its own that locks its site first.
+pub(super) async fn alone(state: &AppState, op: &Operation, claim: Option<&KeyClaim>, apply: impl FnOnce(Opened) -> ApiResult<Applied>) -> ApiResult<Response> {
     let txn = state.db.begin().await?;
     let result = async {
-        let computed = open(&txn, &state.billing(), &op, true).await?.compute(steps, op.mode)?;
-        write(&txn, computed, respond, claim.as_ref()).await
+        let applied = apply(open(&txn, &state.billing(), op, true).await?)?;
+        write(&txn, applied, claim).await
     }
     .await;
     conclude(txn, false, result).await
@@ -94,14 +105,8 @@ pub async fn run<T: Send + 'static>(
 /// Writes what an apply did and, when its request holds an idempotency key,
 /// the key's answer, in `db`'s transaction: the effect and its answer commit
 /// together or not at all (a retry then replays it, or runs).
-async fn write<T>(
-    db: &impl ConnectionTrait,
-    computed: Computed<T>,
-    respond: impl FnOnce(T, Outcome) -> ApiResult<Answer>,
-    receipt: Option<&KeyClaim>,
-) -> ApiResult<Response> {
-    let Computed { value, outcome, site, writes } = computed;
-    let answer = respond(value, outcome)?;
+async fn write(db: &impl ConnectionTrait, applied: Applied, receipt: Option<&KeyClaim>) -> ApiResult<Response> {
+    let Applied { answer, site, writes } = applied;
     if db.get_database_backend() == DbBackend::Postgres {
         // Every write and the key's answer in one round trip, while the site's lock is held.
         let deferred = Deferred::new();
@@ -116,28 +121,32 @@ async fn write<T>(
             claim.record(db, &answer).await?;
         }
     }
-    let mut response = answer.into_response();
-    if receipt.is_some() {
-        response.extensions_mut().insert(Recorded);
-    }
-    Ok(response)
+    Ok(response(answer, receipt.is_some()))
 }
 
-/// An operation computed: the steps' value, the figures, and what an apply writes.
-struct Computed<T> {
-    value: T,
-    outcome: Outcome,
-    site: SiteRows,
-    writes: Writes<SubscriptionPricingModel>,
+/// The response of an apply's answer; `recorded` when it was stored as its
+/// key's answer with the effect.
+pub(super) fn response(answer: Answer, recorded: bool) -> Response {
+    let mut response = answer.into_response();
+    if recorded {
+        response.extensions_mut().insert(Recorded);
+    }
+    response
+}
+
+/// An operation applied: its answer and every row it writes.
+pub(super) struct Applied {
+    pub(super) answer: Answer,
+    pub(super) site: SiteRows,
+    pub(super) writes: Writes<SubscriptionPricingModel>,
 }
 
 impl Opened {
-    /// Applies `steps` and figures the invoice.
-    fn compute<T>(self, steps: impl Steps<T>, mode: InvoiceMode) -> ApiResult<Computed<T>> {
+    /// Applies `steps`, figures the invoice and makes the answer.
+    pub(super) fn apply<T>(self, steps: impl Steps<T>, mode: InvoiceMode, respond: impl Respond<T>) -> ApiResult<Applied> {
         let Opened { mut ledger, plans, site, .. } = self;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(mode);
-        Ok(Computed { value, outcome, site, writes })
+        Ok(Applied { answer: respond(value, outcome)?, site, writes })
     }
 }
-

@@ -108,10 +108,55 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
         lock_site(db, partner_id, site_id).await?;
     }
     let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
-    let subscriptions = subscriptions_of(db, partner_id, site_id, &op.wants).await?;
+    open_on(db, ctx, op, row).await
+}
+
+/// Opens `op` on its site's `row`: reads what `op.wants` names besides.
+async fn open_on(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
+    let subscriptions = subscriptions_of(db, op.partner_id, op.site_id, &op.wants).await?;
     let open_charges = if op.wants.no_credits { HashMap::new() } else { open_charges(db, &subscriptions).await? };
     let plans = ctx.plans.plans(db, &op.wants.plans).await?;
     assemble(ctx, op, row, subscriptions, open_charges, plans)
+}
+
+/// A site's row as the applies of a batch have left it so far
+/// (`site_batches`): read once with the site locked, then kept up to date
+/// with what each apply writes to it (its balance, its purchased agents), so
+/// an apply that reads nothing else opens without a statement.
+pub(super) struct KnownSite {
+    row: SiteRow,
+    /// The agent the row's `agent_found` was read for.
+    agent_id: Option<Uuid>,
+}
+
+impl KnownSite {
+    /// Reads `op`'s site's row (none: the partner has no such site).
+    pub(super) async fn read(db: &impl ConnectionTrait, op: &Operation) -> Result<Option<Self>, sea_orm::DbErr> {
+        let row = SiteRow::read(db, op.partner_id, op.site_id, op.agent_id).await?;
+        Ok(row.map(|row| Self { row, agent_id: op.agent_id }))
+    }
+
+    /// Whether the row answers for `op` (it names the same agent).
+    pub(super) fn serves(&self, op: &Operation) -> bool {
+        self.agent_id == op.agent_id
+    }
+
+    /// Opens `op` (which `serves`) on the row: a statement only for what it names besides.
+    pub(super) async fn open(&self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> Result<Opened, StoreError> {
+        open_on(db, ctx, op, self.row.clone()).await
+    }
+
+    /// What an apply wrote to the site's row.
+    pub(super) fn after(&mut self, writes: &Writes<SubscriptionPricingModel>) {
+        if let Some(config) = &mut self.row.config {
+            if let Some(balance) = writes.balance {
+                config.balance = StoredDecimal::from(balance);
+            }
+            if let Some(agents) = writes.purchased_agents {
+                config.purchased_agents = agents;
+            }
+        }
+    }
 }
 
 /// Opens renewals of `sites` (site, partner), claimed already: what `open`
@@ -201,6 +246,7 @@ fn assemble(
 /// thread on SQLite), so a preview that reads nothing else needs no transaction.
 /// It reads 11 of the three tables' 84 columns, and the partner's clock: mapping a column costs more
 /// than SQLite takes to read it (docs/performance.md).
+#[derive(Clone)]
 struct SiteRow {
     site: InvoiceSite,
     config: Option<TermsColumns>,
@@ -216,7 +262,7 @@ struct SiteRow {
 }
 
 /// What an operation takes of the site's billing configuration.
-#[derive(FromQueryResult)]
+#[derive(Clone, FromQueryResult)]
 struct TermsColumns {
     billing_period: String,
     billing_start_date: DateTime<Utc>,
@@ -234,7 +280,7 @@ impl TermsColumns {
 }
 
 /// How the site pays, of its billing profile.
-#[derive(FromQueryResult)]
+#[derive(Clone, FromQueryResult)]
 struct PaymentColumns {
     is_charged_automatically: bool,
     primary_card_number_encrypted: String,

@@ -19,6 +19,7 @@ pub mod products;
 pub mod profiles;
 pub mod renewals;
 pub mod scope;
+pub mod site_batches;
 pub mod store_error;
 pub mod sites;
 pub mod subscriptions;

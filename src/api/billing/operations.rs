@@ -59,7 +59,7 @@ impl ToSchema for BillingMonths {}
 
 /// Body of adding a plan and of switching to one ("plan request").
 #[switchboard_macros::rules]
-#[derive(Debug, Deserialize, ToSchema, Validate)]
+#[derive(Clone, Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"planId": 4, "name": "Platform", "billingPeriod": 1}))]
 pub struct PlanRequest {

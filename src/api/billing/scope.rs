@@ -5,7 +5,7 @@ use sea_orm::sea_query::{Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use crate::db::entities::site;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 
 const OWNER: &str = "owner";
 
@@ -117,37 +117,4 @@ pub async fn on_locked_site<T>(
     }
     .await;
     crate::db::conclude(txn, false, result).await
-}
-
-/// Billing applies on one site wait for each other here, in the instance,
-/// before they take the site's row lock in PostgreSQL (`lock_site`): there,
-/// every waiter holds a connection and a backend, and each commit wakes them
-/// all to queue again on the row (measured: 16 backends waiting on one site's
-/// row, `Lock:tuple`, while the holder waited for its client). Here a waiter
-/// is a parked task, woken first in, first out. The row lock still orders
-/// applies across instances and against every other billing write; this only
-/// keeps one of each instance's applies per site in that queue. Sites share
-/// one of `STRIPES` queues by their id.
-pub struct SiteQueues {
-    stripes: Box<[tokio::sync::Mutex<()>]>,
-}
-
-const STRIPES: usize = 1024;
-/// A wait longer than this is answered 503 (`503002`) with `Retry-After`.
-const QUEUE_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
-
-impl Default for SiteQueues {
-    fn default() -> Self {
-        Self { stripes: (0..STRIPES).map(|_| tokio::sync::Mutex::new(())).collect() }
-    }
-}
-
-impl SiteQueues {
-    /// Waits for the site's turn; the turn lasts as long as the guard.
-    pub async fn turn(&self, site_id: i32) -> ApiResult<tokio::sync::MutexGuard<'_, ()>> {
-        let stripe = &self.stripes[site_id.unsigned_abs() as usize % STRIPES];
-        tokio::time::timeout(QUEUE_WITHIN, stripe.lock()).await.map_err(|_| {
-            ApiError::new(ErrorCode::Busy, format!("applies on site {site_id} waited longer than {QUEUE_WITHIN:?} for each other")).retry_after(1)
-        })
-    }
 }
