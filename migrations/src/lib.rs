@@ -25,6 +25,7 @@ mod m20261202_000019_test_sandboxes;
 mod m20261203_000020_journal_marks;
 mod m20261204_000021_sandbox_last_used;
 mod m20261205_000022_key_claim_instance;
+mod m20261206_000023_site_revisions_per_statement;
 
 pub struct Migrator;
 
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000020_journal_marks::Migration),
             Box::new(m20261204_000021_sandbox_last_used::Migration),
             Box::new(m20261205_000022_key_claim_instance::Migration),
+            Box::new(m20261206_000023_site_revisions_per_statement::Migration),
         ]
     }
 }

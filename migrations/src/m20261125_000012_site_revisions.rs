@@ -18,7 +18,7 @@ use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 pub struct Migration;
 
 /// Tables whose rows belong to one site (`site_id`), all shown in its answer.
-const SITE_ROWS: [&str; 10] = [
+pub(crate) const SITE_ROWS: [&str; 10] = [
     "site_tags",
     "agents",
     "site_contracts",

@@ -127,13 +127,15 @@ pub(super) struct KnownSite {
     row: SiteRow,
     /// The agent the row's `agent_found` was read for.
     agent_id: Option<Uuid>,
+    /// The applies changed the row's balance or purchased agents since they were last written.
+    terms_changed: bool,
 }
 
 impl KnownSite {
     /// Reads `op`'s site's row (none: the partner has no such site).
     pub(super) async fn read(db: &impl ConnectionTrait, op: &Operation) -> Result<Option<Self>, sea_orm::DbErr> {
         let row = SiteRow::read(db, op.partner_id, op.site_id, op.agent_id).await?;
-        Ok(row.map(|row| Self { row, agent_id: op.agent_id }))
+        Ok(row.map(|row| Self { row, agent_id: op.agent_id, terms_changed: false }))
     }
 
     /// Whether the row answers for `op` (it names the same agent).
@@ -146,16 +148,35 @@ impl KnownSite {
         open_on(db, ctx, op, self.row.clone()).await
     }
 
-    /// What an apply wrote to the site's row.
-    pub(super) fn after(&mut self, writes: &Writes<SubscriptionPricingModel>) {
+    /// Takes what an apply writes to the site's row (its balance, its
+    /// purchased agents) out of its `writes` into the row: `save_terms`
+    /// writes them once for the applies since the last, since the parts of
+    /// one statement may not change a row twice (`db::deferred`).
+    pub(super) fn after(&mut self, writes: &mut Writes<SubscriptionPricingModel>) {
+        let (balance, agents) = (writes.balance.take(), writes.purchased_agents.take());
         if let Some(config) = &mut self.row.config {
-            if let Some(balance) = writes.balance {
+            if let Some(balance) = balance {
                 config.balance = StoredDecimal::from(balance);
+                self.terms_changed = true;
             }
-            if let Some(agents) = writes.purchased_agents {
+            if let Some(agents) = agents {
                 config.purchased_agents = agents;
+                self.terms_changed = true;
             }
         }
+    }
+
+    /// Writes the row's balance and purchased agents if applies changed them.
+    pub(super) async fn save_terms(&mut self, db: &impl ConnectionTrait) -> Result<(), sea_orm::DbErr> {
+        let Some(config) = self.row.config.as_ref().filter(|_| self.terms_changed) else { return Ok(()) };
+        config::Entity::update_many()
+            .col_expr(config::Column::Balance, Expr::value(config.balance))
+            .col_expr(config::Column::PurchasedAgents, Expr::value(config.purchased_agents))
+            .filter(config::Column::SiteId.eq(self.row.site.id))
+            .exec(db)
+            .await?;
+        self.terms_changed = false;
+        Ok(())
     }
 }
 

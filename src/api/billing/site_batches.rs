@@ -136,7 +136,10 @@ async fn run_batches(state: AppState, site: (i32, i32)) {
 /// Runs `batch` together; if the database refuses that, each alone.
 async fn run_batch(state: &AppState, batch: Vec<Box<dyn Apply>>) {
     if batch.len() > 1 {
-        match together(state, &batch).await {
+        let started = std::time::Instant::now();
+        let ran = together(state, &batch).await;
+        tracing::debug!(applies = batch.len(), took_us = started.elapsed().as_micros() as u64, "a batch of applies on one site");
+        match ran {
             Ok(answers) => {
                 for (apply, answer) in batch.into_iter().zip(answers) {
                     apply.reply(answer);
@@ -180,7 +183,7 @@ async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Bo
         let read_row = !known.as_ref().is_some_and(|known| known.serves(op));
         if read_row || op.wants.names_subscriptions() {
             // What it reads must see what the applies before it wrote.
-            pending.send(txn).await?;
+            pending.send(txn, known.as_mut()).await?;
         }
         if read_row {
             known = KnownSite::read(txn, op).await?;
@@ -194,14 +197,14 @@ async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Bo
             Err(StoreError::Database(err)) => return Err(err),
             Err(refused) => Err(refused.into()),
         };
-        let Applied { answer, site: rows, writes } = match applied {
+        let Applied { answer, site: rows, mut writes } = match applied {
             Ok(applied) => applied,
             Err(refused) => {
                 answers.push(Err(refused));
                 continue;
             }
         };
-        site.after(&writes);
+        site.after(&mut writes);
         rows.save(&pending.writes, writes).await?;
         if let Some(claim) = apply.claim() {
             let start = pending.writes.len();
@@ -211,7 +214,7 @@ async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Bo
         }
         answers.push(Ok(response(answer, apply.claim().is_some())));
     }
-    pending.send(txn).await?;
+    pending.send(txn, known.as_mut()).await?;
     Ok(answers)
 }
 
@@ -224,10 +227,14 @@ struct Pending {
 }
 
 impl Pending {
-    /// Sends the writes (one statement, or a few for many values); a key's
+    /// Sends the writes with the site's balance and purchased agents as the
+    /// applies left them (one statement, or a few for many values); a key's
     /// answer that found its claim taken over fails the batch, so that its
     /// apply, run alone, is answered for that.
-    async fn send(&mut self, txn: &DatabaseTransaction) -> Result<(), DbErr> {
+    async fn send(&mut self, txn: &DatabaseTransaction, site: Option<&mut KnownSite>) -> Result<(), DbErr> {
+        if let Some(site) = site {
+            site.save_terms(&self.writes).await?;
+        }
         let Pending { writes, claims } = std::mem::take(self);
         if writes.is_empty() {
             return Ok(());
