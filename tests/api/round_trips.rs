@@ -60,16 +60,55 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     assert_eq!(keyed.len(), 4, "{keyed:#?}");
     assert!(keyed[0].starts_with("INSERT INTO \"idempotency_keys\""), "the claim: {}", keyed[0]);
     assert!(keyed[3].contains("UPDATE \"idempotency_keys\""), "the answer is the statement's last part: {}", keyed[3]);
-    // A change preview that credits open charges: the site; its
-    // subscriptions, their pricing models and segments; their open charges.
+    // A change preview that credits open charges: the site and its revision;
+    // its subscriptions, their pricing models and segments; their open
+    // charges; the revision again (the same: one state was read, without a
+    // snapshot transaction's BEGIN, SET TRANSACTION and ROLLBACK).
     let subscription = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await;
     let subscriptions: Value = subscription.json().await.unwrap();
     let id = subscriptions.as_array().and_then(|all| all.first()).and_then(|s| s["id"].as_str()).expect("a subscription").to_owned();
     let upgrade = json!({"planId": 4, "name": "Upgraded"});
     let changes = statements_of(&app, &on_site(&format!("/{id}:calculateSwitchPlan")), Some(&upgrade)).await;
-    assert_eq!(changes.len(), 3, "{changes:#?}");
+    assert_eq!(changes.len(), 4, "{changes:#?}");
+    assert!(changes[0].contains("\"revision\"") && changes[3].contains("\"revision\""), "{changes:#?}");
     // A site read, kept by revision: one statement.
     assert_eq!(statements_of(&app, &format!("/api/billing/sites/{SITE_A}"), None).await.len(), 1);
+}
+
+/// Applies on one site that wait together run together (`site_batches`):
+/// the site's lock, its row and one statement of writes for all of them,
+/// not three statements each. The test holds the site's row lock while ten
+/// arrive: the first may have started its batch alone, so there are one or
+/// two batches.
+#[tokio::test]
+async fn applies_waiting_on_one_site_take_three_statements_a_batch() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    let app = spawn_app().await;
+    if app.sqlite_path.is_some() {
+        return; // SQLite's applies go through the one writer's batches (`db::on_thread`).
+    }
+    // The plan read once and kept, as in steady use.
+    assert_eq!(app.post(&on_site(":calculateNew"), &app.partner_admin(1), &json!({"planId": 4, "name": "Kept"})).await.status(), 200);
+    let held = app.db.begin().await.unwrap();
+    held.execute_unprepared(&format!("SELECT id FROM sites WHERE id = {SITE_A} FOR UPDATE")).await.unwrap();
+    app.reset_query_count();
+    let applies: Vec<_> = (0..10)
+        .map(|i| {
+            let request = app.client.post(app.url(&on_site(":new"))).bearer_auth(app.partner_admin(1)).json(&json!({"planId": 4, "name": format!("Batch {i}")}));
+            tokio::spawn(async move { request.send().await.unwrap().status().as_u16() })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    held.commit().await.unwrap();
+    for apply in applies {
+        assert_eq!(apply.await.unwrap(), 200);
+    }
+    let statements = app.statements();
+    let batches = statements.iter().filter(|s| s.contains("FOR NO KEY UPDATE")).count();
+    assert!((1..=2).contains(&batches), "{statements:#?}");
+    assert_eq!(statements.len(), 3 * batches, "the lock, the row, the writes: {statements:#?}");
+    let writes = statements.iter().filter(|s| s.starts_with("WITH ")).max_by_key(|s| s.len()).unwrap();
+    assert_eq!(writes.matches("INSERT INTO \"subscriptions\"").count(), 1, "a batch's subscriptions in one multi-row insert: {writes}");
 }
 
 /// A renewal pass on PostgreSQL: a batch's sites' rows in one statement,
