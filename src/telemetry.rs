@@ -20,7 +20,8 @@
 //! - `switchboard_batched_read_batch_size{rows}` (a histogram): keys read
 //!   together per statement by the batched point reads (`db::batched`);
 //! - `switchboard_write_batch_size` (a histogram): billing applies committed
-//!   together on a SQLite file (`db::on_thread::batches`).
+//!   together, on a SQLite file (`db::on_thread::batches`) or on one site on
+//!   PostgreSQL (`api::billing::site_batches`).
 //!
 //! The recorder is process-wide (the `metrics` facade); recording is a few
 //! atomic operations per request.

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 
 use super::idempotency::{Answer, KeyClaim, Receipt, Recorded};
-use super::ledger_store::{Context, Opened, Operation, SiteRows, open, open_checked};
+use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
 use crate::billing::BillingError;
@@ -31,10 +31,6 @@ impl AppState {
 pub trait Steps<T>: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
 
 impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
-
-/// How many times a preview reads checked by the site's revision before it
-/// reads in a snapshot transaction (the site kept changing under it).
-const CHECKED_READS: usize = 2;
 
 /// How an operation answers: the steps' value and the figures made an
 /// answer (recorded with the request's idempotency key, if it has one).
@@ -76,14 +72,6 @@ pub async fn run<T: Send + 'static>(
         Receipt::Preview => {
             let several = op.wants.names_subscriptions();
             let (billing, op) = (&state.billing(), &op);
-            if several && state.db.get_database_backend() == DbBackend::Postgres {
-                // PostgreSQL: checked by the site's revision instead of a snapshot transaction (`open_checked`).
-                for _ in 0..CHECKED_READS {
-                    if let Some(opened) = open_checked(state.reads.pool(), billing, op).await? {
-                        return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
-                    }
-                }
-            }
             let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
             return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
         }

@@ -111,25 +111,6 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
     open_on(db, ctx, op, row).await
 }
 
-/// Opens `op` as `open` does unlocked, in statements of their own outside a
-/// transaction, then reads the site's revision again: the same revision
-/// means no write to what was read committed in between (every such write
-/// moves it, in its own transaction), so the statements saw one state, as a
-/// snapshot transaction would have, without its BEGIN, SET TRANSACTION and
-/// ROLLBACK. None when the revision moved (read again).
-pub(super) async fn open_checked(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> Result<Option<Opened>, StoreError> {
-    let row = SiteRow::read(db, op.partner_id, op.site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
-    let revision = row.revision;
-    let opened = open_on(db, ctx, op, row).await?;
-    let now: Option<i64> = site::Entity::find_by_id(op.site_id)
-        .select_only()
-        .expr_as(Expr::col(Alias::new(REVISION)), REVISION)
-        .into_tuple()
-        .one(db)
-        .await?;
-    Ok((now == Some(revision)).then_some(opened))
-}
-
 /// Opens `op` on its site's `row`: reads what `op.wants` names besides.
 async fn open_on(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
     let subscriptions = subscriptions_of(db, op.partner_id, op.site_id, &op.wants).await?;
@@ -299,13 +280,7 @@ struct SiteRow {
     agent_found: bool,
     /// Where the partner's clock is frozen, if it is.
     frozen_at: Option<DateTime<Utc>>,
-    /// The site's revision (migration 12): it moves with every write to the
-    /// site's configuration, subscriptions, pricing models and invoice lines.
-    revision: i64,
 }
-
-/// The column of a site's revision (migration 12; not a field of the entity).
-const REVISION: &str = "revision";
 
 /// What an operation takes of the site's billing configuration.
 #[derive(Clone, FromQueryResult)]
@@ -378,9 +353,6 @@ impl SiteRow {
             .filter(sites)
             .select_only()
             .columns([site::Column::Id, site::Column::PartnerId, site::Column::ProfitCenterId])
-            // An expression, not the column: SQLite's on-thread reader takes a
-            // column declared `integer` for an i32, and revisions are 64-bit.
-            .expr_as(Expr::col((site::Entity, Alias::new(REVISION))).cast_as(Alias::new("BIGINT")), REVISION)
             .into_query();
         let of_site = |table_site_id: Expr| table_site_id.equals((site::Entity, site::Column::Id));
         query
@@ -443,7 +415,6 @@ impl SiteRow {
             payment: PaymentColumns::from_query_result_optional(row, "C_")?,
             minor_units: row.try_get("", "minor_units")?,
             frozen_at: row.try_get("", "frozen_at")?,
-            revision: row.try_get("", REVISION)?,
             // Without a profile there is no tax, whatever the joins found.
             tax: match rate(state_tax)? {
                 Some(rate) => Some(rate),

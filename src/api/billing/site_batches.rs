@@ -135,6 +135,7 @@ async fn run_batches(state: AppState, site: (i32, i32)) {
 
 /// Runs `batch` together; if the database refuses that, each alone.
 async fn run_batch(state: &AppState, batch: Vec<Box<dyn Apply>>) {
+    metrics::histogram!("switchboard_write_batch_size").record(batch.len() as f64);
     if batch.len() > 1 {
         let started = std::time::Instant::now();
         let ran = together(state, &batch).await;
