@@ -341,11 +341,16 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
-    let loads_demo = seed::is_empty(&db).await? && !args.no_demo;
-    if loads_demo {
-        seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
-        tracing::info!("loaded the demo data set into the empty database");
-    }
+    // Checked and loaded by one instance at a time: of several started at once, one loads it.
+    let loads_demo = db::one_at_a_time(&db, async || {
+        let loads = seed::is_empty(&db).await? && !args.no_demo;
+        if loads {
+            seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
+            tracing::info!("loaded the demo data set into the empty database");
+        }
+        Ok(loads)
+    })
+    .await?;
     let address = listener.local_addr()?;
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{address}"));
     if common.log_format == LogFormat::Text {

@@ -111,7 +111,37 @@ fn sqlite_pragmas(opts: sea_orm::sqlx::sqlite::SqliteConnectOptions) -> sea_orm:
 }
 
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
-    Migrator::up(db, None).await.context("running migrations")
+    one_at_a_time(db, async || Migrator::up(db, None).await.context("running migrations")).await
+}
+
+/// The advisory lock start-up work takes on PostgreSQL ("SWBM", 1).
+const START_UP_LOCK: (i32, i32) = (0x5357_424D, 1);
+/// The longest wait for another instance's start-up work (its migrations).
+const START_UP_WAIT: Duration = Duration::from_secs(300);
+
+/// Runs `work` (the migrations; the demo data set's load into an empty
+/// database) while no other process runs its own on the same PostgreSQL
+/// database: instances started at once on an empty database (compose
+/// replicas, a deployment's pods) would otherwise create the same tables and
+/// load the same rows together, and all but one fail to start. The lock is
+/// a session-level advisory lock on a connection of its own, released when
+/// that connection closes, whatever happens to the process. SQLite: one
+/// process serves a file, and its writes take the database's lock anyway.
+pub async fn one_at_a_time<T>(db: &DatabaseConnection, work: impl AsyncFnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    use sea_orm::sqlx::{self, Connection};
+    if db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return work().await;
+    }
+    let options = (*db.get_postgres_connection_pool().connect_options()).clone();
+    let mut lock = sqlx::postgres::PgConnection::connect_with(&options).await.context("connecting to take the start-up lock")?;
+    let take = sqlx::query("SELECT pg_advisory_lock($1, $2)").bind(START_UP_LOCK.0).bind(START_UP_LOCK.1).execute(&mut lock);
+    tokio::time::timeout(START_UP_WAIT, take)
+        .await
+        .map_err(|_| anyhow::anyhow!("another instance held the start-up lock (its migrations) for longer than {START_UP_WAIT:?}"))?
+        .context("taking the start-up lock")?;
+    let result = work().await;
+    let _ = lock.close().await;
+    result
 }
 
 pub fn is_sqlite(url: &str) -> bool {

@@ -249,3 +249,32 @@ fn token_outside_the_servers_folder_refuses_and_creates_nothing() {
     assert!(stderr.contains("no server secret") && stderr.contains("SWITCHBOARD_SECRET_FILE"), "{stderr}");
     assert!(!dir.path().join("nowhere").exists());
 }
+
+/// Instances started at once on an empty PostgreSQL database (compose
+/// replicas, a deployment's pods) all start: migrations and the demo data
+/// set's load run one instance at a time (`db::one_at_a_time`), and the demo
+/// is loaded once.
+#[tokio::test]
+async fn instances_started_at_once_on_an_empty_database_all_start_and_load_the_demo_once() {
+    use sea_orm::ConnectionTrait;
+    let app = crate::helpers::spawn_app().await;
+    if app.sqlite_path.is_some() {
+        return; // One process serves a SQLite file.
+    }
+    let name = format!("switchboard_empty_{}", uuid::Uuid::new_v4().simple());
+    app.db.execute_unprepared(&format!("CREATE DATABASE {name}")).await.unwrap();
+    let mut url = url::Url::parse(&app.database_url).unwrap();
+    url.set_path(&name);
+    let settings = [("SWITCHBOARD_DATABASE_URL", url.as_str()), ("SWITCHBOARD_NO_DEMO", "false")];
+    let (_one, _two, _three) =
+        tokio::join!(app.spawn_process_with(&settings), app.spawn_process_with(&settings), app.spawn_process_with(&settings));
+    let fresh = sea_orm::Database::connect(url.as_str()).await.unwrap();
+    let count = |db: &sea_orm::DatabaseConnection| {
+        let db = db.clone();
+        async move {
+            let row = db.query_one_raw(sea_orm::Statement::from_string(db.get_database_backend(), "SELECT COUNT(*) FROM partners")).await.unwrap().unwrap();
+            row.try_get_by_index::<i64>(0).unwrap()
+        }
+    };
+    assert_eq!(count(&fresh).await, count(&app.db).await, "the demo's partners, once");
+}
