@@ -5,7 +5,7 @@
 //!
 //! `Deferred` is a connection that only collects: code that writes through
 //! `ConnectionTrait` (the same insert helpers SQLite runs one by one) writes
-//! into it, then `run` sends everything as one statement of data-modifying
+//! into it, then `run_counted` sends everything as one statement of data-modifying
 //! `WITH` parts. PostgreSQL runs them with one snapshot, in one statement:
 //! foreign keys are checked at its end, so a child may come with its parent.
 //! What the parts may not do, and the collected code does not: read what
@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use sea_orm::{ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, Statement, Value};
 
-/// Statements collected to run as one (`run`).
+/// Statements collected to run as one (`run_counted`).
 pub struct Deferred {
     statements: Mutex<Vec<Statement>>,
     /// Indexes of the statements whose changed rows `run_counted` counts.
@@ -48,18 +48,6 @@ impl Deferred {
     pub fn count_since(&self, start: usize) {
         let collected = self.len();
         self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(start..collected);
-    }
-
-    /// Runs the collected statements on `db` (PostgreSQL) as one: every one but
-    /// the last as a `WITH` part, the last as the statement itself, whose
-    /// result (its rows affected) is the answer. Nothing collected: nothing run.
-    pub async fn run(self, db: &impl ConnectionTrait) -> Result<Option<ExecResult>, DbErr> {
-        let mut statements = self.statements.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(last) = statements.pop() else { return Ok(None) };
-        let mut statements = merged(statements.into_iter().map(|statement| (statement, false)).collect());
-        statements.push(last);
-        let combined = combine(statements).expect("a statement at least");
-        db.execute_raw(combined).await.map(Some)
     }
 }
 

@@ -122,13 +122,22 @@ impl KeyClaim {
         Ok(())
     }
 
-    /// As `record`, sent with the effect's `writes` as one statement (the
-    /// answer last: the statement's count is its own).
+    /// As `record`, sent with the effect's `writes` as one statement.
     pub async fn record_after(&self, db: &impl ConnectionTrait, writes: Deferred, answer: &Answer) -> ApiResult<()> {
-        self.record(&writes, answer).await?;
-        if writes.run(db).await?.map_or(0, |done| done.rows_affected()) != 1 {
+        self.collect(&writes, answer).await?;
+        if writes.run_counted(db).await? != 1 {
             return Err(in_flight(&self.key));
         }
+        Ok(())
+    }
+
+    /// Collects `answer` as the key's in `writes`, counted
+    /// (`Deferred::run_counted`): the statement's count says whether it
+    /// found this request's claim.
+    pub async fn collect(&self, writes: &Deferred, answer: &Answer) -> ApiResult<()> {
+        let start = writes.len();
+        self.record(writes, answer).await?;
+        writes.count_since(start);
         Ok(())
     }
 }

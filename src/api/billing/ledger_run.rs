@@ -113,7 +113,7 @@ async fn write(db: &impl ConnectionTrait, applied: Applied, receipt: Option<&Key
         site.save(&deferred, writes).await?;
         match receipt {
             Some(claim) => claim.record_after(db, deferred, &answer).await?,
-            None => _ = deferred.run(db).await?,
+            None => _ = deferred.run_counted(db).await?,
         }
     } else {
         site.save(db, writes).await?;

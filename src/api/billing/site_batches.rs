@@ -208,9 +208,7 @@ async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Bo
         site.after(&mut writes);
         rows.save(&pending.writes, writes).await?;
         if let Some(claim) = apply.claim() {
-            let start = pending.writes.len();
-            claim.record(&pending.writes, &answer).await.map_err(|_| DbErr::Custom("a key's answer could not be collected".into()))?;
-            pending.writes.count_since(start);
+            claim.collect(&pending.writes, &answer).await.map_err(|_| DbErr::Custom("a key's answer could not be collected".into()))?;
             pending.claims += 1;
         }
         answers.push(Ok(response(answer, apply.claim().is_some())));
