@@ -27,6 +27,14 @@ impl FromStr for StoredDecimal {
     }
 }
 
+/// From the TEXT it is stored as, when a row comes as JSON (`subscriptions::store::tree_as_json`).
+impl<'de> serde::Deserialize<'de> for StoredDecimal {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(|_| serde::de::Error::custom(format_args!("{text:?} is not a decimal")))
+    }
+}
+
 impl From<Decimal> for StoredDecimal {
     fn from(value: Decimal) -> Self {
         Self(value)

@@ -9,12 +9,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatement};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
 use uuid::Uuid;
 
 use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
-use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
+use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load, tree_as_json, tree_from_json};
 use super::subscriptions::dto::{CANCELLED, SubscriptionPricingModel};
 use super::store_error::StoreError;
 use crate::db::by_parent::ByParent;
@@ -107,16 +107,82 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
     if lock {
         lock_site(db, partner_id, site_id).await?;
     }
+    if named_as_json(db, op) {
+        let sites = Condition::all().add(site::Column::Id.eq(site_id)).add(site::Column::PartnerId.eq(partner_id));
+        let mut query = SiteRow::query(sites, op.agent_id.map(|agent| (agent, site_id)));
+        Named::select(&mut query, op);
+        let row = db.query_one(&query).await?.ok_or(BillingError::NotFound("site"))?;
+        let named = Named::from_row(&row, op)?;
+        return named.open(db, ctx, op, SiteRow::from_row(&row, op.agent_id.is_some())?).await;
+    }
     let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
     open_on(db, ctx, op, row).await
 }
 
+/// Whether opening `op` on `db` reads what it names besides its site as JSON
+/// columns (`Named`): on PostgreSQL, where each statement is a round trip,
+/// when it names any. Then opening takes one statement, and a preview needs
+/// no transaction to see one state of the database.
+pub(super) fn named_as_json(db: &impl ConnectionTrait, op: &Operation) -> bool {
+    db.get_database_backend() == DbBackend::Postgres && op.wants.names_subscriptions()
+}
+
 /// Opens `op` on its site's `row`: reads what `op.wants` names besides.
 async fn open_on(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
+    if named_as_json(db, op) {
+        let mut query = Query::select();
+        Named::select(&mut query, op);
+        let named = match db.query_one(&query).await? {
+            Some(named) => Named::from_row(&named, op)?,
+            None => Named::default(),
+        };
+        return named.open(db, ctx, op, row).await;
+    }
     let subscriptions = subscriptions_of(db, op.partner_id, op.site_id, &op.wants).await?;
     let open_charges = if op.wants.no_credits { HashMap::new() } else { open_charges(db, &subscriptions).await? };
-    let plans = ctx.plans.plans(db, &op.wants.plans).await?;
-    assemble(ctx, op, row, subscriptions, open_charges, plans)
+    Named { subscriptions, open_charges }.open(db, ctx, op, row).await
+}
+
+/// What an operation names besides its site: subscriptions with their
+/// pricing models, and their open charges unless nothing is credited.
+#[derive(Default)]
+struct Named {
+    subscriptions: Vec<Subscription<SubscriptionPricingModel>>,
+    open_charges: HashMap<Uuid, Vec<OpenCharge>>,
+}
+
+impl Named {
+    const SUBSCRIPTIONS: &str = "named_subscriptions";
+    const OPEN_CHARGES: &str = "named_open_charges";
+
+    /// PostgreSQL: adds what `op` names to `query` as two JSON columns (text),
+    /// each a subquery of its own (`subscriptions::store::tree_as_json`,
+    /// `open_charges_as_json`).
+    fn select(query: &mut SelectStatement, op: &Operation) {
+        let selection = selection_of(op.partner_id, op.site_id, &op.wants);
+        let as_text = |json: SelectStatement| Expr::cust_with_expr("($1)::text", Expr::from(json));
+        query.expr_as(as_text(tree_as_json(&selection)), Self::SUBSCRIPTIONS);
+        if !op.wants.no_credits {
+            query.expr_as(as_text(open_charges_as_json(selection.model_ids())), Self::OPEN_CHARGES);
+        }
+    }
+
+    /// The columns `select` added, of a row of its statement.
+    fn from_row(row: &sea_orm::QueryResult, op: &Operation) -> Result<Self, StoreError> {
+        let subscriptions: Option<String> = row.try_get("", Self::SUBSCRIPTIONS)?;
+        let subscriptions = tree_from_json(subscriptions.as_deref())?.into_iter().map(engine_subscription).collect();
+        let open_charges = match op.wants.no_credits {
+            true => HashMap::new(),
+            false => open_charges_from_json(row.try_get("", Self::OPEN_CHARGES)?)?,
+        };
+        Ok(Self { subscriptions, open_charges })
+    }
+
+    /// Opens `op` on its site's `row` and what it names: reads the plans it names (kept in memory once read).
+    async fn open(self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
+        let plans = ctx.plans.plans(db, &op.wants.plans).await?;
+        assemble(ctx, op, row, self.subscriptions, self.open_charges, plans)
+    }
 }
 
 /// A site's row as the applies of a batch have left it so far
@@ -435,17 +501,21 @@ async fn subscriptions_of(
     site_id: i32,
     wants: &Wants,
 ) -> Result<Vec<Subscription<SubscriptionPricingModel>>, StoreError> {
-    if wants.subscriptions.is_empty() && !wants.active {
+    if !wants.names_subscriptions() {
         return Ok(Vec::new());
     }
-    let selection = Selection {
+    Ok(load(db, &selection_of(partner_id, site_id, wants)).await?.into_iter().map(engine_subscription).collect())
+}
+
+/// The subscriptions `wants` names on the partner's site.
+fn selection_of(partner_id: i32, site_id: i32, wants: &Wants) -> Selection {
+    Selection {
         sites: SiteSet::Partner(partner_id),
         site_id: Some(site_id),
         ids: Some(wants.subscriptions.iter().copied().collect()),
         with_active: wants.active,
         with_line_items: false,
-    };
-    Ok(load(db, &selection).await?.into_iter().map(engine_subscription).collect())
+    }
 }
 
 /// What the billing rules take of a subscription.
@@ -470,24 +540,52 @@ async fn open_charges(
     if model_ids.is_empty() {
         return Ok(HashMap::new());
     }
-    use sea_orm::sea_query::ExprTrait;
-    // Per line, one probe of the index on the credits' pointer (migration 13),
-    // not a list of every credited line of every site.
-    let credit = "credit";
-    let credited = Query::select()
-        .expr(Expr::val(1))
-        .from_as(line::Entity, credit)
-        .and_where(Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)))
-        .to_owned();
     let charges = line::Entity::find()
-        .filter(line::Column::LineType.eq(CHARGE))
-        .filter(Expr::not_exists(credited))
+        .filter(open_charge())
         .order_by_desc(line::Column::ServiceStartDate)
         .order_by_asc(line::Column::SortOrder);
     // A model's lines come from one statement, so each keeps the order.
     let lines = crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await?;
     let open: ByParent<Uuid, OpenCharge> =
         lines.into_iter().filter_map(|l| Some((l.subscription_pricing_model_id?, OpenCharge { id: l.id, name: l.name }))).collect();
+    Ok(open.into_map())
+}
+
+/// A charge line no credit points at yet: per line, one probe of the index
+/// on the credits' pointer (migration 13), not a list of every credited line
+/// of every site.
+fn open_charge() -> Condition {
+    use sea_orm::sea_query::ExprTrait;
+    let credit = "credit";
+    let credited = Query::select()
+        .expr(Expr::val(1))
+        .from_as(line::Entity, credit)
+        .and_where(Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)))
+        .to_owned();
+    Condition::all().add(line::Column::LineType.eq(CHARGE)).add(Expr::not_exists(credited))
+}
+
+/// PostgreSQL: `open_charges` of the models `model_ids` selects as one JSON
+/// value, an array of [model id, line id, name] in `open_charges`' order
+/// (null when there are none). `open_charges_from_json` reads it back.
+fn open_charges_as_json(model_ids: SelectStatement) -> SelectStatement {
+    Query::select()
+        .expr(Expr::cust(
+            r#"json_agg(json_build_array("subscription_pricing_model_id", "id", "name") ORDER BY "service_start_date" DESC, "sort_order")"#,
+        ))
+        .from(line::Entity)
+        .cond_where(open_charge())
+        .and_where(line::Column::SubscriptionPricingModelId.in_subquery(model_ids))
+        .to_owned()
+}
+
+/// The open charges of `open_charges_as_json`'s value, by pricing model.
+fn open_charges_from_json(json: Option<String>) -> Result<HashMap<Uuid, Vec<OpenCharge>>, StoreError> {
+    let lines: Vec<(Uuid, Uuid, String)> = match json {
+        Some(json) => serde_json::from_str(&json).map_err(StoreError::corrupt)?,
+        None => Vec::new(),
+    };
+    let open: ByParent<Uuid, OpenCharge> = lines.into_iter().map(|(model_id, id, name)| (model_id, OpenCharge { id, name })).collect();
     Ok(open.into_map())
 }
 

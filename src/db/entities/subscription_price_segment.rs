@@ -5,7 +5,8 @@ use crate::db::money::StoredDecimal;
 
 /// One price row of a pricing model: `kind` is `byAgents` (from..to agents),
 /// `byVolume` (a quota), `byUnit` (one-time fee) or `flatFee`.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+// Deserialize: PostgreSQL reads it with more as a JSON row (`subscriptions::store::tree_as_json`).
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Deserialize)]
 #[sea_orm(table_name = "subscription_price_segments")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,8 @@
 use sea_orm::entity::prelude::*;
 
 
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+// Deserialize: PostgreSQL reads it with more as a JSON row (`subscriptions::store::tree_as_json`).
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Deserialize)]
 #[sea_orm(table_name = "subscription_pricing_models")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

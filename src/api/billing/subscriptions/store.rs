@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sea_orm::sea_query::Query;
+use sea_orm::sea_query::{Expr, Query, SelectStatement};
 use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
 use uuid::Uuid;
 
@@ -147,7 +147,8 @@ impl Selection {
         Condition::all().add(model::Column::SubscriptionId.in_subquery(subscriptions))
     }
 
-    fn model_ids(&self) -> sea_orm::sea_query::SelectStatement {
+    /// The ids of the selected subscriptions' pricing models.
+    pub(crate) fn model_ids(&self) -> SelectStatement {
         Query::select().column(model::Column::Id).from(model::Entity).cond_where(self.models()).to_owned()
     }
 }
@@ -183,30 +184,86 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
     };
     tree.into_iter()
         .map(|(s, models)| {
-            let mut line_items = Vec::new();
-            let mut pricing_models = Vec::with_capacity(models.len());
-            for (m, segments) in models {
-                line_items.extend(lines.take(&m.id));
-                pricing_models.push(model_out(m, &s, segments)?);
-            }
-            Ok(Subscription {
-                id: s.id,
-                plan_id: s.plan_id,
-                site_id: s.site_id,
-                name: s.name,
-                is_service_plan: s.is_service_plan,
-                can_be_cancelled_by_customer: s.can_be_cancelled_by_customer,
-                created_time: s.created_time,
-                is_show_upgrade: s.is_show_upgrade,
-                is_one_time_fee_plan: s.is_one_time_fee_plan,
-                is_show_cancel: s.is_show_cancel,
-                subscription_pricing_models: pricing_models,
-                line_items,
-                billing_months: s.billing_months,
-                cancelled: s.status == CANCELLED,
-            })
+            let line_items = models.iter().flat_map(|(m, _)| lines.take(&m.id)).collect();
+            subscription_out(s, models, line_items)
         })
         .collect()
+}
+
+/// A subscription of the tree `load` reads: its row, its models' rows with their segments.
+fn subscription_out(s: subscription::Model, models: Vec<(model::Model, Vec<segment::Model>)>, line_items: Vec<InvoiceLineItem>) -> Result<Subscription, StoreError> {
+    let pricing_models = models.into_iter().map(|(m, segments)| model_out(m, &s, segments)).collect::<Result<_, _>>()?;
+    Ok(Subscription {
+        id: s.id,
+        plan_id: s.plan_id,
+        site_id: s.site_id,
+        name: s.name,
+        is_service_plan: s.is_service_plan,
+        can_be_cancelled_by_customer: s.can_be_cancelled_by_customer,
+        created_time: s.created_time,
+        is_show_upgrade: s.is_show_upgrade,
+        is_one_time_fee_plan: s.is_one_time_fee_plan,
+        is_show_cancel: s.is_show_cancel,
+        subscription_pricing_models: pricing_models,
+        line_items,
+        billing_months: s.billing_months,
+        cancelled: s.status == CANCELLED,
+    })
+}
+
+/// PostgreSQL: the tree `load` reads (without invoice lines) as one JSON
+/// value, for a statement that reads it with more (`ledger_store`): an array
+/// of [subscription, model, segment] rows in `load`'s order, the last two
+/// null where the left joins found none; null when nothing is selected.
+/// `tree_from_json` reads it back.
+pub fn tree_as_json(selection: &Selection) -> SelectStatement {
+    use sea_orm::sea_query::ExprTrait;
+    let order = [
+        (SUBSCRIPTIONS, "site_id"),
+        (SUBSCRIPTIONS, "created_time"),
+        (SUBSCRIPTIONS, "id"),
+        (MODELS, "sort_order"),
+        (MODELS, "id"),
+        (SEGMENTS, "sort_order"),
+        (SEGMENTS, "id"),
+    ]
+    .map(|(table, column)| format!("\"{table}\".\"{column}\""))
+    .join(", ");
+    let rows = format!("json_build_array(row_to_json(\"{SUBSCRIPTIONS}\"), row_to_json(\"{MODELS}\"), row_to_json(\"{SEGMENTS}\"))");
+    Query::select()
+        .expr(Expr::cust(format!("json_agg({rows} ORDER BY {order})")))
+        .from(subscription::Entity)
+        .left_join(model::Entity, Expr::col((model::Entity, model::Column::SubscriptionId)).equals((subscription::Entity, subscription::Column::Id)))
+        .left_join(segment::Entity, Expr::col((segment::Entity, segment::Column::SubscriptionPricingModelId)).equals((model::Entity, model::Column::Id)))
+        .cond_where(selection.subscriptions())
+        .to_owned()
+}
+
+const SUBSCRIPTIONS: &str = "subscriptions";
+const MODELS: &str = "subscription_pricing_models";
+const SEGMENTS: &str = "subscription_price_segments";
+
+/// The subscriptions of `tree_as_json`'s value (None: nothing selected), as `load` answers them without lines.
+pub fn tree_from_json(json: Option<&str>) -> Result<Vec<Subscription>, StoreError> {
+    type Row = (subscription::Model, Option<model::Model>, Option<segment::Model>);
+    let rows: Vec<Row> = match json {
+        Some(json) => serde_json::from_str(json).map_err(StoreError::corrupt)?,
+        None => Vec::new(),
+    };
+    // Rows come ordered by subscription, then model: each starts a new one when its id changes.
+    let mut tree: Vec<(subscription::Model, Vec<(model::Model, Vec<segment::Model>)>)> = Vec::new();
+    for (s, m, g) in rows {
+        if tree.last().is_none_or(|(last, _)| last.id != s.id) {
+            tree.push((s, Vec::new()));
+        }
+        let Some(m) = m else { continue };
+        let models = &mut tree.last_mut().expect("pushed above").1;
+        if models.last().is_none_or(|(last, _)| last.id != m.id) {
+            models.push((m, Vec::new()));
+        }
+        models.last_mut().expect("pushed above").1.extend(g);
+    }
+    tree.into_iter().map(|(s, models)| subscription_out(s, models, Vec::new())).collect()
 }
 
 fn internal(err: String) -> StoreError {
