@@ -92,6 +92,8 @@ pub struct SharedState {
     pub instance: crate::db::instances::Instance,
     /// Where applies on one site wait for their batch on PostgreSQL (`billing::site_batches`).
     pub site_batches: super::billing::site_batches::SiteBatches,
+    /// PostgreSQL: what billing previews read, in batches (`ledger_store::PreviewReads`).
+    pub previews: Option<super::billing::ledger_store::PreviewReads>,
 }
 
 impl SharedState {
@@ -126,6 +128,8 @@ impl SharedState {
             journal: queues.journal,
             form_reads: super::secure_forms::store::batched_reads(reads.pool.clone()),
             site_revisions: super::billing::sites::store::batched_revisions(reads.pool.clone()),
+            previews: (reads.pool.get_database_backend() == sea_orm::DbBackend::Postgres)
+                .then(|| super::billing::ledger_store::PreviewReads::spawn(reads.pool.clone())),
             db,
             reads: Reads::new(reads.pool, reads.on_thread),
             tokens,

@@ -133,3 +133,74 @@ async fn a_renewal_pass_reads_two_statements_a_site_and_writes_a_batch_as_one() 
     assert!(statements.len() <= 12, "{} statements for {SITES} sites: {statements:#?}", statements.len());
     crate::renewal_races::assert_renewed_once(&app, SITES as i32, 1, "2027-01-01T00:00:00Z").await;
 }
+
+/// Previews on PostgreSQL that wait together share their reads
+/// (`ledger_store::PreviewReads`: one statement for those that name no
+/// subscription, one per distinct change preview), and each is answered for
+/// its own site, agent, partner and subscriptions. The test
+/// holds a lock that keeps the statements waiting while twenty arrive.
+#[tokio::test]
+async fn previews_waiting_together_share_a_statement_and_each_gets_its_own_answer() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    let app = spawn_app().await;
+    if app.sqlite_path.is_some() {
+        return; // SQLite reads on the request's thread (`db::on_thread`).
+    }
+    let subscriptions: Value = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let subscription = subscriptions[0]["id"].as_str().expect("a subscription of site A").to_owned();
+    let plan = json!({"planId": 4, "name": "Together"});
+    let new = |site: i32, agent: Option<&str>| match agent {
+        Some(agent) => format!("/api/billing/subscriptions:calculateNew?siteId={site}&agentId={agent}"),
+        None => format!("/api/billing/subscriptions:calculateNew?siteId={site}"),
+    };
+    // (partner, path): the site's agent (200); another site's agent (400);
+    // the partner's other site; another partner's site (404); no agent; a
+    // change of a subscription (its tree and open charges read too); the same
+    // change on the other site, where that subscription is not (404).
+    let kinds = [
+        (1, new(SITE_A, Some(ADMIN_A))),
+        (1, new(SITE_A, Some(ADMIN_B))),
+        (1, new(SITE_B, Some(ADMIN_B))),
+        (2, new(SITE_B, Some(ADMIN_B))),
+        (1, new(SITE_A, None)),
+        (1, on_site(&format!("/{subscription}:calculateSwitchPlan"))),
+        (1, format!("/api/billing/subscriptions/{subscription}:calculateSwitchPlan?siteId={SITE_B}&agentId={ADMIN_B}")),
+    ];
+    let answer = |response: reqwest::Response| async move {
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        // The figures (prorated by the day) and the problem's code.
+        (status, body["code"].clone(), body["srcAmount"].clone(), body["newAmount"].clone())
+    };
+    // Each alone first (the plan read once and kept).
+    let mut alone = Vec::new();
+    for (partner, path) in &kinds {
+        alone.push(answer(app.post(path, &app.partner_admin(*partner), &plan).await).await);
+    }
+    let statuses: Vec<u16> = alone.iter().map(|(status, ..)| *status).collect();
+    assert!([200, 400, 404].iter().all(|status| statuses.contains(status)), "{alone:?}");
+    assert_eq!(statuses[5], 200, "the change: {alone:?}");
+    assert!(alone.iter().all(|(status, _, _, amount)| (*status == 200) == !amount.is_null()), "{alone:?}");
+    let held = app.db.begin().await.unwrap();
+    held.execute_unprepared("LOCK TABLE sites IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    app.reset_query_count();
+    let previews: Vec<_> = (0..21)
+        .map(|i| {
+            let (partner, path) = &kinds[i % kinds.len()];
+            let request = app.client.post(app.url(path)).bearer_auth(app.partner_admin(*partner)).json(&plan);
+            tokio::spawn(async move { (i, answer(request.send().await.unwrap()).await) })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    held.commit().await.unwrap();
+    for preview in previews {
+        let (i, answered) = preview.await.unwrap();
+        assert_eq!(answered, alone[i % kinds.len()], "preview {i}: {:?}", kinds[i % kinds.len()]);
+    }
+    let statements = app.statements();
+    let reads = statements.iter().filter(|s| s.contains("\"B_billing_period\"")).count();
+    // Two batches at most (the first may have started alone), each one
+    // statement for the previews that name no subscription and one for each
+    // distinct change (two here): six, where each alone would take 21.
+    assert!(reads <= 6, "21 previews, {reads} statements read them: {statements:#?}");
+}

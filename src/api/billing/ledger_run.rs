@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 
 use super::idempotency::{Answer, KeyClaim, Receipt, Recorded};
-use super::ledger_store::{Context, Opened, Operation, SiteRows, named_as_json, open};
+use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
 use crate::billing::BillingError;
@@ -52,7 +52,9 @@ impl<T, F> Respond<T> for F where F: FnOnce(T, Outcome) -> ApiResult<Answer> {}
 /// names no subscriptions, or any on PostgreSQL) sees one state of the
 /// database by itself: it needs no transaction (each statement is a hand-off
 /// to a connection's thread on SQLite, a round trip on PostgreSQL, BEGIN and
-/// ROLLBACK too; docs/performance.md).
+/// ROLLBACK too; docs/performance.md). On PostgreSQL every preview reads in
+/// one statement, and the previews waiting at the moment share it
+/// (`ledger_store::PreviewReads`).
 ///
 /// On a SQLite file the same statements run without sqlx's thread hand-offs
 /// (`db::on_thread`): previews on a reader on the request's thread (one that
@@ -71,10 +73,14 @@ pub async fn run<T: Send + 'static>(
     let claim = match receipt {
         Receipt::Apply(claim) => claim.map(|axum::Extension(claim)| claim),
         Receipt::Preview => {
-            // PostgreSQL reads what the operation names with its site's row.
-            let several = op.wants.names_subscriptions() && !named_as_json(state.reads.pool(), &op);
             let (billing, op) = (&state.billing(), &op);
-            let opened = state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?;
+            let opened = match &state.previews {
+                Some(previews) => previews.open(state.reads.pool(), billing, op).await?,
+                None => {
+                    let several = op.wants.names_subscriptions();
+                    state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?
+                }
+            };
             return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
         }
     };
