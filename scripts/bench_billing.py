@@ -5,7 +5,9 @@ Three servers of one build: S on a SQLite file, P1 and P2 on one PostgreSQL
 database. Each scenario runs ROUNDS times, S and P interleaved, with wrk
 (-t1, CONNECTIONS connections, DURATION seconds after a warm-up second):
 
-- previews: `:calculateNew` and `:calculateChanges` on demo site 10000;
+- previews: `:calculateNew` and `:calculateChanges` on demo site 10000, and
+  `:calculateNew` spread over 100 sites (PostgreSQL batches previews' reads:
+  identical previews share theirs, so the one-site figures are its best case);
 - `:new` on one site (every apply queues on that site's lock);
 - `:new` spread over 100 sites by CONNECTIONS clients: through P1 alone, then
   through P1 and P2 at once (two wrk processes, half the connections each).
@@ -38,7 +40,7 @@ CHANGE = {"ifCreateInvoice": True, "isDraft": False, "subscriptionChangeDtos": [
 PLAN = {"planId": 4, "name": "Platform"}
 
 
-def lua(token, body, spread):
+def lua(token, body, spread, verb="new"):
     script = [
         'wrk.method = "POST"',
         f'wrk.headers["Authorization"] = "Bearer {token}"',
@@ -52,7 +54,7 @@ def lua(token, body, spread):
             "end",
             "request = function()",
             f"  local site = {SPREAD_FIRST} + math.random(0, {SPREAD_SITES - 1})",
-            '  return wrk.format(nil, string.format("/api/billing/subscriptions:new?siteId=%d&agentId=%s", site, agent(site)))',
+            f'  return wrk.format(nil, string.format("/api/billing/subscriptions:{verb}?siteId=%d&agentId=%s", site, agent(site)))',
             "end",
         ]
     handle = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
@@ -119,10 +121,12 @@ def main():
                         help="run only the scenarios whose name contains this (BILLING_ONLY_SCENARIO)")
     args = parser.parse_args()
     new_one = f"/api/billing/subscriptions:new?siteId=10000&agentId={args.agent}"
+    # (name, path, body, verb spread over 100 sites: the path is the script's)
     scenarios = [
-        ("calculateNew (preview)", f"/api/billing/subscriptions:calculateNew?siteId=10000&agentId={args.agent}", PLAN),
-        ("calculateChanges (preview, credits)", "/api/billing/subscriptions:calculateChanges?siteId=10000", CHANGE),
-        (":new on one site (apply)", new_one, PLAN),
+        ("calculateNew (preview)", f"/api/billing/subscriptions:calculateNew?siteId=10000&agentId={args.agent}", PLAN, None),
+        ("calculateNew over 100 sites (preview)", "", PLAN, "calculateNew"),
+        ("calculateChanges (preview, credits)", "/api/billing/subscriptions:calculateChanges?siteId=10000", CHANGE, None),
+        (":new on one site (apply)", new_one, PLAN, None),
     ]
     if args.grow:
         # Statistics taken on near-empty tables make PostgreSQL plan its
@@ -134,8 +138,8 @@ def main():
         return
     scenarios = [s for s in scenarios if args.only in s[0]]
     results = []
-    for name, path, body in scenarios:
-        script = lua(args.token, body, spread=False)
+    for name, path, body, spread_verb in scenarios:
+        script = lua(args.token, body, spread=spread_verb is not None, verb=spread_verb or "new")
         wrk([args.sqlite + path, args.postgres + path], script, 2, 1)  # warm-up, not counted
         sqlite, postgres, errors = [], [], 0
         for _ in range(args.rounds):
