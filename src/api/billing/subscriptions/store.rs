@@ -218,18 +218,20 @@ fn subscription_out(s: subscription::Model, models: Vec<(model::Model, Vec<segme
 /// `tree_from_json` reads it back.
 pub fn tree_as_json(selection: &Selection) -> SelectStatement {
     use sea_orm::sea_query::ExprTrait;
+    use sea_orm::{EntityName, IdenStatic};
+    let (subscriptions, models, segments) = (subscription::Entity.table_name(), model::Entity.table_name(), segment::Entity.table_name());
     let order = [
-        (SUBSCRIPTIONS, "site_id"),
-        (SUBSCRIPTIONS, "created_time"),
-        (SUBSCRIPTIONS, "id"),
-        (MODELS, "sort_order"),
-        (MODELS, "id"),
-        (SEGMENTS, "sort_order"),
-        (SEGMENTS, "id"),
+        (subscriptions, subscription::Column::SiteId.as_str()),
+        (subscriptions, subscription::Column::CreatedTime.as_str()),
+        (subscriptions, subscription::Column::Id.as_str()),
+        (models, model::Column::SortOrder.as_str()),
+        (models, model::Column::Id.as_str()),
+        (segments, segment::Column::SortOrder.as_str()),
+        (segments, segment::Column::Id.as_str()),
     ]
     .map(|(table, column)| format!("\"{table}\".\"{column}\""))
     .join(", ");
-    let rows = format!("json_build_array(row_to_json(\"{SUBSCRIPTIONS}\"), row_to_json(\"{MODELS}\"), row_to_json(\"{SEGMENTS}\"))");
+    let rows = format!("json_build_array(row_to_json(\"{subscriptions}\"), row_to_json(\"{models}\"), row_to_json(\"{segments}\"))");
     Query::select()
         .expr(Expr::cust(format!("json_agg({rows} ORDER BY {order})")))
         .from(subscription::Entity)
@@ -238,10 +240,6 @@ pub fn tree_as_json(selection: &Selection) -> SelectStatement {
         .cond_where(selection.subscriptions())
         .to_owned()
 }
-
-const SUBSCRIPTIONS: &str = "subscriptions";
-const MODELS: &str = "subscription_pricing_models";
-const SEGMENTS: &str = "subscription_price_segments";
 
 /// The subscriptions of `tree_as_json`'s value (None: nothing selected), as `load` answers them without lines.
 pub fn tree_from_json(json: Option<&str>) -> Result<Vec<Subscription>, StoreError> {
