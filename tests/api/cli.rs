@@ -266,7 +266,7 @@ async fn instances_started_at_once_on_an_empty_database_all_start_and_load_the_d
     let mut url = url::Url::parse(&app.database_url).unwrap();
     url.set_path(&name);
     let settings = [("SWITCHBOARD_DATABASE_URL", url.as_str()), ("SWITCHBOARD_NO_DEMO", "false")];
-    let (_one, _two, _three) =
+    let instances =
         tokio::join!(app.spawn_process_with(&settings), app.spawn_process_with(&settings), app.spawn_process_with(&settings));
     let fresh = sea_orm::Database::connect(url.as_str()).await.unwrap();
     let count = |db: &sea_orm::DatabaseConnection| {
@@ -277,4 +277,7 @@ async fn instances_started_at_once_on_an_empty_database_all_start_and_load_the_d
         }
     };
     assert_eq!(count(&fresh).await, count(&app.db).await, "the demo's partners, once");
+    drop(instances);
+    fresh.close().await.unwrap();
+    app.db.execute_unprepared(&format!("DROP DATABASE {name} WITH (FORCE)")).await.unwrap();
 }

@@ -40,6 +40,37 @@ pub struct TestApp {
     /// Of those, the ones run on the request's thread (`db::on_thread`).
     on_thread: Arc<AtomicUsize>,
     _dir: Option<tempfile::TempDir>,
+    /// The test's PostgreSQL database, dropped with the app (last).
+    _database: Option<TestDatabase>,
+}
+
+/// A test's own PostgreSQL database on `TEST_DATABASE_URL`'s server, dropped
+/// when the test ends (its server's connections with it): a suite's runs
+/// would otherwise leave a database per test behind.
+struct TestDatabase {
+    server: String,
+    name: String,
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let (server, name) = (self.server.clone(), self.name.clone());
+        // Drop runs inside the test's runtime, which cannot block on a future: a thread of its own.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            runtime.block_on(async {
+                let mut options = sea_orm::ConnectOptions::new(server);
+                options.connect_timeout(std::time::Duration::from_secs(5)).sqlx_logging(false);
+                let admin = sea_orm::Database::connect(options).await.map_err(|err| err.to_string())?;
+                let dropped = admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+                admin.close().await.ok();
+                dropped.map(drop).map_err(|err| err.to_string())
+            })
+        });
+        if let Ok(Err(err)) = dropped.join() {
+            eprintln!("the test database {} was not dropped: {err}", self.name);
+        }
+    }
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -102,12 +133,15 @@ async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switc
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
     let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names, sandbox_ttl } = options;
-    let (url, dir) = match std::env::var("TEST_DATABASE_URL") {
-        Ok(server) if !server.is_empty() => (fresh_postgres_database(&server).await, None),
+    let (url, dir, database) = match std::env::var("TEST_DATABASE_URL") {
+        Ok(server) if !server.is_empty() => {
+            let (url, name) = fresh_postgres_database(&server).await;
+            (url, None, Some(TestDatabase { server, name }))
+        }
         _ => {
             let dir = tempfile::tempdir().expect("temp dir");
             let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
-            (url, Some(dir))
+            (url, Some(dir), None)
         }
     };
     let mut connection = db::connect(&url).await.expect("connect");
@@ -154,17 +188,18 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(application.serve(listener, std::future::pending()));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, instance_id: instance.id(), queries, statements, on_thread: on_thread_queries, _dir: dir }
+    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, instance_id: instance.id(), queries, statements, on_thread: on_thread_queries, _dir: dir, _database: database }
 }
 
-async fn fresh_postgres_database(server: &str) -> String {
+/// A new database on `server`: its URL and its name.
+async fn fresh_postgres_database(server: &str) -> (String, String) {
     let admin = sea_orm::Database::connect(server).await.expect("connect to TEST_DATABASE_URL");
     let name = format!("switchboard_test_{}", Uuid::new_v4().simple());
     admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
     admin.close().await.ok();
     let mut url = url::Url::parse(server).expect("TEST_DATABASE_URL is a URL");
     url.set_path(&name);
-    url.to_string()
+    (url.to_string(), name)
 }
 
 /// A separate `switchboard serve` process on the same database; killed on drop.
