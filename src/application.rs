@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::Router;
 use sea_orm::DatabaseConnection;
 
+use crate::api::{AppState, SharedState};
 use crate::auth::TokenService;
 use crate::background::{Background, RenewalLoop};
 use crate::clock::Clock;
@@ -16,7 +17,6 @@ use crate::crypto::FieldCipher;
 use crate::db::Readers;
 use crate::db::instances::Instance;
 use crate::secret::ServerSecret;
-use crate::api::{AppState, SharedState};
 
 /// How an instance serves, past its databases and secret.
 pub struct Settings {
@@ -70,26 +70,39 @@ impl Application {
     /// The application over `db` (writes) and `reads`, signing tokens and
     /// encrypting secrets with keys from `secret`; starts its background work.
     pub fn build(db: DatabaseConnection, reads: Readers, secret: &ServerSecret, settings: Settings) -> Self {
-        let Settings { public_url, test_mode, strict_names, max_sandboxes, sandbox_ttl, renewal_interval, clock, rate_limit, limits, instance } =
-            settings;
+        let Settings {
+            public_url,
+            test_mode,
+            strict_names,
+            max_sandboxes,
+            sandbox_ttl,
+            renewal_interval,
+            clock,
+            rate_limit,
+            limits,
+            instance,
+        } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
-        let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop { cipher: cipher.clone(), clock, interval: renewal_interval });
+        let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop {
+            cipher: cipher.clone(),
+            clock,
+            interval: renewal_interval,
+        });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
         let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, sandbox_ttl);
         let tokens = Arc::new(TokenService::new(secret));
-        let state =
-            SharedState {
-                public_url: public_url.map(Arc::from),
-                test_mode,
-                // Test mode is where integrators test their clients: a typo never passes there.
-                strict_names: strict_names || test_mode,
-                max_sandboxes,
-                sandbox_ttl,
-                clock,
-                instance,
-                ..SharedState::new(db, reads, tokens, cipher, queues)
-            }
-                .into();
+        let state = SharedState {
+            public_url: public_url.map(Arc::from),
+            test_mode,
+            // Test mode is where integrators test their clients: a typo never passes there.
+            strict_names: strict_names || test_mode,
+            max_sandboxes,
+            sandbox_ttl,
+            clock,
+            instance,
+            ..SharedState::new(db, reads, tokens, cipher, queues)
+        }
+        .into();
         Self { state, background, rate_limit, limits }
     }
 
@@ -109,7 +122,11 @@ impl Application {
     /// Serves on `listener` until `shutdown` completes (`server::shutdown_signal`:
     /// SIGINT or SIGTERM), lets requests in flight finish, then stops the
     /// background work once its queues are written.
-    pub async fn serve(self, listener: tokio::net::TcpListener, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> std::io::Result<()> {
         let router = self.router();
         let Self { state, background, limits, .. } = self;
         drop(state);
@@ -130,7 +147,6 @@ impl AppState {
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }
-
 
 /// The schema's migrations, then the data they leave to the application: forms
 /// stored before they kept their fields' wire shape get it. Every start-up and

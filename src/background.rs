@@ -12,11 +12,11 @@ use tokio::task::JoinHandle;
 use std::sync::Arc;
 
 use crate::api::billing::renewals::{Renewals, spawn_loop};
+use crate::api::secure_forms::writer::FormWriter;
+use crate::api::state::Queues;
+use crate::api::test_mode::journal::Journal;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
-use crate::api::secure_forms::writer::FormWriter;
-use crate::api::test_mode::journal::Journal;
-use crate::api::state::Queues;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
 
@@ -69,7 +69,8 @@ impl Background {
             journal
         });
         // Stopped with the loops (it holds no queue).
-        let expiry = sandbox_ttl.map(|ttl| crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), ttl, stopped.clone()));
+        let expiry =
+            sandbox_ttl.map(|ttl| crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), ttl, stopped.clone()));
         let key_sweep = crate::api::billing::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)

@@ -12,14 +12,14 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
+use crate::api::seed;
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
-use crate::logging::LogFormat;
+use crate::db;
 use crate::db::entities::{agent, partner_user};
+use crate::logging::LogFormat;
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
-use crate::api::seed;
-use crate::db;
 
 #[derive(Parser)]
 #[command(name = "switchboard", version = crate::api::health::VERSION, about = "Support platform administration and partner-billing API server")]
@@ -35,7 +35,12 @@ pub struct Cli {
 #[derive(Args, Clone)]
 struct CommonArgs {
     /// Database URL: `sqlite://FILE?mode=rwc` (embedded) or `postgres://...`.
-    #[arg(long, global = true, env = "SWITCHBOARD_DATABASE_URL", default_value = "sqlite://data/switchboard.db?mode=rwc")]
+    #[arg(
+        long,
+        global = true,
+        env = "SWITCHBOARD_DATABASE_URL",
+        default_value = "sqlite://data/switchboard.db?mode=rwc"
+    )]
     database_url: String,
     /// File holding the server secret (token signing and field encryption);
     /// created on first start. `SWITCHBOARD_SECRET` overrides it with a value.
@@ -155,9 +160,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve(&common, args).await,
         Some(Command::Healthcheck { listen, wait, timeout }) => {
             let seconds = |value: f64, name: &str| {
-                Duration::try_from_secs_f64(value).map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds of 0 or more, not {value}"))
+                Duration::try_from_secs_f64(value)
+                    .map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds of 0 or more, not {value}"))
             };
-            let target = crate::healthcheck::until_ready(listen, seconds(wait, "wait")?, seconds(timeout, "timeout")?).await?;
+            let target =
+                crate::healthcheck::until_ready(listen, seconds(wait, "wait")?, seconds(timeout, "timeout")?).await?;
             println!("ready: http://{target}");
             Ok(())
         }
@@ -189,8 +196,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
-            let (background, queues) = crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, None);
-            let renewals = crate::api::billing::renewals::Renewals::new(db, cipher, crate::clock::Clock::System, queues.write_batches.clone());
+            let (background, queues) =
+                crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, None);
+            let renewals = crate::api::billing::renewals::Renewals::new(
+                db,
+                cipher,
+                crate::clock::Clock::System,
+                queues.write_batches.clone(),
+            );
             let started = std::time::Instant::now();
             let report = renewals.pass(None).await?;
             let seconds = started.elapsed().as_secs_f64();
@@ -220,7 +233,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn load_secret(common: &CommonArgs) -> anyhow::Result<ServerSecret> {
     let explicit = std::env::var("SWITCHBOARD_SECRET").ok();
-    ServerSecret::load(explicit.as_deref(), &common.secret_file).with_context(|| format!("the server secret ({SECRET_FILE_SETTING})"))
+    ServerSecret::load(explicit.as_deref(), &common.secret_file)
+        .with_context(|| format!("the server secret ({SECRET_FILE_SETTING})"))
 }
 
 /// For a command that reads what a server wrote (`token`): its SQLite file and
@@ -279,7 +293,11 @@ pub fn rendered_documents() -> [(&'static str, String); 3] {
         json.push('\n');
         json
     };
-    [(PLATFORM_FILE, render(&docs.platform)), (BILLING_FILE, render(&docs.billing)), (crate::api::test_mode::TEST_FILE, render(&docs.test))]
+    [
+        (PLATFORM_FILE, render(&docs.platform)),
+        (BILLING_FILE, render(&docs.billing)),
+        (crate::api::test_mode::TEST_FILE, render(&docs.test)),
+    ]
 }
 
 /// The OpenAPI 3.0.3 editions of the documents (`openapi::v3_0`), rendered the same way.
@@ -287,7 +305,8 @@ pub fn rendered_editions_3_0() -> [(&'static str, String); 2] {
     let [(_, platform), (_, billing), _] = rendered_documents();
     let render = |json: &str| {
         let value = serde_json::from_str(json).expect("a rendered document is JSON");
-        let mut json = serde_json::to_string_pretty(&crate::openapi::v3_0::edition(&value)).expect("OpenAPI documents serialize");
+        let mut json =
+            serde_json::to_string_pretty(&crate::openapi::v3_0::edition(&value)).expect("OpenAPI documents serialize");
         json.push('\n');
         json
     };
@@ -399,7 +418,10 @@ async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
     if test_mode {
-        println!("  Test mode: on (sandboxes, clock, journal, faults): {base}/openapi/{}", crate::api::test_mode::TEST_FILE);
+        println!(
+            "  Test mode: on (sandboxes, clock, journal, faults): {base}/openapi/{}",
+            crate::api::test_mode::TEST_FILE
+        );
         println!("  Test console:      {base}/console");
     }
     if !loaded_demo {

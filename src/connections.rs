@@ -73,7 +73,12 @@ const EVICTION_GRACE: Duration = Duration::from_millis(100);
 
 /// Serves `app` on `listener` until `shutdown` completes, then lets the
 /// requests in flight finish (for up to 20 s).
-pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let registry = Arc::new(Registry::new(limits.max_connections));
     let (stop, stopping) = watch::channel(false);
     tokio::pin!(shutdown);
@@ -213,7 +218,8 @@ impl Registry {
         let mut open = self.lock();
         let live = open.values().filter(|c| !c.closing.load(Ordering::SeqCst)).count();
         if live >= self.max {
-            let idle = open.values().find(|c| !c.closing.load(Ordering::SeqCst) && c.requests.load(Ordering::SeqCst) == 0)?;
+            let idle =
+                open.values().find(|c| !c.closing.load(Ordering::SeqCst) && c.requests.load(Ordering::SeqCst) == 0)?;
             idle.closing.store(true, Ordering::SeqCst);
             idle.close.notify_one();
         }

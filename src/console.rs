@@ -8,9 +8,7 @@
 use axum::Router;
 use axum::extract::Path;
 use axum::http::HeaderValue;
-use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_FRAME_OPTIONS,
-};
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_FRAME_OPTIONS};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -27,46 +25,14 @@ const INDEX: &str = include_str!("../console/index.html");
 
 /// The console's files: name, media type, content.
 const ASSETS: &[(&str, &str, &str)] = &[
-    (
-        "console.css",
-        "text/css; charset=utf-8",
-        include_str!("../console/console.css"),
-    ),
-    (
-        "main.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/main.js"),
-    ),
-    (
-        "api.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/api.js"),
-    ),
-    (
-        "dom.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/dom.js"),
-    ),
-    (
-        "requests.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/requests.js"),
-    ),
-    (
-        "time.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/time.js"),
-    ),
-    (
-        "faults.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/faults.js"),
-    ),
-    (
-        "state.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../console/state.js"),
-    ),
+    ("console.css", "text/css; charset=utf-8", include_str!("../console/console.css")),
+    ("main.js", "text/javascript; charset=utf-8", include_str!("../console/main.js")),
+    ("api.js", "text/javascript; charset=utf-8", include_str!("../console/api.js")),
+    ("dom.js", "text/javascript; charset=utf-8", include_str!("../console/dom.js")),
+    ("requests.js", "text/javascript; charset=utf-8", include_str!("../console/requests.js")),
+    ("time.js", "text/javascript; charset=utf-8", include_str!("../console/time.js")),
+    ("faults.js", "text/javascript; charset=utf-8", include_str!("../console/faults.js")),
+    ("state.js", "text/javascript; charset=utf-8", include_str!("../console/state.js")),
 ];
 
 /// `/console` and its files, with strict headers on every answer (a 404 included).
@@ -75,22 +41,10 @@ pub fn router() -> Router<AppState> {
         .route("/console", get(page))
         .route("/console/", get(page))
         .route("/console/{file}", get(asset))
-        .layer(SetResponseHeaderLayer::overriding(
-            CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(POLICY),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            CACHE_CONTROL,
-            HeaderValue::from_static("no-store"),
-        ))
+        .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
+        .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(SetResponseHeaderLayer::overriding(REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        .layer(SetResponseHeaderLayer::overriding(CACHE_CONTROL, HeaderValue::from_static("no-store")))
 }
 
 async fn page() -> impl IntoResponse {

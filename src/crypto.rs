@@ -23,7 +23,10 @@ pub struct FieldCipher {
 impl FieldCipher {
     pub fn new(secret: &ServerSecret) -> Self {
         let key = secret.derive_key("field-encryption");
-        Self { cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)), fingerprint_key: secret.derive_key("request-fingerprint") }
+        Self {
+            cipher: Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)),
+            fingerprint_key: secret.derive_key("request-fingerprint"),
+        }
     }
 
     /// A keyed fingerprint of `parts` (hex HMAC-SHA256; each part is
@@ -35,7 +38,8 @@ impl FieldCipher {
     /// The bytes of `fingerprint`.
     pub fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
         use hmac::{Hmac, Mac};
-        let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key).expect("HMAC takes any key length");
+        let mut mac =
+            <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.fingerprint_key).expect("HMAC takes any key length");
         for part in parts {
             mac.update(&(part.len() as u64).to_be_bytes());
             mac.update(part);

@@ -364,10 +364,7 @@ impl IntoResponse for ApiError {
                 headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             }
             ErrorCode::InvalidToken | ErrorCode::ExpiredToken => {
-                headers.insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Bearer error=\"invalid_token\""),
-                );
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer error=\"invalid_token\""));
             }
             _ => {}
         }
@@ -394,7 +391,8 @@ impl From<DbErr> for ApiError {
         if rolled_back_by_the_database(&err) {
             return ApiError {
                 source: Some(err.into()),
-                ..ApiError::new(ErrorCode::Busy, "the request met a concurrent one on the same rows; retry it").retry_after(1)
+                ..ApiError::new(ErrorCode::Busy, "the request met a concurrent one on the same rows; retry it")
+                    .retry_after(1)
             };
         }
         if database_unreachable(&err) {
@@ -412,11 +410,15 @@ impl From<DbErr> for ApiError {
 /// sqlx's kind of database error.
 fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
     use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return None };
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
+        return None;
+    };
     let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return None };
     match db.kind() {
         sqlx::error::ErrorKind::UniqueViolation => Some(SqlErr::UniqueConstraintViolation(db.message().to_owned())),
-        sqlx::error::ErrorKind::ForeignKeyViolation => Some(SqlErr::ForeignKeyConstraintViolation(db.message().to_owned())),
+        sqlx::error::ErrorKind::ForeignKeyViolation => {
+            Some(SqlErr::ForeignKeyConstraintViolation(db.message().to_owned()))
+        }
         _ => None,
     }
 }
@@ -427,7 +429,9 @@ fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
 /// client gets a 503 to retry, not a 500.
 fn rolled_back_by_the_database(err: &DbErr) -> bool {
     use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else { return false };
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
+        return false;
+    };
     matches!(sqlx_err.as_ref(), sqlx::Error::Database(db) if db.code().is_some_and(|code| code.starts_with("40")))
 }
 
@@ -442,7 +446,11 @@ fn database_unreachable(err: &DbErr) -> bool {
     };
     let RuntimeErr::SqlxError(sqlx_err) = runtime else { return false };
     match sqlx_err.as_ref() {
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Io(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => true,
         // PostgreSQL's classes 08 (connection exception) and 57P (shutting down).
         sqlx::Error::Database(db) => db.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
         _ => false,

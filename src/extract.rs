@@ -2,9 +2,9 @@
 //! plain-text axum rejection.
 
 use axum::body::Bytes;
+use axum::extract::path::ErrorKind;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
-use axum::extract::path::ErrorKind;
 use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
 use validator::Validate;
@@ -38,10 +38,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         require_content_type(req.headers(), is_json, "application/json")?;
         let bytes = read_body(req, state).await?;
         match list_items(&bytes) {
-            Err(err) => return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}"))),
+            Err(err) => {
+                return Err(ApiError::new(ErrorCode::MalformedBody, format!("the body is not valid JSON: {err}")));
+            }
             Ok(items) if items > MAX_LIST_ITEMS => {
                 let mut violations = Violations::new();
-                violations.field("", ErrorCode::FieldOutOfRange, format!("the body holds more than {MAX_LIST_ITEMS} list items in all"));
+                violations.field(
+                    "",
+                    ErrorCode::FieldOutOfRange,
+                    format!("the body holds more than {MAX_LIST_ITEMS} list items in all"),
+                );
                 return Err(violations.into_error());
             }
             Ok(_) => {}
@@ -52,18 +58,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             violations.field("", ErrorCode::FieldWrongType, "the body must be a JSON object");
             return Err(violations.into_error());
         }
-        deserialize_body(&bytes)
-            .map(JsonBody)
-            .map_err(|err| {
-                let pointer = json_pointer(err.path());
-                let mut violations = Violations::new();
-                let message = err.into_inner().to_string();
-                // serde_json appends " at line L column C"; the pointer says where.
-                let message = message.split(" at line ").next().unwrap_or_default();
-                let (code, detail) = value_problem(message);
-                violations.field(pointer, code, detail);
-                violations.into_error()
-            })
+        deserialize_body(&bytes).map(JsonBody).map_err(|err| {
+            let pointer = json_pointer(err.path());
+            let mut violations = Violations::new();
+            let message = err.into_inner().to_string();
+            // serde_json appends " at line L column C"; the pointer says where.
+            let message = message.split(" at line ").next().unwrap_or_default();
+            let (code, detail) = value_problem(message);
+            violations.field(pointer, code, detail);
+            violations.into_error()
+        })
     }
 }
 
@@ -73,7 +77,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 /// security code) nor a Rust type name.
 fn value_problem(message: &str) -> (ErrorCode, String) {
     if message.starts_with("missing field") || message.starts_with("unknown field") {
-        let code = if message.starts_with("missing field") { ErrorCode::FieldRequired } else { ErrorCode::FieldWrongType };
+        let code =
+            if message.starts_with("missing field") { ErrorCode::FieldRequired } else { ErrorCode::FieldWrongType };
         return (code, message.to_owned());
     }
     if let Some(rest) = message.strip_prefix("unknown variant ") {
@@ -100,7 +105,11 @@ fn value_problem(message: &str) -> (ErrorCode, String) {
     if CHRONO_PARSE_ERRORS.contains(&message) {
         return (ErrorCode::FieldWrongType, format!("expected {DATE_TIME}"));
     }
-    if message.starts_with("UUID parsing failed") || message.starts_with("invalid character") || message.starts_with("invalid group") || message.starts_with("invalid length") {
+    if message.starts_with("UUID parsing failed")
+        || message.starts_with("invalid character")
+        || message.starts_with("invalid group")
+        || message.starts_with("invalid length")
+    {
         return (ErrorCode::FieldWrongType, format!("expected {GUID}"));
     }
     if message.starts_with("Invalid decimal") || message.contains("Decimal") {
@@ -127,13 +136,17 @@ const CHRONO_PARSE_ERRORS: [&str; 7] = [
 /// What serde says a type expects, in the documents' words.
 fn expected_words(expected: &str) -> String {
     let words = match expected {
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "an integer",
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            "an integer"
+        }
         "f32" | "f64" => "a number",
         "a string" | "a borrowed string" | "a character" => "a string",
         "a boolean" => "true or false",
         "a sequence" => "an array",
         "a map" => "an object",
-        "a formatted date and time string or a unix timestamp" | "an RFC 3339 formatted date and time string" => DATE_TIME,
+        "a formatted date and time string or a unix timestamp" | "an RFC 3339 formatted date and time string" => {
+            DATE_TIME
+        }
         "a UUID string" => GUID,
         _ if expected.starts_with("struct ") || expected.starts_with("a map") => "an object",
         _ if expected.contains("Decimal") || expected.contains("decimal") => DECIMAL,
@@ -332,7 +345,10 @@ fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool, wan
             ErrorCode::UnsupportedMediaType,
             format!("content type `{mime}` is not accepted here: send `Content-Type: {wanted}`"),
         )),
-        None => Err(ApiError::new(ErrorCode::UnsupportedMediaType, format!("the Content-Type header is missing: send `Content-Type: {wanted}`"))),
+        None => Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!("the Content-Type header is missing: send `Content-Type: {wanted}`"),
+        )),
     }
 }
 
@@ -455,7 +471,8 @@ fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Resu
     let sent = pairs.len();
     let mut seen = std::collections::HashSet::new();
     pairs.retain(|(key, _)| seen.insert(key.clone()));
-    let encode = |pairs: &[(String, String)]| url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    let encode =
+        |pairs: &[(String, String)]| url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
     if pairs.len() < sent {
         // A repeated parameter: read the first of each first.
         match from(encode(&pairs).as_bytes()) {
@@ -466,13 +483,19 @@ fn read_query<T: DeserializeOwned>(raw: &str, problems: &mut Violations) -> Resu
     loop {
         let message = err.inner().to_string();
         let Some(serde_path_to_error::Segment::Map { key }) = err.path().iter().next() else {
-            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("the query string is not valid: {message}"),
+            ));
         };
         let before = pairs.len();
         pairs.retain(|(name, _)| name != key);
         if pairs.len() == before {
             // About a parameter not sent (a required non-`Option` field): nothing to drop.
-            return Err(ApiError::new(ErrorCode::InvalidParameter, format!("the query string is not valid: {message}")));
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("the query string is not valid: {message}"),
+            ));
         }
         let (code, detail) = parameter_problem(&message);
         problems.parameter(key.clone(), code, detail);
@@ -512,17 +535,32 @@ mod tests {
             ("invalid type: integer `4242424242424242`, expected a string", "expected a string, got an integer"),
             ("invalid type: floating point `1.5`, expected i32", "expected an integer, got a number with a fraction"),
             ("invalid type: string \"abc\", expected a sequence", "expected an array, got a string"),
-            ("invalid value: integer `99999999999`, expected i32", "expected an integer; the integer sent is out of its range"),
-            ("premature end of input", "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\""),
-            ("input contains invalid characters", "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\""),
-            ("UUID parsing failed: invalid character: found `z` at 0", "expected a GUID string, e.g. \"0192f0c4-0000-7000-8000-00000000f001\""),
+            (
+                "invalid value: integer `99999999999`, expected i32",
+                "expected an integer; the integer sent is out of its range",
+            ),
+            (
+                "premature end of input",
+                "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\"",
+            ),
+            (
+                "input contains invalid characters",
+                "expected a date-time string in RFC 3339 format with a time zone, e.g. \"2026-12-05T00:00:00Z\"",
+            ),
+            (
+                "UUID parsing failed: invalid character: found `z` at 0",
+                "expected a GUID string, e.g. \"0192f0c4-0000-7000-8000-00000000f001\"",
+            ),
             ("invalid type: boolean `true`, expected struct SecureFormIn", "expected an object, got a boolean"),
         ] {
             let (_, detail) = value_problem(serde);
             assert_eq!(detail, expected, "{serde}");
             assert!(!detail.contains("4242") && !detail.contains("i32"), "{detail}");
         }
-        assert_eq!(value_problem("missing field `name`"), (ErrorCode::FieldRequired, "missing field `name`".to_owned()));
+        assert_eq!(
+            value_problem("missing field `name`"),
+            (ErrorCode::FieldRequired, "missing field `name`".to_owned())
+        );
     }
 
     #[derive(Debug, Default, serde::Deserialize, PartialEq)]

@@ -40,8 +40,11 @@ pub async fn until_ready(listen: SocketAddr, wait: Duration, timeout: Duration) 
         match asked {
             Ok(()) => return Ok(target),
             Err(err) if Instant::now() + RETRY_EVERY >= deadline => {
-                let waited = if wait.is_zero() { String::new() } else { format!(" after waiting {} s", wait.as_secs_f64()) };
-                return Err(err.context(format!("http://{target}/health/ready is not ready{waited} (the address is --listen, SWITCHBOARD_LISTEN)")));
+                let waited =
+                    if wait.is_zero() { String::new() } else { format!(" after waiting {} s", wait.as_secs_f64()) };
+                return Err(err.context(format!(
+                    "http://{target}/health/ready is not ready{waited} (the address is --listen, SWITCHBOARD_LISTEN)"
+                )));
             }
             Err(_) => tokio::time::sleep(RETRY_EVERY).await,
         }
@@ -50,7 +53,9 @@ pub async fn until_ready(listen: SocketAddr, wait: Duration, timeout: Duration) 
 
 async fn ask(target: SocketAddr) -> anyhow::Result<()> {
     let mut stream = TcpStream::connect(target).await.context("connecting")?;
-    let request = format!("GET /health/ready HTTP/1.1\r\nHost: {target}\r\nUser-Agent: switchboard-healthcheck\r\nConnection: close\r\n\r\n");
+    let request = format!(
+        "GET /health/ready HTTP/1.1\r\nHost: {target}\r\nUser-Agent: switchboard-healthcheck\r\nConnection: close\r\n\r\n"
+    );
     stream.write_all(request.as_bytes()).await.context("sending the request")?;
     let mut head = Vec::with_capacity(HEAD_BYTES);
     let mut chunk = [0u8; 256];

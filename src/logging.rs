@@ -20,8 +20,9 @@ pub enum LogFormat {
 /// (it costs about a tenth of a GET's throughput: docs/performance.md, "Logs");
 /// `RUST_LOG=info` adds it.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(format!("info,sqlx=warn,sea_orm=warn,{}=warn", crate::telemetry::REQUEST_LOG)));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        EnvFilter::new(format!("info,sqlx=warn,sea_orm=warn,{}=warn", crate::telemetry::REQUEST_LOG))
+    });
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
         // Colour codes only for a person at a terminal, not into log files.

@@ -107,9 +107,8 @@ pub fn finish(doc: &mut OpenApiDoc) {
     describe_permissions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
-        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
-            .into_iter()
-            .flatten()
+        for operation in
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
         {
             add_standard_responses(operation, has_path_params);
         }
@@ -127,13 +126,18 @@ pub fn finish(doc: &mut OpenApiDoc) {
 /// route; its description says it in words too.
 fn describe_permissions(doc: &mut OpenApiDoc) {
     for item in doc.paths.paths.values_mut() {
-        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten() {
-            let Some(permissions) = operation.extensions.as_ref().and_then(|e| e.get("x-permissions")).and_then(|p| p.as_array()) else {
+        for operation in
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
+        {
+            let Some(permissions) =
+                operation.extensions.as_ref().and_then(|e| e.get("x-permissions")).and_then(|p| p.as_array())
+            else {
                 continue;
             };
             let names: Vec<String> = permissions.iter().filter_map(|p| Some(format!("`{}`", p.as_str()?))).collect();
             let needs = match names.is_empty() {
-                true => "Takes an access token of either interface (a partner's or an agent's); needs no permission.".to_owned(),
+                true => "Takes an access token of either interface (a partner's or an agent's); needs no permission."
+                    .to_owned(),
                 false => format!("Needs the permission {} (else 403).", names.join(" and ")),
             };
             operation.description = Some(match operation.description.take() {
@@ -150,7 +154,11 @@ fn add_idempotency_key(operation: &mut Operation) {
     use crate::api::billing::idempotency::{HEADER, KEPT_HOURS};
     use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
     use utoipa::openapi::schema::ObjectBuilder;
-    let schema = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(255)).pattern(Some("^[!-~]+$"));
+    let schema = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(255))
+        .pattern(Some("^[!-~]+$"));
     let parameter = ParameterBuilder::new()
         .name(HEADER)
         .parameter_in(ParameterIn::Header)
@@ -233,7 +241,8 @@ fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {
         }
         if let Some(RefOr::T(Schema::Object(site_id))) = update.properties.get_mut("siteId") {
             site_id.read_only = Some(true);
-            site_id.description = Some("The path names the site; a `siteId` sent anyway must be the path's.".to_owned());
+            site_id.description =
+                Some("The path names the site; a `siteId` sent anyway must be the path's.".to_owned());
         }
         update.description = Some(format!("Body of update. {shared_description}"));
         components.schemas.insert(create.to_owned(), RefOr::T(Schema::Object(for_create)));
@@ -241,7 +250,9 @@ fn split_site_keyed_create_bodies(doc: &mut OpenApiDoc) {
     }
     for item in doc.paths.paths.values_mut() {
         let Some(post) = item.post.as_mut() else { continue };
-        let Some((_, create)) = split.iter().find(|(id, _)| post.operation_id.as_deref() == Some(*id)) else { continue };
+        let Some((_, create)) = split.iter().find(|(id, _)| post.operation_id.as_deref() == Some(*id)) else {
+            continue;
+        };
         let Some(RefOr::T(body)) = post.request_body.as_mut() else { continue };
         for content in body.content.values_mut() {
             if let RefOr::T(content) = content {
@@ -280,13 +291,18 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
         .paths
         .iter()
         .flat_map(|(path, item)| {
-            let parameter = path.rsplit_once('{').and_then(|(_, rest)| rest.split_once('}')).map_or("id", |(name, _)| name).to_owned();
+            let parameter = path
+                .rsplit_once('{')
+                .and_then(|(_, rest)| rest.split_once('}'))
+                .map_or("id", |(name, _)| name)
+                .to_owned();
             operations(item).into_iter().map(move |id| (id, parameter.clone()))
         })
         .collect();
     for item in doc.paths.paths.values_mut() {
         let Some(create) = item.post.as_mut() else { continue };
-        let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned) else {
+        let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned)
+        else {
             continue;
         };
         // Partner billing creates answer 200 (as the spec says) and declare their
@@ -303,7 +319,10 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
             let target = format!("{verb}{resource}");
             if let Some(parameter) = known.get(&target) {
                 let name = link_name(&target);
-                let link = LinkBuilder::new().operation_id(target.clone()).parameter(parameter.as_str(), format!("$response.body#/{parameter}")).build();
+                let link = LinkBuilder::new()
+                    .operation_id(target.clone())
+                    .parameter(parameter.as_str(), format!("$response.body#/{parameter}"))
+                    .build();
                 created.links.insert(name, RefOr::T(link));
             }
         }
@@ -367,11 +386,8 @@ fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
         None => false,
         Some(requirements) => requirements.iter().all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
     };
-    operation.security = Some(if is_public {
-        Vec::new()
-    } else {
-        vec![SecurityRequirement::new(BEARER, Vec::<String>::new())]
-    });
+    operation.security =
+        Some(if is_public { Vec::new() } else { vec![SecurityRequirement::new(BEARER, Vec::<String>::new())] });
     let has_params = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
     let has_body = operation.request_body.is_some();
     let mut wanted = vec![StandardResponse::InternalError, StandardResponse::ServiceUnavailable];
@@ -494,15 +510,14 @@ impl StandardResponse {
         });
         if first == ErrorCode::ValidationFailed {
             example["detail"] = json!("/color: must be a hex color such as #1a73e8 or #fff");
-            example["errors"] = json!([{"pointer": "/color", "detail": "must be a hex color such as #1a73e8 or #fff", "code": 400012}]);
+            example["errors"] =
+                json!([{"pointer": "/color", "detail": "must be a hex color such as #1a73e8 or #fff", "code": 400012}]);
         }
         if first.status().is_server_error() {
             example["requestId"] = json!("0192f0c4-5b1e-7c3a-9d2e-4f6a8b0c1d2e");
         }
-        let content = ContentBuilder::new()
-            .schema(Some(Ref::from_schema_name("Problem")))
-            .example(Some(example))
-            .build();
+        let content =
+            ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).example(Some(example)).build();
         let mut builder = ResponseBuilder::new()
             .description(format!("Problem details. Codes: {}.", listed.join("; ")))
             .content(PROBLEM_JSON, content);
@@ -542,12 +557,21 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
     while let Some(schema) = pending.pop() {
         match schema {
             serde_json::Value::Object(entries) => {
-                if let Some(name) = entries.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/")) {
+                if let Some(name) =
+                    entries.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
                     if names.insert(name.to_owned()) {
                         pending.extend(value.pointer(&format!("/components/schemas/{name}")));
                     }
                 }
-                pending.extend(entries.iter().filter(|(key, _)| !matches!(key.as_str(), "example" | "examples" | "default" | "const" | "enum")).map(|(_, v)| v));
+                pending.extend(
+                    entries
+                        .iter()
+                        .filter(|(key, _)| {
+                            !matches!(key.as_str(), "example" | "examples" | "default" | "const" | "enum")
+                        })
+                        .map(|(_, v)| v),
+                );
             }
             serde_json::Value::Array(items) => pending.extend(items),
             _ => {}

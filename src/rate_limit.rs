@@ -74,6 +74,8 @@ pub fn limit(router: Router, per_second: NonZeroU32) -> Router {
             GovernorError::TooManyRequests { wait_time, .. } => wait_time,
             _ => 1,
         };
-        ApiError::new(ErrorCode::TooManyRequests, "too many requests from this caller").retry_after(wait).into_response()
+        ApiError::new(ErrorCode::TooManyRequests, "too many requests from this caller")
+            .retry_after(wait)
+            .into_response()
     }))
 }

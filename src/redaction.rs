@@ -14,12 +14,39 @@ pub const REDACTED: &str = "[redacted]";
 
 /// Words of a key whose value is a secret.
 const SECRET_WORDS: &[&str] = &[
-    "password", "passwd", "pwd", "passcode", "passphrase", "secret", "token", "authorization", "auth", "cookie", "otp", "pin",
-    "cvv", "cvv2", "cvc", "cvc2", "cvd", "csc", "credential", "credentials", "jwt", "bearer",
+    "password",
+    "passwd",
+    "pwd",
+    "passcode",
+    "passphrase",
+    "secret",
+    "token",
+    "authorization",
+    "auth",
+    "cookie",
+    "otp",
+    "pin",
+    "cvv",
+    "cvv2",
+    "cvc",
+    "cvc2",
+    "cvd",
+    "csc",
+    "credential",
+    "credentials",
+    "jwt",
+    "bearer",
 ];
 
 /// Two words in a row that name a secret.
-const SECRET_PHRASES: &[[&str; 2]] = &[["api", "key"], ["private", "key"], ["access", "key"], ["secret", "key"], ["security", "code"], ["session", "id"]];
+const SECRET_PHRASES: &[[&str; 2]] = &[
+    ["api", "key"],
+    ["private", "key"],
+    ["access", "key"],
+    ["secret", "key"],
+    ["security", "code"],
+    ["session", "id"],
+];
 
 /// The words of a key, in lower case: split at `_`, `-`, `.`, spaces and case
 /// changes (`primaryCardCSCOrCVD`: primary, card, csc, or, cvd).
@@ -119,7 +146,8 @@ pub fn mask_card_numbers(text: &str) -> Option<String> {
         }
         let digits: Vec<u8> = positions.iter().map(|&p| bytes[p]).collect();
         // Next to a letter, a run is part of a word or an id, not a card.
-        let bounded = !(start > 0 && bytes[start - 1].is_ascii_alphanumeric()) && !(at < bytes.len() && bytes[at].is_ascii_alphanumeric());
+        let bounded = !(start > 0 && bytes[start - 1].is_ascii_alphanumeric())
+            && !(at < bytes.len() && bytes[at].is_ascii_alphanumeric());
         if bounded && (12..=19).contains(&digits.len()) && luhn(&digits) {
             for &p in &positions[..positions.len() - 4] {
                 masked[p] = b'*';
@@ -133,7 +161,10 @@ pub fn mask_card_numbers(text: &str) -> Option<String> {
 
 fn guid() -> &'static regex::Regex {
     static GUID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    GUID.get_or_init(|| regex::Regex::new("[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}").expect("a valid pattern"))
+    GUID.get_or_init(|| {
+        regex::Regex::new("[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+            .expect("a valid pattern")
+    })
 }
 
 /// Masks card numbers and replaces secrets in a JSON value, at any depth;
@@ -230,22 +261,42 @@ mod tests {
 
     /// Test numbers of seven schemes.
     const CARDS: [&str; 7] = [
-        "4111111111111111",    // Visa
-        "5555555555554444",    // Mastercard
-        "378282246310005",     // American Express
-        "6011111111111117",    // Discover
-        "30569309025904",      // Diners Club
-        "3530111333300000",    // JCB
-        "6200000000000005",    // UnionPay
+        "4111111111111111", // Visa
+        "5555555555554444", // Mastercard
+        "378282246310005",  // American Express
+        "6011111111111117", // Discover
+        "30569309025904",   // Diners Club
+        "3530111333300000", // JCB
+        "6200000000000005", // UnionPay
     ];
 
     #[test]
     fn keys_are_read_by_words() {
-        for key in ["password", "passwd", "pwd", "apiKey", "x-api-key", "API_KEY", "privateKey", "Authorization", "cookie", "otp", "pin",
-            "csc", "primaryCardCSCOrCVD", "refresh_token", "refreshToken", "clientSecret", "securityCode", "cvv2", "sessionId"] {
+        for key in [
+            "password",
+            "passwd",
+            "pwd",
+            "apiKey",
+            "x-api-key",
+            "API_KEY",
+            "privateKey",
+            "Authorization",
+            "cookie",
+            "otp",
+            "pin",
+            "csc",
+            "primaryCardCSCOrCVD",
+            "refresh_token",
+            "refreshToken",
+            "clientSecret",
+            "securityCode",
+            "cvv2",
+            "sessionId",
+        ] {
             assert!(is_secret_key(key), "{key}");
         }
-        for key in ["name", "shipping", "spinner", "opinion", "description", "keyboard", "username", "cardNumberCount"] {
+        for key in ["name", "shipping", "spinner", "opinion", "description", "keyboard", "username", "cardNumberCount"]
+        {
             assert!(!is_secret_key(key), "{key}");
         }
         assert!(is_card_key("primaryCardNumber") && is_card_key("card_no") && is_card_key("pan"));
@@ -273,9 +324,15 @@ mod tests {
         let mut body = json!({"note": "card 5555 5555 5555 4444", "deep": [{"n": 4111111111111111u64}], "pwd": "x", "apiKey": 1,
             "primaryCardNumber": "4242424242424242", "name": "kept"});
         assert!(redact_json(&mut body));
-        assert_eq!(body, json!({"note": "card **** **** **** 4444", "deep": [{"n": "************1111"}], "pwd": REDACTED, "apiKey": REDACTED,
-            "primaryCardNumber": "************4242", "name": "kept"}));
-        assert_eq!(redact_query("a=1&password=x&access_token=y&q=4111111111111111").as_deref(), Some("a=1&password=%5Bredacted%5D&access_token=%5Bredacted%5D&q=************1111"));
+        assert_eq!(
+            body,
+            json!({"note": "card **** **** **** 4444", "deep": [{"n": "************1111"}], "pwd": REDACTED, "apiKey": REDACTED,
+            "primaryCardNumber": "************4242", "name": "kept"})
+        );
+        assert_eq!(
+            redact_query("a=1&password=x&access_token=y&q=4111111111111111").as_deref(),
+            Some("a=1&password=%5Bredacted%5D&access_token=%5Bredacted%5D&q=************1111")
+        );
         assert_eq!(redact_query("pageSize=10&siteId=10000"), None);
     }
 }

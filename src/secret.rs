@@ -18,8 +18,8 @@ impl ServerSecret {
             return Ok(Self(value.as_bytes().to_vec()));
         }
         if file.exists() {
-            let content = std::fs::read_to_string(file)
-                .with_context(|| format!("reading secret file {}", file.display()))?;
+            let content =
+                std::fs::read_to_string(file).with_context(|| format!("reading secret file {}", file.display()))?;
             let trimmed = content.trim();
             anyhow::ensure!(trimmed.len() >= 32, "secret file {} holds fewer than 32 characters", file.display());
             return Ok(Self(trimmed.as_bytes().to_vec()));

@@ -11,8 +11,8 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -47,7 +47,8 @@ fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents
         .merge(secure_forms::router())
         .merge(voicebots::router())
         .split_for_parts();
-    let (root_routes, root_paths) = OpenApiRouter::new().merge(tokens::platform_router()).merge(health::router()).split_for_parts();
+    let (root_routes, root_paths) =
+        OpenApiRouter::new().merge(tokens::platform_router()).merge(health::router()).split_for_parts();
     openapi::add_root_paths(&mut platform, root_paths);
     let platform_routes = Router::new().nest("/v4", v4_routes.merge(root_routes.clone())).merge(root_routes);
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
@@ -77,7 +78,8 @@ pub fn app(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));
     let known_names = state.strict_names.then(|| {
-        let documents = [(&docs.platform, Document::Platform), (&docs.billing, Document::Billing), (&docs.test, Document::Test)];
+        let documents =
+            [(&docs.platform, Document::Platform), (&docs.billing, Document::Billing), (&docs.test, Document::Test)];
         Arc::new(unknown_names::KnownNames::from_documents(documents, state.tokens.clone()))
     });
     if state.strict_names {
@@ -110,7 +112,9 @@ pub fn app(state: AppState) -> Router {
         }))
         .fallback({
             let operations = operations.clone();
-            move |State(state): State<AppState>, method: Method, uri: Uri| async move { no_route(&operations, state.test_mode, &method, uri.path()) }
+            move |State(state): State<AppState>, method: Method, uri: Uri| async move {
+                no_route(&operations, state.test_mode, &method, uri.path())
+            }
         });
     let routes = match known_names {
         Some(known) => routes.layer(middleware::from_fn_with_state(known, unknown_names::refuse_unknown_names)),
@@ -211,8 +215,12 @@ async fn absolute_servers(State(state): State<AppState>, request: Request, next:
         return response;
     }
     let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else { return StatusCode::INTERNAL_SERVER_ERROR.into_response() };
-    let Ok(mut document) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return Response::from_parts(parts, Body::from(bytes)) };
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let Ok(mut document) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
     for server in document.get_mut("servers").and_then(|s| s.as_array_mut()).into_iter().flatten() {
         if let Some(url) = server.get("url").and_then(|u| u.as_str()).filter(|u| u.starts_with('/')) {
             server["url"] = serde_json::Value::from(format!("{base}{}", url.trim_end_matches('/')));
@@ -250,11 +258,19 @@ const MAX_HEADER_BYTES: usize = 16 * 1024;
 async fn bounded_head(request: Request, next: Next) -> Response {
     let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if target > MAX_URI_BYTES {
-        return ApiError::new(ErrorCode::UriTooLong, format!("the request target is longer than {MAX_URI_BYTES} bytes")).into_response();
+        return ApiError::new(
+            ErrorCode::UriTooLong,
+            format!("the request target is longer than {MAX_URI_BYTES} bytes"),
+        )
+        .into_response();
     }
     let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
     if headers > MAX_HEADER_BYTES {
-        return ApiError::new(ErrorCode::HeadersTooLarge, format!("the request headers are larger than {MAX_HEADER_BYTES} bytes")).into_response();
+        return ApiError::new(
+            ErrorCode::HeadersTooLarge,
+            format!("the request headers are larger than {MAX_HEADER_BYTES} bytes"),
+        )
+        .into_response();
     }
     next.run(request).await
 }
@@ -292,7 +308,9 @@ fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method
     if (path.starts_with("/api/test/") || path == "/console" || path.starts_with("/console/")) && !test_mode {
         return ApiError::new(
             ErrorCode::NoRoute,
-            format!("{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/... and /console"),
+            format!(
+                "{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/... and /console"
+            ),
         );
     }
     let trimmed = path.trim_end_matches('/');
@@ -310,12 +328,8 @@ fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method
 
 /// Makes the request id visible to error responses (5xx bodies name it).
 async fn scope_request_id(request: Request, next: Next) -> Response {
-    let id = request
-        .extensions()
-        .get::<RequestId>()
-        .and_then(|id| id.header_value().to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+    let id =
+        request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok()).unwrap_or("").to_owned();
     REQUEST_ID.scope(id, next.run(request)).await
 }
 
@@ -327,7 +341,8 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
         return response;
     }
     let (parts, _) = response.into_parts();
-    let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+    let mut problem =
+        ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
     if let Some(allow) = parts.headers.get(axum::http::header::ALLOW) {
         problem.headers_mut().insert(axum::http::header::ALLOW, allow.clone());
     }

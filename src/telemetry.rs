@@ -42,7 +42,8 @@ use sea_orm::{DatabaseConnection, DbBackend};
 use utoipa::openapi::OpenApi;
 
 const BATCH_BUCKETS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
-const DURATION_BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+const DURATION_BUCKETS: [f64; 14] =
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
 /// The process's recorder, installed on first use; a thread drains histogram
 /// samples every few seconds so that memory stays flat between scrapes.
@@ -74,7 +75,8 @@ pub fn recorder() -> &'static PrometheusHandle {
 pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
     recorder();
     db.set_metric_callback(move |info| {
-        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => pool).record(info.elapsed.as_secs_f64());
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => pool)
+            .record(info.elapsed.as_secs_f64());
     });
 }
 
@@ -83,7 +85,8 @@ pub fn time_statements(db: &mut DatabaseConnection, pool: &'static str) {
 pub fn time_on_thread_statements(reads: &mut crate::db::on_thread::OnThreadReads) {
     recorder();
     reads.set_metric_callback(|elapsed| {
-        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => "on_thread").record(elapsed.as_secs_f64());
+        metrics::histogram!("switchboard_db_statement_duration_seconds", "pool" => "on_thread")
+            .record(elapsed.as_secs_f64());
     });
 }
 
@@ -145,7 +148,8 @@ pub async fn observe(State(operations): State<Arc<Operations>>, mut request: Req
     let _leaving = Leaving(&operations.in_flight);
     let started = Instant::now();
     // Kept for the request's log line only when it will be written.
-    let method_and_path = tracing::enabled!(target: REQUEST_LOG, tracing::Level::INFO).then(|| (request.method().clone(), request.uri().clone()));
+    let method_and_path = tracing::enabled!(target: REQUEST_LOG, tracing::Level::INFO)
+        .then(|| (request.method().clone(), request.uri().clone()));
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     operation.duration.record(elapsed.as_secs_f64());
@@ -246,7 +250,9 @@ struct Template {
 enum Segment {
     Literal(String),
     /// `{id}`, or `{id}:verb` (a parameter then a fixed suffix).
-    Parameter { suffix: String },
+    Parameter {
+        suffix: String,
+    },
 }
 
 impl Operations {
@@ -274,14 +280,19 @@ impl Operations {
                     metrics.push(OperationMetrics::new(Box::leak(id.into_boxed_str()), Some(document)));
                     for prefix in prefixes {
                         let segments = format!("{prefix}{path}").split('/').skip(1).map(Segment::parse).collect();
-                        by_method.entry(method.clone()).or_default().push(Template { segments, operation: metrics.len() - 1 });
+                        by_method
+                            .entry(method.clone())
+                            .or_default()
+                            .push(Template { segments, operation: metrics.len() - 1 });
                     }
                 }
             }
         }
         // Most literal segments first: `/subscriptions/products` before `/subscriptions/{id}`.
         for templates in by_method.values_mut() {
-            templates.sort_by_key(|t| std::cmp::Reverse(t.segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count()));
+            templates.sort_by_key(|t| {
+                std::cmp::Reverse(t.segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count())
+            });
         }
         Self {
             by_method,
@@ -327,7 +338,11 @@ impl Segment {
             // No id of the documents holds a colon: `{id}` is not `{id}:cancel`
             // (a PUT there is a 405, not an update of a subscription).
             Segment::Parameter { suffix } if suffix.is_empty() => !value.is_empty() && !value.contains(':'),
-            Segment::Parameter { suffix } => value.len() > suffix.len() && value.ends_with(suffix.as_str()) && !value[..value.len() - suffix.len()].contains(':'),
+            Segment::Parameter { suffix } => {
+                value.len() > suffix.len()
+                    && value.ends_with(suffix.as_str())
+                    && !value[..value.len() - suffix.len()].contains(':')
+            }
         }
     }
 }

@@ -49,9 +49,11 @@ impl KnownNames {
         let mut operations = HashMap::new();
         for (doc, document) in documents {
             let Ok(doc) = serde_json::to_value(doc) else { continue };
-            let schemas = Arc::new(doc.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default());
+            let schemas =
+                Arc::new(doc.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default());
             for item in doc.get("paths").and_then(Value::as_object).into_iter().flat_map(Map::values) {
-                for operation in ["get", "put", "post", "delete", "patch"].iter().filter_map(|method| item.get(*method)) {
+                for operation in ["get", "put", "post", "delete", "patch"].iter().filter_map(|method| item.get(*method))
+                {
                     let Some(id) = operation.get("operationId").and_then(Value::as_str) else { continue };
                     let query = operation
                         .get("parameters")
@@ -70,8 +72,14 @@ impl KnownNames {
                         .filter(|(status, _)| status.starts_with('2'))
                         .filter_map(|(_, answer)| answer.pointer("/content/application~1json/schema").cloned())
                         .collect();
-                    let secured = operation.get("security").and_then(Value::as_array).is_none_or(|requirements| !requirements.is_empty());
-                    operations.insert(id.to_owned(), OperationNames { document, query, body, answers, secured, schemas: schemas.clone() });
+                    let secured = operation
+                        .get("security")
+                        .and_then(Value::as_array)
+                        .is_none_or(|requirements| !requirements.is_empty());
+                    operations.insert(
+                        id.to_owned(),
+                        OperationNames { document, query, body, answers, secured, schemas: schemas.clone() },
+                    );
                 }
             }
         }
@@ -95,11 +103,21 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
             if !operation.query.iter().any(|known| *known == name) {
                 // A name is repeated, but never a card number sent as one.
                 let shown = crate::redaction::mask_card_numbers(&name).unwrap_or_else(|| name.clone());
-                violations.parameter(shown, ErrorCode::UnknownName, format!("is not a parameter of {}{}", matched.id, nearest_words(&name, operation.query.iter().map(String::as_str))));
+                violations.parameter(
+                    shown,
+                    ErrorCode::UnknownName,
+                    format!(
+                        "is not a parameter of {}{}",
+                        matched.id,
+                        nearest_words(&name, operation.query.iter().map(String::as_str))
+                    ),
+                );
             }
         }
     }
-    let reads_body = operation.body.is_some() && !matches!(*request.method(), Method::GET | Method::HEAD) && crate::extract::sends_json(request.headers());
+    let reads_body = operation.body.is_some()
+        && !matches!(*request.method(), Method::GET | Method::HEAD)
+        && crate::extract::sends_json(request.headers());
     let request = if reads_body {
         let (parts, body) = request.into_parts();
         let bytes = match crate::extract::read_body(Request::from_parts(parts.clone(), body), &()).await {
@@ -168,14 +186,20 @@ impl<'a> Walk<'a> {
                 // A map (`additionalProperties` with a schema) or a schema
                 // without properties names no keys: nothing to refuse.
                 let names_keys = inputs.iter().any(|schema| schema.get("properties").is_some())
-                    && !inputs.iter().chain(&answers).any(|schema| matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true))));
+                    && !inputs.iter().chain(&answers).any(|schema| {
+                        matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)))
+                    });
                 for (key, item) in entries {
                     let input_children = property(&inputs, key);
                     let answer_children = property(&answers, key);
                     if names_keys && input_children.is_empty() && answer_children.is_empty() {
                         let known = inputs.iter().flat_map(|schema| property_names(schema));
                         let shown = crate::redaction::mask_card_numbers(key).unwrap_or_else(|| key.clone());
-                        self.violations.field(format!("{pointer}/{}", escape(&shown)), ErrorCode::UnknownName, format!("is not a property of this object{}", nearest_words(key, known)));
+                        self.violations.field(
+                            format!("{pointer}/{}", escape(&shown)),
+                            ErrorCode::UnknownName,
+                            format!("is not a property of this object{}", nearest_words(key, known)),
+                        );
                         continue;
                     }
                     let length = pointer.len();
@@ -212,7 +236,9 @@ impl<'a> Walk<'a> {
                 break;
             }
             if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-                if let Some(target) = reference.strip_prefix("#/components/schemas/").and_then(|name| self.schemas.get(name)) {
+                if let Some(target) =
+                    reference.strip_prefix("#/components/schemas/").and_then(|name| self.schemas.get(name))
+                {
                     pending.push(target);
                 }
                 continue;
@@ -232,7 +258,11 @@ fn property<'a>(schemas: &[&'a Value], name: &str) -> Vec<&'a Value> {
 }
 
 fn property_names(schema: &Value) -> impl Iterator<Item = &str> {
-    schema.get("properties").and_then(Value::as_object).into_iter().flat_map(|properties| properties.keys().map(String::as_str))
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.keys().map(String::as_str))
 }
 
 /// RFC 6901: `~` and `/` inside a key.
@@ -251,7 +281,9 @@ fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String
     }
     match nearest(name, &known) {
         Some(near) => format!("; did you mean `{near}`?"),
-        None => format!("; known here: {}", known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")),
+        None => {
+            format!("; known here: {}", known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", "))
+        }
     }
 }
 
@@ -278,7 +310,10 @@ mod tests {
         assert_eq!(nearest("pagesize", &known), Some("pageSize"));
         assert_eq!(nearest("nmae", &known), Some("name"));
         assert_eq!(nearest("colour", &known), None);
-        assert_eq!(nearest_words("colour", known.into_iter()), "; known here: `description`, `name`, `page`, `pageSize`");
+        assert_eq!(
+            nearest_words("colour", known.into_iter()),
+            "; known here: `description`, `name`, `page`, `pageSize`"
+        );
     }
 
     #[test]

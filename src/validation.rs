@@ -14,7 +14,8 @@ use crate::error::{ErrorCode, Violations};
 /// Required text must not be blank (only spaces, tabs and line breaks).
 pub fn not_blank(value: &str) -> Result<(), ValidationError> {
     if is_blank(value) {
-        return Err(ValidationError::new(ErrorCode::FieldRequired.slug()).with_message(Cow::Borrowed("is required and must not be blank")));
+        return Err(ValidationError::new(ErrorCode::FieldRequired.slug())
+            .with_message(Cow::Borrowed("is required and must not be blank")));
     }
     Ok(())
 }
@@ -22,7 +23,8 @@ pub fn not_blank(value: &str) -> Result<(), ValidationError> {
 /// No text holds NUL: PostgreSQL text cannot store one.
 pub fn no_nul(value: &str) -> Result<(), ValidationError> {
     if value.contains('\0') {
-        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Borrowed("must not contain NUL characters")));
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug())
+            .with_message(Cow::Borrowed("must not contain NUL characters")));
     }
     Ok(())
 }
@@ -32,16 +34,18 @@ pub fn no_nul(value: &str) -> Result<(), ValidationError> {
 /// isolate (text that reads differently from what it stores), and, when it is
 /// not blank, something visible: zero-width characters alone are not a name.
 pub fn displayable(value: &str) -> Result<(), ValidationError> {
-    let refused = |c: char| {
-        matches!(c, '\u{1}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
+    let refused = |c: char| matches!(c, '\u{1}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     if let Some(c) = value.chars().find(|c| refused(*c)) {
-        let message = format!("must not contain control or text-direction characters (it holds U+{:04X})", u32::from(c));
+        let message =
+            format!("must not contain control or text-direction characters (it holds U+{:04X})", u32::from(c));
         return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Owned(message)));
     }
-    let invisible = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}');
+    let invisible = |c: char| {
+        matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}')
+    };
     if !is_blank(value) && value.chars().all(invisible) {
-        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Borrowed("must hold a visible character, not only zero-width ones")));
+        return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug())
+            .with_message(Cow::Borrowed("must hold a visible character, not only zero-width ones")));
     }
     Ok(())
 }
@@ -153,10 +157,14 @@ fn describe(error: &ValidationError) -> (ErrorCode, String) {
             };
             (ErrorCode::FieldOutOfRange, detail)
         }
-        "regex" => (ErrorCode::FieldInvalidFormat, own_message.unwrap_or_else(|| "does not have the expected format".to_owned())),
+        "regex" => (
+            ErrorCode::FieldInvalidFormat,
+            own_message.unwrap_or_else(|| "does not have the expected format".to_owned()),
+        ),
         "email" => (ErrorCode::FieldInvalidFormat, "must be an email address".to_owned()),
         slug => {
-            let code = ErrorCode::ALL.iter().copied().find(|c| c.slug() == slug).unwrap_or(ErrorCode::FieldInvalidFormat);
+            let code =
+                ErrorCode::ALL.iter().copied().find(|c| c.slug() == slug).unwrap_or(ErrorCode::FieldInvalidFormat);
             (code, own_message.unwrap_or_else(|| code.title().to_owned()))
         }
     }

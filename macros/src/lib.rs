@@ -53,14 +53,25 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
                     Err(err) => return err.to_compile_error().into(),
                 };
                 for pattern in named {
-                    let (Some(name), Expr::Lit(ExprLit { lit: Lit::Str(regex), .. })) = (pattern.path.get_ident(), &pattern.value) else {
-                        return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)").to_compile_error().into();
+                    let (Some(name), Expr::Lit(ExprLit { lit: Lit::Str(regex), .. })) =
+                        (pattern.path.get_ident(), &pattern.value)
+                    else {
+                        return syn::Error::new_spanned(&pattern, "patterns(NAME = \"regex\", ..)")
+                            .to_compile_error()
+                            .into();
                     };
                     statics.push(regex_static(name, regex, quote!(pub(crate))));
                     shared.push((name.clone(), regex.clone()));
                 }
             }
-            other => return syn::Error::new_spanned(other, "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]").to_compile_error().into(),
+            other => {
+                return syn::Error::new_spanned(
+                    other,
+                    "#[rules], #[rules(params)] or #[rules(patterns(NAME = \"regex\"))]",
+                )
+                .to_compile_error()
+                .into();
+            }
         }
     }
     if matches!(&item.fields, Fields::Unnamed(fields) if fields.unnamed.len() == 1) {
@@ -70,7 +81,9 @@ pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     }
     let Fields::Named(fields) = &mut item.fields else {
-        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields, or a text newtype").to_compile_error().into();
+        return syn::Error::new_spanned(&item, "#[rules] needs a struct with named fields, or a text newtype")
+            .to_compile_error()
+            .into();
     };
     for field in fields.named.iter_mut() {
         if is_option(&field.ty) {
@@ -127,7 +140,8 @@ fn not_null(field: &mut syn::Field, doc_attribute: &str) {
     if says(doc_attribute, "nullable") {
         return;
     }
-    let deserializer = match (doc_attribute == "schema" && !says("serde", "deserialize_with"), says("serde", "default")) {
+    let deserializer = match (doc_attribute == "schema" && !says("serde", "deserialize_with"), says("serde", "default"))
+    {
         (false, _) => None,
         (true, true) => Some(syn::parse_quote!(#[serde(deserialize_with = "crate::extract::non_null")])),
         (true, false) => Some(syn::parse_quote!(#[serde(default, deserialize_with = "crate::extract::non_null")])),
@@ -140,7 +154,9 @@ fn not_null(field: &mut syn::Field, doc_attribute: &str) {
 /// `#[rule(text(..))]` on a one-field tuple struct of text.
 fn text_newtype(item: &mut ItemStruct) -> syn::Result<Tokens> {
     let position = item.attrs.iter().position(|attr| attr.path().is_ident("rule"));
-    let attr = position.map(|at| item.attrs.remove(at)).ok_or_else(|| syn::Error::new_spanned(&item.ident, "a text newtype needs #[rule(text(..))]"))?;
+    let attr = position
+        .map(|at| item.attrs.remove(at))
+        .ok_or_else(|| syn::Error::new_spanned(&item.ident, "a text newtype needs #[rule(text(..))]"))?;
     let Meta::List(list) = attr.parse_args::<Meta>()? else {
         return Err(syn::Error::new_spanned(&attr, "a text newtype takes #[rule(text(max = N[, required]))]"));
     };
@@ -227,7 +243,12 @@ fn expand(
                         Meta::Path(p) if p.is_ident("display_in_schema") => (display, display_in_schema) = (true, true),
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
-                        other => return Err(syn::Error::new_spanned(other, "text takes `max = N`, `required`, `display` and `nul_in_schema`")),
+                        other => {
+                            return Err(syn::Error::new_spanned(
+                                other,
+                                "text takes `max = N`, `required`, `display` and `nul_in_schema`",
+                            ));
+                        }
                     }
                 }
                 let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
@@ -250,7 +271,9 @@ fn expand(
                     _ if display_in_schema => {
                         let pattern = match required_text {
                             // At least one visible character: neither blank nor zero-width.
-                            true => format!("^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u200b\\u200c\\u200d\\u2060\\ufeff][^{REFUSED}]*$"),
+                            true => format!(
+                                "^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u200b\\u200c\\u200d\\u2060\\ufeff][^{REFUSED}]*$"
+                            ),
                             false => format!("^[^{REFUSED}]*$"),
                         };
                         out.document.push(quote!(pattern = #pattern));
@@ -264,8 +287,11 @@ fn expand(
             }
             ("length", Meta::List(list)) => {
                 let (min, max) = bounds(list)?;
-                let (min_doc, max_doc) =
-                    if is_list { (quote!(min_items), quote!(max_items)) } else { (quote!(min_length), quote!(max_length)) };
+                let (min_doc, max_doc) = if is_list {
+                    (quote!(min_items), quote!(max_items))
+                } else {
+                    (quote!(min_length), quote!(max_length))
+                };
                 let mut validate = Vec::new();
                 if let Some(min) = &min {
                     validate.push(quote!(min = #min));
@@ -293,18 +319,31 @@ fn expand(
             ("pattern", Meta::NameValue(nv)) => {
                 let (regex, pattern) = match &nv.value {
                     Expr::Lit(ExprLit { lit: Lit::Str(pattern), .. }) => {
-                        let regex = format_ident!("{}_{}_PATTERN", owner.to_string().to_uppercase(), field.to_string().to_uppercase());
+                        let regex = format_ident!(
+                            "{}_{}_PATTERN",
+                            owner.to_string().to_uppercase(),
+                            field.to_string().to_uppercase()
+                        );
                         out.statics.push(regex_static(&regex, pattern, quote!()));
                         (regex, pattern.clone())
                     }
                     Expr::Path(path) => {
-                        let found = path.path.get_ident().and_then(|name| shared.iter().find(|(shared, _)| shared == name));
+                        let found =
+                            path.path.get_ident().and_then(|name| shared.iter().find(|(shared, _)| shared == name));
                         let Some((name, pattern)) = found else {
-                            return Err(syn::Error::new_spanned(&nv.value, "not a pattern named in #[rules(patterns(..))]"));
+                            return Err(syn::Error::new_spanned(
+                                &nv.value,
+                                "not a pattern named in #[rules(patterns(..))]",
+                            ));
                         };
                         (name.clone(), pattern.clone())
                     }
-                    other => return Err(syn::Error::new_spanned(other, "pattern takes a string literal or a shared pattern's name")),
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            other,
+                            "pattern takes a string literal or a shared pattern's name",
+                        ));
+                    }
                 };
                 let message = match &says {
                     Some(words) => format!("must be {words}"),

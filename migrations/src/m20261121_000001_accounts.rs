@@ -11,11 +11,7 @@ impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
             .create_table(
-                Table::create()
-                    .table("partners")
-                    .col(integer("id").primary_key())
-                    .col(string("name"))
-                    .to_owned(),
+                Table::create().table("partners").col(integer("id").primary_key()).col(string("name")).to_owned(),
             )
             .await?;
         manager
@@ -26,10 +22,7 @@ impl MigrationTrait for Migration {
                     .col(integer("partner_id"))
                     .col(string("company").default(""))
                     .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_sites_partner")
-                            .from("sites", "partner_id")
-                            .to("partners", "id"),
+                        ForeignKey::create().name("fk_sites_partner").from("sites", "partner_id").to("partners", "id"),
                     )
                     .to_owned(),
             )
@@ -50,23 +43,12 @@ impl MigrationTrait for Migration {
                     .col(string("permissions").default(""))
                     .col(timestamp_with_time_zone("created_time"))
                     .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_agents_site")
-                            .from("agents", "site_id")
-                            .to("sites", "id"),
+                        ForeignKey::create().name("fk_agents_site").from("agents", "site_id").to("sites", "id"),
                     )
                     .to_owned(),
             )
             .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("ix_agents_site")
-                    .table("agents")
-                    .col("site_id")
-                    .to_owned(),
-            )
-            .await?;
+        manager.create_index(Index::create().name("ix_agents_site").table("agents").col("site_id").to_owned()).await?;
         manager
             .create_table(
                 Table::create()
@@ -89,9 +71,7 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in ["partner_users", "agents", "sites", "partners"] {
-            manager
-                .drop_table(Table::drop().table(table).to_owned())
-                .await?;
+            manager.drop_table(Table::drop().table(table).to_owned()).await?;
         }
         Ok(())
     }

@@ -32,19 +32,10 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        for (name, column) in [
-            ("ix_secure_forms_site_name", "name"),
-            ("ix_secure_forms_site_created", "created_time"),
-        ] {
+        for (name, column) in [("ix_secure_forms_site_name", "name"), ("ix_secure_forms_site_created", "created_time")]
+        {
             manager
-                .create_index(
-                    Index::create()
-                        .name(name)
-                        .table("secure_forms")
-                        .col("site_id")
-                        .col(column)
-                        .to_owned(),
-                )
+                .create_index(Index::create().name(name).table("secure_forms").col("site_id").col(column).to_owned())
                 .await?;
         }
         manager
@@ -115,9 +106,7 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in ["secure_form_field_options", "secure_form_fields", "secure_forms"] {
-            manager
-                .drop_table(Table::drop().table(table).to_owned())
-                .await?;
+            manager.drop_table(Table::drop().table(table).to_owned()).await?;
         }
         Ok(())
     }

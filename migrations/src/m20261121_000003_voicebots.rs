@@ -7,24 +7,14 @@ use sea_orm_migration::{prelude::*, schema::*};
 pub struct Migration;
 
 fn site_fk(table: &'static str) -> ForeignKeyCreateStatement {
-    ForeignKey::create()
-        .name(format!("fk_{table}_site"))
-        .from(table, "site_id")
-        .to("sites", "id")
-        .to_owned()
+    ForeignKey::create().name(format!("fk_{table}_site")).from(table, "site_id").to("sites", "id").to_owned()
 }
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .create_table(
-                Table::create()
-                    .table("chatbot_engines")
-                    .col(pk_uuid("id"))
-                    .col(string("name"))
-                    .to_owned(),
-            )
+            .create_table(Table::create().table("chatbot_engines").col(pk_uuid("id")).col(string("name")).to_owned())
             .await?;
         manager
             .create_table(
@@ -52,7 +42,12 @@ impl MigrationTrait for Migration {
                     .col(string("voice_type"))
                     .col(string("gender_type"))
                     .col(string("sample"))
-                    .foreign_key(ForeignKey::create().name("fk_voices_language").from("voices", "language_id").to("languages", "id"))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_voices_language")
+                            .from("voices", "language_id")
+                            .to("languages", "id"),
+                    )
                     .to_owned(),
             )
             .await?;
@@ -163,9 +158,24 @@ impl MigrationTrait for Migration {
                     .col(timestamp_with_time_zone("created_time"))
                     .col(timestamp_with_time_zone("last_updated_time"))
                     .foreign_key(&mut site_fk("voicebots"))
-                    .foreign_key(ForeignKey::create().name("fk_voicebots_engine").from("voicebots", "engine_id").to("chatbot_engines", "id"))
-                    .foreign_key(ForeignKey::create().name("fk_voicebots_language").from("voicebots", "language_id").to("languages", "id"))
-                    .foreign_key(ForeignKey::create().name("fk_voicebots_voice").from("voicebots", "voice_name_id").to("voices", "id"))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_voicebots_engine")
+                            .from("voicebots", "engine_id")
+                            .to("chatbot_engines", "id"),
+                    )
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_voicebots_language")
+                            .from("voicebots", "language_id")
+                            .to("languages", "id"),
+                    )
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_voicebots_voice")
+                            .from("voicebots", "voice_name_id")
+                            .to("voices", "id"),
+                    )
                     .foreign_key(
                         ForeignKey::create()
                             .name("fk_voicebots_channel")
@@ -180,18 +190,10 @@ impl MigrationTrait for Migration {
             ("ix_voicebot_channel_instances_site", "voicebot_channel_instances"),
             ("ix_sip_configurations_site", "sip_configurations"),
         ] {
-            manager
-                .create_index(Index::create().name(name).table(table).col("site_id").to_owned())
-                .await?;
+            manager.create_index(Index::create().name(name).table(table).col("site_id").to_owned()).await?;
         }
         manager
-            .create_index(
-                Index::create()
-                    .name("ix_voicebots_channel")
-                    .table("voicebots")
-                    .col("channel_id")
-                    .to_owned(),
-            )
+            .create_index(Index::create().name("ix_voicebots_channel").table("voicebots").col("channel_id").to_owned())
             .await
     }
 

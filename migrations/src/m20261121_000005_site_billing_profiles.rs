@@ -12,12 +12,30 @@ impl MigrationTrait for Migration {
         let mut table = Table::create();
         table.table("site_billing_profiles").col(integer("site_id").primary_key());
         for column in [
-            "first_name", "last_name", "company_name", "email", "phone", "fax", "country_or_region",
-            "state_or_province", "city", "mailing_address", "postal_or_zip_code", "job_title", "bill_to",
-            "primary_payment_type_id", "primary_wallet_billing_agreement_id", "primary_wallet_email",
-            "name_on_primary_card", "primary_card_number_encrypted", "secondary_payment_type_id",
-            "secondary_wallet_billing_agreement_id", "secondary_wallet_email", "name_on_secondary_card",
-            "secondary_card_number_encrypted", "non_e_payment_type_id",
+            "first_name",
+            "last_name",
+            "company_name",
+            "email",
+            "phone",
+            "fax",
+            "country_or_region",
+            "state_or_province",
+            "city",
+            "mailing_address",
+            "postal_or_zip_code",
+            "job_title",
+            "bill_to",
+            "primary_payment_type_id",
+            "primary_wallet_billing_agreement_id",
+            "primary_wallet_email",
+            "name_on_primary_card",
+            "primary_card_number_encrypted",
+            "secondary_payment_type_id",
+            "secondary_wallet_billing_agreement_id",
+            "secondary_wallet_email",
+            "name_on_secondary_card",
+            "secondary_card_number_encrypted",
+            "non_e_payment_type_id",
         ] {
             table.col(text(column).default(""));
         }

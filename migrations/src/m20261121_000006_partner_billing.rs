@@ -17,10 +17,29 @@ pub struct Migration;
 fn site_columns() -> Vec<ColumnDef> {
     let mut columns = vec![integer("platform_id").default(1).to_owned()];
     for name in [
-        "company_size", "website", "phone", "fax", "country_or_region", "state_or_province", "city",
-        "mailing_address", "postal_or_zip_code", "first_name", "last_name", "date_time_format", "language_id",
-        "time_zone", "status", "subdomain", "custom_domain", "industry", "other_industry_description",
-        "deployment_type", "livechat_last_web_page_url", "buying_stage", "register_email",
+        "company_size",
+        "website",
+        "phone",
+        "fax",
+        "country_or_region",
+        "state_or_province",
+        "city",
+        "mailing_address",
+        "postal_or_zip_code",
+        "first_name",
+        "last_name",
+        "date_time_format",
+        "language_id",
+        "time_zone",
+        "status",
+        "subdomain",
+        "custom_domain",
+        "industry",
+        "other_industry_description",
+        "deployment_type",
+        "livechat_last_web_page_url",
+        "buying_stage",
+        "register_email",
     ] {
         columns.push(text(name).default("").to_owned());
     }
@@ -39,16 +58,23 @@ fn site_columns() -> Vec<ColumnDef> {
 }
 
 const PRICE_COLUMNS: [&str; 8] = [
-    "monthly_price", "quarterly_price", "semi_annual_price", "annual_price",
-    "monthly_price_discount", "quarterly_price_discount", "semi_annual_price_discount", "annual_price_discount",
+    "monthly_price",
+    "quarterly_price",
+    "semi_annual_price",
+    "annual_price",
+    "monthly_price_discount",
+    "quarterly_price_discount",
+    "semi_annual_price_discount",
+    "annual_price_discount",
 ];
 
-fn fk(table: &'static str, column: &'static str, to: &'static str, to_column: &'static str) -> ForeignKeyCreateStatement {
-    ForeignKey::create()
-        .name(format!("fk_{table}_{column}"))
-        .from(table, column)
-        .to(to, to_column)
-        .to_owned()
+fn fk(
+    table: &'static str,
+    column: &'static str,
+    to: &'static str,
+    to_column: &'static str,
+) -> ForeignKeyCreateStatement {
+    ForeignKey::create().name(format!("fk_{table}_{column}")).from(table, column).to(to, to_column).to_owned()
 }
 
 fn index(table: &'static str, column: &'static str) -> IndexCreateStatement {
@@ -78,8 +104,12 @@ fn tables() -> Vec<TableCreateStatement> {
     for price in PRICE_COLUMNS {
         segments.col(text(price).default("0"));
     }
-    segments
-        .foreign_key(&mut fk("subscription_price_segments", "subscription_pricing_model_id", "subscription_pricing_models", "id"));
+    segments.foreign_key(&mut fk(
+        "subscription_price_segments",
+        "subscription_pricing_model_id",
+        "subscription_pricing_models",
+        "id",
+    ));
 
     let mut line_items = Table::create();
     line_items
@@ -104,7 +134,16 @@ fn tables() -> Vec<TableCreateStatement> {
         .col(text("tax_rate").default("0"))
         .col(uuid_null("cancelled_invoice_line_item_id"))
         .col(integer("service_days").default(0));
-    for money in ["unit_price", "discount", "amount", "tax", "line_total", "paid_amount", "amount_usd_to_pay", "amount_usd_to_refund"] {
+    for money in [
+        "unit_price",
+        "discount",
+        "amount",
+        "tax",
+        "line_total",
+        "paid_amount",
+        "amount_usd_to_pay",
+        "amount_usd_to_refund",
+    ] {
         line_items.col(text(money).default("0"));
     }
     line_items.foreign_key(&mut fk("invoice_line_items", "invoice_id", "invoices", "id"));
@@ -112,8 +151,17 @@ fn tables() -> Vec<TableCreateStatement> {
     let mut bill_tos = Table::create();
     bill_tos.table("invoice_bill_tos").col(uuid("invoice_id").primary_key()).col(integer("site_id"));
     for name in [
-        "first_name", "last_name", "company_name", "email", "phone", "country_or_region", "state_or_province",
-        "city", "mailing_address", "job_title", "bill_to",
+        "first_name",
+        "last_name",
+        "company_name",
+        "email",
+        "phone",
+        "country_or_region",
+        "state_or_province",
+        "city",
+        "mailing_address",
+        "job_title",
+        "bill_to",
     ] {
         bill_tos.col(text(name).default(""));
     }
@@ -321,10 +369,17 @@ impl MigrationTrait for Migration {
             manager.alter_table(Table::alter().table("sites").add_column(&mut column).to_owned()).await?;
         }
         manager
-            .alter_table(Table::alter().table("agents").add_column(timestamp_with_time_zone_null("last_activity_time")).to_owned())
+            .alter_table(
+                Table::alter()
+                    .table("agents")
+                    .add_column(timestamp_with_time_zone_null("last_activity_time"))
+                    .to_owned(),
+            )
             .await?;
         manager
-            .alter_table(Table::alter().table("partner_users").add_column(string("display_name").default("")).to_owned())
+            .alter_table(
+                Table::alter().table("partner_users").add_column(string("display_name").default("")).to_owned(),
+            )
             .await?;
         for table in tables() {
             manager.create_table(table).await?;

@@ -11,10 +11,17 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(Table::alter().table("subscriptions").add_column(integer("billing_months").default(0)).to_owned())
+            .alter_table(
+                Table::alter().table("subscriptions").add_column(integer("billing_months").default(0)).to_owned(),
+            )
             .await?;
         manager
-            .alter_table(Table::alter().table("subscriptions").add_column(timestamp_with_time_zone_null("cancelled_time")).to_owned())
+            .alter_table(
+                Table::alter()
+                    .table("subscriptions")
+                    .add_column(timestamp_with_time_zone_null("cancelled_time"))
+                    .to_owned(),
+            )
             .await?;
         manager
             .create_table(
@@ -31,12 +38,23 @@ impl MigrationTrait for Migration {
                     .col(text("response_body").default(""))
                     .col(timestamp_with_time_zone("created_time"))
                     .primary_key(Index::create().col("partner_id").col("key"))
-                    .foreign_key(ForeignKey::create().name("fk_idempotency_keys_partner_id").from("idempotency_keys", "partner_id").to("partners", "id"))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_idempotency_keys_partner_id")
+                            .from("idempotency_keys", "partner_id")
+                            .to("partners", "id"),
+                    )
                     .to_owned(),
             )
             .await?;
         manager
-            .create_index(Index::create().name("ix_idempotency_keys_created_time").table("idempotency_keys").col("created_time").to_owned())
+            .create_index(
+                Index::create()
+                    .name("ix_idempotency_keys_created_time")
+                    .table("idempotency_keys")
+                    .col("created_time")
+                    .to_owned(),
+            )
             .await
     }
 

@@ -10,7 +10,9 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(Table::alter().table("idempotency_keys").add_column(text("response_location").default("")).to_owned())
+            .alter_table(
+                Table::alter().table("idempotency_keys").add_column(text("response_location").default("")).to_owned(),
+            )
             .await
     }
 

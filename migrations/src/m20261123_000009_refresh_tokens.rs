@@ -26,10 +26,18 @@ impl MigrationTrait for Migration {
             )
             .await?;
         manager
-            .create_index(Index::create().name("ix_refresh_tokens_family_id").table("refresh_tokens").col("family_id").to_owned())
+            .create_index(
+                Index::create().name("ix_refresh_tokens_family_id").table("refresh_tokens").col("family_id").to_owned(),
+            )
             .await?;
         manager
-            .create_index(Index::create().name("ix_refresh_tokens_expires_time").table("refresh_tokens").col("expires_time").to_owned())
+            .create_index(
+                Index::create()
+                    .name("ix_refresh_tokens_expires_time")
+                    .table("refresh_tokens")
+                    .col("expires_time")
+                    .to_owned(),
+            )
             .await?;
         manager.exec_stmt(Query::delete().from_table("idempotency_keys").to_owned()).await
     }

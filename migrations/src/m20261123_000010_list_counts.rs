@@ -5,8 +5,8 @@
 //! forget it). Paging indexes end in `id`, the lists' tie-breaker, so a page is
 //! found in the index alone.
 
-use sea_orm_migration::{prelude::*, schema::integer};
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+use sea_orm_migration::{prelude::*, schema::integer};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -14,7 +14,8 @@ pub struct Migration;
 /// The tables whose per-tenant totals are kept, and their tenant column. Rows
 /// never change tenant (no update moves a form or a site), so inserts and
 /// deletes are all the triggers follow.
-const COUNTED: [(&str, &str); 3] = [("secure_forms", "site_id"), ("sites", "partner_id"), ("invoice_bill_tos", "partner_id")];
+const COUNTED: [(&str, &str); 3] =
+    [("secure_forms", "site_id"), ("sites", "partner_id"), ("invoice_bill_tos", "partner_id")];
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
@@ -24,7 +25,9 @@ impl MigrationTrait for Migration {
         // A partner's bill-tos page by invoice id from one index: the partner is
         // copied onto each record (sites never change partner).
         manager
-            .alter_table(Table::alter().table("invoice_bill_tos").add_column(integer("partner_id").default(0)).to_owned())
+            .alter_table(
+                Table::alter().table("invoice_bill_tos").add_column(integer("partner_id").default(0)).to_owned(),
+            )
             .await?;
         db.execute_unprepared(
             "UPDATE invoice_bill_tos SET partner_id = (SELECT partner_id FROM sites WHERE sites.id = invoice_bill_tos.site_id)",
@@ -32,7 +35,12 @@ impl MigrationTrait for Migration {
         .await?;
         manager
             .create_index(
-                Index::create().name("ix_invoice_bill_tos_partner_invoice").table("invoice_bill_tos").col("partner_id").col("invoice_id").to_owned(),
+                Index::create()
+                    .name("ix_invoice_bill_tos_partner_invoice")
+                    .table("invoice_bill_tos")
+                    .col("partner_id")
+                    .col("invoice_id")
+                    .to_owned(),
             )
             .await?;
         db.execute_unprepared(
@@ -64,10 +72,14 @@ impl MigrationTrait for Migration {
                 ))
                 .await?;
             } else {
-                db.execute_unprepared(&format!("CREATE TRIGGER {table}_counted_insert AFTER INSERT ON {table} BEGIN {add}; END"))
-                    .await?;
-                db.execute_unprepared(&format!("CREATE TRIGGER {table}_counted_delete AFTER DELETE ON {table} BEGIN {remove}; END"))
-                    .await?;
+                db.execute_unprepared(&format!(
+                    "CREATE TRIGGER {table}_counted_insert AFTER INSERT ON {table} BEGIN {add}; END"
+                ))
+                .await?;
+                db.execute_unprepared(&format!(
+                    "CREATE TRIGGER {table}_counted_delete AFTER DELETE ON {table} BEGIN {remove}; END"
+                ))
+                .await?;
             }
         }
         for (table, old, new, column) in [
@@ -81,18 +93,29 @@ impl MigrationTrait for Migration {
                 "ix_voicebot_channel_instances_site_created_id",
                 "created_time",
             ),
-            ("sip_configurations", Some("ix_sip_configurations_site"), "ix_sip_configurations_site_created_id", "created_time"),
+            (
+                "sip_configurations",
+                Some("ix_sip_configurations_site"),
+                "ix_sip_configurations_site_created_id",
+                "created_time",
+            ),
             ("telephony_configurations", None, "ix_telephony_configurations_site_created_id", "created_time"),
         ] {
             if let Some(old) = old {
                 manager.drop_index(Index::drop().name(old).table(table).to_owned()).await?;
             }
-            manager.create_index(Index::create().name(new).table(table).col("site_id").col(column).col("id").to_owned()).await?;
+            manager
+                .create_index(Index::create().name(new).table(table).col("site_id").col(column).col("id").to_owned())
+                .await?;
         }
         // The site search pages a partner's sites by id (SQLite's rowid is in every
         // index already; PostgreSQL needs it spelled out to skip the sort).
         manager.drop_index(Index::drop().name("ix_sites_partner_id").table("sites").to_owned()).await?;
-        manager.create_index(Index::create().name("ix_sites_partner_id_id").table("sites").col("partner_id").col("id").to_owned()).await?;
+        manager
+            .create_index(
+                Index::create().name("ix_sites_partner_id_id").table("sites").col("partner_id").col("id").to_owned(),
+            )
+            .await?;
         Ok(())
     }
 

@@ -15,7 +15,9 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(Table::alter().table("secure_forms").add_column(ColumnDef::new("fields_json").text().null()).to_owned())
+            .alter_table(
+                Table::alter().table("secure_forms").add_column(ColumnDef::new("fields_json").text().null()).to_owned(),
+            )
             .await
     }
 

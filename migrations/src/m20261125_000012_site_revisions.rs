@@ -46,10 +46,19 @@ impl MigrationTrait for Migration {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
         manager
-            .alter_table(Table::alter().table("sites").add_column(ColumnDef::new("revision").big_integer().not_null().default(0)).to_owned())
+            .alter_table(
+                Table::alter()
+                    .table("sites")
+                    .add_column(ColumnDef::new("revision").big_integer().not_null().default(0))
+                    .to_owned(),
+            )
             .await?;
         // 2^62: far from overflow, however many writes follow.
-        let random = if postgres { "floor(random() * 4611686018427387904)::bigint" } else { "abs(random() % 4611686018427387904)" };
+        let random = if postgres {
+            "floor(random() * 4611686018427387904)::bigint"
+        } else {
+            "abs(random() % 4611686018427387904)"
+        };
         db.execute_unprepared(&format!("UPDATE sites SET revision = {random}")).await?;
         if postgres {
             db.execute_unprepared(&format!(
@@ -107,19 +116,25 @@ impl MigrationTrait for Migration {
             )
             .await?;
             for table in SITE_ROWS {
-                for (event, sites) in
-                    [("INSERT", "id = NEW.site_id"), ("UPDATE", "id IN (OLD.site_id, NEW.site_id)"), ("DELETE", "id = OLD.site_id")]
-                {
+                for (event, sites) in [
+                    ("INSERT", "id = NEW.site_id"),
+                    ("UPDATE", "id IN (OLD.site_id, NEW.site_id)"),
+                    ("DELETE", "id = OLD.site_id"),
+                ] {
                     let name = format!("{table}_site_revision_{}", event.to_lowercase());
-                    db.execute_unprepared(&format!("CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"))
-                        .await?;
+                    db.execute_unprepared(&format!(
+                        "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"
+                    ))
+                    .await?;
                 }
             }
             for (table, sites) in SHARED_ROWS {
                 for event in ["UPDATE", "DELETE"] {
                     let name = format!("{table}_site_revision_{}", event.to_lowercase());
-                    db.execute_unprepared(&format!("CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"))
-                        .await?;
+                    db.execute_unprepared(&format!(
+                        "CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {BUMP} {sites}; END"
+                    ))
+                    .await?;
                 }
             }
         }

@@ -15,7 +15,13 @@ const INDEX: &str = "ix_invoice_line_items_cancelled_invoice_line_item_id";
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .create_index(Index::create().name(INDEX).table("invoice_line_items").col("cancelled_invoice_line_item_id").to_owned())
+            .create_index(
+                Index::create()
+                    .name(INDEX)
+                    .table("invoice_line_items")
+                    .col("cancelled_invoice_line_item_id")
+                    .to_owned(),
+            )
             .await
     }
 

@@ -6,8 +6,8 @@
 //! (sites never change partner; the writes set it), with an index in each
 //! list's order, so a list reads its own rows and nothing else.
 
-use sea_orm_migration::{prelude::*, schema::integer};
 use sea_orm_migration::sea_orm::ConnectionTrait;
+use sea_orm_migration::{prelude::*, schema::integer};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -27,7 +27,11 @@ const TABLES: [(&str, &str, &[&str]); 6] = [
         "ix_subscription_product_feature_point_relations_partner_order",
         &["feature_point_item_id", "id"],
     ),
-    ("subscription_feature_limitation_configs", "ix_subscription_feature_limitation_configs_partner_order", &["site_id", "subscription_id"]),
+    (
+        "subscription_feature_limitation_configs",
+        "ix_subscription_feature_limitation_configs_partner_order",
+        &["site_id", "subscription_id"],
+    ),
     ("subscriptions", "ix_subscriptions_partner_order", &["site_id", "created_time", "id"]),
 ];
 
@@ -36,7 +40,9 @@ impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
         for (table, index, columns) in TABLES {
-            manager.alter_table(Table::alter().table(table).add_column(integer("partner_id").default(0)).to_owned()).await?;
+            manager
+                .alter_table(Table::alter().table(table).add_column(integer("partner_id").default(0)).to_owned())
+                .await?;
             db.execute_unprepared(&format!(
                 "UPDATE {table} SET partner_id = (SELECT partner_id FROM sites WHERE sites.id = {table}.site_id)"
             ))

@@ -13,11 +13,18 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(Table::alter().table("idempotency_keys").add_column(string_len("claim", 36).default("")).to_owned())
+            .alter_table(
+                Table::alter().table("idempotency_keys").add_column(string_len("claim", 36).default("")).to_owned(),
+            )
             .await?;
         // Null on rows claimed before leases: their requests are long gone.
         manager
-            .alter_table(Table::alter().table("idempotency_keys").add_column(timestamp_with_time_zone_null("lease_until")).to_owned())
+            .alter_table(
+                Table::alter()
+                    .table("idempotency_keys")
+                    .add_column(timestamp_with_time_zone_null("lease_until"))
+                    .to_owned(),
+            )
             .await
     }
 

@@ -70,7 +70,12 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .drop_index(Index::drop().name("ix_site_billing_configs_next_billing_date").table("site_billing_configs").to_owned())
+            .drop_index(
+                Index::drop()
+                    .name("ix_site_billing_configs_next_billing_date")
+                    .table("site_billing_configs")
+                    .to_owned(),
+            )
             .await?;
         manager.drop_table(Table::drop().table("site_renewals").to_owned()).await?;
         manager.drop_table(Table::drop().table("partner_clocks").to_owned()).await

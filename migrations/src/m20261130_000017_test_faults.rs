@@ -45,7 +45,14 @@ impl MigrationTrait for Migration {
             )
             .await?;
         manager
-            .create_index(Index::create().name("ix_test_faults_operation").table("test_faults").col("operation_id").col("remaining").to_owned())
+            .create_index(
+                Index::create()
+                    .name("ix_test_faults_operation")
+                    .table("test_faults")
+                    .col("operation_id")
+                    .col("remaining")
+                    .to_owned(),
+            )
             .await
     }
 

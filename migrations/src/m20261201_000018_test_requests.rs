@@ -49,7 +49,14 @@ impl MigrationTrait for Migration {
             .await?;
         for column in ["partner_id", "site_id"] {
             manager
-                .create_index(Index::create().name(format!("ix_test_requests_{column}")).table("test_requests").col(column).col("id").to_owned())
+                .create_index(
+                    Index::create()
+                        .name(format!("ix_test_requests_{column}"))
+                        .table("test_requests")
+                        .col(column)
+                        .col("id")
+                        .to_owned(),
+                )
                 .await?;
         }
         Ok(())

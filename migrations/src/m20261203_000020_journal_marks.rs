@@ -11,9 +11,13 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         // One column a statement: SQLite adds one at a time.
-        manager.alter_table(Table::alter().table("test_requests").add_column(string_len_null("fault", 20)).to_owned()).await?;
         manager
-            .alter_table(Table::alter().table("test_requests").add_column(boolean("replayed").default(false)).to_owned())
+            .alter_table(Table::alter().table("test_requests").add_column(string_len_null("fault", 20)).to_owned())
+            .await?;
+        manager
+            .alter_table(
+                Table::alter().table("test_requests").add_column(boolean("replayed").default(false)).to_owned(),
+            )
             .await
     }
 

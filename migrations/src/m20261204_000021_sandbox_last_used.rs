@@ -11,7 +11,12 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
-            .alter_table(Table::alter().table("test_sandboxes").add_column(timestamp_with_time_zone_null("last_used_time")).to_owned())
+            .alter_table(
+                Table::alter()
+                    .table("test_sandboxes")
+                    .add_column(timestamp_with_time_zone_null("last_used_time"))
+                    .to_owned(),
+            )
             .await
     }
 

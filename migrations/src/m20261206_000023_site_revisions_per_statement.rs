@@ -69,7 +69,8 @@ impl MigrationTrait for Migration {
         let db = manager.get_connection();
         for table in SITE_ROWS {
             for (event, _, _, _) in EVENTS {
-                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {table}_site_revision_{event} ON {table}")).await?;
+                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {table}_site_revision_{event} ON {table}"))
+                    .await?;
             }
             db.execute_unprepared(&format!(
                 "CREATE TRIGGER {table}_site_revision AFTER INSERT OR UPDATE OR DELETE ON {table} \

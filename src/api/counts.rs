@@ -18,7 +18,8 @@ pub async fn tenant_rows(db: &impl ConnectionTrait, tenant_id: i32, table: &str)
         .to_owned();
     let row = db.query_one(&query).await?;
     let count = match row {
-        Some(row) => i64::try_get(&row, "", "row_count").map_err(|err| crate::error::ApiError::internal(anyhow::anyhow!("reading a row count: {err:?}")))?,
+        Some(row) => i64::try_get(&row, "", "row_count")
+            .map_err(|err| crate::error::ApiError::internal(anyhow::anyhow!("reading a row count: {err:?}")))?,
         None => 0,
     };
     Ok(u64::try_from(count).unwrap_or(0))

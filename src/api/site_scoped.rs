@@ -48,11 +48,7 @@ where
     E: SiteScoped,
     <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,
 {
-    E::find_by_id(id)
-        .filter(E::site_column().eq(site_id))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(E::WHAT))
+    E::find_by_id(id).filter(E::site_column().eq(site_id)).one(db).await?.ok_or_else(|| ApiError::not_found(E::WHAT))
 }
 
 /// Every row of `site_id`, oldest first (ties by id, so the order is stable).

@@ -151,7 +151,6 @@ impl SharedState {
     }
 }
 
-
 impl crate::auth::CallerContext for AppState {
     fn tokens(&self) -> &TokenService {
         &self.tokens

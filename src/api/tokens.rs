@@ -179,8 +179,12 @@ enum AccountKey<'a> {
 /// Right credentials of the other interface's account.
 fn signs_in_elsewhere(right: Audience) -> ApiError {
     let detail = match right {
-        Audience::Partner => "these are a partner user's credentials: sign in at POST /api/oauth/token (partner billing)",
-        Audience::Platform => "these are a platform agent's credentials: sign in at POST /oauth/token (the /v4 interfaces)",
+        Audience::Partner => {
+            "these are a partner user's credentials: sign in at POST /api/oauth/token (partner billing)"
+        }
+        Audience::Platform => {
+            "these are a platform agent's credentials: sign in at POST /oauth/token (the /v4 interfaces)"
+        }
     };
     ApiError::new(ErrorCode::InvalidCredentials, detail)
 }
@@ -189,11 +193,18 @@ fn invalid_credentials() -> ApiError {
     ApiError::new(ErrorCode::InvalidCredentials, "the email or password is not correct")
 }
 
-async fn grant(state: &AppState, audience: Audience, address: Option<IpAddr>, request: TokenRequest) -> ApiResult<Json<TokenResponse>> {
+async fn grant(
+    state: &AppState,
+    audience: Audience,
+    address: Option<IpAddr>,
+    request: TokenRequest,
+) -> ApiResult<Json<TokenResponse>> {
     let mut violations = Violations::new();
     // A field sent empty is refused whichever grant it belongs to (the document
     // gives each a minimum length of 1).
-    for (pointer, value) in [("/email", &request.email), ("/password", &request.password), ("/refresh_token", &request.refresh_token)] {
+    for (pointer, value) in
+        [("/email", &request.email), ("/password", &request.password), ("/refresh_token", &request.refresh_token)]
+    {
         if value.as_deref() == Some("") {
             violations.field(pointer, ErrorCode::FieldOutOfRange, "must not be empty");
         }
@@ -270,7 +281,11 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)] // The variants document answers; `ApiError` makes them.
 enum SignInProblems {
-    #[response(status = 401, description = "Wrong email, password or refresh token", content_type = "application/problem+json")]
+    #[response(
+        status = 401,
+        description = "Wrong email, password or refresh token",
+        content_type = "application/problem+json"
+    )]
     Refused(crate::error::Problem),
     #[response(status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again",
         content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]

@@ -66,10 +66,9 @@ impl<P> SiteCaller<P> {
     /// A `siteId` parameter may only name the caller's own site.
     pub fn check_site(&self, site_id: Option<i64>) -> Result<(), ApiError> {
         match site_id {
-            Some(id) if id != i64::from(self.site_id) => Err(ApiError::new(
-                ErrorCode::ForeignSite,
-                format!("siteId {id} is not the site of this token"),
-            )),
+            Some(id) if id != i64::from(self.site_id) => {
+                Err(ApiError::new(ErrorCode::ForeignSite, format!("siteId {id} is not the site of this token")))
+            }
             _ => Ok(()),
         }
     }
@@ -84,9 +83,7 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
         .to_str()
         .map_err(|_| ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not valid text"))?;
     match value.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
-            Ok(token.trim())
-        }
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => Ok(token.trim()),
         _ => Err(ApiError::new(ErrorCode::InvalidToken, "the Authorization header is not `Bearer <token>`")),
     }
 }
@@ -121,8 +118,8 @@ pub const SANDBOX_IDS_FROM: i32 = 1_000_000_000;
 /// sandbox's partner or site is checked against the database (one primary-key
 /// read). Every other token is what its signature says.
 async fn still_there(state: &impl CallerContext, tenant: Tenant) -> Result<(), ApiError> {
-    use sea_orm::{EntityTrait, PaginatorTrait, QueryFilter, ColumnTrait};
     use crate::db::entities::{partner, site};
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     if !state.test_mode() {
         return Ok(());
     }

@@ -75,7 +75,13 @@ impl LoginGuard {
     /// when there is no such account) asked from `address`: Ok(true) when it
     /// matches; 429 while the account or address is throttled; 503 when every
     /// hasher is busy.
-    pub async fn check(&self, email: &str, address: Option<IpAddr>, password: String, stored: Option<String>) -> Result<bool, ApiError> {
+    pub async fn check(
+        &self,
+        email: &str,
+        address: Option<IpAddr>,
+        password: String,
+        stored: Option<String>,
+    ) -> Result<bool, ApiError> {
         let keys = keys(email, address);
         self.refuse_if_throttled(&keys)?;
         let matches = self.verify(password, stored).await?;
@@ -110,7 +116,8 @@ impl LoginGuard {
                     Key::Address(_) => "too many failed sign-ins from this address",
                     _ => "too many failed sign-ins for this account",
                 };
-                return Err(ApiError::new(ErrorCode::TooManyFailedLogins, detail).retry_after(ends.duration_since(now).as_secs() + 1));
+                return Err(ApiError::new(ErrorCode::TooManyFailedLogins, detail)
+                    .retry_after(ends.duration_since(now).as_secs() + 1));
             }
         }
         Ok(())

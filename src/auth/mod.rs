@@ -10,8 +10,11 @@ pub mod refresh;
 mod tokens;
 
 pub(crate) use extract::bearer_token;
-pub use extract::{CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, TenantCaller, VerifiedAccess, perm};
-pub use tokens::{Audience, Claims, TokenKind, TokenService, ACCESS_TOKEN_SECONDS};
+pub use extract::{
+    CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, TenantCaller,
+    VerifiedAccess, perm,
+};
+pub use tokens::{ACCESS_TOKEN_SECONDS, Audience, Claims, TokenKind, TokenService};
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -29,12 +32,8 @@ pub enum Permission {
 
 impl Permission {
     pub const SITE: &'static [Permission] = &[Permission::ManageSecureForm, Permission::ManageVoicebot];
-    pub const PARTNER: &'static [Permission] = &[
-        Permission::ManageSite,
-        Permission::ManageFeature,
-        Permission::ManageProduct,
-        Permission::ManageInvoice,
-    ];
+    pub const PARTNER: &'static [Permission] =
+        &[Permission::ManageSite, Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -48,10 +47,7 @@ impl Permission {
     }
 
     pub fn parse(name: &str) -> Option<Permission> {
-        [Self::SITE, Self::PARTNER]
-            .concat()
-            .into_iter()
-            .find(|permission| permission.name() == name)
+        [Self::SITE, Self::PARTNER].concat().into_iter().find(|permission| permission.name() == name)
     }
 
     /// Parses a stored comma-separated list, skipping names it does not know.

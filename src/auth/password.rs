@@ -17,7 +17,8 @@ use tokio::sync::oneshot;
 
 /// A real hash of a throwaway password, verified against when an email is
 /// unknown so that answers take the same time whether or not the account exists.
-const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$6fROaD2ZuSrHFlD1CKbFDw$r2c4lLlYJeO89lYi9C2XBLDz22vLG/m78lB3mUYEb7w";
+const DECOY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$6fROaD2ZuSrHFlD1CKbFDw$r2c4lLlYJeO89lYi9C2XBLDz22vLG/m78lB3mUYEb7w";
 
 /// A new hash of `password` (data sets and the command line; sign-ins only verify).
 pub fn hash(password: &str) -> anyhow::Result<String> {
@@ -74,7 +75,12 @@ impl Hashers {
     /// Whether `password` matches `stored`; `None` runs against a decoy and fails.
     /// `Err(Busy)` at once when the queue is full, or when the answer does not
     /// come within `wait`.
-    pub async fn verify(&self, password: String, stored: Option<String>, wait: std::time::Duration) -> Result<bool, Busy> {
+    pub async fn verify(
+        &self,
+        password: String,
+        stored: Option<String>,
+        wait: std::time::Duration,
+    ) -> Result<bool, Busy> {
         let (reply, answer) = oneshot::channel();
         match self.jobs.try_send(Job { password, stored, reply }) {
             Ok(()) => metrics::gauge!("switchboard_login_checks_waiting").increment(1.0),
@@ -130,7 +136,9 @@ fn verify_with(memory: &mut Vec<Block>, password: &str, stored: &str) -> bool {
     let blocks = params.block_count();
     let argon2 = Argon2::new(algorithm, version, params);
     let computed = Output::init_with(expected.len(), |out| {
-        argon2.hash_password_into_with_memory(password.as_bytes(), salt, out, &mut memory[..blocks]).map_err(|_| argon2::password_hash::Error::Password)
+        argon2
+            .hash_password_into_with_memory(password.as_bytes(), salt, out, &mut memory[..blocks])
+            .map_err(|_| argon2::password_hash::Error::Password)
     });
     // `Output`'s equality is constant-time.
     computed.is_ok_and(|computed| computed == expected)

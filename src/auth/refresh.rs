@@ -15,7 +15,12 @@ const LIVE: &str = "live";
 const USED: &str = "used";
 
 /// Records a new refresh token of `family` (a new family for a sign-in); its `jti`.
-pub async fn record(db: &impl ConnectionTrait, account_id: Uuid, family: Option<Uuid>, expires: DateTime<Utc>) -> ApiResult<Uuid> {
+pub async fn record(
+    db: &impl ConnectionTrait,
+    account_id: Uuid,
+    family: Option<Uuid>,
+    expires: DateTime<Utc>,
+) -> ApiResult<Uuid> {
     let id = Uuid::now_v7();
     if family.is_none() {
         // A sign-in is a good moment to forget tokens nobody can use any more.

@@ -38,10 +38,19 @@ pub struct Wanted<M> {
 pub enum Change<M> {
     Add(Wanted<M>),
     /// Cancels `source` and adds `to`.
-    Switch { source: Uuid, to: Wanted<M>, rule: SwitchRule },
+    Switch {
+        source: Uuid,
+        to: Wanted<M>,
+        rule: SwitchRule,
+    },
     /// Replaces the pricing models of `source` with those of `to`.
-    Edit { source: Uuid, to: Wanted<M> },
-    Cancel { source: Uuid },
+    Edit {
+        source: Uuid,
+        to: Wanted<M>,
+    },
+    Cancel {
+        source: Uuid,
+    },
 }
 
 impl<M> Change<M> {
@@ -69,12 +78,19 @@ pub fn plan<'a, M>(plans: &'a HashMap<i32, Plan<M>>, id: i32, pointer: &str) -> 
 
 impl<M: PricedModel> Ledger<M> {
     /// Applies one change; `at` points at it in the request.
-    pub fn apply_change(&mut self, change: Change<M>, plans: &HashMap<i32, Plan<M>>, at: &str) -> Result<(), BillingError> {
+    pub fn apply_change(
+        &mut self,
+        change: Change<M>,
+        plans: &HashMap<i32, Plan<M>>,
+        at: &str,
+    ) -> Result<(), BillingError> {
         let site_id = self.site_id();
         let source = match change.source() {
             Some(id) => {
                 let pointer = format!("{at}/srcSubscriptionId");
-                Some(self.subscription(id, || BillingError::mismatch(pointer, format!("names no subscription of site {site_id}")))?)
+                Some(self.subscription(id, || {
+                    BillingError::mismatch(pointer, format!("names no subscription of site {site_id}"))
+                })?)
             }
             None => None,
         };
@@ -86,14 +102,24 @@ impl<M: PricedModel> Ledger<M> {
         };
         let at = format!("{at}/subscription");
         if to.site_id.is_some_and(|id| id != site_id) {
-            return Err(BillingError::mismatch(format!("{at}/siteId"), format!("must be the request's site {site_id}")));
+            return Err(BillingError::mismatch(
+                format!("{at}/siteId"),
+                format!("must be the request's site {site_id}"),
+            ));
         }
         let plan = plan(plans, to.plan_id, &format!("{at}/planId"))?;
         let given = if to.models.is_empty() { plan.templates.clone() } else { to.models };
         let models = self.fit_models(given);
         let models_at = format!("{at}/subscriptionPricingModels");
         let Some(source) = source else {
-            return self.add_wanted(plan, to.name, to.is_service_plan, to.can_be_cancelled_by_customer, models, &models_at);
+            return self.add_wanted(
+                plan,
+                to.name,
+                to.is_service_plan,
+                to.can_be_cancelled_by_customer,
+                models,
+                &models_at,
+            );
         };
         let Some(rule) = rule else {
             // An edit: the same plan, new pricing.
@@ -107,13 +133,16 @@ impl<M: PricedModel> Ledger<M> {
         };
         let months = self.site.months_of(source.billing_months);
         let period_amount = |models: &[M]| {
-            self.period_amount(models, months)
-                .map_err(|err| BillingError::mismatch(models_at.clone(), format!("cannot be priced for this site: {err}")))
+            self.period_amount(models, months).map_err(|err| {
+                BillingError::mismatch(models_at.clone(), format!("cannot be priced for this site: {err}"))
+            })
         };
         let (old, new) = (period_amount(&source.models)?, period_amount(&models)?);
         let refused = match rule {
-            SwitchRule::Upgrade => (new < old).then_some("an upgrade must cost at least as much per period as the subscription it replaces"),
-            SwitchRule::Downgrade => (new > old).then_some("a downgrade must cost at most as much per period as the subscription it replaces"),
+            SwitchRule::Upgrade => (new < old)
+                .then_some("an upgrade must cost at least as much per period as the subscription it replaces"),
+            SwitchRule::Downgrade => (new > old)
+                .then_some("a downgrade must cost at most as much per period as the subscription it replaces"),
             SwitchRule::Any => None,
         };
         if let Some(detail) = refused {

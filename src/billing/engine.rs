@@ -93,7 +93,13 @@ pub struct NewSubscription {
 
 impl NewSubscription {
     /// A subscription of `plan` with the plan's flags.
-    pub fn of_plan<M>(plan: &Plan<M>, site_id: i32, name: String, created_time: DateTime<Utc>, billing_months: i32) -> Self {
+    pub fn of_plan<M>(
+        plan: &Plan<M>,
+        site_id: i32,
+        name: String,
+        created_time: DateTime<Utc>,
+        billing_months: i32,
+    ) -> Self {
         Self {
             id: Uuid::now_v7(),
             site_id,
@@ -254,7 +260,11 @@ impl<M: PricedModel> Ledger<M> {
 
     /// A subscription of the site that is still active, as this operation has
     /// left it. A missing one is `missing()`; a cancelled one is a conflict.
-    pub fn subscription(&self, id: Uuid, missing: impl FnOnce() -> BillingError) -> Result<Subscription<M>, BillingError> {
+    pub fn subscription(
+        &self,
+        id: Uuid,
+        missing: impl FnOnce() -> BillingError,
+    ) -> Result<Subscription<M>, BillingError> {
         let found = self.subscriptions.iter().find(|s| s.id == id).ok_or_else(missing)?;
         if found.cancelled {
             return Err(BillingError::cancelled(id));
@@ -287,7 +297,11 @@ impl<M: PricedModel> Ledger<M> {
         for mut m in models {
             m.set_id(Uuid::now_v7());
             self.charge(&m, months, pointer)?;
-            self.writes.models.push(NewModel { subscription_id: added.id, order: added.models.len(), model: m.clone() });
+            self.writes.models.push(NewModel {
+                subscription_id: added.id,
+                order: added.models.len(),
+                model: m.clone(),
+            });
             added.models.push(m);
         }
         let id = added.id;
@@ -316,7 +330,13 @@ impl<M: PricedModel> Ledger<M> {
     /// Replaces pricing models of a subscription: each of `old` is credited and
     /// marked deleted, each of `new` added and charged (so every price change
     /// is a credit of what was charged and a charge of the new figures).
-    pub fn replace_models(&mut self, s: &Subscription<M>, old: &[M], new: Vec<M>, pointer: &str) -> Result<(), BillingError> {
+    pub fn replace_models(
+        &mut self,
+        s: &Subscription<M>,
+        old: &[M],
+        new: Vec<M>,
+        pointer: &str,
+    ) -> Result<(), BillingError> {
         let months = self.site.months_of(s.billing_months);
         self.credit(s, old, months)?;
         let old_ids: Vec<Uuid> = old.iter().map(|m| m.id()).collect();
@@ -349,7 +369,8 @@ impl<M: PricedModel> Ledger<M> {
         for m in models.iter().filter(|m| !m.is_deleted()) {
             let pricing = m.pricing().map_err(|e| format!("pricing model {:?}: {e}", m.name()))?;
             for c in period_charges(&pricing, months).map_err(|e| e.to_string())? {
-                amount += line_figures(c.unit_price, c.quantity, c.discount, Decimal::ZERO, self.site.minor_units).amount;
+                amount +=
+                    line_figures(c.unit_price, c.quantity, c.discount, Decimal::ZERO, self.site.minor_units).amount;
             }
         }
         Ok(amount)
@@ -403,7 +424,10 @@ impl<M: PricedModel> Ledger<M> {
     /// Charges `m` for the rest of the current period.
     fn charge(&mut self, m: &M, months: u32, pointer: &str) -> Result<(), BillingError> {
         let charges = Self::charges(m, months).map_err(|err| {
-            BillingError::not_allowed(pointer, format!("pricing model {:?} cannot be priced for this site: {err}", m.name()))
+            BillingError::not_allowed(
+                pointer,
+                format!("pricing model {:?} cannot be priced for this site: {err}", m.name()),
+            )
         })?;
         for c in &charges {
             let line = self.line(m, c, months, false);
@@ -450,7 +474,8 @@ impl<M: PricedModel> Ledger<M> {
             .filter(|l| l.line_type != CREDIT && l.subscription_pricing_model_id == Some(m.id()))
             .map(|l| OpenCharge { id: l.id, name: l.name.clone() })
             .collect();
-        let candidates = if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
+        let candidates =
+            if pending.is_empty() { self.open_charges.get(&m.id()).cloned().unwrap_or_default() } else { pending };
         candidates.into_iter().filter(|c| !used.contains(&c.id)).collect()
     }
 
@@ -458,11 +483,13 @@ impl<M: PricedModel> Ledger<M> {
     fn credit_model(&mut self, m: &M, months: u32) -> Result<(), BillingError> {
         // What was priced once can be priced again; a stored model that no
         // longer prices is a data problem, not the caller's.
-        let charges = Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
+        let charges = Self::charges(m, months)
+            .map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
         for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
             let mut line = self.line(m, c, months, true);
             let open = self.open_charges_of(m);
-            let Some(cancelled) = open.iter().find(|c| c.name == line.name).or_else(|| open.first()).map(|c| c.id) else {
+            let Some(cancelled) = open.iter().find(|c| c.name == line.name).or_else(|| open.first()).map(|c| c.id)
+            else {
                 continue;
             };
             line.cancelled_invoice_line_item_id = Some(cancelled);
@@ -492,8 +519,8 @@ impl<M: PricedModel> Ledger<M> {
                 own
             };
             for m in s.models.iter().filter(|m| !m.is_deleted()) {
-                let charges =
-                    Self::charges(m, months).map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
+                let charges = Self::charges(m, months)
+                    .map_err(|e| BillingError::Internal(format!("stored pricing model {}: {e}", m.id())))?;
                 for c in charges.iter().filter(|c| c.kind == ChargeKind::Recurring) {
                     lines.push(Self::line_for(m, c, months, served, false));
                 }

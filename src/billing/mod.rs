@@ -66,7 +66,13 @@ pub struct LineFigures {
 
 /// Prices a line: `unit_price` keeps its precision, the discount is an amount,
 /// `tax_rate` a fraction (`0.0825` for 8.25 %).
-pub fn line_figures(unit_price: Decimal, quantity: i64, discount: Decimal, tax_rate: Decimal, minor_units: u32) -> LineFigures {
+pub fn line_figures(
+    unit_price: Decimal,
+    quantity: i64,
+    discount: Decimal,
+    tax_rate: Decimal,
+    minor_units: u32,
+) -> LineFigures {
     let amount = round_money(unit_price * Decimal::from(quantity) - discount, minor_units);
     let tax = round_money(amount * tax_rate, minor_units);
     LineFigures { amount, tax, line_total: amount + tax }

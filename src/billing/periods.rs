@@ -7,9 +7,7 @@ use chrono::{DateTime, Months, Utc};
 /// The end of the `count`-th period of `months` months after `start`, always
 /// counted from `start` itself so that a clamped month never shifts later periods.
 pub fn period_boundary(start: DateTime<Utc>, months: u32, count: u32) -> DateTime<Utc> {
-    start
-        .checked_add_months(Months::new(months.saturating_mul(count)))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    start.checked_add_months(Months::new(months.saturating_mul(count))).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 /// The first period boundary after `now` (the start itself when it lies ahead).

@@ -144,7 +144,13 @@ pub fn period_charges(pricing: &Pricing, months: u32) -> Result<Vec<Charge>, Pri
             let (price, discount) = segment.prices.for_months(months)?;
             vec![
                 charge(ChargeWhat::Quota, price, 1, discount, ChargeKind::Recurring),
-                charge(ChargeWhat::Overage, segment.overage_unit_price, *overage_units, segment.overage_unit_price_discount, ChargeKind::Recurring),
+                charge(
+                    ChargeWhat::Overage,
+                    segment.overage_unit_price,
+                    *overage_units,
+                    segment.overage_unit_price_discount,
+                    ChargeKind::Recurring,
+                ),
             ]
         }
         Pricing::ByUnit { units, fee, fee_discount } => {
@@ -190,7 +196,16 @@ mod tests {
     #[test]
     fn by_agents_prices_every_agent_with_the_segment_that_holds_the_count() {
         let five = period_charges(&team(5), 1).unwrap();
-        assert_eq!(five, vec![Charge { what: ChargeWhat::Agents, unit_price: dec!(20.00), quantity: 5, discount: dec!(0), kind: ChargeKind::Recurring }]);
+        assert_eq!(
+            five,
+            vec![Charge {
+                what: ChargeWhat::Agents,
+                unit_price: dec!(20.00),
+                quantity: 5,
+                discount: dec!(0),
+                kind: ChargeKind::Recurring
+            }]
+        );
         let twelve = period_charges(&team(12), 1).unwrap();
         assert_eq!((twelve[0].unit_price, twelve[0].quantity), (dec!(18.00), 12));
         // Annual: 204.00 less 4.00 per agent, for 5 agents: 5 x 204 - 20 = 1000.00.
@@ -198,7 +213,11 @@ mod tests {
         assert_eq!(line_figures(annual.unit_price, annual.quantity, annual.discount, dec!(0), 2).amount, dec!(1000.00));
         assert_eq!(period_charges(&team(51), 1), Err(PricingError::NoSegmentFor(51)));
         assert_eq!(period_charges(&team(5), 2), Err(PricingError::UnsupportedPeriod(2)));
-        let free = Pricing::ByAgents { agents: 3, free: 5, segments: vec![AgentSegment { from: 0, to: 10, prices: prices(dec!(20), dec!(200), dec!(0)) }] };
+        let free = Pricing::ByAgents {
+            agents: 3,
+            free: 5,
+            segments: vec![AgentSegment { from: 0, to: 10, prices: prices(dec!(20), dec!(200), dec!(0)) }],
+        };
         assert_eq!(period_charges(&free, 1).unwrap(), vec![]);
     }
 
@@ -215,7 +234,10 @@ mod tests {
         assert_eq!((charges[0].what, charges[0].unit_price), (ChargeWhat::Quota, dec!(49.00)));
         // 500 x 0.05 - 500 x 0.01 = 20.00.
         let overage = &charges[1];
-        assert_eq!(line_figures(overage.unit_price, overage.quantity, overage.discount, dec!(0), 2).amount, dec!(20.00));
+        assert_eq!(
+            line_figures(overage.unit_price, overage.quantity, overage.discount, dec!(0), 2).amount,
+            dec!(20.00)
+        );
     }
 
     #[test]

@@ -67,13 +67,23 @@ fn monthly(price: Decimal) -> PeriodPrices {
 
 /// Platform: a 99.00 flat fee a month.
 fn platform() -> Model {
-    Model { id: Uuid::now_v7(), name: "Platform", pricing: Pricing::FlatFee { prices: monthly(dec!(99.00)) }, deleted: false }
+    Model {
+        id: Uuid::now_v7(),
+        name: "Platform",
+        pricing: Pricing::FlatFee { prices: monthly(dec!(99.00)) },
+        deleted: false,
+    }
 }
 
 /// Team: 20.00 an agent a month, 5 agents.
 fn team() -> Model {
     let segments = vec![AgentSegment { from: 1, to: 1000, prices: monthly(dec!(20.00)) }];
-    Model { id: Uuid::now_v7(), name: "Team", pricing: Pricing::ByAgents { agents: 5, free: 0, segments }, deleted: false }
+    Model {
+        id: Uuid::now_v7(),
+        name: "Team",
+        pricing: Pricing::ByAgents { agents: 5, free: 0, segments },
+        deleted: false,
+    }
 }
 
 fn site_10000() -> SiteTerms {
@@ -91,7 +101,14 @@ fn site_10000() -> SiteTerms {
 }
 
 fn subscription(model: Model) -> Subscription<Model> {
-    Subscription { id: Uuid::now_v7(), plan_id: 1, billing_months: 0, cancelled: false, one_time_fee: false, models: vec![model] }
+    Subscription {
+        id: Uuid::now_v7(),
+        plan_id: 1,
+        billing_months: 0,
+        cancelled: false,
+        one_time_fee: false,
+        models: vec![model],
+    }
 }
 
 /// A ledger over `subscriptions`, each of whose models was charged for November
@@ -231,7 +248,8 @@ fn renewal_charges_a_whole_period_of_each_active_recurring_subscription() {
 
 #[test]
 fn renewal_charged_to_a_card_is_paid_unless_the_card_declines() {
-    let paying = SiteTerms { charged_automatically: true, card_number: Some("4242424242424242".into()), ..site_10000() };
+    let paying =
+        SiteTerms { charged_automatically: true, card_number: Some("4242424242424242".into()), ..site_10000() };
     let mut ledger = renewal_ledger(paying.clone(), vec![subscription(team())]);
     ledger.renew(december()).expect("renewed");
     let (_, writes) = ledger.finish(InvoiceMode::Issue);
@@ -248,7 +266,12 @@ fn renewal_charged_to_a_card_is_paid_unless_the_card_declines() {
 fn a_subscription_of_another_period_renews_at_its_own_boundaries() {
     // Quarterly on a monthly site from Jan 1: its periods start Jan, Apr, Jul, Oct.
     let quarterly_prices = PeriodPrices { quarterly: (dec!(270.00), Decimal::ZERO), ..monthly(dec!(99.00)) };
-    let model = Model { id: Uuid::now_v7(), name: "Platform", pricing: Pricing::FlatFee { prices: quarterly_prices }, deleted: false };
+    let model = Model {
+        id: Uuid::now_v7(),
+        name: "Platform",
+        pricing: Pricing::FlatFee { prices: quarterly_prices },
+        deleted: false,
+    };
     let quarterly = Subscription { billing_months: 3, ..subscription(model) };
     let mut ledger = renewal_ledger(site_10000(), vec![quarterly.clone()]);
     ledger.renew(december()).expect("renewed");
@@ -259,5 +282,8 @@ fn a_subscription_of_another_period_renews_at_its_own_boundaries() {
     let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
     assert_eq!(outcome.amount, dec!(270.00));
     let line = &writes.invoice.expect("an invoice").invoice.lines[0].spec;
-    assert_eq!((line.service_start_date, line.service_end_date), (at("2027-01-01T00:00:00Z"), at("2027-04-01T00:00:00Z")));
+    assert_eq!(
+        (line.service_start_date, line.service_end_date),
+        (at("2027-01-01T00:00:00Z"), at("2027-04-01T00:00:00Z"))
+    );
 }

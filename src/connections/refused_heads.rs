@@ -19,13 +19,21 @@ use crate::error::{ApiError, ErrorCode};
 /// The answers hyper writes of itself, each up to its first header: the
 /// application's answers carry their content type first and never match.
 const HYPER_REFUSALS: [(&[u8], ErrorCode, &str); 3] = [
-    (b"HTTP/1.1 414 URI Too Long\r\nconnection: close\r\ncontent-length: 0\r\n", ErrorCode::UriTooLong, "the request target is longer than 64 KiB"),
+    (
+        b"HTTP/1.1 414 URI Too Long\r\nconnection: close\r\ncontent-length: 0\r\n",
+        ErrorCode::UriTooLong,
+        "the request target is longer than 64 KiB",
+    ),
     (
         b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n",
         ErrorCode::HeadersTooLarge,
         "the request head is larger than the server reads",
     ),
-    (b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n", ErrorCode::MalformedRequest, "the request head is not HTTP/1.1"),
+    (
+        b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n",
+        ErrorCode::MalformedRequest,
+        "the request head is not HTTP/1.1",
+    ),
 ];
 
 /// A connection's stream whose hyper-made refusals go out as problems.
@@ -91,7 +99,11 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for ProblemHeads<S> {
         self.poll_replacing(cx)
     }
 
-    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         // hyper's refusal is its head alone, in the first slice.
         let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &b[..]);
         if self.replacing.is_some() || problem_for(first).is_some() {

@@ -13,7 +13,9 @@
 
 use std::sync::Mutex;
 
-use sea_orm::{ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, Statement, Value};
+use sea_orm::{
+    ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, Statement, Value,
+};
 
 /// Statements collected to run as one (`run_counted`).
 pub struct Deferred {
@@ -62,7 +64,10 @@ impl Deferred {
         let counted = other.counted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut ours = self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let offset = ours.len();
-        self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(counted.into_iter().map(|i| i + offset));
+        self.counted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(counted.into_iter().map(|i| i + offset));
         ours.extend(theirs);
     }
 
@@ -94,7 +99,8 @@ impl Deferred {
                 continue;
             }
             let (combined, _) = combine_counting(chunk);
-            let row = db.query_one_raw(combined).await?.ok_or_else(|| DbErr::Custom("a count answers one row".into()))?;
+            let row =
+                db.query_one_raw(combined).await?.ok_or_else(|| DbErr::Custom("a count answers one row".into()))?;
             changed += u64::try_from(row.try_get::<i64>("", "changed")?).unwrap_or(0);
         }
         Ok(changed)
@@ -208,7 +214,8 @@ fn combine(mut statements: Vec<Statement>) -> Option<Statement> {
         values.extend(part.values.map(|v| v.0).unwrap_or_default());
         sql
     };
-    let parts: Vec<String> = statements.into_iter().enumerate().map(|(i, part)| format!("w{i} AS ({})", take(part))).collect();
+    let parts: Vec<String> =
+        statements.into_iter().enumerate().map(|(i, part)| format!("w{i} AS ({})", take(part))).collect();
     let sql = format!("WITH {} {}", parts.join(", "), take(last));
     Some(Statement::from_sql_and_values(DbBackend::Postgres, sql, values))
 }
@@ -296,7 +303,13 @@ mod tests {
         let merged = merge_inserts(vec![
             (statement(r#"INSERT INTO "a" ("x", "y") VALUES ($1, $2)"#, vec![1.into(), 2.into()]), false),
             (statement(r#"INSERT INTO "b" ("z") VALUES ($1)"#, vec![3.into()]), false),
-            (statement(r#"INSERT INTO "a" ("x", "y") VALUES ($1, $2), ($3, $4)"#, vec![4.into(), 5.into(), 6.into(), 7.into()]), false),
+            (
+                statement(
+                    r#"INSERT INTO "a" ("x", "y") VALUES ($1, $2), ($3, $4)"#,
+                    vec![4.into(), 5.into(), 6.into(), 7.into()],
+                ),
+                false,
+            ),
             (statement(r#"INSERT INTO "a" ("x") VALUES ($1)"#, vec![8.into()]), false),
             (statement(r#"INSERT INTO "b" ("z") SELECT "z" FROM "c""#, vec![]), false),
             (statement(r#"INSERT INTO "b" ("z") VALUES ($1) RETURNING "z""#, vec![9.into()]), false),
@@ -304,17 +317,26 @@ mod tests {
             (statement(r#"INSERT INTO "b" ("z") VALUES ($1)"#, vec![11.into()]), false),
         ]);
         let sql: Vec<&str> = merged.iter().map(|(statement, _)| statement.sql.as_str()).collect();
-        assert_eq!(sql, [
-            r#"INSERT INTO "a" ("x", "y") VALUES ($1, $2), ($3, $4), ($5, $6)"#,
-            r#"INSERT INTO "b" ("z") VALUES ($1), ($2)"#,
-            r#"INSERT INTO "a" ("x") VALUES ($1)"#,
-            r#"INSERT INTO "b" ("z") SELECT "z" FROM "c""#,
-            r#"INSERT INTO "b" ("z") VALUES ($1) RETURNING "z""#,
-            r#"UPDATE "k" SET "s" = $1"#,
-        ]);
-        assert_eq!(merged[0].0.values.as_ref().unwrap().0, vec![Value::from(1), 2.into(), 4.into(), 5.into(), 6.into(), 7.into()]);
+        assert_eq!(
+            sql,
+            [
+                r#"INSERT INTO "a" ("x", "y") VALUES ($1, $2), ($3, $4), ($5, $6)"#,
+                r#"INSERT INTO "b" ("z") VALUES ($1), ($2)"#,
+                r#"INSERT INTO "a" ("x") VALUES ($1)"#,
+                r#"INSERT INTO "b" ("z") SELECT "z" FROM "c""#,
+                r#"INSERT INTO "b" ("z") VALUES ($1) RETURNING "z""#,
+                r#"UPDATE "k" SET "s" = $1"#,
+            ]
+        );
+        assert_eq!(
+            merged[0].0.values.as_ref().unwrap().0,
+            vec![Value::from(1), 2.into(), 4.into(), 5.into(), 6.into(), 7.into()]
+        );
         assert_eq!(merged[1].0.values.as_ref().unwrap().0, vec![Value::from(3), 11.into()]);
-        assert_eq!(merged.iter().map(|(_, counted)| *counted).collect::<Vec<_>>(), [false, false, false, false, false, true]);
+        assert_eq!(
+            merged.iter().map(|(_, counted)| *counted).collect::<Vec<_>>(),
+            [false, false, false, false, false, true]
+        );
     }
 
     #[test]

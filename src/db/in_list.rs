@@ -14,7 +14,12 @@ pub const MAX_BOUND: usize = 10_000;
 /// The rows of `select` whose `column` is one of `values`: one statement per
 /// `MAX_BOUND` values. Each statement keeps `select`'s order; the whole answer
 /// is in that order only within what one statement read.
-pub async fn all_in<E, V>(db: &impl ConnectionTrait, select: Select<E>, column: impl ColumnTrait, values: Vec<V>) -> Result<Vec<E::Model>, DbErr>
+pub async fn all_in<E, V>(
+    db: &impl ConnectionTrait,
+    select: Select<E>,
+    column: impl ColumnTrait,
+    values: Vec<V>,
+) -> Result<Vec<E::Model>, DbErr>
 where
     E: EntityTrait,
     E::Model: Sync,

@@ -113,14 +113,23 @@ fn random_id() -> i32 {
 }
 
 async fn try_lock(connection: &mut PgConnection, id: i32) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)").bind(LIVENESS_LOCK_SPACE).bind(id).fetch_one(connection).await
+    sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+        .bind(LIVENESS_LOCK_SPACE)
+        .bind(id)
+        .fetch_one(connection)
+        .await
 }
 
 /// Holds `connection` (and with it the lock on `id`) until `ended`; when the
 /// connection is lost (PostgreSQL restarted), reconnects and takes the lock
 /// again. Meanwhile other instances see this one as dead and take over its
 /// keys; its requests then cannot commit (the module's note).
-async fn keep_alive(mut connection: PgConnection, options: PgConnectOptions, id: i32, mut ended: tokio::sync::oneshot::Receiver<()>) {
+async fn keep_alive(
+    mut connection: PgConnection,
+    options: PgConnectOptions,
+    id: i32,
+    mut ended: tokio::sync::oneshot::Receiver<()>,
+) {
     loop {
         tokio::select! {
             _ = &mut ended => break,
@@ -134,9 +143,13 @@ async fn keep_alive(mut connection: PgConnection, options: PgConnectOptions, id:
             Ok(mut fresh) => match try_lock(&mut fresh, id).await {
                 Ok(true) => connection = fresh,
                 Ok(false) => tracing::error!(instance = id, "another session holds this instance's liveness lock"),
-                Err(err) => tracing::warn!(instance = id, error = %err, "could not take this instance's liveness lock again"),
+                Err(err) => {
+                    tracing::warn!(instance = id, error = %err, "could not take this instance's liveness lock again")
+                }
             },
-            Err(err) => tracing::warn!(instance = id, error = %err, "could not reconnect to hold this instance's liveness lock"),
+            Err(err) => {
+                tracing::warn!(instance = id, error = %err, "could not reconnect to hold this instance's liveness lock")
+            }
         }
     }
     let _ = connection.close().await;

@@ -35,17 +35,12 @@ use on_thread::OnThreadReads;
 /// closed.
 pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
-    options
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_timeout(Duration::from_secs(3))
-        .sqlx_logging(false);
+    options.acquire_timeout(Duration::from_secs(10)).connect_timeout(Duration::from_secs(3)).sqlx_logging(false);
     if is_sqlite(url) {
         prepare_sqlite_directory(url)?;
-        options
-            .max_connections(1)
-            .min_connections(1)
-            .test_before_acquire(false)
-            .map_sqlx_sqlite_opts(|opts| sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal));
+        options.max_connections(1).min_connections(1).test_before_acquire(false).map_sqlx_sqlite_opts(|opts| {
+            sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+        });
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
         // SQLite pool's one connection is shared by queued writers: they may wait.)
@@ -127,17 +122,26 @@ const START_UP_WAIT: Duration = Duration::from_secs(300);
 /// a session-level advisory lock on a connection of its own, released when
 /// that connection closes, whatever happens to the process. SQLite: one
 /// process serves a file, and its writes take the database's lock anyway.
-pub async fn one_at_a_time<T>(db: &DatabaseConnection, work: impl AsyncFnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+pub async fn one_at_a_time<T>(
+    db: &DatabaseConnection,
+    work: impl AsyncFnOnce() -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     use sea_orm::sqlx::{self, Connection};
     if db.get_database_backend() != sea_orm::DbBackend::Postgres {
         return work().await;
     }
     let options = (*db.get_postgres_connection_pool().connect_options()).clone();
-    let mut lock = sqlx::postgres::PgConnection::connect_with(&options).await.context("connecting to take the start-up lock")?;
-    let take = sqlx::query("SELECT pg_advisory_lock($1, $2)").bind(START_UP_LOCK.0).bind(START_UP_LOCK.1).execute(&mut lock);
+    let mut lock =
+        sqlx::postgres::PgConnection::connect_with(&options).await.context("connecting to take the start-up lock")?;
+    let take =
+        sqlx::query("SELECT pg_advisory_lock($1, $2)").bind(START_UP_LOCK.0).bind(START_UP_LOCK.1).execute(&mut lock);
     tokio::time::timeout(START_UP_WAIT, take)
         .await
-        .map_err(|_| anyhow::anyhow!("another instance held the start-up lock (its migrations) for longer than {START_UP_WAIT:?}"))?
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "another instance held the start-up lock (its migrations) for longer than {START_UP_WAIT:?}"
+            )
+        })?
         .context("taking the start-up lock")?;
     let result = work().await;
     let _ = lock.close().await;
@@ -175,7 +179,10 @@ fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
     // database file"; say which file and why. (An empty file is a new database.)
     if !file.exists() && !url.contains("mode=ro") {
         if let Err(err) = std::fs::OpenOptions::new().write(true).create_new(true).open(file) {
-            anyhow::bail!("cannot create {}: {err} (its directory must be writable by the user the server runs as)", file.display());
+            anyhow::bail!(
+                "cannot create {}: {err} (its directory must be writable by the user the server runs as)",
+                file.display()
+            );
         }
     }
     Ok(())
@@ -301,10 +308,14 @@ mod tests {
         }
         Migrator::up(&db, None).await.unwrap();
         let rows = db
-            .query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT site_id, partner_id FROM site_billing_profiles ORDER BY site_id"))
+            .query_all_raw(Statement::from_string(
+                db.get_database_backend(),
+                "SELECT site_id, partner_id FROM site_billing_profiles ORDER BY site_id",
+            ))
             .await
             .unwrap();
-        let copied: Vec<(i32, i32)> = rows.iter().map(|r| (r.try_get_by_index(0).unwrap(), r.try_get_by_index(1).unwrap())).collect();
+        let copied: Vec<(i32, i32)> =
+            rows.iter().map(|r| (r.try_get_by_index(0).unwrap(), r.try_get_by_index(1).unwrap())).collect();
         assert_eq!(copied, [(1, 7), (2, 8), (3, 7)]);
     }
 }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use rusqlite::{Params, Row};
 use sea_orm::{
-    AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult, IsolationLevel, QueryResult,
-    Statement, TransactionTrait,
+    AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult, IsolationLevel,
+    QueryResult, Statement, TransactionTrait,
 };
 
 use super::on_thread::{OnThreadReads, Session};
@@ -62,7 +62,11 @@ impl Reads {
     /// the request's thread that finds the database busy reads again through
     /// the pool. (`read` takes its connection by value: a closure over a
     /// borrowed one could not be shown to be `Send` for every lifetime.)
-    pub async fn consistent<'s, T, E, Read>(&'s self, several: bool, read: impl Fn(ReadConnection<'s>) -> Read) -> Result<T, E>
+    pub async fn consistent<'s, T, E, Read>(
+        &'s self,
+        several: bool,
+        read: impl Fn(ReadConnection<'s>) -> Read,
+    ) -> Result<T, E>
     where
         E: From<DbErr>,
         Read: Future<Output = Result<T, E>>,
@@ -96,7 +100,9 @@ impl Reads {
 /// deferred transaction reads one WAL snapshot; PostgreSQL needs REPEATABLE READ.
 async fn begin_snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
     match db.get_database_backend() {
-        DbBackend::Postgres => db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await,
+        DbBackend::Postgres => {
+            db.begin_with_config(Some(IsolationLevel::RepeatableRead), Some(AccessMode::ReadOnly)).await
+        }
         _ => db.begin().await,
     }
 }

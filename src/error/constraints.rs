@@ -51,7 +51,8 @@ const UNIQUE_CONSTRAINTS: [UniqueConstraint; 4] = [
 /// The answer to a unique violation whose database message is `message`.
 pub(super) fn unique_violation(message: &str) -> ApiError {
     let named = UNIQUE_CONSTRAINTS.iter().find(|c| {
-        message.contains(&format!("\"{}\"", c.name)) || message.strip_prefix("UNIQUE constraint failed: ").is_some_and(|columns| columns == c.columns)
+        message.contains(&format!("\"{}\"", c.name))
+            || message.strip_prefix("UNIQUE constraint failed: ").is_some_and(|columns| columns == c.columns)
     });
     let Some(constraint) = named else {
         return ApiError::new(ErrorCode::Conflict, "a resource with these values already exists");
@@ -72,7 +73,8 @@ mod tests {
     #[test]
     fn both_databases_messages_name_the_field() {
         let postgres = r#"duplicate key value violates unique constraint "site_billing_profiles_pkey""#;
-        let sqlite = "UNIQUE constraint failed: telephony_configurations.site_id, telephony_configurations.phone_number";
+        let sqlite =
+            "UNIQUE constraint failed: telephony_configurations.site_id, telephony_configurations.phone_number";
         assert_eq!(unique_violation(postgres).errors[0].pointer.as_deref(), Some("/siteId"));
         assert_eq!(unique_violation(sqlite).errors[0].pointer.as_deref(), Some("/phoneNumber"));
         assert!(unique_violation("UNIQUE constraint failed: other.id").errors.is_empty());

@@ -55,14 +55,18 @@ fn example_for(operation_id: &str, path: &str, name: &str) -> Option<Value> {
         "agentId" => Some(json!(AGENT)),
         _ => None,
     };
-    by_operation.or_else(|| (matches!(name, "id" | "invoiceId" | "subscriptionId")).then(by_path).flatten()).or_else(by_name)
+    by_operation
+        .or_else(|| (matches!(name, "id" | "invoiceId" | "subscriptionId")).then(by_path).flatten())
+        .or_else(by_name)
 }
 
 /// Gives every parameter of every operation that has none the example naming
 /// the demo data.
 pub fn add(doc: &mut OpenApiDoc) {
     for (path, item) in doc.paths.paths.iter_mut() {
-        for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.patch, &mut item.delete].into_iter().flatten() {
+        for operation in
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.patch, &mut item.delete].into_iter().flatten()
+        {
             add_to(operation, path);
         }
     }

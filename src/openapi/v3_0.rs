@@ -202,9 +202,15 @@ mod tests {
         let out = edition(&doc);
         assert_eq!(out["openapi"], "3.0.3");
         assert!(out["info"]["license"].get("identifier").is_none());
-        assert_eq!(out["paths"]["/a"]["get"]["parameters"][0]["schema"], json!({"type": "string", "nullable": true, "example": "x"}));
+        assert_eq!(
+            out["paths"]["/a"]["get"]["parameters"][0]["schema"],
+            json!({"type": "string", "nullable": true, "example": "x"})
+        );
         let a = &out["components"]["schemas"]["A"];
-        assert_eq!(a["properties"]["n"], json!({"type": "integer", "nullable": true, "minimum": 0, "exclusiveMinimum": true}));
+        assert_eq!(
+            a["properties"]["n"],
+            json!({"type": "integer", "nullable": true, "minimum": 0, "exclusiveMinimum": true})
+        );
         assert_eq!(a["properties"]["k"], json!({"enum": ["sip"]}));
         assert_eq!(a["properties"]["r"], json!({"$ref": "#/components/schemas/B"}));
         assert_eq!(a["properties"]["o"], json!({"allOf": [{"$ref": "#/components/schemas/B"}], "nullable": true}));

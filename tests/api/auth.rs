@@ -36,11 +36,13 @@ async fn password_grant_gives_a_working_token_pair() {
     // The refresh token renews the pair; it is not an access token itself.
     let refresh = body["refresh_token"].as_str().unwrap();
     assert_problem(app.get(FORMS, refresh).await, 401, 401002).await;
-    let renewed = token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", refresh)]).await;
+    let renewed =
+        token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", refresh)]).await;
     assert_eq!(renewed.status(), 200);
     let renewed: Value = renewed.json().await.unwrap();
     assert_eq!(app.get(FORMS, renewed["access_token"].as_str().unwrap()).await.status(), 200);
-    let misuse = token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", access)]).await;
+    let misuse =
+        token_request(&app, "/oauth/token", &[("grant_type", "refresh_token"), ("refresh_token", access)]).await;
     assert_problem(misuse, 401, 401004).await;
 }
 
@@ -71,14 +73,26 @@ async fn wrong_credentials_and_bad_requests() {
     assert!(problem["detail"].as_str().unwrap().contains("sign in at POST /api/oauth/token"), "{problem}");
     let grant = [("grant_type", "client_credentials")];
     assert_problem(token_request(&app, "/oauth/token", &grant).await, 400, 400004).await;
-    let problem = assert_problem(token_request(&app, "/oauth/token", &[("grant_type", "password")]).await, 400, 400001).await;
+    let problem =
+        assert_problem(token_request(&app, "/oauth/token", &[("grant_type", "password")]).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/email", "/password"]);
     // A field sent empty is refused, whichever grant it belongs to (the document's minLength).
-    let empty = [("grant_type", "password"), ("email", "admin@site10000.example"), ("password", "demo-password"), ("refresh_token", "")];
-    assert_eq!(error_locations(&assert_problem(token_request(&app, "/oauth/token", &empty).await, 400, 400001).await), ["/refresh_token"]);
+    let empty = [
+        ("grant_type", "password"),
+        ("email", "admin@site10000.example"),
+        ("password", "demo-password"),
+        ("refresh_token", ""),
+    ];
+    assert_eq!(
+        error_locations(&assert_problem(token_request(&app, "/oauth/token", &empty).await, 400, 400001).await),
+        ["/refresh_token"]
+    );
     let json = app.send(Method::POST, "/oauth/token", None, Some(&serde_json::json!({"grant_type": "password"}))).await;
     let problem = assert_problem(json, 415, 415001).await;
-    assert!(problem["detail"].as_str().unwrap().contains("send `Content-Type: application/x-www-form-urlencoded`"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("send `Content-Type: application/x-www-form-urlencoded`"),
+        "{problem}"
+    );
 }
 
 #[tokio::test]
@@ -92,7 +106,8 @@ async fn partner_tokens_are_for_the_partner_interface_only() {
     .await;
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.unwrap();
-    let claims = app.tokens.verify(body["access_token"].as_str().unwrap(), Audience::Partner, TokenKind::Access).unwrap();
+    let claims =
+        app.tokens.verify(body["access_token"].as_str().unwrap(), Audience::Partner, TokenKind::Access).unwrap();
     assert_eq!(claims.partner_id, Some(1));
     assert_eq!(claims.permissions.len(), 4);
     let problem = assert_problem(app.get(FORMS, body["access_token"].as_str().unwrap()).await, 401, 401002).await;
@@ -114,13 +129,19 @@ async fn missing_malformed_expired_and_wrongly_signed_tokens_are_401() {
     assert!(response.headers()["www-authenticate"].to_str().unwrap().contains("invalid_token"));
     assert_problem(response, 401, 401002).await;
 
-    let mut expired = Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access);
+    let mut expired =
+        Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access);
     expired.iat -= 50_000;
     expired.exp -= 50_000;
     assert_problem(app.get(FORMS, &app.tokens.sign(&expired)).await, 401, 401003).await;
 
     let other_key = TokenService::new(&ServerSecret::from_bytes("another-secret-entirely-another-secret"));
-    let forged = other_key.sign(&Claims::for_agent(ADMIN_A.parse().unwrap(), SITE_A, &[Permission::ManageSecureForm], TokenKind::Access));
+    let forged = other_key.sign(&Claims::for_agent(
+        ADMIN_A.parse().unwrap(),
+        SITE_A,
+        &[Permission::ManageSecureForm],
+        TokenKind::Access,
+    ));
     assert_problem(app.get(FORMS, &forged).await, 401, 401002).await;
 }
 
@@ -164,13 +185,20 @@ async fn failed_sign_ins_are_throttled_per_account_and_address_without_locking_t
         let response = token_request(&app, "/oauth/token", &sign_in_form("admin@site10000.example", "guess")).await;
         assert_eq!(response.status(), 401);
     }
-    let throttled = token_request(&app, "/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await;
+    let throttled =
+        token_request(&app, "/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await;
     let retry_after: u64 = throttled.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=301).contains(&retry_after), "{retry_after}");
     assert_problem(throttled, 429, 429001).await;
     // The owner, elsewhere, still signs in; so does another account here.
-    let elsewhere = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
-    let owner = elsewhere.post(app.url("/oauth/token")).form(&sign_in_form("admin@site10000.example", "demo-password")).send().await.unwrap();
+    let elsewhere =
+        reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let owner = elsewhere
+        .post(app.url("/oauth/token"))
+        .form(&sign_in_form("admin@site10000.example", "demo-password"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(owner.status(), 200);
     let other = token_request(&app, "/oauth/token", &sign_in_form("viewer@site10000.example", "demo-password")).await;
     assert_eq!(other.status(), 200);
@@ -191,7 +219,12 @@ async fn refresh_tokens_rotate_and_a_reused_one_revokes_its_sign_in_across_insta
                 .unwrap()
         }
     };
-    let signed_in: Value = token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await.json().await.unwrap();
+    let signed_in: Value =
+        token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password"))
+            .await
+            .json()
+            .await
+            .unwrap();
     let first = signed_in["refresh_token"].as_str().unwrap().to_owned();
     // Redeemed once (on the other instance): a new, different pair.
     let second: Value = refresh_at(other.address.clone(), first.clone()).await.json().await.unwrap();
@@ -213,20 +246,45 @@ async fn right_credentials_at_the_other_interfaces_endpoint_name_it_and_do_not_l
     let app = spawn_app().await;
     // Past the five failures that would throttle the account: none of these counts.
     for _ in 0..7 {
-        let problem = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await, 401, 401004).await;
+        let problem = assert_problem(
+            token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await,
+            401,
+            401004,
+        )
+        .await;
         assert!(problem["detail"].as_str().unwrap().contains("POST /api/oauth/token"), "{problem}");
     }
     let right = token_request(&app, "/api/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await;
     assert_eq!(right.status(), 200, "not locked out");
-    let problem = assert_problem(token_request(&app, "/api/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await, 401, 401004).await;
+    let problem = assert_problem(
+        token_request(&app, "/api/oauth/token", &sign_in_form("admin@site10000.example", "demo-password")).await,
+        401,
+        401004,
+    )
+    .await;
     assert!(problem["detail"].as_str().unwrap().contains("POST /oauth/token"), "{problem}");
     // A wrong password says nothing of where the email exists, and counts.
-    let wrong = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "guess")).await, 401, 401004).await;
-    let unknown = assert_problem(token_request(&app, "/oauth/token", &sign_in_form("nobody@partner1.example", "guess")).await, 401, 401004).await;
+    let wrong = assert_problem(
+        token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "guess")).await,
+        401,
+        401004,
+    )
+    .await;
+    let unknown = assert_problem(
+        token_request(&app, "/oauth/token", &sign_in_form("nobody@partner1.example", "guess")).await,
+        401,
+        401004,
+    )
+    .await;
     assert_eq!(wrong["detail"], unknown["detail"]);
     assert_eq!(wrong["detail"], "the email or password is not correct");
     for _ in 0..4 {
         token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "guess")).await;
     }
-    assert_problem(token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await, 429, 429001).await;
+    assert_problem(
+        token_request(&app, "/oauth/token", &sign_in_form("admin@partner1.example", "demo-password")).await,
+        429,
+        429001,
+    )
+    .await;
 }

@@ -74,7 +74,10 @@ async fn create_starts_billing_today_and_refuses_a_second_config() {
     let problem = assert_problem(app.post(CONFIGS, &token, &body(site)).await, 409, 409001).await;
     assert!(problem["detail"].as_str().unwrap().contains("PUT"));
     // The primary key's answer names the field (`error::constraints`).
-    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/siteId"), Some(400014)));
+    assert_eq!(
+        (problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()),
+        (Some("/siteId"), Some(400014))
+    );
     assert_problem(app.post(CONFIGS, &manager(&app, 2), &body(10002)).await, 404, 404001).await;
     assert_problem(app.post(CONFIGS, &token, &body(20000)).await, 404, 404001).await;
 }
@@ -89,7 +92,12 @@ async fn create_reports_every_bad_field_at_once() {
     let bad = json!({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 1000});
     let problem = assert_problem(app.post(CONFIGS, &token, &bad).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/paymentTermValue"]);
-    let problem = assert_problem(app.post(CONFIGS, &token, &json!({"siteId": site, "billingPeriod": "weekly"})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post(CONFIGS, &token, &json!({"siteId": site, "billingPeriod": "weekly"})).await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["/billingPeriod"]);
     let mut unknown = body(site);
     unknown["currencyId"] = json!("XXX");
@@ -132,7 +140,10 @@ async fn update_replaces_settings_and_keeps_what_the_service_owns() {
     assert_eq!(after["balance"], before["balance"]);
     assert_eq!(after["isPricingVisible"], false, "absent flags become false");
     // Annual from 2026-01-01: the next boundary is 2027-01-01.
-    assert_eq!(date(&after["nextBillingDate"]), date(&before["billingStartDate"]).checked_add_months(Months::new(12)).unwrap());
+    assert_eq!(
+        date(&after["nextBillingDate"]),
+        date(&before["billingStartDate"]).checked_add_months(Months::new(12)).unwrap()
+    );
     let mismatch = json!({"siteId": 10001, "billingPeriod": "annual", "currencyId": "USD", "paymentTermValue": 10});
     let problem = assert_problem(app.put(&format!("{CONFIGS}/10000"), &token, &mismatch).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/siteId"]);
@@ -161,10 +172,28 @@ async fn the_currency_only_changes_at_a_zero_balance() {
 async fn bodies_of_the_partner_interface_are_checked_like_everywhere() {
     let app = spawn_app().await;
     let token = manager(&app, 1);
-    for (method, path) in [(reqwest::Method::POST, CONFIGS.to_owned()), (reqwest::Method::PUT, format!("{CONFIGS}/10000"))] {
-        let text = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
+    for (method, path) in
+        [(reqwest::Method::POST, CONFIGS.to_owned()), (reqwest::Method::PUT, format!("{CONFIGS}/10000"))]
+    {
+        let text = app
+            .client
+            .request(method.clone(), app.url(&path))
+            .bearer_auth(&token)
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
         assert_problem(text, 415, 415001).await;
-        let broken = app.client.request(method.clone(), app.url(&path)).bearer_auth(&token).header("content-type", "application/json").body("{\"siteId\": ").send().await.unwrap();
+        let broken = app
+            .client
+            .request(method.clone(), app.url(&path))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body("{\"siteId\": ")
+            .send()
+            .await
+            .unwrap();
         assert_problem(broken, 400, 400002).await;
         let huge = json!({"paymentTerm": "x".repeat(5 * 1024 * 1024)});
         assert_problem(app.send(method.clone(), &path, Some(&token), Some(&huge)).await, 413, 413001).await;
@@ -202,7 +231,8 @@ async fn the_spec_samples_post_is_an_alias_of_the_update() {
 /// the engine cannot bill is a 400 naming the ones it takes).
 #[test]
 fn billing_period_is_open_in_answers_and_closed_in_requests() {
-    let document: Value = serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
     let schemas = &document["components"]["schemas"];
     let known = &schemas["BillingPeriod"]["enum"];
     assert_eq!(known, &json!(["monthly", "quarterly", "semi-annual", "annual"]));
@@ -212,6 +242,9 @@ fn billing_period_is_open_in_answers_and_closed_in_requests() {
         assert_eq!(&period["x-extensible-enum"], known, "{answer}");
     }
     for request in ["SiteBillingConfigCreateInput", "SiteBillingConfigInput"] {
-        assert_eq!(schemas[request]["properties"]["billingPeriod"]["$ref"], "#/components/schemas/BillingPeriod", "{request}");
+        assert_eq!(
+            schemas[request]["properties"]["billingPeriod"]["$ref"], "#/components/schemas/BillingPeriod",
+            "{request}"
+        );
     }
 }

@@ -111,7 +111,8 @@ async fn subscription(app: &TestApp, id: &str) -> Value {
 }
 
 async fn balance(app: &TestApp, site: i32) -> String {
-    let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let config: Value =
+        app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &app.partner_admin(1)).await.json().await.unwrap();
     config["balance"].to_string()
 }
 
@@ -120,7 +121,9 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
     let app = spawn_app_at(NOW).await;
     let before = state(&app).await;
     // Example 23: Team, 5 agents x 20.00 x 10/30 = 33.33 credited; tax -2.749725 -> -2.75.
-    let preview = ok(&app, &on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), json!({"comment": "moving on"})).await;
+    let preview =
+        ok(&app, &on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), json!({"comment": "moving on"}))
+            .await;
     assert_eq!(preview, r#"{"srcAmount":-33.33,"srcTax":-2.75,"newAmount":0.00,"newTax":0.00,"chargeResult":true}"#);
     assert_eq!(state(&app).await, before, "a preview writes nothing");
 
@@ -136,16 +139,44 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
 
     let cancelled = subscription(&app, TEAM_A).await;
     assert_eq!(cancelled["isShowCancel"], false);
-    let credit = cancelled["lineItems"].as_array().unwrap().iter().find(|l| l["type"] == "credit").expect("a credit line").clone();
+    let credit = cancelled["lineItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["type"] == "credit")
+        .expect("a credit line")
+        .clone();
     assert_eq!(credit["cancelledInvoiceLineItemId"], TEAM_A_LINE);
-    assert_eq!((credit["quantity"].clone(), credit["amount"].to_string(), credit["tax"].to_string()), (json!(-5), "-33.33".into(), "-2.75".into()));
+    assert_eq!(
+        (credit["quantity"].clone(), credit["amount"].to_string(), credit["tax"].to_string()),
+        (json!(-5), "-33.33".into(), "-2.75".into())
+    );
     assert_eq!(credit["invoiceId"], invoice_id(&applied));
-    let bill_to = app.get(&format!("/api/billing/invoiceBillTos/{}", invoice_id(&applied)), &app.partner_admin(1)).await;
+    let bill_to =
+        app.get(&format!("/api/billing/invoiceBillTos/{}", invoice_id(&applied)), &app.partner_admin(1)).await;
     assert_eq!(bill_to.status(), 200);
     // The copy is the site's billing profile as it stood: every field the two share.
     let bill_to: Value = bill_to.json().await.unwrap();
-    let profile: Value = app.get(&format!("/api/billing/siteBillingProfiles/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
-    let shared = ["siteId", "firstName", "lastName", "companyName", "email", "phone", "countryOrRegion", "stateOrProvince", "city", "mailingAddress", "jobTitle", "billTo"];
+    let profile: Value = app
+        .get(&format!("/api/billing/siteBillingProfiles/{SITE_A}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let shared = [
+        "siteId",
+        "firstName",
+        "lastName",
+        "companyName",
+        "email",
+        "phone",
+        "countryOrRegion",
+        "stateOrProvince",
+        "city",
+        "mailingAddress",
+        "jobTitle",
+        "billTo",
+    ];
     for field in shared {
         assert_eq!(bill_to[field], profile[field], "{field}");
     }
@@ -156,19 +187,41 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
     let again = app.post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &token, &change_request(json!([]))).await;
     assert_problem(again, 409, 409001).await;
     // The subscription :cancel names answers first, whatever else its body says.
-    let again = app.post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &token, &change_request(json!([{"actionType": 0}]))).await;
+    let again = app
+        .post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &token, &change_request(json!([{"actionType": 0}])))
+        .await;
     assert_problem(again, 409, 409001).await;
-    let preview = app.post(&on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), &token, &json!({"comment": "x"})).await;
+    let preview = app
+        .post(&on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), &token, &json!({"comment": "x"}))
+        .await;
     assert_problem(preview, 409, 409001).await;
-    let switch = app.post(&on_site(&format!("/{TEAM_A}:switchPlan"), SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await;
+    let switch = app
+        .post(&on_site(&format!("/{TEAM_A}:switchPlan"), SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"}))
+        .await;
     assert_problem(switch, 409, 409001).await;
-    let put = app.put(&format!("/api/billing/subscriptions/{TEAM_A}"), &token, &json!({"name": "x", "isServicePlan": false, "canBeCancelledByCustomer": true})).await;
+    let put = app
+        .put(
+            &format!("/api/billing/subscriptions/{TEAM_A}"),
+            &token,
+            &json!({"name": "x", "isServicePlan": false, "canBeCancelledByCustomer": true}),
+        )
+        .await;
     assert_problem(put, 409, 409001).await;
     let points = app
-        .post(&format!("/api/billing/subscriptions/{TEAM_A}/productFeaturePoints?siteId={SITE_A}"), &token, &json!({"productId": "livechat", "featurePointItems": []}))
+        .post(
+            &format!("/api/billing/subscriptions/{TEAM_A}/productFeaturePoints?siteId={SITE_A}"),
+            &token,
+            &json!({"productId": "livechat", "featurePointItems": []}),
+        )
         .await;
     assert_problem(points, 409, 409001).await;
-    let in_batch = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([{"actionType": 3, "srcSubscriptionId": TEAM_A}]))).await;
+    let in_batch = app
+        .post(
+            &changes(":changes", SITE_A),
+            &token,
+            &change_request(json!([{"actionType": 3, "srcSubscriptionId": TEAM_A}])),
+        )
+        .await;
     assert_problem(in_batch, 409, 409001).await;
 }
 
@@ -196,7 +249,9 @@ async fn an_upgrade_mid_period_credits_the_old_lines_and_charges_the_new_ones() 
 
     // Team (100.00 a month) cannot be "upgraded" to Platform (99.00).
     let token = app.partner_admin(1);
-    let refused = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(4, TEAM_A, 4, "Platform")]))).await;
+    let refused = app
+        .post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(4, TEAM_A, 4, "Platform")])))
+        .await;
     let problem = assert_problem(refused, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/subscriptionChangeDtos/0/actionType"]);
 }
@@ -213,7 +268,8 @@ async fn a_downgrade_mid_period_gives_money_back() {
     assert_eq!(balance(&app, SITE_A).await, "-0.36");
     // A downgrade to something dearer is refused.
     let token = app.partner_admin(1);
-    let refused = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(5, BOTS_A, 1, "Team")]))).await;
+    let refused =
+        app.post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(5, BOTS_A, 1, "Team")]))).await;
     assert_problem(refused, 400, 400001).await;
 }
 
@@ -230,7 +286,12 @@ async fn switching_plans_credits_and_charges_on_one_invoice() {
     assert_eq!(applied, preview, "preview and apply agree byte for byte");
     let after = rows(&app).await;
     assert_eq!((after[0] - before.0[0], after[3] - before.0[3], after[4] - before.0[4]), (1, 1, 3));
-    let all: Vec<Value> = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let all: Vec<Value> = app
+        .get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
     let new = all.iter().find(|s| s["planId"] == 4).expect("the Platform subscription");
     assert_eq!(new["id"], id.as_str());
     assert_eq!(new["name"], "Platform");
@@ -248,8 +309,15 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     assert_eq!(call(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await.0, 200);
     // PostgreSQL sends the writes as one statement (tests/api/round_trips.rs).
     let writes = if app.sqlite_path.is_some() { 6 } else { 3 };
-    assert!(app.query_count() >= writes, "the site's lock and read; subscription, pricing model, invoice, lines, bill-to");
-    assert_eq!(app.on_thread_count(), app.on_thread_expected(app.query_count()), "a SQLite file's apply runs on the request's thread");
+    assert!(
+        app.query_count() >= writes,
+        "the site's lock and read; subscription, pricing model, invoice, lines, bill-to"
+    );
+    assert_eq!(
+        app.on_thread_count(),
+        app.on_thread_expected(app.query_count()),
+        "a SQLite file's apply runs on the request's thread"
+    );
     let (_, applied) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
     // Example 17 again, now applied.
     assert_eq!(applied, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
@@ -275,12 +343,14 @@ async fn semi_annual_and_month_end_periods() {
     let app = spawn_app_at(NOW).await;
     // Example 27: semi-annual from Jan 1: Jul 1 - Jan 1 (184 days), 41 left: 534.60 x 41/184 = 119.12; tax 9.83.
     assert_eq!(
-        ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), json!({"planId": 4, "name": "P", "billingPeriod": 6})).await,
+        ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), json!({"planId": 4, "name": "P", "billingPeriod": 6}))
+            .await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":119.12,"newTax":9.83,"chargeResult":true}"#
     );
     // Example 28: monthly from Jan 31: the period is Oct 31 - Nov 30 (clamped), 9 of 30 days: 99.00 x 9/30 = 29.70.
     assert_eq!(
-        ok(&app, &on_site(":calculateNew", SITE_B, AGENT_B), json!({"planId": 4, "name": "P", "billingPeriod": 1})).await,
+        ok(&app, &on_site(":calculateNew", SITE_B, AGENT_B), json!({"planId": 4, "name": "P", "billingPeriod": 1}))
+            .await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":29.70,"newTax":0.00,"chargeResult":true}"#
     );
 }
@@ -304,10 +374,12 @@ async fn purchased_agents_reprice_every_by_agents_model() {
     assert_eq!(preview, format!(r#"{{"amount":6.67,"tax":0.55,"invoiceId":"{ZERO}"}}"#));
     let applied = ok(&app, &changes(":changes", SITE_A), body).await;
     assert_eq!(figures_of(&applied), figures_of(&preview));
-    let config: Value = app.get("/api/billing/siteBillingConfigs/10000", &app.partner_admin(1)).await.json().await.unwrap();
+    let config: Value =
+        app.get("/api/billing/siteBillingConfigs/10000", &app.partner_admin(1)).await.json().await.unwrap();
     assert_eq!(config["purchasedAgents"], 6);
     let team = subscription(&app, TEAM_A).await;
-    let live: Vec<&Value> = team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();
+    let live: Vec<&Value> =
+        team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();
     assert_eq!(live.len(), 1);
     assert_eq!(live[0]["purchasedQuantity"], 6);
     // Adding Team now prices the site's 6 agents: 6 x 20.00 x 10/30 = 40.00.
@@ -324,7 +396,11 @@ async fn a_change_made_without_an_invoice_is_not_credited_later() {
     // -33.33 + 33.33 = 0.00, taxes -2.75 + 2.75 = 0.00; the balance stays 0.00.
     let silent = json!({"ifCreateInvoice": false, "isDraft": false, "purchasedAgents": 40});
     let answered = ok(&app, &changes(":changes", SITE_A), silent).await;
-    assert_eq!(answered, format!(r#"{{"amount":206.67,"tax":17.05,"invoiceId":"{ZERO}"}}"#), "figures only, no invoice");
+    assert_eq!(
+        answered,
+        format!(r#"{{"amount":206.67,"tax":17.05,"invoiceId":"{ZERO}"}}"#),
+        "figures only, no invoice"
+    );
     let invoices = app.count_rows("invoices").await;
     let back = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 5});
     let preview = ok(&app, &changes(":calculateChanges", SITE_A), back.clone()).await;
@@ -334,17 +410,25 @@ async fn a_change_made_without_an_invoice_is_not_credited_later() {
     assert_eq!(app.count_rows("invoices").await, invoices + 1);
     assert_eq!(balance(&app, SITE_A).await, "0.00");
     // The November charge is credited once: cancelling Team now credits nothing more.
-    let cancelled = ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false})).await;
-    assert!(cancelled.starts_with(r#"{"amount":-33.33,"tax":-2.75,"#), "the 5 agents charged on this invoice: {cancelled}");
+    let cancelled =
+        ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false}))
+            .await;
+    assert!(
+        cancelled.starts_with(r#"{"amount":-33.33,"tax":-2.75,"#),
+        "the 5 agents charged on this invoice: {cancelled}"
+    );
 }
 
 #[tokio::test]
 async fn cancelling_after_a_change_without_an_invoice_credits_what_was_charged() {
     let app = spawn_app_at(NOW).await;
-    ok(&app, &changes(":changes", SITE_A), json!({"ifCreateInvoice": false, "isDraft": false, "purchasedAgents": 40})).await;
+    ok(&app, &changes(":changes", SITE_A), json!({"ifCreateInvoice": false, "isDraft": false, "purchasedAgents": 40}))
+        .await;
     // Team's 40-agent pricing was never invoiced; the 5 agents of November were:
     // the credit is example 23's, -33.33 and -2.75, and the balance -36.08.
-    let cancelled = ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false})).await;
+    let cancelled =
+        ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), json!({"ifCreateInvoice": true, "isDraft": false}))
+            .await;
     assert!(cancelled.starts_with(r#"{"amount":-33.33,"tax":-2.75,"#), "{cancelled}");
     assert_eq!(balance(&app, SITE_A).await, "-36.08");
 }
@@ -364,7 +448,9 @@ async fn an_invalid_change_late_in_a_batch_leaves_no_partial_rows() {
     assert_eq!(error_locations(&problem), ["/subscriptionChangeDtos/2/srcSubscriptionId"]);
     assert_eq!(state(&app).await, before, "nothing of the batch was written");
     // The same subscription cancelled twice in one batch: 409, nothing written.
-    let twice = change_request(json!([{"actionType": 3, "srcSubscriptionId": TEAM_A}, {"actionType": 3, "srcSubscriptionId": TEAM_A}]));
+    let twice = change_request(
+        json!([{"actionType": 3, "srcSubscriptionId": TEAM_A}, {"actionType": 3, "srcSubscriptionId": TEAM_A}]),
+    );
     assert_problem(app.post(&changes(":changes", SITE_A), &token, &twice).await, 409, 409001).await;
     assert_eq!(state(&app).await, before);
 }
@@ -374,13 +460,24 @@ async fn if_create_invoice_and_is_draft_are_honored() {
     let app = spawn_app_at(NOW).await;
     let before = rows(&app).await;
     let add = json!([switch_to(0, ZERO, 4, "Platform")]);
-    let no_invoice = ok(&app, &changes(":changes", SITE_A), json!({"ifCreateInvoice": false, "isDraft": false, "subscriptionChangeDtos": add})).await;
+    let no_invoice = ok(
+        &app,
+        &changes(":changes", SITE_A),
+        json!({"ifCreateInvoice": false, "isDraft": false, "subscriptionChangeDtos": add}),
+    )
+    .await;
     assert_eq!(no_invoice, format!(r#"{{"amount":33.00,"tax":2.72,"invoiceId":"{ZERO}"}}"#));
     let after = rows(&app).await;
     assert_eq!((after[0] - before[0], after[3] - before[3]), (1, 0), "the subscription is added, no invoice written");
 
-    let token = app.partner_token(1, &[switchboard::auth::Permission::ManageSite, switchboard::auth::Permission::ManageInvoice]);
-    let draft = ok(&app, &changes(":changes", SITE_A), json!({"ifCreateInvoice": true, "isDraft": true, "subscriptionChangeDtos": add})).await;
+    let token = app
+        .partner_token(1, &[switchboard::auth::Permission::ManageSite, switchboard::auth::Permission::ManageInvoice]);
+    let draft = ok(
+        &app,
+        &changes(":changes", SITE_A),
+        json!({"ifCreateInvoice": true, "isDraft": true, "subscriptionChangeDtos": add}),
+    )
+    .await;
     let invoice = invoice_id(&draft);
     assert_ne!(invoice, ZERO);
     assert_eq!(app.get(&format!("/api/billing/invoiceBillTos/{invoice}"), &token).await.status(), 200);
@@ -404,16 +501,26 @@ async fn operations_check_their_input_and_the_partner() {
     let response = app.post(&on_site(":new", SITE_A, AGENT_B), &token, &json!({"planId": 4, "name": "P"})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400003).await), ["agentId"]);
     // Bodies.
-    let response = app.post(&changes(":changes", SITE_A), &token, &json!({"subscriptionChangeDtos": [{"actionType": 1}]})).await;
+    let response =
+        app.post(&changes(":changes", SITE_A), &token, &json!({"subscriptionChangeDtos": [{"actionType": 1}]})).await;
     let problem = assert_problem(response, 400, 400001).await;
     assert_eq!(
         error_locations(&problem),
-        ["/ifCreateInvoice", "/isDraft", "/subscriptionChangeDtos/0/srcSubscriptionId", "/subscriptionChangeDtos/0/subscription"]
+        [
+            "/ifCreateInvoice",
+            "/isDraft",
+            "/subscriptionChangeDtos/0/srcSubscriptionId",
+            "/subscriptionChangeDtos/0/subscription"
+        ]
     );
     let response = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([{"actionType": 9}]))).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/subscriptionChangeDtos/0/actionType"]);
-    let response = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(0, ZERO, 99, "Nope")]))).await;
-    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/subscriptionChangeDtos/0/subscription/planId"]);
+    let response =
+        app.post(&changes(":changes", SITE_A), &token, &change_request(json!([switch_to(0, ZERO, 99, "Nope")]))).await;
+    assert_eq!(
+        error_locations(&assert_problem(response, 400, 400001).await),
+        ["/subscriptionChangeDtos/0/subscription/planId"]
+    );
     let response = app.post(&on_site(":new", SITE_A, ADMIN_A), &token, &json!({"name": "P"})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/planId"]);
     // Paths.
@@ -425,7 +532,8 @@ async fn operations_check_their_input_and_the_partner() {
     assert_eq!(response.headers()["allow"], "GET,HEAD,PUT");
     assert_problem(response, 405, 405001).await;
     for method in [Method::GET, Method::PUT, Method::DELETE] {
-        let response = app.send(method, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), Some(&token), Some(&json!({}))).await;
+        let response =
+            app.send(method, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), Some(&token), Some(&json!({}))).await;
         assert_eq!(response.headers()["allow"], "POST");
         assert_problem(response, 405, 405001).await;
     }
@@ -434,15 +542,33 @@ async fn operations_check_their_input_and_the_partner() {
     assert_problem(response, 404, 404001).await;
     let response = app.post(&changes(":changes", SITE_A), &other, &change_request(json!([]))).await;
     assert_problem(response, 404, 404001).await;
-    let response = app.post(&changes(&format!("/{TEAM_PARTNER_2}:cancel"), SITE_A), &token, &change_request(json!([]))).await;
+    let response =
+        app.post(&changes(&format!("/{TEAM_PARTNER_2}:cancel"), SITE_A), &token, &change_request(json!([]))).await;
     assert_problem(response, 404, 404001).await;
-    let response = app.post(&on_site(&format!("/{TEAM_A}:switchPlan"), 20000, AGENT_PARTNER_2), &token, &json!({"planId": 4, "name": "P"})).await;
+    let response = app
+        .post(
+            &on_site(&format!("/{TEAM_A}:switchPlan"), 20000, AGENT_PARTNER_2),
+            &token,
+            &json!({"planId": 4, "name": "P"}),
+        )
+        .await;
     assert_problem(response, 404, 404001).await;
     // A subscription of another of the partner's sites is not this site's.
-    let response = app.post(&on_site(&format!("/{PLATFORM_B}:calculateCancel"), SITE_A, ADMIN_A), &token, &json!({"comment": "x"})).await;
+    let response = app
+        .post(&on_site(&format!("/{PLATFORM_B}:calculateCancel"), SITE_A, ADMIN_A), &token, &json!({"comment": "x"}))
+        .await;
     assert_problem(response, 404, 404001).await;
-    let response = app.post(&changes(":changes", SITE_A), &token, &change_request(json!([{"actionType": 3, "srcSubscriptionId": PLATFORM_B}]))).await;
-    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/subscriptionChangeDtos/0/srcSubscriptionId"]);
+    let response = app
+        .post(
+            &changes(":changes", SITE_A),
+            &token,
+            &change_request(json!([{"actionType": 3, "srcSubscriptionId": PLATFORM_B}])),
+        )
+        .await;
+    assert_eq!(
+        error_locations(&assert_problem(response, 400, 400001).await),
+        ["/subscriptionChangeDtos/0/srcSubscriptionId"]
+    );
     let response = app.post(&changes(&format!("/{TEAM_A}:cancel"), SITE_A), &other, &change_request(json!([]))).await;
     assert_problem(response, 404, 404001).await;
     // A site token is not a partner token.
@@ -460,9 +586,13 @@ async fn put_renames_a_subscription_but_keeps_its_plan_and_site() {
     let response = app.put(&path, &token, &body).await;
     assert_eq!(response.status(), 200);
     let updated: Value = response.json().await.unwrap();
-    assert_eq!((updated["name"].clone(), updated["isServicePlan"].clone(), updated["canBeCancelledByCustomer"].clone()), (json!("Support desk"), json!(true), json!(false)));
+    assert_eq!(
+        (updated["name"].clone(), updated["isServicePlan"].clone(), updated["canBeCancelledByCustomer"].clone()),
+        (json!("Support desk"), json!(true), json!(false))
+    );
     assert_eq!(subscription(&app, TEAM_A).await, updated);
-    let response = app.put(&path, &token, &json!({"planId": 4, "siteId": SITE_B, "name": " ", "isServicePlan": true})).await;
+    let response =
+        app.put(&path, &token, &json!({"planId": 4, "siteId": SITE_B, "name": " ", "isServicePlan": true})).await;
     let problem = assert_problem(response, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/canBeCancelledByCustomer", "/name"]);
     let response = app.put(&path, &token, &json!({"planId": 4, "siteId": SITE_B, "name": "x", "isServicePlan": true, "canBeCancelledByCustomer": true})).await;
@@ -508,7 +638,10 @@ async fn put_takes_a_subscription_back_but_refuses_to_change_its_pricing() {
     // A model fewer, or one of another subscription, is named too.
     let mut fewer = updated.clone();
     fewer["subscriptionPricingModels"].as_array_mut().unwrap().pop();
-    assert_eq!(error_locations(&assert_problem(app.put(&path, &token, &fewer).await, 400, 400001).await), ["/subscriptionPricingModels"]);
+    assert_eq!(
+        error_locations(&assert_problem(app.put(&path, &token, &fewer).await, 400, 400001).await),
+        ["/subscriptionPricingModels"]
+    );
     // Line items are read-only: sent changed, they are ignored.
     let mut lines = updated.clone();
     lines["lineItems"] = json!([]);
@@ -520,12 +653,19 @@ async fn product_feature_points_replace_the_items_of_one_product() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
     let path = format!("/api/billing/subscriptions/{TEAM_A}/productFeaturePoints?siteId={SITE_A}");
-    let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["livechat-routing"]})).await;
+    let response =
+        app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["livechat-routing"]})).await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "");
-    let relations: Vec<Value> = app.get("/api/billing/subscriptionProductRelations", &token).await.json().await.unwrap();
+    let relations: Vec<Value> =
+        app.get("/api/billing/subscriptionProductRelations", &token).await.json().await.unwrap();
     let livechat = relations.iter().find(|r| r["subscriptionId"] == TEAM_A && r["productId"] == "livechat").unwrap();
-    let items: Vec<&Value> = livechat["subscriptionProductFeaturePointRelations"].as_array().unwrap().iter().map(|p| &p["featurePointItemId"]).collect();
+    let items: Vec<&Value> = livechat["subscriptionProductFeaturePointRelations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["featurePointItemId"])
+        .collect();
     assert_eq!(items, [&json!("livechat-routing")]);
     // A product the subscription had no relation with gets one.
     let before = app.count_rows("subscription_product_relations").await;
@@ -535,22 +675,49 @@ async fn product_feature_points_replace_the_items_of_one_product() {
     // Items of another product, repeated items, unknown products.
     let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["ticketing-sla", "livechat-routing", "livechat-routing"]})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems/2"]);
-    let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["ticketing-sla"]})).await;
+    let response =
+        app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["ticketing-sla"]})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems/0"]);
     let response = app.post(&path, &token, &json!({"productId": "nope", "featurePointItems": []})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/productId"]);
     let response = app.post(&path, &token, &json!({})).await;
     assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems", "/productId"]);
     // Text that no stored item can hold (PostgreSQL refuses NUL) is a 400, not a 500.
-    let response = app.post(&path, &token, &json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "x\u{0}", " "]})).await;
-    assert_eq!(error_locations(&assert_problem(response, 400, 400001).await), ["/featurePointItems/1", "/featurePointItems/2"]);
+    let response = app
+        .post(
+            &path,
+            &token,
+            &json!({"productId": "livechat", "featurePointItems": ["livechat-routing", "x\u{0}", " "]}),
+        )
+        .await;
+    assert_eq!(
+        error_locations(&assert_problem(response, 400, 400001).await),
+        ["/featurePointItems/1", "/featurePointItems/2"]
+    );
     // Tenancy.
-    assert_problem(app.post(&path, &app.partner_admin(2), &json!({"productId": "livechat", "featurePointItems": []})).await, 404, 404001).await;
+    assert_problem(
+        app.post(&path, &app.partner_admin(2), &json!({"productId": "livechat", "featurePointItems": []})).await,
+        404,
+        404001,
+    )
+    .await;
     let foreign = format!("/api/billing/subscriptions/{TEAM_PARTNER_2}/productFeaturePoints?siteId={SITE_A}");
-    assert_problem(app.post(&foreign, &token, &json!({"productId": "livechat", "featurePointItems": []})).await, 404, 404001).await;
+    assert_problem(
+        app.post(&foreign, &token, &json!({"productId": "livechat", "featurePointItems": []})).await,
+        404,
+        404001,
+    )
+    .await;
 }
 
-async fn post_with_key(app: &TestApp, base: &str, path: &str, token: &str, key: &str, body: &Value) -> reqwest::Response {
+async fn post_with_key(
+    app: &TestApp,
+    base: &str,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> reqwest::Response {
     app.client
         .request(Method::POST, format!("{base}{path}"))
         .bearer_auth(token)
@@ -584,7 +751,15 @@ async fn an_idempotency_key_replays_the_first_answer_with_no_new_effect() {
     // The same key for another request: 422. Another partner's key of the same name is its own.
     let other_body = json!({"planId": 4, "name": "Platform 2"});
     assert_problem(post_with_key(&app, &app.address, &path, &token, "order-1", &other_body).await, 422, 422001).await;
-    let other = post_with_key(&app, &app.address, &on_site(":new", 20000, AGENT_PARTNER_2), &app.partner_admin(2), "order-1", &body).await;
+    let other = post_with_key(
+        &app,
+        &app.address,
+        &on_site(":new", 20000, AGENT_PARTNER_2),
+        &app.partner_admin(2),
+        "order-1",
+        &body,
+    )
+    .await;
     assert_eq!(other.status(), 200);
     // A refused request releases its key.
     let bad = post_with_key(&app, &app.address, &path, &token, "order-2", &json!({"name": "P"})).await;
@@ -642,20 +817,31 @@ async fn idempotency_keys_are_forgotten_after_24_hours() {
     let body = json!({"planId": 4, "name": "Platform"});
     // A key used 25 hours ago for another request, and one used 23 hours ago.
     for (key, hours) in [("old", 25), ("recent", 23)] {
-        let created = (NOW.parse::<chrono::DateTime<chrono::Utc>>().unwrap() - chrono::Duration::hours(hours)).to_rfc3339();
+        let created =
+            (NOW.parse::<chrono::DateTime<chrono::Utc>>().unwrap() - chrono::Duration::hours(hours)).to_rfc3339();
         let statement = format!(
             "INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, response_status, response_content_type, response_body, created_time) \
              VALUES (1, '{key}', 'another request', 'done', 200, 'application/json', '{{}}', '{created}')"
         );
         app.db.execute_unprepared(&statement).await.unwrap();
     }
-    assert_eq!(post_with_key(&app, &app.address, &path, &token, "old", &body).await.status(), 200, "an expired key is free again");
+    assert_eq!(
+        post_with_key(&app, &app.address, &path, &token, "old", &body).await.status(),
+        200,
+        "an expired key is free again"
+    );
     assert_problem(post_with_key(&app, &app.address, &path, &token, "recent", &body).await, 422, 422001).await;
     // The sweep (every 10 minutes, off the request path) deletes what is past its 24 hours.
     app.db.execute_unprepared("UPDATE idempotency_keys SET key = 'swept' WHERE key = 'old'").await.unwrap();
     let now = NOW.parse::<chrono::DateTime<chrono::Utc>>().unwrap();
     let later = now + chrono::Duration::hours(1);
-    app.db.execute_unprepared(&format!("UPDATE idempotency_keys SET created_time = '{}' WHERE key = 'swept'", (now - chrono::Duration::hours(30)).to_rfc3339())).await.unwrap();
+    app.db
+        .execute_unprepared(&format!(
+            "UPDATE idempotency_keys SET created_time = '{}' WHERE key = 'swept'",
+            (now - chrono::Duration::hours(30)).to_rfc3339()
+        ))
+        .await
+        .unwrap();
     assert_eq!(switchboard::api::billing::idempotency::forget_expired(&app.db, later).await.unwrap(), 1);
     assert_eq!(app.count_rows("idempotency_keys WHERE key IN ('swept', 'recent')").await, 1, "the recent key is kept");
 }
@@ -670,14 +856,24 @@ async fn stored_request_fingerprints_are_keyed_not_a_bare_hash_of_the_request() 
     assert_eq!(answer.status(), 200);
     let row = app
         .db
-        .query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), "SELECT fingerprint FROM idempotency_keys WHERE key = 'fp-1'"))
+        .query_one_raw(sea_orm::Statement::from_string(
+            app.db.get_database_backend(),
+            "SELECT fingerprint FROM idempotency_keys WHERE key = 'fp-1'",
+        ))
         .await
         .unwrap()
         .unwrap();
     let stored: String = row.try_get("", "fingerprint").unwrap();
     assert_eq!(stored.len(), 64);
     let sent = serde_json::to_vec(&body).unwrap();
-    for guess in [[b"POST\n".as_slice(), path.as_bytes(), b"\n", &sent].concat(), [b"POST".as_slice(), path.as_bytes(), &sent].concat()] {
-        assert_ne!(stored, hex::encode(sha2::Sha256::digest(&guess)), "a bare SHA-256 of the request can be tested against guesses");
+    for guess in [
+        [b"POST\n".as_slice(), path.as_bytes(), b"\n", &sent].concat(),
+        [b"POST".as_slice(), path.as_bytes(), &sent].concat(),
+    ] {
+        assert_ne!(
+            stored,
+            hex::encode(sha2::Sha256::digest(&guess)),
+            "a bare SHA-256 of the request can be tested against guesses"
+        );
     }
 }

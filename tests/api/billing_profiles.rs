@@ -7,7 +7,6 @@ use crate::helpers::*;
 
 const PROFILES: &str = "/api/billing/siteBillingProfiles";
 
-
 fn manager(app: &TestApp, id: i32) -> String {
     app.partner_token(id, &[Permission::ManageSite])
 }
@@ -56,10 +55,14 @@ async fn create_masks_the_card_and_keeps_neither_number_nor_code_in_clear() {
     assert_eq!(profile["primaryCardCSCOrCVD"], "");
     assert_eq!(profile["secondaryCardNumber"], "");
     let problem = assert_problem(app.post(PROFILES, &token, &card_body(site)).await, 409, 409001).await;
-    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/siteId"), Some(400014)));
+    assert_eq!(
+        (problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()),
+        (Some("/siteId"), Some(400014))
+    );
 
     use sea_orm::{ConnectionTrait, Statement};
-    let rows = app.db
+    let rows = app
+        .db
         .query_all_raw(Statement::from_string(app.db.get_database_backend(), "SELECT * FROM site_billing_profiles"))
         .await
         .unwrap();

@@ -19,7 +19,8 @@ fn sites_of(list: &Value) -> Vec<i64> {
 #[tokio::test]
 async fn product_relations_and_pricing_models_are_the_partners() {
     let app = spawn_app().await;
-    let relations: Value = app.get("/api/billing/subscriptionProductRelations", &app.partner_admin(1)).await.json().await.unwrap();
+    let relations: Value =
+        app.get("/api/billing/subscriptionProductRelations", &app.partner_admin(1)).await.json().await.unwrap();
     assert_eq!(sites_of(&relations), [10000, 10000, 10000, 10001]);
     let first = &relations[0];
     assert_eq!((first["subscriptionId"].as_str(), first["productId"].as_str()), (Some(SUB_TEAM_A), Some("livechat")));
@@ -33,16 +34,19 @@ async fn product_relations_and_pricing_models_are_the_partners() {
         })
         .collect();
     assert_eq!(items, ["livechat-canned-messages", "livechat-routing", "livechat-routing-skills"]);
-    let relations: Value = app.get("/api/billing/subscriptionProductRelations", &app.partner_admin(2)).await.json().await.unwrap();
+    let relations: Value =
+        app.get("/api/billing/subscriptionProductRelations", &app.partner_admin(2)).await.json().await.unwrap();
     assert_eq!(sites_of(&relations), [20000]);
 
-    let models: Value = app.get("/api/billing/subscriptionPricingModels", &app.partner_admin(1)).await.json().await.unwrap();
+    let models: Value =
+        app.get("/api/billing/subscriptionPricingModels", &app.partner_admin(1)).await.json().await.unwrap();
     let kinds: Vec<&str> = models.as_array().unwrap().iter().map(|m| m["pricingModel"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["byAgents", "byVolume", "flatFee", "byUnit"]);
     assert_eq!(models[1]["subscriptionPriceSegmentByVolumes"][0]["isSelected"], true);
     assert_eq!(models[3]["subscriptionPriceByUnit"]["oneTimeFee"].as_f64(), Some(500.0));
     assert_eq!(models[3]["isOneTimeFeePlan"], true);
-    let models: Value = app.get("/api/billing/subscriptionPricingModels", &app.partner_admin(2)).await.json().await.unwrap();
+    let models: Value =
+        app.get("/api/billing/subscriptionPricingModels", &app.partner_admin(2)).await.json().await.unwrap();
     assert_eq!(sites_of(&models), [20000]);
 }
 
@@ -79,7 +83,10 @@ async fn limitation_configs_filter_by_site_and_hide_other_partners() {
     let path = "/api/billing/subscriptionFeatureLimitationConfigs";
     assert_eq!(sites_of(&app.get(path, &token).await.json().await.unwrap()), [10000, 10001]);
     assert_eq!(sites_of(&app.get(&format!("{path}?siteId=10001"), &token).await.json().await.unwrap()), [10001]);
-    assert_eq!(sites_of(&app.get(&format!("{path}?siteId=20000"), &token).await.json().await.unwrap()), Vec::<i64>::new());
+    assert_eq!(
+        sites_of(&app.get(&format!("{path}?siteId=20000"), &token).await.json().await.unwrap()),
+        Vec::<i64>::new()
+    );
     let problem = assert_problem(app.get(&format!("{path}?siteId=x"), &token).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["siteId"]);
     let config: Value = app.get(&format!("{path}/{SUB_TEAM_A}"), &token).await.json().await.unwrap();
@@ -117,11 +124,14 @@ async fn bill_tos_page_with_absolute_links_and_copy_the_billing_profile() {
     // The record is the site's billing profile at invoicing time.
     let bill_to: Value = app.get(&format!("{path}/{INVOICE_A}"), &token).await.json().await.unwrap();
     let profile: Value = app.get("/api/billing/siteBillingProfiles/10000", &token).await.json().await.unwrap();
-    for field in ["firstName", "lastName", "companyName", "email", "countryOrRegion", "stateOrProvince", "city", "billTo"] {
+    for field in
+        ["firstName", "lastName", "companyName", "email", "countryOrRegion", "stateOrProvince", "city", "billTo"]
+    {
         assert_eq!(bill_to[field], profile[field], "{field}");
     }
     assert_problem(app.get(&format!("{path}/{INVOICE_PARTNER_2}"), &token).await, 404, 404001).await;
-    let theirs: Value = app.get(&format!("{path}/{INVOICE_PARTNER_2}"), &app.partner_admin(2)).await.json().await.unwrap();
+    let theirs: Value =
+        app.get(&format!("{path}/{INVOICE_PARTNER_2}"), &app.partner_admin(2)).await.json().await.unwrap();
     assert_eq!(theirs["siteId"], 20000);
 }
 
@@ -132,7 +142,10 @@ async fn each_read_needs_its_permission() {
         ("/api/billing/subscriptionProductRelations", Permission::ManageFeature),
         ("/api/billing/subscriptionPricingModels", Permission::ManageFeature),
         ("/api/billing/subscriptionFeatureLimitationConfigs", Permission::ManageFeature),
-        ("/api/billing/subscriptionFeatureLimitationConfigs/0192f0c4-0000-7000-8000-000000140001", Permission::ManageFeature),
+        (
+            "/api/billing/subscriptionFeatureLimitationConfigs/0192f0c4-0000-7000-8000-000000140001",
+            Permission::ManageFeature,
+        ),
         ("/api/billing/invoiceBillTos", Permission::ManageInvoice),
         ("/api/billing/invoiceBillTos/0192f0c4-0000-7000-8000-000000160001", Permission::ManageInvoice),
         ("/api/billing/siteBillingConfigs", Permission::ManageSite),
@@ -160,7 +173,10 @@ async fn subscriptions_read_with_their_models_and_lines() {
     let names: Vec<&str> = all.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Team", "Bot Actions", "Platform", "Onboarding"]);
     assert_eq!(sites_of(&app.get(&format!("{path}?siteId=10001"), &token).await.json().await.unwrap()), [10001, 10001]);
-    assert_eq!(sites_of(&app.get(&format!("{path}?siteId=20000"), &token).await.json().await.unwrap()), Vec::<i64>::new());
+    assert_eq!(
+        sites_of(&app.get(&format!("{path}?siteId=20000"), &token).await.json().await.unwrap()),
+        Vec::<i64>::new()
+    );
     let problem = assert_problem(app.get(&format!("{path}?siteId=1.5"), &token).await, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["siteId"]);
     let team: Value = app.get(&format!("{path}/{SUB_TEAM_A}"), &token).await.json().await.unwrap();

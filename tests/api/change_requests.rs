@@ -57,14 +57,19 @@ async fn editing_pricing_the_minimal_way_replaces_only_what_is_sent() {
     // -2.75), charge 5 x 25.00 x 10/30 = 41.67 (tax 3.437775 -> 3.44).
     let dearer = json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"from": 1, "monthlyPrice": 25}]}]);
     assert_eq!(figures(&app, APPLY, request(2, dearer)).await, r#"{"amount":8.34,"tax":0.69"#);
-    let team: Value = app.get(&format!("/api/billing/subscriptions?siteId=10000"), &app.partner_admin(1)).await.json().await.unwrap();
+    let team: Value =
+        app.get(&format!("/api/billing/subscriptions?siteId=10000"), &app.partner_admin(1)).await.json().await.unwrap();
     let team = team.as_array().unwrap().iter().find(|s| s["name"] == "Team").unwrap();
-    let live: Vec<&Value> = team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();
+    let live: Vec<&Value> =
+        team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();
     assert_eq!(live.len(), 1);
     assert_eq!(live[0]["maxQuantity"], 50, "the plan's, as it was not sent");
     let segments = live[0]["subscriptionPriceSegmentByAgents"].as_array().unwrap();
     assert_eq!(segments.len(), 1, "a segment list sent replaces the plan's");
-    assert_eq!((segments[0]["to"].as_i64(), segments[0]["annualPrice"].to_string()), (Some(100_000_000), "0.00".to_owned()));
+    assert_eq!(
+        (segments[0]["to"].as_i64(), segments[0]["annualPrice"].to_string()),
+        (Some(100_000_000), "0.00".to_owned())
+    );
     // Example 32: EditPricingModel with no models resets them to the plan's own:
     // credit the 25.00 (-41.67, tax -3.44), charge 20.00 again (33.33, tax 2.75).
     assert_eq!(figures(&app, APPLY, request(2, json!([]))).await, r#"{"amount":-8.34,"tax":-0.69"#);
@@ -88,12 +93,20 @@ async fn pricing_models_are_refused_at_the_pointer_of_what_is_wrong() {
     );
     // Prices: not negative, at most 1e9, at most four decimal places (0.10000 is 0.1).
     for price in ["-0.01", "1000000000.0001", "19.99001"] {
-        let body: Value = serde_json::from_str(&request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
-            .to_string().replace("\"PRICE\"", price)).unwrap();
+        let body: Value = serde_json::from_str(
+            &request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
+                .to_string()
+                .replace("\"PRICE\"", price),
+        )
+        .unwrap();
         assert_eq!(refused(&app, body).await, [at("/subscriptionPriceSegmentByAgents/0/monthlyPrice")], "{price}");
     }
-    let body: Value = serde_json::from_str(&request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
-        .to_string().replace("\"PRICE\"", "19.99990000")).unwrap();
+    let body: Value = serde_json::from_str(
+        &request(0, json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"monthlyPrice": "PRICE"}]}]))
+            .to_string()
+            .replace("\"PRICE\"", "19.99990000"),
+    )
+    .unwrap();
     assert_eq!(app.post(PREVIEW, &app.partner_admin(1), &body).await.status(), 200);
     // At every bound at once the figures are computed without overflow: 1e8
     // overage units at 1e9 each for 10/30 of a month, 33333333333333333.33, and
@@ -101,7 +114,10 @@ async fn pricing_models_are_refused_at_the_pointer_of_what_is_wrong() {
     let huge = json!([{"name": "Volume", "pricingModel": "byVolume", "purchasedOverageQuantity": 100_000_000,
         "subscriptionPriceSegmentByVolumes": [{"quotaPerMonth": 100_000_000, "overageUnitPrice": 1_000_000_000,
             "monthlyPrice": 1_000_000_000}]}]);
-    assert_eq!(figures(&app, PREVIEW, request(0, huge)).await, r#"{"amount":33333333666666666.66,"tax":2750000027500000.00"#);
+    assert_eq!(
+        figures(&app, PREVIEW, request(0, huge)).await,
+        r#"{"amount":33333333666666666.66,"tax":2750000027500000.00"#
+    );
 }
 
 #[tokio::test]
@@ -119,7 +135,11 @@ async fn a_change_preview_reads_in_a_fixed_number_of_statements_whatever_the_sub
     app.reset_query_count();
     let first = figures(&app, PREVIEW, body.clone()).await;
     assert_eq!(app.query_count(), reads + 1, "{said}; the plan");
-    assert_eq!(app.on_thread_count(), app.on_thread_expected(4), "on a SQLite file, in a snapshot on the request's thread");
+    assert_eq!(
+        app.on_thread_count(),
+        app.on_thread_expected(4),
+        "on a SQLite file, in a snapshot on the request's thread"
+    );
     app.reset_query_count();
     assert_eq!(figures(&app, PREVIEW, body).await, first);
     assert_eq!(app.query_count(), reads, "a plan read once is kept");

@@ -133,12 +133,20 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
     // A port in use fails before any database work.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let listen = taken.local_addr().unwrap().to_string();
-    let stderr = refused(&["serve", "--listen", &listen], &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", secret)], "SWITCHBOARD_LISTEN");
+    let stderr = refused(
+        &["serve", "--listen", &listen],
+        &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", secret)],
+        "SWITCHBOARD_LISTEN",
+    );
     assert!(stderr.contains("in use"), "{stderr}");
     // A database directory that cannot be made (a file is in the way).
     std::fs::write(dir.path().join("a-file"), "").unwrap();
     let blocked = format!("sqlite://{}/a-file/switchboard.db?mode=rwc", dir.path().display());
-    refused(&["serve", "--listen", "127.0.0.1:0"], &[("SWITCHBOARD_DATABASE_URL", &blocked), ("SWITCHBOARD_SECRET_FILE", secret)], "SWITCHBOARD_DATABASE_URL");
+    refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", &blocked), ("SWITCHBOARD_SECRET_FILE", secret)],
+        "SWITCHBOARD_DATABASE_URL",
+    );
     // A database that does not answer: within the connect timeout.
     refused(
         &["serve", "--listen", "127.0.0.1:0"],
@@ -173,7 +181,10 @@ fn healthcheck_exits_1_within_its_timeout_when_nothing_listens() {
     let silent = silent.local_addr().unwrap().to_string();
     let (status, stderr, took) = run_with(&["healthcheck", "--timeout", "0.3"], &[("SWITCHBOARD_LISTEN", &silent)]);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(took < std::time::Duration::from_secs(2) && stderr.contains("no answer within 300 ms"), "{took:?} {stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(2) && stderr.contains("no answer within 300 ms"),
+        "{took:?} {stderr}"
+    );
 }
 
 #[test]
@@ -207,8 +218,12 @@ fn serve_as_a_container_runs_it_json_logs_healthcheck_and_sigterm() {
     let status = child.wait().unwrap();
     assert!(status.success(), "SIGTERM exits 0: {status:?}");
     assert!(stopping.elapsed() < std::time::Duration::from_secs(2), "{:?}", stopping.elapsed());
-    let rest: Vec<serde_json::Value> = lines.map(|line| serde_json::from_str(&line.unwrap()).expect("every line JSON")).collect();
-    let answered = rest.iter().find(|r| r["message"] == "answered" && r["operation_id"] == "getReadiness").expect("the healthcheck's request logged");
+    let rest: Vec<serde_json::Value> =
+        lines.map(|line| serde_json::from_str(&line.unwrap()).expect("every line JSON")).collect();
+    let answered = rest
+        .iter()
+        .find(|r| r["message"] == "answered" && r["operation_id"] == "getReadiness")
+        .expect("the healthcheck's request logged");
     assert_eq!(answered["status"], 200);
     assert!(answered["request_id"].as_str().is_some_and(|id| !id.is_empty()) && answered["duration_ms"].is_number());
     assert_eq!(rest.last().unwrap()["message"], "stopped");
@@ -231,7 +246,10 @@ fn token_outside_the_servers_folder_refuses_and_creates_nothing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("no database at data/switchboard.db") && stderr.contains("SWITCHBOARD_DATABASE_URL"), "{stderr}");
+    assert!(
+        stderr.contains("no database at data/switchboard.db") && stderr.contains("SWITCHBOARD_DATABASE_URL"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0, "created nothing");
     // A database, but not the server's secret: refused too, no secret made.
     let dir = tempfile::tempdir().unwrap();
@@ -266,13 +284,23 @@ async fn instances_started_at_once_on_an_empty_database_all_start_and_load_the_d
     let mut url = url::Url::parse(&app.database_url).unwrap();
     url.set_path(&name);
     let settings = [("SWITCHBOARD_DATABASE_URL", url.as_str()), ("SWITCHBOARD_NO_DEMO", "false")];
-    let instances =
-        tokio::join!(app.spawn_process_with(&settings), app.spawn_process_with(&settings), app.spawn_process_with(&settings));
+    let instances = tokio::join!(
+        app.spawn_process_with(&settings),
+        app.spawn_process_with(&settings),
+        app.spawn_process_with(&settings)
+    );
     let fresh = sea_orm::Database::connect(url.as_str()).await.unwrap();
     let count = |db: &sea_orm::DatabaseConnection| {
         let db = db.clone();
         async move {
-            let row = db.query_one_raw(sea_orm::Statement::from_string(db.get_database_backend(), "SELECT COUNT(*) FROM partners")).await.unwrap().unwrap();
+            let row = db
+                .query_one_raw(sea_orm::Statement::from_string(
+                    db.get_database_backend(),
+                    "SELECT COUNT(*) FROM partners",
+                ))
+                .await
+                .unwrap()
+                .unwrap();
             row.try_get_by_index::<i64>(0).unwrap()
         }
     };

@@ -10,7 +10,11 @@ use tokio::net::TcpStream;
 use crate::helpers::*;
 
 fn short(max_connections: usize) -> ConnectionLimits {
-    ConnectionLimits { max_connections, header_timeout: Duration::from_millis(500), body_timeout: Duration::from_millis(500) }
+    ConnectionLimits {
+        max_connections,
+        header_timeout: Duration::from_millis(500),
+        body_timeout: Duration::from_millis(500),
+    }
 }
 
 async fn connect(app: &TestApp) -> TcpStream {
@@ -37,7 +41,10 @@ async fn silent_half_sent_and_idle_connections_are_closed() {
     for (name, stream) in [("silent", &mut silent), ("half-sent", &mut half), ("idle after an answer", &mut idle)] {
         let (answer, waited) = read_to_close(stream, name).await;
         assert!(waited < Duration::from_secs(2), "closed after {waited:?}");
-        assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(
+            answer.is_empty() || answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 408"),
+            "{answer}"
+        );
     }
 }
 
@@ -72,7 +79,8 @@ async fn a_normal_request_is_answered_while_a_thousand_idle_connections_are_held
     let token = app.admin_a();
     for _ in 0..3 {
         let started = Instant::now();
-        let response = reqwest::Client::new().get(app.url("/v4/secureform/secureForms")).bearer_auth(&token).send().await.unwrap();
+        let response =
+            reqwest::Client::new().get(app.url("/v4/secureform/secureForms")).bearer_auth(&token).send().await.unwrap();
         let took = started.elapsed();
         assert_eq!(response.status(), 200);
         assert!(took < Duration::from_millis(100), "answered after {took:?}");

@@ -93,13 +93,21 @@ async fn every_amount_of_every_billing_answer_has_a_fraction() {
     let change = json!({"ifCreateInvoice": true, "isDraft": false, "subscriptionChangeDtos": [{"actionType": 2, "srcSubscriptionId": TEAM_A,
         "subscription": {"planId": 1, "name": "Team", "isServicePlan": false, "canBeCancelledByCustomer": true,
             "subscriptionPricingModels": [{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"from": 1, "monthlyPrice": 25}]}]}}]});
-    for (operation_id, verb) in [("calculateSubscriptionChanges", ":calculateChanges"), ("changeSubscriptions", ":changes")] {
+    for (operation_id, verb) in
+        [("calculateSubscriptionChanges", ":calculateChanges"), ("changeSubscriptions", ":changes")]
+    {
         let answer = app.post(&format!("/api/billing/subscriptions{verb}?siteId=10000"), &token, &change).await;
         assert_eq!(answer.status(), 200);
         check(operation_id, &answer.text().await.unwrap());
     }
     let agent = "0192f0c4-0000-7000-8000-000000010000";
-    let preview = app.post(&format!("/api/billing/subscriptions/{TEAM_A}:calculateCancel?siteId=10000&agentId={agent}"), &token, &json!({"comment": "x"})).await;
+    let preview = app
+        .post(
+            &format!("/api/billing/subscriptions/{TEAM_A}:calculateCancel?siteId=10000&agentId={agent}"),
+            &token,
+            &json!({"comment": "x"}),
+        )
+        .await;
     assert_eq!(preview.status(), 200);
     check("calculateCancelSubscription", &preview.text().await.unwrap());
     // Every read of the document, with its examples for path parameters.

@@ -34,7 +34,9 @@ impl Writes {
     fn send(self, client: &reqwest::Client, base: &str, token: &str, name: &str) -> reqwest::RequestBuilder {
         let request = match self {
             Writes::Forms => client.post(format!("{base}{FORMS}")).json(&form_body(name)),
-            Writes::Applies => client.post(format!("{base}{APPLY}")).json(&serde_json::json!({"planId": 4, "name": name})),
+            Writes::Applies => {
+                client.post(format!("{base}{APPLY}")).json(&serde_json::json!({"planId": 4, "name": name}))
+            }
         };
         request.bearer_auth(token)
     }

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
+use switchboard::api::seed;
 use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
-use switchboard::secret::ServerSecret;
-use switchboard::api::seed;
 use switchboard::db;
+use switchboard::secret::ServerSecret;
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;
@@ -126,13 +126,18 @@ async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
     spawn_app_serving(public_url, clock, Default::default()).await
 }
 
-async fn spawn_app_serving(public_url: Option<&str>, clock: Clock, limits: switchboard::connections::ConnectionLimits) -> TestApp {
+async fn spawn_app_serving(
+    public_url: Option<&str>,
+    clock: Clock,
+    limits: switchboard::connections::ConnectionLimits,
+) -> TestApp {
     spawn(Options { public_url, clock, limits, ..Options::default() }).await
 }
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names, sandbox_ttl } = options;
+    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names, sandbox_ttl } =
+        options;
     let (url, dir, database) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => {
             let (url, name) = fresh_postgres_database(&server).await;
@@ -188,7 +193,20 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     let address = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(application.serve(listener, std::future::pending()));
     let sqlite_path = dir.as_ref().map(|d| d.path().join("test.db"));
-    TestApp { address, database_url: url, sqlite_path, client: reqwest::Client::new(), db: connection, tokens, instance_id: instance.id(), queries, statements, on_thread: on_thread_queries, _dir: dir, _database: database }
+    TestApp {
+        address,
+        database_url: url,
+        sqlite_path,
+        client: reqwest::Client::new(),
+        db: connection,
+        tokens,
+        instance_id: instance.id(),
+        queries,
+        statements,
+        on_thread: on_thread_queries,
+        _dir: dir,
+        _database: database,
+    }
 }
 
 /// A new database on `server`: its URL and its name.
@@ -217,7 +235,10 @@ impl ServerProcess {
 
     /// SIGTERM, then waits (up to 30 s) for the process to exit; its exit status.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
-        let sent = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("run kill");
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
         assert!(sent.success());
         for _ in 0..300 {
             if let Some(status) = self.child.try_wait().expect("poll the server") {

@@ -3,7 +3,6 @@
 
 use serde_json::{Value, json};
 
-
 use crate::helpers::*;
 
 const CHANGES: &str = "/api/billing/subscriptions:calculateChanges?siteId=10000";
@@ -40,7 +39,12 @@ async fn lists_over_their_max_items_are_refused_and_at_most_100_problems_are_lis
     assert_eq!(problem["errors"][0]["pointer"], "/subscriptionChangeDtos");
     assert_eq!(problem["errors"][0]["code"], 400013);
     // A secure form of 100 empty fields: over 200 problems, 100 listed.
-    let problem = assert_problem(app.post("/v4/secureform/secureForms", &app.admin_a(), &json!({"fields": vec![json!({}); 100]})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post("/v4/secureform/secureForms", &app.admin_a(), &json!({"fields": vec![json!({}); 100]})).await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(problem["errors"].as_array().unwrap().len(), 100);
     assert!(problem.to_string().len() < 64 * 1024);
     let detail = problem["detail"].as_str().unwrap();
@@ -48,7 +52,12 @@ async fn lists_over_their_max_items_are_refused_and_at_most_100_problems_are_lis
     // Feature point items: at most 100.
     let items: Vec<String> = (0..101).map(|i| format!("item-{i}")).collect();
     let path = "/api/billing/subscriptions/00000000-0000-0000-0000-000000000000/productFeaturePoints?siteId=10000";
-    let problem = assert_problem(app.post(path, &token, &json!({"productId": "livechat", "featurePointItems": items})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post(path, &token, &json!({"productId": "livechat", "featurePointItems": items})).await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["/featurePointItems"]);
 }
 
@@ -76,7 +85,8 @@ async fn an_amount_past_its_bound_is_a_400_at_its_pointer_and_releases_the_idemp
     };
     for fee in ["79228162514264337593543950335", "1000000000.01", "-1000000001"] {
         let problem = assert_problem(send(model(fee)).await.unwrap(), 400, 400001).await;
-        let pointer = "/subscriptionChangeDtos/0/subscription/subscriptionPricingModels/0/subscriptionPriceByUnit/oneTimeFee";
+        let pointer =
+            "/subscriptionChangeDtos/0/subscription/subscriptionPricingModels/0/subscriptionPriceByUnit/oneTimeFee";
         assert_eq!(error_locations(&problem), [pointer], "{fee}");
         assert_eq!(problem["errors"][0]["code"], 400013);
     }
@@ -97,7 +107,12 @@ async fn a_keyed_request_that_panics_releases_its_key() {
 
     let app = spawn_app().await;
     let cipher = Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET)));
-    let state = switchboard::AppState::new(app.db.clone(), switchboard::db::Readers::pool_only(app.db.clone()), app.tokens.clone(), cipher);
+    let state = switchboard::AppState::new(
+        app.db.clone(),
+        switchboard::db::Readers::pool_only(app.db.clone()),
+        app.tokens.clone(),
+        cipher,
+    );
     async fn boom() -> &'static str {
         panic!("a handler that panics")
     }
@@ -128,7 +143,9 @@ async fn a_configured_rate_limit_answers_429_per_token_and_leaves_others_alone()
     let app = spawn_app().await;
     let server = app.spawn_process_with(&[("SWITCHBOARD_RATE_LIMIT", "5")]).await;
     let (busy, other) = (app.admin_a(), app.admin_b());
-    let get = |token: String| app.client.get(format!("{}/v4/secureform/secureForms", server.address)).bearer_auth(token).send();
+    let get = |token: String| {
+        app.client.get(format!("{}/v4/secureform/secureForms", server.address)).bearer_auth(token).send()
+    };
     let mut statuses = Vec::new();
     let mut refused = None;
     for _ in 0..12 {

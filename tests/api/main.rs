@@ -2,14 +2,14 @@
 
 mod auth;
 mod billing_configs;
-mod change_requests;
 mod billing_engine;
 mod billing_profiles;
 mod billing_reads;
+mod change_requests;
 mod cli;
-mod faults;
 mod connections;
 mod decimals;
+mod faults;
 mod helpers;
 mod limits;
 mod metrics;
@@ -19,8 +19,8 @@ mod renewal_races;
 mod renewals;
 mod retries;
 mod round_trips;
-mod secure_forms;
 mod secure_form_rules;
+mod secure_forms;
 mod site_batches;
 mod sites;
 mod subscription_operations;

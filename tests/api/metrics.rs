@@ -44,7 +44,10 @@ async fn requests_are_counted_and_timed_by_operation_with_pools_and_the_login_qu
     assert!(!after.contains("wp-login"), "raw paths never become labels");
     let timed = r#"switchboard_http_request_duration_seconds_count{operation="getSecureForm"}"#;
     assert!(sample(&after, timed) - sample(&before, timed) >= 2.0, "{after}");
-    assert!(after.contains(r#"switchboard_http_request_duration_seconds_bucket{operation="getSecureForm",le="0.005"}"#), "{after}");
+    assert!(
+        after.contains(r#"switchboard_http_request_duration_seconds_bucket{operation="getSecureForm",le="0.005"}"#),
+        "{after}"
+    );
     // The scrape itself is in flight while it renders.
     assert!(sample(&after, "switchboard_http_requests_in_flight") >= 1.0, "{after}");
     assert!(after.contains(r#"switchboard_db_pool_max_connections{pool="writer"}"#), "{after}");

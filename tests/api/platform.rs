@@ -24,18 +24,50 @@ async fn unknown_paths_and_methods_answer_problems() {
 async fn bodies_are_checked_for_type_size_and_syntax() {
     let app = spawn_app().await;
     let token = app.admin_a();
-    let text = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "text/plain").body("{}").send().await.unwrap();
+    let text = app
+        .client
+        .post(app.url(FORMS))
+        .bearer_auth(&token)
+        .header("content-type", "text/plain")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
     let problem = assert_problem(text, 415, 415001).await;
-    assert!(problem["detail"].as_str().unwrap().contains("`text/plain` is not accepted here: send `Content-Type: application/json`"), "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("`text/plain` is not accepted here: send `Content-Type: application/json`"),
+        "{problem}"
+    );
     let none = app.client.post(app.url(FORMS)).bearer_auth(&token).body("{}").send().await.unwrap();
     let problem = assert_problem(none, 415, 415001).await;
-    assert!(problem["detail"].as_str().unwrap().contains("missing: send `Content-Type: application/json`"), "{problem}");
-    let broken = app.client.post(app.url(FORMS)).bearer_auth(&token).header("content-type", "application/json").body("{\"name\": ").send().await.unwrap();
+    assert!(
+        problem["detail"].as_str().unwrap().contains("missing: send `Content-Type: application/json`"),
+        "{problem}"
+    );
+    let broken = app
+        .client
+        .post(app.url(FORMS))
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body("{\"name\": ")
+        .send()
+        .await
+        .unwrap();
     assert_problem(broken, 400, 400002).await;
     let huge = json!({"name": "x".repeat(5 * 1024 * 1024)});
     assert_problem(app.post(FORMS, &token, &huge).await, 413, 413001).await;
-    let array = app.client.post(app.url("/v4/voicebot/voicebotChannelInstances")).bearer_auth(&token)
-        .header("content-type", "application/json").body("[]").send().await.unwrap();
+    let array = app
+        .client
+        .post(app.url("/v4/voicebot/voicebotChannelInstances"))
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body("[]")
+        .send()
+        .await
+        .unwrap();
     let problem = assert_problem(array, 400, 400001).await;
     assert_eq!(problem["errors"][0]["pointer"], "");
     // Unknown properties are ignored.
@@ -79,7 +111,8 @@ async fn health_probes_and_database_outage() {
     assert_eq!(ready.headers()["retry-after"], "5");
     assert_problem(ready, 503, 503001).await;
     // A write (reads have their own pool on SQLite).
-    let body = json!({"name": "Outage", "color": "#1a73e8", "greetingMessage": "Hi", "submitButtonText": "Pay", "fields": []});
+    let body =
+        json!({"name": "Outage", "color": "#1a73e8", "greetingMessage": "Hi", "submitButtonText": "Pay", "fields": []});
     let create = app.post(FORMS, &app.admin_a(), &body).await;
     assert!(create.headers().contains_key("retry-after"));
     let problem = assert_problem(create, 503, 503001).await;
@@ -98,8 +131,11 @@ async fn documents_and_swagger_ui_are_served() {
     // As committed, but for the request bodies a test-mode server closes
     // (it refuses unknown names: docs/decisions.md).
     let mut closed = 0;
-    for (name, committed) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
-        let mut served: Value = app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
+    for (name, committed) in
+        switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0())
+    {
+        let mut served: Value =
+            app.client.get(app.url(&format!("/openapi/{name}"))).send().await.unwrap().json().await.unwrap();
         let committed = serde_json::from_str::<Value>(&committed).unwrap();
         // Served, `servers` names this server; committed, the relative form.
         let relative = committed["servers"][0]["url"].as_str().unwrap().trim_end_matches('/');
@@ -121,7 +157,9 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    for (name, rendered) in switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0()) {
+    for (name, rendered) in
+        switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0())
+    {
         let path = dir.join(name);
         if std::env::var_os("UPDATE_OPENAPI").is_some() {
             std::fs::write(&path, &rendered).unwrap();
@@ -137,13 +175,18 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
     for (name, rendered) in switchboard::cli::rendered_documents() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
         let declared: Vec<&str> = doc["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert!(doc["tags"].as_array().unwrap().iter().all(|t| t["description"].is_string()), "{name}: tags have descriptions");
+        assert!(
+            doc["tags"].as_array().unwrap().iter().all(|t| t["description"].is_string()),
+            "{name}: tags have descriptions"
+        );
         let mut ids = std::collections::HashSet::new();
         let every_id: std::collections::HashSet<String> = doc["paths"]
             .as_object()
             .unwrap()
             .values()
-            .flat_map(|item| item.as_object().unwrap().values().filter_map(|op| op["operationId"].as_str().map(str::to_owned)))
+            .flat_map(|item| {
+                item.as_object().unwrap().values().filter_map(|op| op["operationId"].as_str().map(str::to_owned))
+            })
             .collect();
         for (path, item) in doc["paths"].as_object().unwrap() {
             let operations = item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers");
@@ -151,7 +194,10 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                 let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{name} {method} {path}: operationId"));
                 assert!(ids.insert(id.to_owned()), "{name}: operationId {id} twice");
                 assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{id}: tag");
-                assert!(op["tags"].as_array().unwrap().iter().all(|t| declared.contains(&t.as_str().unwrap())), "{id}: declared tags");
+                assert!(
+                    op["tags"].as_array().unwrap().iter().all(|t| declared.contains(&t.as_str().unwrap())),
+                    "{id}: declared tags"
+                );
                 assert!(op["summary"].is_string(), "{id}: summary");
                 assert!(op["responses"]["500"].is_object(), "{id}: 500");
                 if op["security"] != json!([]) {
@@ -166,8 +212,14 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                     assert!(created["headers"]["Location"].is_object(), "{id}: Location");
                     let links = created["links"].as_object().map(|l| l.len()).unwrap_or(0);
                     let resource = id.strip_prefix("create").unwrap_or(id);
-                    let served = switchboard::openapi::LINKED_VERBS.iter().filter(|verb| every_id.contains(&format!("{verb}{resource}"))).count();
-                    assert!(served > 0 && links == served, "{id}: links to read, update and delete ({links} of {served})");
+                    let served = switchboard::openapi::LINKED_VERBS
+                        .iter()
+                        .filter(|verb| every_id.contains(&format!("{verb}{resource}")))
+                        .count();
+                    assert!(
+                        served > 0 && links == served,
+                        "{id}: links to read, update and delete ({links} of {served})"
+                    );
                 }
             }
         }
@@ -214,7 +266,9 @@ async fn documented_parameter_examples_read_demo_data() {
             }
             // A test fault or sandbox exists only once a test makes it: its
             // reads are checked through its create's links instead.
-            if name == switchboard::api::test_mode::TEST_FILE && (path.starts_with("/api/test/faults/") || path.starts_with("/api/test/sandboxes/")) {
+            if name == switchboard::api::test_mode::TEST_FILE
+                && (path.starts_with("/api/test/faults/") || path.starts_with("/api/test/sandboxes/"))
+            {
                 continue;
             }
             assert!(!url.contains('{'), "{name} {path}: a path parameter without example");
@@ -239,7 +293,12 @@ async fn documented_delete_examples_delete_spare_demo_rows_in_document_order() {
     let token = app.admin_a();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string("openapi/platform-v4.json").unwrap()).unwrap();
     let example_path = |path: &str, operation: &Value| {
-        let id = operation["parameters"].as_array().unwrap().iter().find(|p| p["in"] == "path").map(|p| p["example"].as_str().unwrap().to_owned());
+        let id = operation["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["in"] == "path")
+            .map(|p| p["example"].as_str().unwrap().to_owned());
         format!("/v4{}", path.replace("{id}", &id.unwrap_or_else(|| panic!("{path}: an id example"))))
     };
     let mut deleted = 0;
@@ -269,7 +328,9 @@ async fn documented_permissions_are_the_ones_enforced() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
         let platform = name == switchboard::openapi::PLATFORM_FILE;
         let all = if platform { Permission::SITE } else { Permission::PARTNER };
-        let token = |held: Vec<Permission>| if platform { app.token_with(SITE_A, ADMIN_A, &held) } else { app.partner_token(1, &held) };
+        let token = |held: Vec<Permission>| {
+            if platform { app.token_with(SITE_A, ADMIN_A, &held) } else { app.partner_token(1, &held) }
+        };
         for (path, item) in doc["paths"].as_object().unwrap() {
             let server = item.get("servers").unwrap_or(&doc["servers"]);
             for (method, operation) in item.as_object().unwrap().iter().filter(|(key, _)| *key != "servers") {
@@ -278,15 +339,24 @@ async fn documented_permissions_are_the_ones_enforced() {
                     assert_eq!(operation["security"], json!([]), "{id}: a secured operation names its permission");
                     continue;
                 };
-                let needed: Vec<Permission> =
-                    needed.as_array().unwrap().iter().map(|p| *all.iter().find(|q| q.name() == p).expect("a known permission")).collect();
+                let needed: Vec<Permission> = needed
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| *all.iter().find(|q| q.name() == p).expect("a known permission"))
+                    .collect();
                 if needed.is_empty() {
                     // Any access token will do (test mode's faults: tests/api/test_faults.rs).
                     continue;
                 }
                 let mut url = format!("{}{path}", server[0]["url"].as_str().unwrap().trim_end_matches('/'));
-                for parameter in operation["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path") {
-                    let value = if parameter["schema"]["type"] == "integer" { "10000" } else { "00000000-0000-0000-0000-000000000000" };
+                for parameter in operation["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "path")
+                {
+                    let value = if parameter["schema"]["type"] == "integer" {
+                        "10000"
+                    } else {
+                        "00000000-0000-0000-0000-000000000000"
+                    };
                     url = url.replace(&format!("{{{}}}", parameter["name"].as_str().unwrap()), value);
                 }
                 let method: Method = method.to_uppercase().parse().unwrap();
@@ -309,7 +379,8 @@ async fn documented_permissions_are_the_ones_enforced() {
 async fn documented_defaults_are_what_the_server_applies() {
     let app = spawn_app().await;
     let token = app.admin_a();
-    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
+    let doc: Value =
+        app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
     let schemas = &doc["components"]["schemas"];
     let defaults = |schema: &str| -> Vec<(String, Value)> {
         let properties = schemas[schema]["properties"].as_object().unwrap();
@@ -324,14 +395,24 @@ async fn documented_defaults_are_what_the_server_applies() {
             response.json::<Value>().await.unwrap()
         }
     };
-    let form = created("/v4/secureform/secureForms", json!({"name": "Defaults", "color": "#1a73e8",
-        "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": [{"name": "Card", "type": "text"}]})).await;
-    let sip = created("/v4/voicebot/voicebotChannelSIPConfigurations", json!({"username": "u", "password": "p", "sIPServer": "sip.example.com"})).await;
+    let form = created(
+        "/v4/secureform/secureForms",
+        json!({"name": "Defaults", "color": "#1a73e8",
+        "greetingMessage": "Hello", "submitButtonText": "Pay", "fields": [{"name": "Card", "type": "text"}]}),
+    )
+    .await;
+    let sip = created(
+        "/v4/voicebot/voicebotChannelSIPConfigurations",
+        json!({"username": "u", "password": "p", "sIPServer": "sip.example.com"}),
+    )
+    .await;
     let bot = created("/v4/voicebot/voicebots", json!({"name": "Defaults", "engineId": "0192f0c4-0000-7000-8000-0000000a1001",
         "languageId": "zh-CN", "voiceNameId": "zh-CN-male-1",
         "channel": {"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0001", "infoId": sip["id"], "channelType": "sip"}})).await;
     let mut checked = 0;
-    for (schema, stored) in [("SecureFormFieldInput", &form["fields"][0]), ("SipConfigurationInput", &sip), ("VoicebotInput", &bot)] {
+    for (schema, stored) in
+        [("SecureFormFieldInput", &form["fields"][0]), ("SipConfigurationInput", &sip), ("VoicebotInput", &bot)]
+    {
         for (property, default) in defaults(schema) {
             assert_eq!(stored[&property], default, "{schema}.{property}");
             checked += 1;
@@ -347,7 +428,8 @@ async fn documented_defaults_are_what_the_server_applies() {
 #[tokio::test]
 async fn platform_paths_are_relative_to_the_specs_base_url() {
     let app = spawn_app().await;
-    let doc: Value = app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
+    let doc: Value =
+        app.client.get(app.url(switchboard::openapi::PLATFORM_URL)).send().await.unwrap().json().await.unwrap();
     // Served, the server is absolute (the request's host); committed, relative.
     assert_eq!(doc["servers"][0]["url"], app.url("/v4"));
     assert_eq!(switchboard::documents().platform.servers.unwrap()[0].url, "/v4");
@@ -500,11 +582,31 @@ async fn a_value_of_the_wrong_kind_is_named_in_the_documents_words_without_echoi
     assert_eq!(first.0, "/name", "{problem}");
     assert_eq!(first.1, "expected a string, got an integer", "{problem}");
     assert!(!problem.to_string().contains("4242424242424242"), "the value is not echoed: {problem}");
-    let guid = assert_problem(app.post(FORMS, &app.admin_a(), &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
-        "fields": [{"id": "zz", "name": "a", "displayName": "A", "type": "text", "order": 1}]})).await, 400, 400001).await;
+    let guid = assert_problem(
+        app.post(
+            FORMS,
+            &app.admin_a(),
+            &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
+        "fields": [{"id": "zz", "name": "a", "displayName": "A", "type": "text", "order": 1}]}),
+        )
+        .await,
+        400,
+        400001,
+    )
+    .await;
     assert!(guid.to_string().contains("expected a GUID string, e.g."), "{guid}");
-    let order = assert_problem(app.post(FORMS, &app.admin_a(), &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
-        "fields": [{"name": "a", "displayName": "A", "type": "text", "order": "1"}]})).await, 400, 400001).await;
+    let order = assert_problem(
+        app.post(
+            FORMS,
+            &app.admin_a(),
+            &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s",
+        "fields": [{"name": "a", "displayName": "A", "type": "text", "order": "1"}]}),
+        )
+        .await,
+        400,
+        400001,
+    )
+    .await;
     assert!(order.to_string().contains("expected an integer, got a string"), "{order}");
 }
 
@@ -517,7 +619,8 @@ fn no_required_property_of_a_committed_document_has_a_default() {
     for file in ["platform-v4.json", "partner-billing-v1.json", "test-v1.json"] {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
         for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
-            let required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let required: Vec<&str> =
+                schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
             for (property, definition) in schema["properties"].as_object().into_iter().flatten() {
                 if required.contains(&property.as_str()) && definition.get("default").is_some() {
                     both.push(format!("{file} {name}.{property}"));

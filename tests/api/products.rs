@@ -39,7 +39,8 @@ async fn feature_points_come_in_the_global_envelope_and_items_read_alone() {
     assert_eq!(livechat["featurePointItems"].as_array().unwrap().len(), 3);
     let items: Value = app.get("/api/global/featurePointItems", &token).await.json().await.unwrap();
     assert_eq!(items.as_array().unwrap().len(), 5);
-    let item: Value = app.get("/api/global/featurePointItems/livechat-routing-skills", &token).await.json().await.unwrap();
+    let item: Value =
+        app.get("/api/global/featurePointItems/livechat-routing-skills", &token).await.json().await.unwrap();
     assert_eq!(item["parentId"], "livechat-routing");
     assert!(item.get("chatbotEngineId").is_none());
     let bot: Value = app.get("/api/global/featurePointItems/voicebot-intents", &token).await.json().await.unwrap();

@@ -44,25 +44,39 @@ pub(crate) fn due_sites(count: i32) -> Value {
 /// one period past the last: nothing twice, nothing missing.
 pub(crate) async fn assert_renewed_once(app: &TestApp, count: i32, periods: i64, next: &str) {
     let ours = format!("site_id >= {FIRST_SITE}");
-    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await, i64::from(count) * periods);
-    let off =
-        format!("SELECT COUNT(*) FROM (SELECT site_id FROM site_renewals WHERE {ours} GROUP BY site_id HAVING COUNT(*) <> {periods}) AS t");
+    assert_eq!(
+        app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE {ours}")).await,
+        i64::from(count) * periods
+    );
+    let off = format!(
+        "SELECT COUNT(*) FROM (SELECT site_id FROM site_renewals WHERE {ours} GROUP BY site_id HAVING COUNT(*) <> {periods}) AS t"
+    );
     assert_eq!(app.scalar(&off).await, 0, "a site renewed other than {periods} times");
     assert_eq!(
         app.scalar(&format!("SELECT COUNT(*) FROM invoices WHERE {ours}")).await,
         i64::from(count) * periods,
         "one invoice per period"
     );
-    let joined =
-        format!("SELECT COUNT(*) FROM site_renewals r JOIN invoices i ON i.id = r.invoice_id WHERE r.{ours} AND i.status = 'paid'");
+    let joined = format!(
+        "SELECT COUNT(*) FROM site_renewals r JOIN invoices i ON i.id = r.invoice_id WHERE r.{ours} AND i.status = 'paid'"
+    );
     assert_eq!(app.scalar(&joined).await, i64::from(count) * periods, "each renewal's own invoice, paid");
-    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")).await, i64::from(count) * periods);
     assert_eq!(
-        app.scalar(&format!("SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}")).await,
+        app.scalar(&format!("SELECT COUNT(*) FROM invoice_line_items WHERE {ours}")).await,
         i64::from(count) * periods
     );
-    let configs =
-        site_billing_config::Entity::find().filter(site_billing_config::Column::SiteId.gte(FIRST_SITE)).all(&app.db).await.unwrap();
+    assert_eq!(
+        app.scalar(&format!(
+            "SELECT COUNT(*) FROM invoice_bill_tos b JOIN invoices i ON i.id = b.invoice_id WHERE i.{ours}"
+        ))
+        .await,
+        i64::from(count) * periods
+    );
+    let configs = site_billing_config::Entity::find()
+        .filter(site_billing_config::Column::SiteId.gte(FIRST_SITE))
+        .all(&app.db)
+        .await
+        .unwrap();
     assert_eq!(configs.len(), count as usize);
     let next: chrono::DateTime<chrono::Utc> = next.parse().unwrap();
     assert!(
@@ -133,7 +147,10 @@ async fn the_loop_and_the_clocks_advance_racing_bill_every_period_once() {
         renewals += answer.json::<Value>().await.unwrap()["renewals"].as_i64().unwrap();
     }
     // Site 20000 (partner 2's demo site, annual) renews on Mar 1 too.
-    assert!(renewals <= i64::from(SITES) * 6 + 1, "the advances wrote at most what was due ({renewals}); the loop the rest");
+    assert!(
+        renewals <= i64::from(SITES) * 6 + 1,
+        "the advances wrote at most what was due ({renewals}); the loop the rest"
+    );
     assert_renewed_once(&app, SITES, 6, "2027-06-01T00:00:00Z").await;
 }
 
@@ -145,10 +162,13 @@ async fn a_refused_write_in_a_batch_renewed_together_leaves_only_its_site_due() 
     const SITES: i32 = 30;
     let app = spawn_app().await;
     app.load(due_sites(SITES)).await;
-    partner_clock::Entity::insert(partner_clock::ActiveModel { partner_id: Set(2), frozen_at: Set("2026-12-15T00:00:00Z".parse().unwrap()) })
-        .exec_without_returning(&app.db)
-        .await
-        .unwrap();
+    partner_clock::Entity::insert(partner_clock::ActiveModel {
+        partner_id: Set(2),
+        frozen_at: Set("2026-12-15T00:00:00Z".parse().unwrap()),
+    })
+    .exec_without_returning(&app.db)
+    .await
+    .unwrap();
     // A renewal record of December already there for one site: its renewal's insert is refused.
     let poisoned = FIRST_SITE + 7;
     switchboard::db::entities::site_renewal::Entity::insert(switchboard::db::entities::site_renewal::ActiveModel {
@@ -161,9 +181,15 @@ async fn a_refused_write_in_a_batch_renewed_together_leaves_only_its_site_due() 
     .await
     .unwrap();
     let _ = renew_process(&app).wait().unwrap();
-    let renewed = app.scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE} AND invoice_id IS NOT NULL")).await;
+    let renewed = app
+        .scalar(&format!("SELECT COUNT(*) FROM site_renewals WHERE site_id >= {FIRST_SITE} AND invoice_id IS NOT NULL"))
+        .await;
     assert_eq!(renewed, i64::from(SITES) - 1, "every other site renewed once");
     let config = site_billing_config::Entity::find_by_id(poisoned).one(&app.db).await.unwrap().unwrap();
-    assert_eq!(config.next_billing_date, "2026-12-01T00:00:00Z".parse::<chrono::DateTime<chrono::Utc>>().unwrap(), "the refused site stays due");
+    assert_eq!(
+        config.next_billing_date,
+        "2026-12-01T00:00:00Z".parse::<chrono::DateTime<chrono::Utc>>().unwrap(),
+        "the refused site stays due"
+    );
     assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM invoices WHERE site_id = {poisoned}")).await, 0);
 }

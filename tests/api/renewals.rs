@@ -34,7 +34,12 @@ async fn config(app: &TestApp, site: i32) -> Value {
 
 /// The site's invoice lines that serve from `start`, as (name, quantity, amount, tax, end).
 async fn lines_from(app: &TestApp, site: i32, start: &str) -> Vec<(String, i64, String, String, String)> {
-    let list: Value = app.get(&format!("/api/billing/subscriptions?siteId={site}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let list: Value = app
+        .get(&format!("/api/billing/subscriptions?siteId={site}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
     let mut lines = Vec::new();
     for s in list.as_array().unwrap() {
         for l in s["lineItems"].as_array().unwrap() {
@@ -95,7 +100,9 @@ async fn example_34_site_10000_renews_on_december_1st_at_the_demo_prices() {
 async fn example_35_a_declined_renewal_is_unpaid_and_owed() {
     let app = test_mode().await;
     let token = app.partner_admin(1);
-    let updated = app.put(&format!("/api/billing/siteBillingProfiles/{SITE_A}"), &token, &profile_with_card("4000000000000002")).await;
+    let updated = app
+        .put(&format!("/api/billing/siteBillingProfiles/{SITE_A}"), &token, &profile_with_card("4000000000000002"))
+        .await;
     assert_eq!(updated.status(), 200, "{}", updated.text().await.unwrap());
     assert_eq!(advanced(&app, "2026-12-01T00:00:00Z").await["renewals"], 1);
     // 174.00 + 14.35 tax, declined: unpaid, on the balance.
@@ -111,11 +118,18 @@ async fn example_35_a_declined_renewal_is_unpaid_and_owed() {
         .cloned()
         .unwrap_or(Value::Null);
     let text = site.to_string();
-    assert!(text.contains("188.35") && text.contains("2027-01-01"), "the site search shows the balance and the next billing date: {text}");
+    assert!(
+        text.contains("188.35") && text.contains("2027-01-01"),
+        "the site search shows the balance and the next billing date: {text}"
+    );
     // Its bill-to copy is the profile as it was when the renewal ran.
     let bill_tos: Value = app.get("/api/billing/invoiceBillTos", &token).await.json().await.unwrap();
-    let copies: Vec<&Value> =
-        bill_tos["invoiceBillTos"].as_array().unwrap().iter().filter(|b| b["email"] == "billing@acme.example").collect();
+    let copies: Vec<&Value> = bill_tos["invoiceBillTos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["email"] == "billing@acme.example")
+        .collect();
     assert_eq!(copies.len(), 1, "{bill_tos}");
 }
 
@@ -169,7 +183,8 @@ async fn example_39_a_subscription_changed_mid_period_renews_at_its_new_quantity
     let app = test_mode().await;
     advanced(&app, "2026-11-26T00:00:00Z").await;
     let body = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 6});
-    let changed = app.post(&format!("/api/billing/subscriptions:changes?siteId={SITE_A}"), &app.partner_admin(1), &body).await;
+    let changed =
+        app.post(&format!("/api/billing/subscriptions:changes?siteId={SITE_A}"), &app.partner_admin(1), &body).await;
     assert_eq!(changed.status(), 200);
     assert_eq!(advanced(&app, "2026-12-01T00:00:00Z").await["renewals"], 1);
     let agents: Vec<_> = lines_from(&app, SITE_A, "2026-12-01").await.into_iter().filter(|l| l.0 == "Agents").collect();
@@ -199,7 +214,8 @@ async fn a_preview_at_an_advanced_clock_prorates_from_that_day() {
 async fn another_partners_clock_and_sites_do_not_move() {
     let app = test_mode().await;
     let partner_2 = app.partner_admin(2);
-    let site_20000 = || async { app.get("/api/billing/siteBillingConfigs/20000", &partner_2).await.json::<Value>().await.unwrap() };
+    let site_20000 =
+        || async { app.get("/api/billing/siteBillingConfigs/20000", &partner_2).await.json::<Value>().await.unwrap() };
     let before = site_20000().await;
     let invoices_before = app.count_rows("invoices").await;
     // Past site 20000's next billing date (2027-03-01): partner 1's sites only renew.
@@ -215,7 +231,8 @@ async fn another_partners_clock_and_sites_do_not_move() {
 async fn the_clock_is_kept_in_the_database_for_every_instance_and_restart() {
     let app = test_mode().await;
     advanced(&app, "2026-12-01T00:00:00Z").await;
-    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_RENEWAL_INTERVAL", "0")]).await;
+    let other =
+        app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_RENEWAL_INTERVAL", "0")]).await;
     let clock: Value = app
         .client
         .get(format!("{}/api/test/clock", other.address))
@@ -238,8 +255,12 @@ async fn bad_clock_requests_are_problems_and_change_nothing() {
     let clock = || async { app.get("/api/test/clock", &token).await.json::<Value>().await.unwrap() };
     let before = clock().await;
     // Backwards.
-    let problem =
-        assert_problem(app.post("/api/test/clock:advance", &token, &json!({"to": "2026-11-30T00:00:00Z"})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post("/api/test/clock:advance", &token, &json!({"to": "2026-11-30T00:00:00Z"})).await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(problem["errors"][0]["pointer"], "/to");
     // More than 10 years past the system time.
     let system: chrono::DateTime<chrono::Utc> = TEST_MODE_SYSTEM_TIME.parse().unwrap();
@@ -247,12 +268,18 @@ async fn bad_clock_requests_are_problems_and_change_nothing() {
     assert_problem(app.post("/api/test/clock:advance", &token, &json!({"to": far})).await, 400, 400001).await;
     // Not a time; a field that is not there.
     assert_problem(app.post("/api/test/clock:advance", &token, &json!({"to": "tomorrow"})).await, 400, 400001).await;
-    assert_problem(app.post("/api/test/clock:advance", &token, &json!({"to": "2027-01-01T00:00:00Z", "by": 1})).await, 400, 400001).await;
+    assert_problem(
+        app.post("/api/test/clock:advance", &token, &json!({"to": "2027-01-01T00:00:00Z", "by": 1})).await,
+        400,
+        400001,
+    )
+    .await;
     // Frozen ahead of the system time: unfreezing would run it backwards.
     assert_problem(app.delete("/api/test/clock", &token).await, 409, 409004).await;
     // A platform token, a partner token without the permission, none.
     assert_problem(app.send(Method::GET, "/api/test/clock", Some(&app.admin_a()), None).await, 401, 401002).await;
-    assert_problem(app.send(Method::GET, "/api/test/clock", Some(&app.partner_token(1, &[])), None).await, 403, 403001).await;
+    assert_problem(app.send(Method::GET, "/api/test/clock", Some(&app.partner_token(1, &[])), None).await, 403, 403001)
+        .await;
     assert_problem(app.send(Method::DELETE, "/api/test/clock", None, None).await, 401, 401001).await;
     assert_eq!(clock().await, before);
     assert_eq!(app.count_rows("invoices").await, invoices);
@@ -277,7 +304,12 @@ async fn test_mode_off_serves_no_clock_and_no_document() {
     let app = spawn_app().await;
     let token = app.partner_admin(1);
     assert_problem(app.get("/api/test/clock", &token).await, 404, 404002).await;
-    assert_problem(app.post("/api/test/clock:advance", &token, &json!({"to": "2026-12-01T00:00:00Z"})).await, 404, 404002).await;
+    assert_problem(
+        app.post("/api/test/clock:advance", &token, &json!({"to": "2026-12-01T00:00:00Z"})).await,
+        404,
+        404002,
+    )
+    .await;
     assert_problem(app.delete("/api/test/clock", &token).await, 404, 404002).await;
     assert_eq!(app.client.get(app.url("/openapi/test-v1.json")).send().await.unwrap().status(), 404);
     let listed = app.client.get(app.url("/docs/swagger-initializer.js")).send().await.unwrap().text().await.unwrap();

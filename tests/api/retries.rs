@@ -18,8 +18,15 @@ fn on_site(verb: &str) -> String {
     format!("/api/billing/subscriptions{verb}?siteId={SITE_A}&agentId={ADMIN_A}")
 }
 
-async fn post_with_key(app: &TestApp, path: &str, key: &str, body: &Value, within: Option<Duration>) -> Option<reqwest::Response> {
-    let mut request = app.client.post(app.url(path)).bearer_auth(app.partner_admin(1)).header("Idempotency-Key", key).json(body);
+async fn post_with_key(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    body: &Value,
+    within: Option<Duration>,
+) -> Option<reqwest::Response> {
+    let mut request =
+        app.client.post(app.url(path)).bearer_auth(app.partner_admin(1)).header("Idempotency-Key", key).json(body);
     if let Some(within) = within {
         request = request.timeout(within);
     }
@@ -81,7 +88,12 @@ async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     assert_eq!(named(&app, "Held").await, 0);
     // A key claimed before claims named their instance waits for its lease.
     stranded_key(&app, "unnamed", &path, &json!({"planId": 4, "name": "Unnamed"}), None, 30).await;
-    assert_problem(post_with_key(&app, &path, "unnamed", &json!({"planId": 4, "name": "Unnamed"}), None).await.unwrap(), 409, 409003).await;
+    assert_problem(
+        post_with_key(&app, &path, "unnamed", &json!({"planId": 4, "name": "Unnamed"}), None).await.unwrap(),
+        409,
+        409003,
+    )
+    .await;
     // Its lease is over: the request died (its effect would have marked the key
     // done), so the retry takes the key over and runs, once.
     let body = json!({"planId": 4, "name": "Died"});
@@ -94,7 +106,12 @@ async fn a_key_whose_request_died_without_committing_runs_on_retry() {
     assert_eq!(again.text().await.unwrap(), first);
     assert_eq!(named(&app, "Died").await, 1);
     // Another body under the taken-over key is still another request.
-    assert_problem(post_with_key(&app, &path, "died", &json!({"planId": 4, "name": "Other"}), None).await.unwrap(), 422, 422001).await;
+    assert_problem(
+        post_with_key(&app, &path, "died", &json!({"planId": 4, "name": "Other"}), None).await.unwrap(),
+        422,
+        422001,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -136,7 +153,11 @@ async fn abandoned_applies_run_to_their_end_and_a_retry_gets_their_answer() {
     for i in 0..12u64 {
         let body = json!({"planId": 4, "name": format!("Abandoned {i}")});
         // The client gives up after 1 to 12 ms, somewhere in the request.
-        assert!(post_with_key(&app, &path, &format!("abandoned-{i}"), &body, Some(Duration::from_millis(1 + i))).await.is_none_or(|r| r.status() == 200));
+        assert!(
+            post_with_key(&app, &path, &format!("abandoned-{i}"), &body, Some(Duration::from_millis(1 + i)))
+                .await
+                .is_none_or(|r| r.status() == 200)
+        );
     }
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut answers = Vec::new();
@@ -160,7 +181,10 @@ async fn abandoned_applies_run_to_their_end_and_a_retry_gets_their_answer() {
 }
 
 async fn reset_site_a(app: &TestApp) {
-    app.db.execute_unprepared("UPDATE site_billing_configs SET balance = 0, currency_id = 'USD' WHERE site_id = 10000").await.unwrap();
+    app.db
+        .execute_unprepared("UPDATE site_billing_configs SET balance = 0, currency_id = 'USD' WHERE site_id = 10000")
+        .await
+        .unwrap();
 }
 
 async fn latest_invoice(app: &TestApp) -> invoice::Model {
@@ -190,7 +214,10 @@ async fn a_currency_change_racing_a_credit_never_leaves_a_balance_in_another_cur
     for round in 0..8 {
         reset_site_a(&app).await;
         let id = platform(&app, &format!("Race {round}")).await;
-        let (cancel_path, invoiced) = (format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"), json!({"ifCreateInvoice": true, "isDraft": false}));
+        let (cancel_path, invoiced) = (
+            format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"),
+            json!({"ifCreateInvoice": true, "isDraft": false}),
+        );
         let cancel = app.post(&cancel_path, &token, &invoiced);
         let to_euro = json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
         let put = app.put("/api/billing/siteBillingConfigs/10000", &token, &to_euro);
@@ -199,7 +226,11 @@ async fn a_currency_change_racing_a_credit_never_leaves_a_balance_in_another_cur
         assert!(put.status() == 200 || put.status() == 409, "round {round}: {}", put.status());
         let config: Value = app.get("/api/billing/siteBillingConfigs/10000", &token).await.json().await.unwrap();
         assert_ne!(config["balance"].to_string(), "0.00", "the credit is on the balance");
-        assert_eq!(config["currencyId"], latest_invoice(&app).await.currency_id.as_str(), "round {round}: the balance is in the configuration's currency");
+        assert_eq!(
+            config["currencyId"],
+            latest_invoice(&app).await.currency_id.as_str(),
+            "round {round}: the balance is in the configuration's currency"
+        );
     }
 }
 
@@ -209,16 +240,26 @@ async fn updating_a_subscription_racing_its_cancel_never_deadlocks_nor_revives_i
     let token = app.partner_admin(1);
     for round in 0..8 {
         let id = platform(&app, &format!("Raced {round}")).await;
-        let (cancel_path, invoiced) = (format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"), json!({"ifCreateInvoice": true, "isDraft": false}));
+        let (cancel_path, invoiced) = (
+            format!("/api/billing/subscriptions/{id}:cancel?siteId={SITE_A}"),
+            json!({"ifCreateInvoice": true, "isDraft": false}),
+        );
         let cancel = app.post(&cancel_path, &token, &invoiced);
-        let (put_path, flags) = (format!("/api/billing/subscriptions/{id}"), json!({"name": format!("Renamed {round}"), "isServicePlan": false, "canBeCancelledByCustomer": true, "isShowCancel": true, "isShowUpgrade": true}));
+        let (put_path, flags) = (
+            format!("/api/billing/subscriptions/{id}"),
+            json!({"name": format!("Renamed {round}"), "isServicePlan": false, "canBeCancelledByCustomer": true, "isShowCancel": true, "isShowUpgrade": true}),
+        );
         let put = app.put(&put_path, &token, &flags);
         let (cancel, put) = tokio::join!(cancel, put);
         assert_eq!(cancel.status(), 200, "round {round}");
         let put_status = put.status();
         assert!(put_status == 200 || put_status == 409, "round {round}: {put_status} {}", put.text().await.unwrap());
         let stored: Value = app.get(&format!("/api/billing/subscriptions/{id}"), &token).await.json().await.unwrap();
-        assert_eq!((stored["isShowCancel"].clone(), stored["isShowUpgrade"].clone()), (json!(false), json!(false)), "round {round}: {stored}");
+        assert_eq!(
+            (stored["isShowCancel"].clone(), stored["isShowUpgrade"].clone()),
+            (json!(false), json!(false)),
+            "round {round}: {stored}"
+        );
         assert_problem(app.put(&put_path, &token, &flags).await, 409, 409001).await;
     }
 }
@@ -232,12 +273,24 @@ async fn an_operation_reads_now_once_it_holds_the_site() {
     let sent = chrono::Utc::now();
     let apply = tokio::spawn({
         let (client, url, token) = (app.client.clone(), app.url(&on_site(":new")), app.partner_admin(1));
-        async move { client.post(url).bearer_auth(token).json(&json!({"planId": 4, "name": "Waited"})).send().await.unwrap().status() }
+        async move {
+            client
+                .post(url)
+                .bearer_auth(token)
+                .json(&json!({"planId": 4, "name": "Waited"}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
     });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let released = chrono::Utc::now();
     holder.commit().await.unwrap();
     assert_eq!(apply.await.unwrap(), 200);
     let dated = latest_invoice(&app).await.created_time;
-    assert!(dated >= released - chrono::Duration::milliseconds(50), "dated {dated}, sent {sent}, the site released at {released}");
+    assert!(
+        dated >= released - chrono::Duration::milliseconds(50),
+        "dated {dated}, sent {sent}, the site released at {released}"
+    );
 }

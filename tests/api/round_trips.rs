@@ -43,7 +43,8 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     assert_eq!(apply.len(), 3, "{apply:#?}");
     assert!(apply[0].contains("FOR NO KEY UPDATE"), "the lock comes first: {}", apply[0]);
     assert!(apply[2].starts_with("WITH "), "the writes go as one: {}", apply[2]);
-    for table in ["subscriptions", "subscription_pricing_models", "invoices", "invoice_line_items", "invoice_bill_tos"] {
+    for table in ["subscriptions", "subscription_pricing_models", "invoices", "invoice_line_items", "invoice_bill_tos"]
+    {
         assert!(apply[2].contains(&format!("INSERT INTO \"{table}\"")), "{table} in {}", apply[2]);
     }
     // With an Idempotency-Key: its claim before the apply (expired keys are
@@ -65,7 +66,12 @@ async fn billing_paths_make_few_round_trips_and_few_under_the_site_lock() {
     // pricing models and segments) and their open charges as JSON columns.
     let subscription = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await;
     let subscriptions: Value = subscription.json().await.unwrap();
-    let id = subscriptions.as_array().and_then(|all| all.first()).and_then(|s| s["id"].as_str()).expect("a subscription").to_owned();
+    let id = subscriptions
+        .as_array()
+        .and_then(|all| all.first())
+        .and_then(|s| s["id"].as_str())
+        .expect("a subscription")
+        .to_owned();
     let upgrade = json!({"planId": 4, "name": "Upgraded"});
     let changes = statements_of(&app, &on_site(&format!("/{id}:calculateSwitchPlan")), Some(&upgrade)).await;
     assert_eq!(changes.len(), 1, "{changes:#?}");
@@ -87,13 +93,22 @@ async fn applies_waiting_on_one_site_take_three_statements_a_batch() {
         return; // SQLite's applies go through the one writer's batches (`db::on_thread`).
     }
     // The plan read once and kept, as in steady use.
-    assert_eq!(app.post(&on_site(":calculateNew"), &app.partner_admin(1), &json!({"planId": 4, "name": "Kept"})).await.status(), 200);
+    assert_eq!(
+        app.post(&on_site(":calculateNew"), &app.partner_admin(1), &json!({"planId": 4, "name": "Kept"}))
+            .await
+            .status(),
+        200
+    );
     let held = app.db.begin().await.unwrap();
     held.execute_unprepared(&format!("SELECT id FROM sites WHERE id = {SITE_A} FOR UPDATE")).await.unwrap();
     app.reset_query_count();
     let applies: Vec<_> = (0..10)
         .map(|i| {
-            let request = app.client.post(app.url(&on_site(":new"))).bearer_auth(app.partner_admin(1)).json(&json!({"planId": 4, "name": format!("Batch {i}")}));
+            let request = app
+                .client
+                .post(app.url(&on_site(":new")))
+                .bearer_auth(app.partner_admin(1))
+                .json(&json!({"planId": 4, "name": format!("Batch {i}")}));
             tokio::spawn(async move { request.send().await.unwrap().status().as_u16() })
         })
         .collect();
@@ -107,7 +122,11 @@ async fn applies_waiting_on_one_site_take_three_statements_a_batch() {
     assert!((1..=2).contains(&batches), "{statements:#?}");
     assert_eq!(statements.len(), 3 * batches, "the lock, the row, the writes: {statements:#?}");
     let writes = statements.iter().filter(|s| s.starts_with("WITH ")).max_by_key(|s| s.len()).unwrap();
-    assert_eq!(writes.matches("INSERT INTO \"subscriptions\"").count(), 1, "a batch's subscriptions in one multi-row insert: {writes}");
+    assert_eq!(
+        writes.matches("INSERT INTO \"subscriptions\"").count(),
+        1,
+        "a batch's subscriptions in one multi-row insert: {writes}"
+    );
 }
 
 /// A renewal pass on PostgreSQL: a batch's sites' rows in one statement,
@@ -122,7 +141,8 @@ async fn a_renewal_pass_reads_two_statements_a_site_and_writes_a_batch_as_one() 
     }
     app.load(crate::renewal_races::due_sites(SITES as i32)).await;
     app.reset_query_count();
-    let advanced = app.post("/api/test/clock:advance", &app.partner_admin(2), &json!({"to": "2026-12-15T00:00:00Z"})).await;
+    let advanced =
+        app.post("/api/test/clock:advance", &app.partner_admin(2), &json!({"to": "2026-12-15T00:00:00Z"})).await;
     assert_eq!(advanced.status(), 200, "{}", advanced.text().await.unwrap());
     let statements = app.statements();
     let writes: Vec<&String> = statements.iter().filter(|s| s.contains("INSERT INTO \"site_renewals\"")).collect();
@@ -146,7 +166,12 @@ async fn previews_waiting_together_share_a_statement_and_each_gets_its_own_answe
     if app.sqlite_path.is_some() {
         return; // SQLite reads on the request's thread (`db::on_thread`).
     }
-    let subscriptions: Value = app.get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let subscriptions: Value = app
+        .get(&format!("/api/billing/subscriptions?siteId={SITE_A}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
     let subscription = subscriptions[0]["id"].as_str().expect("a subscription of site A").to_owned();
     let plan = json!({"planId": 4, "name": "Together"});
     let new = |site: i32, agent: Option<&str>| match agent {

@@ -31,7 +31,10 @@ async fn every_missing_required_value_is_listed_in_one_answer() {
         locations,
         ["/color", "/fields/0/name", "/fields/0/type", "/greetingMessage", "/name", "/submitButtonText"]
     );
-    assert_eq!(rejected(&app, &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s"})).await, ["/fields"]);
+    assert_eq!(
+        rejected(&app, &json!({"name": "n", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s"})).await,
+        ["/fields"]
+    );
     let blank = json!({"name": "  ", "greetingMessage": "g", "color": "#fff", "submitButtonText": "s", "fields": []});
     assert_eq!(rejected(&app, &blank).await, ["/name"]);
 }
@@ -163,13 +166,27 @@ async fn field_names_are_unique_within_a_form() {
 #[tokio::test]
 async fn all_ten_field_types_round_trip() {
     let app = spawn_app().await;
-    let types = ["text", "textArea", "radioBox", "checkbox", "dropdownList", "checkboxList", "datePicker",
-        "cardNumber", "expirationDate", "CSC/CVV"];
+    let types = [
+        "text",
+        "textArea",
+        "radioBox",
+        "checkbox",
+        "dropdownList",
+        "checkboxList",
+        "datePicker",
+        "cardNumber",
+        "expirationDate",
+        "CSC/CVV",
+    ];
     let fields: Vec<Value> = types
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let options = if ["radioBox", "dropdownList", "checkboxList"].contains(t) { json!([{"displayText": "o"}]) } else { json!([]) };
+            let options = if ["radioBox", "dropdownList", "checkboxList"].contains(t) {
+                json!([{"displayText": "o"}])
+            } else {
+                json!([])
+            };
             json!({"name": format!("f{i}"), "type": t, "order": i, "options": options})
         })
         .collect();
@@ -208,7 +225,13 @@ async fn explicit_nulls_are_refused_while_absent_optionals_take_defaults() {
 #[tokio::test]
 async fn display_text_refuses_control_and_direction_characters() {
     let app = spawn_app().await;
-    for (field, value) in [("name", "a\u{1}b"), ("name", "del\u{7f}"), ("name", "evil\u{202e}txt.exe"), ("submitButtonText", "\u{2066}Pay"), ("name", "\u{200b}\u{200d}")] {
+    for (field, value) in [
+        ("name", "a\u{1}b"),
+        ("name", "del\u{7f}"),
+        ("name", "evil\u{202e}txt.exe"),
+        ("submitButtonText", "\u{2066}Pay"),
+        ("name", "\u{200b}\u{200d}"),
+    ] {
         let mut body = form_body("display");
         body[field] = json!(value);
         let problem = assert_problem(app.post(FORMS, &app.admin_a(), &body).await, 400, 400001).await;

@@ -69,7 +69,8 @@ async fn list_pages_with_absolute_links_that_keep_other_parameters() {
     // The demo forms "Card payment" and "Retired survey" make five for site 10000.
     let page: Value = app.get(&format!("{FORMS}?pageSize=2&sortOrder=asc"), &token).await.json().await.unwrap();
     assert_eq!(page["total"], 5);
-    let names: Vec<&str> = page["secureForms"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        page["secureForms"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Card payment", "D"]);
     assert_eq!(page["previousPage"], Value::Null);
     let next = page["nextPage"].as_str().unwrap();
@@ -99,7 +100,8 @@ async fn list_sorts_by_name_or_created_time_in_either_order() {
     assert_eq!(names(by_name_desc), ["Zeta", "Retired survey", "Mu", "Card payment", "Alpha"]);
     let by_created = app.get(&format!("{FORMS}?sortBy=createdTime"), &token).await.json().await.unwrap();
     assert_eq!(names(by_created), ["Card payment", "Retired survey", "Zeta", "Alpha", "Mu"]);
-    let by_created_desc = app.get(&format!("{FORMS}?sortBy=createdTime&sortOrder=desc"), &token).await.json().await.unwrap();
+    let by_created_desc =
+        app.get(&format!("{FORMS}?sortBy=createdTime&sortOrder=desc"), &token).await.json().await.unwrap();
     assert_eq!(names(by_created_desc), ["Mu", "Alpha", "Zeta", "Retired survey", "Card payment"]);
 }
 
@@ -134,9 +136,8 @@ async fn list_breaks_ties_by_id_in_the_sort_direction() {
 #[tokio::test]
 async fn list_rejects_every_bad_parameter_in_one_answer() {
     let app = spawn_app().await;
-    let response = app
-        .get(&format!("{FORMS}?pageIndex=0&pageSize=101&sortBy=color&sortOrder=up&siteId=x"), &app.admin_a())
-        .await;
+    let response =
+        app.get(&format!("{FORMS}?pageIndex=0&pageSize=101&sortBy=color&sortOrder=up&siteId=x"), &app.admin_a()).await;
     let problem = assert_problem(response, 400, 400003).await;
     assert_eq!(error_locations(&problem), ["pageIndex", "pageSize", "siteId", "sortBy", "sortOrder"]);
     let response = app.get(&format!("{FORMS}?pageSize=abc"), &app.admin_a()).await;
@@ -289,7 +290,8 @@ async fn reads_load_children_in_a_fixed_number_of_queries() {
     assert_eq!(with_one_form, 2, "a page is the site's counter and one query for the forms with their children");
     app.reset_query_count();
     let form: Value = app.get(&format!("{FORMS}/{DEMO_FORM_A}"), &token).await.json().await.unwrap();
-    let options: usize = form["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
+    let options: usize =
+        form["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
     assert_eq!(options, 3, "the demo form's dropdown has its options: {form}");
     assert_eq!(app.query_count(), 1, "a form with its fields and options is one query");
     assert_eq!(app.on_thread_count(), app.on_thread_expected(1), "on a SQLite file it runs on the request's thread");
@@ -310,7 +312,8 @@ async fn forms_stored_before_fields_json_get_it_from_their_rows_at_start_up() {
     let read: Value = app.get(&path, &token).await.json().await.unwrap();
     assert_eq!(read, form, "filled in from the rows, as create wrote it");
     let demo: Value = app.get(&format!("{FORMS}/{DEMO_FORM_A}"), &token).await.json().await.unwrap();
-    let options: usize = demo["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
+    let options: usize =
+        demo["fields"].as_array().unwrap().iter().map(|f| f["options"].as_array().unwrap().len()).sum();
     assert_eq!(options, 3, "the demo form is filled in too: {demo}");
 }
 
@@ -327,7 +330,9 @@ async fn list_totals_follow_creates_and_deletes_of_the_site_only() {
     let ids: Vec<String> = {
         let mut ids = Vec::new();
         for i in 0..3 {
-            ids.push(create(&app, &token, &form_body(&format!("counted {i}"))).await["id"].as_str().unwrap().to_owned());
+            ids.push(
+                create(&app, &token, &form_body(&format!("counted {i}"))).await["id"].as_str().unwrap().to_owned(),
+            );
         }
         ids
     };

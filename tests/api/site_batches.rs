@@ -27,7 +27,8 @@ async fn decline_site_a_card(app: &TestApp) {
 }
 
 async fn balance_of_site_a(app: &TestApp) -> String {
-    let config: Value = app.get("/api/billing/siteBillingConfigs/10000", &app.partner_admin(1)).await.json().await.unwrap();
+    let config: Value =
+        app.get("/api/billing/siteBillingConfigs/10000", &app.partner_admin(1)).await.json().await.unwrap();
     config["balance"].to_string()
 }
 
@@ -59,7 +60,10 @@ fn add(agent: &str) -> String {
 }
 
 /// Sends `requests` while the site's lock is held, then lets them run.
-async fn all_at_once(app: &TestApp, requests: Vec<impl Future<Output = (u16, String)> + Send + 'static>) -> Vec<(u16, String)> {
+async fn all_at_once(
+    app: &TestApp,
+    requests: Vec<impl Future<Output = (u16, String)> + Send + 'static>,
+) -> Vec<(u16, String)> {
     let held = hold_site_a(app).await;
     let running: Vec<_> = requests.into_iter().map(tokio::spawn).collect();
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -86,7 +90,12 @@ async fn applies_on_one_site_at_once_are_each_answered_as_if_run_one_after_anoth
     }
     // Cancelling reads the site's subscriptions: after the writes before it.
     let cancel = format!("/api/billing/subscriptions/{TEAM_A}:cancel?siteId={SITE_A}");
-    requests.push(send(&app, cancel, None, json!({"ifCreateInvoice": true, "isDraft": false, "subscriptionChangeDtos": []})));
+    requests.push(send(
+        &app,
+        cancel,
+        None,
+        json!({"ifCreateInvoice": true, "isDraft": false, "subscriptionChangeDtos": []}),
+    ));
     // Refused by the rules: an agent of another site, a plan that does not exist.
     requests.push(send(&app, add(ADMIN_B), None, platform.clone()));
     requests.push(send(&app, add(ADMIN_A), Some("batch-no-plan".into()), json!({"planId": 999, "name": "Nothing"})));
@@ -156,7 +165,8 @@ async fn an_apply_the_database_refuses_fails_alone_and_its_key_is_free_again() {
     // The refused apply's key was released with its rollback: the retry runs.
     let drop = if app.sqlite_path.is_some() { "DROP TRIGGER refuse" } else { "DROP TRIGGER refuse ON subscriptions" };
     app.db.execute_unprepared(drop).await.unwrap();
-    let (status, body) = send(&app, add(ADMIN_A), Some("refused-batch-3".into()), json!({"planId": 4, "name": "refused"})).await;
+    let (status, body) =
+        send(&app, add(ADMIN_A), Some("refused-batch-3".into()), json!({"planId": 4, "name": "refused"})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(app.count_rows("subscriptions").await - subscriptions, 8);
 }

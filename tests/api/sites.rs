@@ -19,13 +19,17 @@ async fn a_site_carries_every_nested_object() {
     assert_eq!(response.status(), 200);
     let raw = response.text().await.unwrap();
     let site: Value = serde_json::from_str(&raw).unwrap();
-    assert_eq!((site["id"].as_i64(), site["partnerId"].as_i64(), site["platformId"].as_i64()), (Some(10000), Some(1), Some(1)));
+    assert_eq!(
+        (site["id"].as_i64(), site["partnerId"].as_i64(), site["platformId"].as_i64()),
+        (Some(10000), Some(1), Some(1))
+    );
     assert_eq!(site["company"], "Acme Support");
     assert_eq!(site["countryOrRegion"], "US");
     let tags: Vec<&str> = site["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(tags, ["enterprise", "priority"]);
     assert_eq!(site["tagIds"], json!([site["tags"][0]["id"], site["tags"][1]["id"]]));
-    let agents: Vec<&str> = site["siteAgents"].as_array().unwrap().iter().map(|a| a["email"].as_str().unwrap()).collect();
+    let agents: Vec<&str> =
+        site["siteAgents"].as_array().unwrap().iter().map(|a| a["email"].as_str().unwrap()).collect();
     assert_eq!(agents, ["admin@site10000.example", "viewer@site10000.example"]);
     assert!(site["siteAgents"][0].get("passwordHash").is_none() && !raw.contains("argon2"));
     let contract = &site["siteContracts"][0];
@@ -41,7 +45,8 @@ async fn a_site_carries_every_nested_object() {
     assert_eq!(site["siteRegistration"]["registerEmail"], "admin@site10000.example");
     assert_eq!(site["siteBillingConfig"]["billingPeriod"], "monthly");
     assert_eq!(site["siteBillingConfig"]["currency"]["symbol"], "$");
-    let names: Vec<&str> = site["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        site["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Team", "Bot Actions"]);
     let team = &site["subscriptions"][0];
     let model = &team["subscriptionPricingModels"][0];
@@ -52,10 +57,20 @@ async fn a_site_carries_every_nested_object() {
     let line = &team["lineItems"][0];
     assert_eq!(line["subscriptionPricingModelId"], model["id"]);
     assert_eq!(line["invoiceLineItemTaxs"][0]["name"], "California sales tax");
-    assert_eq!((line["amountToRound"].as_str(), line["taxToRound"].as_str(), line["lineTotalToRound"].as_str()), (Some("100.00"), Some("8.25"), Some("108.25")));
+    assert_eq!(
+        (line["amountToRound"].as_str(), line["taxToRound"].as_str(), line["lineTotalToRound"].as_str()),
+        (Some("100.00"), Some("8.25"), Some("108.25"))
+    );
     assert_eq!(line["unitPriceToRoundWithUnit"], "$20.00/agent");
     // Money leaves with its exact digits, not through a float.
-    for exact in ["\"unitPrice\":20.00", "\"amount\":100.00", "\"tax\":8.25", "\"lineTotal\":108.25", "\"overageUnitPrice\":0.05", "\"balance\":0.00"] {
+    for exact in [
+        "\"unitPrice\":20.00",
+        "\"amount\":100.00",
+        "\"tax\":8.25",
+        "\"lineTotal\":108.25",
+        "\"overageUnitPrice\":0.05",
+        "\"balance\":0.00",
+    ] {
         assert!(raw.contains(exact), "{exact} in the raw body");
     }
 }
@@ -110,7 +125,10 @@ async fn search_pages_with_absolute_links_and_summaries() {
     let app = spawn_app_with_public_url(Some("https://billing.example")).await;
     let token = app.partner_admin(1);
     let page: Value = app.get("/api/billing/site/search?pageSize=1", &token).await.json().await.unwrap();
-    assert_eq!((page["pageIndex"].as_i64(), page["pageSize"].as_i64(), page["pageCount"].as_i64(), page["total"].as_i64()), (Some(1), Some(1), Some(3), Some(3)));
+    assert_eq!(
+        (page["pageIndex"].as_i64(), page["pageSize"].as_i64(), page["pageCount"].as_i64(), page["total"].as_i64()),
+        (Some(1), Some(1), Some(3), Some(3))
+    );
     assert_eq!(page["nextPage"], "https://billing.example/api/billing/site/search?pageSize=1&pageIndex=2");
     assert_eq!(page["previousPage"], Value::Null);
     let item = &page["items"][0];
@@ -129,12 +147,17 @@ async fn search_pages_with_absolute_links_and_summaries() {
     assert_eq!(last["nextPage"], Value::Null);
     assert_eq!(last["previousPage"], "https://billing.example/api/billing/site/search?pageSize=1&pageIndex=2");
     // The demo's site without billing: no profile, no period, nothing bought.
-    assert_eq!((last["items"][0]["ifHasSiteBillingProfile"].as_i64(), last["items"][0]["billingPeriod"].as_str()), (Some(0), Some("")));
+    assert_eq!(
+        (last["items"][0]["ifHasSiteBillingProfile"].as_i64(), last["items"][0]["billingPeriod"].as_str()),
+        (Some(0), Some(""))
+    );
     let filtered: Value = app.get("/api/billing/site/search?siteId=10001", &token).await.json().await.unwrap();
     assert_eq!(ids(&filtered["items"], "siteId"), [10001]);
     let foreign: Value = app.get("/api/billing/site/search?siteId=20000", &token).await.json().await.unwrap();
     assert_eq!((foreign["total"].as_i64(), foreign["pageCount"].as_i64()), (Some(0), Some(0)));
-    let problem = assert_problem(app.get("/api/billing/site/search?pageSize=0&pageIndex=x&siteId=y", &token).await, 400, 400003).await;
+    let problem =
+        assert_problem(app.get("/api/billing/site/search?pageSize=0&pageIndex=x&siteId=y", &token).await, 400, 400003)
+            .await;
     assert_eq!(error_locations(&problem), ["pageIndex", "pageSize", "siteId"]);
     assert_problem(app.get("/api/billing/site/search?pageSize=101", &token).await, 400, 400003).await;
 }
@@ -142,7 +165,8 @@ async fn search_pages_with_absolute_links_and_summaries() {
 #[tokio::test]
 async fn site_reads_need_manage_site_and_a_partner_token() {
     let app = spawn_app().await;
-    let without = app.partner_token(1, &[Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice]);
+    let without =
+        app.partner_token(1, &[Permission::ManageFeature, Permission::ManageProduct, Permission::ManageInvoice]);
     for path in ["/api/billing/sites", "/api/billing/sites/10000", "/api/billing/site/search"] {
         assert_problem(app.get(path, &without).await, 403, 403001).await;
         assert_problem(app.get(path, &app.admin_a()).await, 401, 401002).await;
@@ -229,7 +253,11 @@ async fn site_reads_take_a_fixed_number_of_queries() {
     assert_eq!(demo_site, 13, "{demo_site}");
     assert_eq!(queries_for(&app, "/api/billing/sites/30011", &token).await, 1, "a kept answer");
     assert_eq!(queries_for(&app, "/api/billing/sites/10000", &token).await, 1, "a kept answer");
-    assert_eq!(app.on_thread_count(), app.on_thread_expected(1), "the revision is read on the request's thread on SQLite");
+    assert_eq!(
+        app.on_thread_count(),
+        app.on_thread_expected(1),
+        "the revision is read on the request's thread on SQLite"
+    );
 }
 
 /// A site's answer is kept per revision of the site, and the revision follows
@@ -248,16 +276,31 @@ async fn a_kept_site_answer_follows_every_write_to_what_it_shows() {
         ("tags", "UPDATE tags SET name = 'Renamed' WHERE id IN (SELECT tag_id FROM site_tags WHERE site_id = 30000)"),
         ("agents", "UPDATE agents SET display_name = 'Renamed' WHERE site_id = 30000"),
         ("site_contracts", "UPDATE site_contracts SET name = 'Renamed' WHERE site_id = 30000"),
-        ("site_contract_attachments", "UPDATE site_contract_attachments SET name = 'renamed.pdf' WHERE site_id = 30000"),
-        ("site_billing_configs", "UPDATE site_billing_configs SET purchased_agents = purchased_agents + 7 WHERE site_id = 30000"),
+        (
+            "site_contract_attachments",
+            "UPDATE site_contract_attachments SET name = 'renamed.pdf' WHERE site_id = 30000",
+        ),
+        (
+            "site_billing_configs",
+            "UPDATE site_billing_configs SET purchased_agents = purchased_agents + 7 WHERE site_id = 30000",
+        ),
         ("currencies", "UPDATE currencies SET symbol = 'US$' WHERE id = 'USD'"),
         ("subscriptions", "UPDATE subscriptions SET name = 'Renamed' WHERE site_id = 30000"),
-        ("subscription_pricing_models", "UPDATE subscription_pricing_models SET name = 'Renamed' WHERE site_id = 30000"),
-        ("subscription_price_segments", "UPDATE subscription_price_segments SET to_quantity = to_quantity + 1 WHERE site_id = 30000"),
+        (
+            "subscription_pricing_models",
+            "UPDATE subscription_pricing_models SET name = 'Renamed' WHERE site_id = 30000",
+        ),
+        (
+            "subscription_price_segments",
+            "UPDATE subscription_price_segments SET to_quantity = to_quantity + 1 WHERE site_id = 30000",
+        ),
         ("invoice_line_items", "UPDATE invoice_line_items SET name = 'Renamed' WHERE site_id = 30000"),
         ("invoices", "UPDATE invoices SET currency_id = 'EUR' WHERE site_id = 30000"),
         ("site_tags", "DELETE FROM site_tags WHERE site_id = 30000"),
-        ("site_tags", "INSERT INTO site_tags (site_id, tag_id) SELECT 30000, tag_id FROM site_tags WHERE site_id = 10000"),
+        (
+            "site_tags",
+            "INSERT INTO site_tags (site_id, tag_id) SELECT 30000, tag_id FROM site_tags WHERE site_id = 10000",
+        ),
         ("agents", "DELETE FROM agents WHERE site_id = 30000"),
     ];
     let mut kept: Value = app.get(path, &token).await.json().await.unwrap();
@@ -282,7 +325,10 @@ async fn a_kept_site_answer_follows_every_write_to_what_it_shows() {
 async fn site_revision(app: &TestApp, site: i32) -> i64 {
     let row = app
         .db
-        .query_one_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), format!("SELECT revision FROM sites WHERE id = {site}")))
+        .query_one_raw(sea_orm::Statement::from_string(
+            app.db.get_database_backend(),
+            format!("SELECT revision FROM sites WHERE id = {site}"),
+        ))
         .await
         .unwrap()
         .expect("the site");
@@ -304,7 +350,10 @@ async fn search_totals_follow_the_partners_sites_only() {
     assert_eq!(ids(&page["items"], "siteId"), [30003, 30004]);
     let rows = app.count_rows("sites WHERE partner_id = 1").await;
     assert_eq!(rows, 8, "the counter is the rows' count");
-    assert_eq!(total(app.get("/api/billing/site/search", &app.partner_admin(2)).await.json().await.unwrap()), rows_of(&app, 2).await);
+    assert_eq!(
+        total(app.get("/api/billing/site/search", &app.partner_admin(2)).await.json().await.unwrap()),
+        rows_of(&app, 2).await
+    );
 }
 
 async fn rows_of(app: &TestApp, partner: i32) -> u64 {
@@ -347,7 +396,11 @@ async fn demo_invoice_lines_match_the_worked_examples() {
     let owned = |a: &str, t: &str, l: &str, d: &str| (a.to_owned(), t.to_owned(), l.to_owned(), d.to_owned());
     assert_eq!(
         lines(acme),
-        [owned("100.00", "8.25", "108.25", ""), owned("49.00", "4.04", "53.04", ""), owned("25.00", "2.06", "27.06", "")]
+        [
+            owned("100.00", "8.25", "108.25", ""),
+            owned("49.00", "4.04", "53.04", ""),
+            owned("25.00", "2.06", "27.06", "")
+        ]
     );
     let globex: Value = app.get("/api/billing/sites/10001", &token).await.json().await.unwrap();
     assert_eq!(lines(globex), [owned("282.15", "0.00", "282.15", ""), owned("450.00", "0.00", "450.00", "10%")]);

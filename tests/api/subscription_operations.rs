@@ -22,7 +22,14 @@ async fn figures(app: &TestApp, path: &str, body: Value) -> String {
 /// The rows an applying operation would write.
 async fn billing_rows(app: &TestApp) -> Vec<i64> {
     let mut counts = Vec::new();
-    for table in ["subscriptions", "subscription_pricing_models", "subscription_price_segments", "invoices", "invoice_line_items", "invoice_bill_tos"] {
+    for table in [
+        "subscriptions",
+        "subscription_pricing_models",
+        "subscription_price_segments",
+        "invoices",
+        "invoice_line_items",
+        "invoice_bill_tos",
+    ] {
         counts.push(app.count_rows(table).await);
     }
     counts
@@ -45,7 +52,8 @@ async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
     );
     // Example 19: Bot Actions with 300 overage units: 16.33 + 5.00; taxes 1.35 + 0.41.
     assert_eq!(
-        figures(&app, &site_a, json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100})).await,
+        figures(&app, &site_a, json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100}))
+            .await,
         r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":21.33,"newTax":1.76,"chargeResult":true}"#
     );
     // Example 20: a one-time fee is never prorated; its tax 37.125 rounds half away from zero.
@@ -80,7 +88,12 @@ async fn a_preview_of_adding_reads_the_site_in_one_statement_and_each_plan_once(
     assert_eq!(figures(&app, &path, platform).await, first);
     assert_eq!(app.query_count(), 1, "a plan read once is kept: the site's statement alone");
     // The agent check and the tax rate are part of that one statement.
-    let problem = assert_problem(app.post(&calculate_new(SITE_A, AGENT_B), &app.partner_admin(1), &json!({"planId": 4, "name": "P"})).await, 400, 400003).await;
+    let problem = assert_problem(
+        app.post(&calculate_new(SITE_A, AGENT_B), &app.partner_admin(1), &json!({"planId": 4, "name": "P"})).await,
+        400,
+        400003,
+    )
+    .await;
     assert_eq!(problem["errors"][0]["parameter"], "agentId");
 }
 
@@ -92,12 +105,22 @@ async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
     let mut stored: Value = app.get(profile, &token).await.json().await.unwrap();
     stored["primaryCardNumber"] = json!("4000000000000002");
     assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
-    let declined: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
+    let declined: Value = app
+        .post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(declined["chargeResult"], false);
     stored["primaryCardNumber"] = json!("4242424242424242");
     stored["isChargedAutomatically"] = json!(false);
     assert_eq!(app.put(profile, &token, &stored).await.status(), 200);
-    let manual: Value = app.post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"})).await.json().await.unwrap();
+    let manual: Value = app
+        .post(&calculate_new(SITE_A, ADMIN_A), &token, &json!({"planId": 4, "name": "P"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(manual["chargeResult"], false);
 }
 
@@ -105,29 +128,70 @@ async fn a_declined_card_or_no_automatic_charge_leaves_the_charge_unsettled() {
 async fn plan_requests_are_checked_and_scoped_to_the_partner() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
-    let problem = assert_problem(app.post("/api/billing/subscriptions:calculateNew", &token, &json!({"billingPeriod": 2})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post("/api/billing/subscriptions:calculateNew", &token, &json!({"billingPeriod": 2})).await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["/billingPeriod", "/name", "/planId", "agentId", "siteId"]);
     let path = calculate_new(SITE_A, ADMIN_A);
     let problem = assert_problem(app.post(&path, &token, &json!({"planId": 99, "name": "x"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/planId"]);
     let problem = assert_problem(
-        app.post(&path, &token, &json!({"planId": 2, "name": "x", "selectedVolumeId": "0192f0c4-0000-7000-8000-00000019ffff"})).await,
+        app.post(
+            &path,
+            &token,
+            &json!({"planId": 2, "name": "x", "selectedVolumeId": "0192f0c4-0000-7000-8000-00000019ffff"}),
+        )
+        .await,
         400,
         400001,
     )
     .await;
     assert_eq!(error_locations(&problem), ["/selectedVolumeId"]);
-    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post(&path, &token, &json!({"planId": 3, "name": "x", "purchasedQuantityByUnit": 0, "overageQuota": -1}))
+            .await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["/overageQuota", "/purchasedQuantityByUnit"]);
     // The documented maximum holds whatever the plan, even where the quantity is not used.
-    let problem = assert_problem(app.post(&path, &token, &json!({"planId": 4, "name": "x", "purchasedQuantityByUnit": 100_000_001, "overageQuotaUnit": 100_000_001})).await, 400, 400001).await;
+    let problem = assert_problem(
+        app.post(
+            &path,
+            &token,
+            &json!({"planId": 4, "name": "x", "purchasedQuantityByUnit": 100_000_001, "overageQuotaUnit": 100_000_001}),
+        )
+        .await,
+        400,
+        400001,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["/overageQuotaUnit", "/purchasedQuantityByUnit"]);
     // The agent must be one of the site's.
-    let problem = assert_problem(app.post(&calculate_new(SITE_A, ADMIN_B), &token, &json!({"planId": 4, "name": "x"})).await, 400, 400003).await;
+    let problem = assert_problem(
+        app.post(&calculate_new(SITE_A, ADMIN_B), &token, &json!({"planId": 4, "name": "x"})).await,
+        400,
+        400003,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["agentId"]);
     // Another partner's site is a 404, like a missing one; a partner needs ManageSite.
-    assert_problem(app.post(&calculate_new(20000, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
-    assert_problem(app.post(&calculate_new(99999, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await, 404, 404001).await;
+    assert_problem(
+        app.post(&calculate_new(20000, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await,
+        404,
+        404001,
+    )
+    .await;
+    assert_problem(
+        app.post(&calculate_new(99999, ADMIN_A), &token, &json!({"planId": 4, "name": "x"})).await,
+        404,
+        404001,
+    )
+    .await;
     let feature_only = app.partner_token(1, &[Permission::ManageFeature]);
     assert_problem(app.post(&path, &feature_only, &json!({"planId": 4, "name": "x"})).await, 403, 403001).await;
     // A site without a billing configuration cannot be billed yet.
@@ -152,11 +216,16 @@ async fn subscription_names_refuse_control_and_direction_characters() {
         assert_eq!(error_locations(&problem), ["/name"], "{name:?}");
         assert_eq!(problem["errors"][0]["code"], 400012);
     }
-    let cancel = format!("/api/billing/subscriptions/0192f0c4-0000-7000-8000-000000140001:calculateCancel?siteId=10000&agentId={agent}");
-    let problem = assert_problem(app.post(&cancel, &token, &json!({"comment": "bye\u{2066}"})).await, 400, 400001).await;
+    let cancel = format!(
+        "/api/billing/subscriptions/0192f0c4-0000-7000-8000-000000140001:calculateCancel?siteId=10000&agentId={agent}"
+    );
+    let problem =
+        assert_problem(app.post(&cancel, &token, &json!({"comment": "bye\u{2066}"})).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/comment"]);
     // The schema says the same: its pattern refuses these and takes a plain name.
-    let document: Value = serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
-    let pattern = document["components"]["schemas"]["PlanRequest"]["properties"]["name"]["pattern"].as_str().unwrap().to_owned();
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
+    let pattern =
+        document["components"]["schemas"]["PlanRequest"]["properties"]["name"]["pattern"].as_str().unwrap().to_owned();
     assert!(pattern.contains("\\u202a-\\u202e") && pattern.contains("\\u0000"), "{pattern}");
 }

@@ -28,8 +28,12 @@ async fn arm(app: &TestApp, token: &str, body: Value) -> Value {
 async fn a_status_fault_answers_its_status_without_running_the_operation_then_disarms_itself() {
     let app = test_mode().await;
     let token = app.partner_admin(1);
-    let fault = arm(&app, &token, json!({"operationId": "addSubscription", "kind": "status", "status": 503, "times": 2})).await;
-    assert_eq!((fault["kind"].as_str(), fault["times"].as_i64(), fault["remaining"].as_i64()), (Some("status"), Some(2), Some(2)));
+    let fault =
+        arm(&app, &token, json!({"operationId": "addSubscription", "kind": "status", "status": 503, "times": 2})).await;
+    assert_eq!(
+        (fault["kind"].as_str(), fault["times"].as_i64(), fault["remaining"].as_i64()),
+        (Some("status"), Some(2), Some(2))
+    );
     let add = format!("/api/billing/subscriptions:new?siteId={SITE_A}&agentId={ADMIN_A}");
     let subscriptions = app.count_rows("subscriptions").await;
     for _ in 0..2 {
@@ -44,7 +48,8 @@ async fn a_status_fault_answers_its_status_without_running_the_operation_then_di
     assert_eq!(app.post(&add, &token, &json!({"planId": 4, "name": "Platform"})).await.status(), 200);
     let listed: Value = app.get(FAULTS, &token).await.json().await.unwrap();
     assert_eq!(listed, json!([]), "a spent fault is not listed");
-    let spent: Value = app.get(&format!("{FAULTS}/{}", fault["id"].as_str().unwrap()), &token).await.json().await.unwrap();
+    let spent: Value =
+        app.get(&format!("{FAULTS}/{}", fault["id"].as_str().unwrap()), &token).await.json().await.unwrap();
     assert_eq!(spent["remaining"], 0);
 }
 
@@ -67,7 +72,8 @@ async fn drop_after_commit_closes_unanswered_and_a_retry_with_the_key_gets_the_s
     arm(&app, &token, json!({"operationId": "addSubscription", "kind": "dropAfterCommit"})).await;
     let add = format!("/api/billing/subscriptions:new?siteId={SITE_A}&agentId={ADMIN_A}");
     let body = json!({"planId": 4, "name": "Platform"});
-    let send = || app.client.post(app.url(&add)).bearer_auth(&token).header("Idempotency-Key", "drop-1").json(&body).send();
+    let send =
+        || app.client.post(app.url(&add)).bearer_auth(&token).header("Idempotency-Key", "drop-1").json(&body).send();
     let (subscriptions, invoices) = (app.count_rows("subscriptions").await, app.count_rows("invoices").await);
     let dropped = send().await;
     assert!(dropped.is_err(), "no answer: {dropped:?}");
@@ -75,14 +81,19 @@ async fn drop_after_commit_closes_unanswered_and_a_retry_with_the_key_gets_the_s
     let retried = send().await.unwrap();
     assert_eq!(retried.status(), 200);
     assert_eq!(retried.headers()["idempotent-replayed"], "true");
-    assert_eq!((app.count_rows("subscriptions").await, app.count_rows("invoices").await), (subscriptions + 1, invoices + 1), "no second effect");
+    assert_eq!(
+        (app.count_rows("subscriptions").await, app.count_rows("invoices").await),
+        (subscriptions + 1, invoices + 1),
+        "no second effect"
+    );
 }
 
 #[tokio::test]
 async fn faults_are_the_callers_own() {
     let app = test_mode().await;
     let (partner_1, partner_2) = (app.partner_admin(1), app.partner_admin(2));
-    let fault = arm(&app, &partner_1, json!({"operationId": "listSiteBillingConfigs", "kind": "status", "status": 500})).await;
+    let fault =
+        arm(&app, &partner_1, json!({"operationId": "listSiteBillingConfigs", "kind": "status", "status": 500})).await;
     // Partner 2's requests of the operation, and site 10000's platform requests, are not faulted.
     assert_eq!(app.get("/api/billing/siteBillingConfigs", &partner_2).await.status(), 200);
     assert_eq!(app.get(FAULTS, &partner_2).await.json::<Value>().await.unwrap(), json!([]));
@@ -106,28 +117,73 @@ async fn bad_faults_are_problems_and_arm_nothing() {
         let app = &app;
         async move {
             let problem = assert_problem(app.post(FAULTS, &token, &body).await, 400, 400001).await;
-            let pointers: Vec<String> = problem["errors"].as_array().unwrap().iter().map(|e| e["pointer"].as_str().unwrap().to_owned()).collect();
+            let pointers: Vec<String> = problem["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["pointer"].as_str().unwrap().to_owned())
+                .collect();
             pointers
         }
     };
     // Another interface's operation, a test-mode operation, one that does not exist.
-    assert_eq!(rejected(json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 5}), token.clone()).await, ["/operationId"]);
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5}), app.admin_a()).await, ["/operationId"]);
-    assert_eq!(rejected(json!({"operationId": "createTestFault", "kind": "delay", "delayMs": 5}), token.clone()).await, ["/operationId"]);
-    // Out of range, missing, not for this kind.
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 302}), token.clone()).await, ["/status"]);
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 600}), token.clone()).await, ["/status"]);
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status"}), token.clone()).await, ["/status"]);
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 30001}), token.clone()).await, ["/delayMs"]);
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 0}), token.clone()).await, ["/delayMs"]);
     assert_eq!(
-        rejected(json!({"operationId": "addSubscription", "kind": "dropAfterCommit", "status": 500, "times": 1001}), token.clone()).await,
+        rejected(json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 5}), token.clone()).await,
+        ["/operationId"]
+    );
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5}), app.admin_a()).await,
+        ["/operationId"]
+    );
+    assert_eq!(
+        rejected(json!({"operationId": "createTestFault", "kind": "delay", "delayMs": 5}), token.clone()).await,
+        ["/operationId"]
+    );
+    // Out of range, missing, not for this kind.
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 302}), token.clone()).await,
+        ["/status"]
+    );
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 600}), token.clone()).await,
+        ["/status"]
+    );
+    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status"}), token.clone()).await, ["/status"]);
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 30001}), token.clone()).await,
+        ["/delayMs"]
+    );
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 0}), token.clone()).await,
+        ["/delayMs"]
+    );
+    assert_eq!(
+        rejected(
+            json!({"operationId": "addSubscription", "kind": "dropAfterCommit", "status": 500, "times": 1001}),
+            token.clone()
+        )
+        .await,
         ["/status", "/times"]
     );
-    assert_eq!(rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 500, "times": 0}), token.clone()).await, ["/times"]);
+    assert_eq!(
+        rejected(json!({"operationId": "addSubscription", "kind": "status", "status": 500, "times": 0}), token.clone())
+            .await,
+        ["/times"]
+    );
     // Not a kind, not JSON, an unknown field; no token, a refresh of nothing.
-    assert_problem(app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "crash"})).await, 400, 400001).await;
-    assert_problem(app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5, "x": 1})).await, 400, 400001).await;
+    assert_problem(
+        app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "crash"})).await,
+        400,
+        400001,
+    )
+    .await;
+    assert_problem(
+        app.post(FAULTS, &token, &json!({"operationId": "addSubscription", "kind": "delay", "delayMs": 5, "x": 1}))
+            .await,
+        400,
+        400001,
+    )
+    .await;
     assert_problem(app.send(Method::POST, FAULTS, None, Some(&json!({}))).await, 401, 401001).await;
     assert_problem(app.send(Method::GET, FAULTS, Some("not-a-token"), None).await, 401, 401002).await;
     assert_eq!(app.count_rows("test_faults").await, 0);
@@ -152,7 +208,12 @@ async fn at_most_100_faults_are_armed_at_once() {
     let answers = futures_util::future::join_all(armings).await;
     assert_eq!(answers.iter().filter(|s| **s == 201).count(), 4, "{answers:?}");
     assert_eq!(answers.iter().filter(|s| **s == 409).count(), 8, "{answers:?}");
-    let problem = assert_problem(app.post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1})).await, 409, 409001).await;
+    let problem = assert_problem(
+        app.post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1})).await,
+        409,
+        409001,
+    )
+    .await;
     assert!(problem["detail"].as_str().unwrap().contains("100"), "{problem}");
     assert_eq!(app.get(FAULTS, &token).await.json::<Value>().await.unwrap().as_array().unwrap().len(), 100);
 }
@@ -161,14 +222,21 @@ async fn at_most_100_faults_are_armed_at_once() {
 async fn test_mode_off_routes_no_faults_and_faults_nothing() {
     let app = spawn_app().await;
     assert_problem(app.get(FAULTS, &app.admin_a()).await, 404, 404002).await;
-    assert_problem(app.post(FAULTS, &app.admin_a(), &json!({"operationId": "listSecureForms", "kind": "status", "status": 500})).await, 404, 404002).await;
+    assert_problem(
+        app.post(FAULTS, &app.admin_a(), &json!({"operationId": "listSecureForms", "kind": "status", "status": 500}))
+            .await,
+        404,
+        404002,
+    )
+    .await;
 }
 
 /// Armed through one instance, honoured by another sharing the database.
 #[tokio::test]
 async fn a_fault_armed_on_one_instance_is_honoured_by_another() {
     let app = test_mode().await;
-    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_RENEWAL_INTERVAL", "0")]).await;
+    let other =
+        app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_RENEWAL_INTERVAL", "0")]).await;
     arm(&app, &app.admin_a(), json!({"operationId": "listSecureForms", "kind": "status", "status": 429})).await;
     let answer = app.client.get(format!("{}{FORMS}", other.address)).bearer_auth(app.admin_a()).send().await.unwrap();
     assert_eq!(answer.headers()["retry-after"], "1");
@@ -185,7 +253,8 @@ async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
     let app = test_mode().await;
     let token = app.admin_a();
     let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
-    arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1500, "times": held + 4})).await;
+    arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1500, "times": held + 4}))
+        .await;
     let started = Instant::now();
     let requests = (0..held + 4).map(|_| {
         let request = app.client.get(app.url(FORMS)).bearer_auth(&token);

@@ -25,17 +25,35 @@ async fn the_journal_keeps_what_was_sent_and_answered_newest_first_with_secrets_
     let token = app.partner_admin(1);
     let profile = json!({"siteId": 10002, "firstName": "Lin", "email": "lin@new.example", "isChargedAutomatically": true,
         "primaryCardNumber": "4000 0000 0000 0002", "primaryCardCSCOrCVD": "987", "primaryCardExpirationDate": "2031-01-31T00:00:00Z"});
-    let created = app.client.post(app.url(PROFILES)).bearer_auth(&token).header("Idempotency-Key", "journal-1").json(&profile).send().await.unwrap();
+    let created = app
+        .client
+        .post(app.url(PROFILES))
+        .bearer_auth(&token)
+        .header("Idempotency-Key", "journal-1")
+        .json(&profile)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(created.status(), 200);
     let request_id = created.headers()["x-request-id"].to_str().unwrap().to_owned();
     assert_problem(app.get(&format!("{PROFILES}/99999"), &token).await, 404, 404001).await;
 
     let entries = journal(&app, &token, "").await;
     let operations: Vec<&str> = entries.iter().map(|e| e["operationId"].as_str().unwrap()).collect();
-    assert_eq!(operations, ["getSiteBillingProfile", "createSiteBillingProfile"], "newest first, test mode's own requests not kept");
+    assert_eq!(
+        operations,
+        ["getSiteBillingProfile", "createSiteBillingProfile"],
+        "newest first, test mode's own requests not kept"
+    );
     let sent = &entries[1];
-    assert_eq!((sent["method"].as_str(), sent["path"].as_str(), sent["status"].as_u64()), (Some("POST"), Some(PROFILES), Some(200)));
-    assert_eq!((sent["requestId"].as_str(), sent["idempotencyKey"].as_str()), (Some(request_id.as_str()), Some("journal-1")));
+    assert_eq!(
+        (sent["method"].as_str(), sent["path"].as_str(), sent["status"].as_u64()),
+        (Some("POST"), Some(PROFILES), Some(200))
+    );
+    assert_eq!(
+        (sent["requestId"].as_str(), sent["idempotencyKey"].as_str()),
+        (Some(request_id.as_str()), Some("journal-1"))
+    );
     assert!(sent["durationMs"].as_i64().unwrap() >= 0 && sent["at"].is_string() && sent["query"].is_null());
     assert_eq!(sent["requestBody"]["primaryCardNumber"], "***************0002", "masked to the last four");
     assert_eq!(sent["requestBody"]["primaryCardCSCOrCVD"], "[redacted]");
@@ -60,7 +78,12 @@ async fn the_journal_keeps_what_was_sent_and_answered_newest_first_with_secrets_
     assert_eq!(only.len(), 1);
     assert_eq!(journal(&app, &token, "?status=404").await[0]["operationId"], "getSiteBillingProfile");
     assert_eq!(journal(&app, &token, "?limit=1").await.len(), 1);
-    let problem = assert_problem(app.get(&format!("{JOURNAL}?operationId=listSecureForms&limit=0&status=99"), &token).await, 400, 400003).await;
+    let problem = assert_problem(
+        app.get(&format!("{JOURNAL}?operationId=listSecureForms&limit=0&status=99"), &token).await,
+        400,
+        400003,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["limit", "operationId", "status"], "{problem}");
 
     // Clearing.
@@ -79,8 +102,12 @@ async fn each_tenant_sees_only_its_own_requests() {
     assert_eq!(app.get(FORMS, "not-a-token").await.status(), 401);
 
     let partner = journal(&app, &partner_1, "").await;
-    assert_eq!(partner.iter().map(|e| e["operationId"].as_str().unwrap()).collect::<Vec<_>>(), ["listSiteBillingConfigs"]);
-    let site: Vec<String> = journal(&app, &app.admin_a(), "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(
+        partner.iter().map(|e| e["operationId"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["listSiteBillingConfigs"]
+    );
+    let site: Vec<String> =
+        journal(&app, &app.admin_a(), "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
     assert_eq!(site, ["createSecureForm", "listSecureForms"]);
     assert_eq!(journal(&app, &partner_2, "").await, Vec::<Value>::new());
     assert_eq!(journal(&app, &app.admin_b(), "").await, Vec::<Value>::new());
@@ -111,7 +138,9 @@ async fn the_journal_says_which_fault_acted_and_which_answer_was_a_replay_and_ke
     };
     let add = "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
     let body = json!({"planId": 4, "name": "Platform"});
-    let send = |key: &'static str| app.client.post(app.url(add)).bearer_auth(&token).header("Idempotency-Key", key).json(&body).send();
+    let send = |key: &'static str| {
+        app.client.post(app.url(add)).bearer_auth(&token).header("Idempotency-Key", key).json(&body).send()
+    };
     // A status fault answers without running the operation: the body sent is kept all the same.
     arm(json!({"operationId": "addSubscription", "kind": "status", "status": 503})).await;
     assert_eq!(send("journal-status").await.unwrap().status(), 503);
@@ -120,9 +149,15 @@ async fn the_journal_says_which_fault_acted_and_which_answer_was_a_replay_and_ke
     assert!(send("journal-drop").await.is_err(), "dropped");
     assert_eq!(send("journal-drop").await.unwrap().status(), 200);
     let entries = journal(&app, &token, "?operationId=addSubscription").await;
-    let marks: Vec<(Option<&str>, bool, u64)> =
-        entries.iter().map(|e| (e["fault"].as_str(), e["replayed"].as_bool().unwrap(), e["status"].as_u64().unwrap())).collect();
-    assert_eq!(marks, [(None, true, 200), (Some("dropAfterCommit"), false, 200), (Some("status"), false, 503)], "newest first");
+    let marks: Vec<(Option<&str>, bool, u64)> = entries
+        .iter()
+        .map(|e| (e["fault"].as_str(), e["replayed"].as_bool().unwrap(), e["status"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        marks,
+        [(None, true, 200), (Some("dropAfterCommit"), false, 200), (Some("status"), false, 503)],
+        "newest first"
+    );
     assert!(entries[0].get("fault").is_none(), "absent, not null, when no fault acted");
     for entry in &entries {
         assert_eq!(entry["requestBody"], body, "{entry}");
@@ -133,8 +168,11 @@ async fn the_journal_says_which_fault_acted_and_which_answer_was_a_replay_and_ke
 async fn the_journal_keeps_the_last_1000_requests_of_a_tenant() {
     let app = spawn_app_in_test_mode(Duration::ZERO).await;
     let token = app.admin_a();
-    let answers: Vec<u16> =
-        futures_util::stream::iter(0..1_005).map(|_| async { app.get(FORMS, &token).await.status().as_u16() }).buffer_unordered(8).collect().await;
+    let answers: Vec<u16> = futures_util::stream::iter(0..1_005)
+        .map(|_| async { app.get(FORMS, &token).await.status().as_u16() })
+        .buffer_unordered(8)
+        .collect()
+        .await;
     assert!(answers.iter().all(|status| *status == 200));
     let entries = journal(&app, &token, "?limit=1000").await;
     assert_eq!(entries.len(), 1_000);
@@ -182,7 +220,8 @@ async fn a_user_sees_and_arms_only_what_its_permissions_cover() {
     let products_only = app.partner_token(1, &[switchboard::auth::Permission::ManageProduct]);
     assert_eq!(app.get(&format!("{PROFILES}/10000"), &partner).await.status(), 200);
     assert_eq!(app.get("/api/billing/products", &products_only).await.status(), 200);
-    let seen: Vec<String> = journal(&app, &products_only, "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
+    let seen: Vec<String> =
+        journal(&app, &products_only, "").await.iter().map(|e| e["operationId"].as_str().unwrap().to_owned()).collect();
     assert_eq!(seen, ["listProducts"]);
     assert_eq!(journal(&app, &partner, "").await.len(), 2);
     // An operation of the other document is named as the parameter it is.
@@ -198,8 +237,26 @@ async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
     let app = spawn_app_in_test_mode(Duration::ZERO).await;
     let (admin, partner) = (app.admin_a(), app.partner_admin(1));
     // Test numbers of seven schemes, and secrets under many names.
-    let cards = ["4111111111111111", "5555555555554444", "378282246310005", "6011111111111117", "30569309025904", "3530111333300000", "6200000000000005"];
-    let secrets = ["hunter2-passwd", "hunter2-pwd", "key-abc123", "private-xyz789", "Basic dXNlcjpwYXNz", "session=abc", "otp-918273", "pin-4321", "csc-7373"];
+    let cards = [
+        "4111111111111111",
+        "5555555555554444",
+        "378282246310005",
+        "6011111111111117",
+        "30569309025904",
+        "3530111333300000",
+        "6200000000000005",
+    ];
+    let secrets = [
+        "hunter2-passwd",
+        "hunter2-pwd",
+        "key-abc123",
+        "private-xyz789",
+        "Basic dXNlcjpwYXNz",
+        "session=abc",
+        "otp-918273",
+        "pin-4321",
+        "csc-7373",
+    ];
     let body = json!({
         "name": "Leaky", "description": "card 4111 1111 1111 1111 please",
         "fields": [{"name": "a", "displayName": "5555-5555-5555-4444", "type": "text", "order": 1}],
@@ -207,7 +264,8 @@ async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
         "passwd": secrets[0], "pwd": secrets[1], "apiKey": secrets[2], "privateKey": secrets[3], "authorization": secrets[4],
         "cookie": secrets[5], "otp": secrets[6], "pin": secrets[7], "csc": secrets[8],
     });
-    let refused = app.post(&format!("{FORMS}?password=hunter3&access_token=tok-999&card=30569309025904"), &admin, &body).await;
+    let refused =
+        app.post(&format!("{FORMS}?password=hunter3&access_token=tok-999&card=30569309025904"), &admin, &body).await;
     assert_eq!(refused.status(), 400, "unknown names in test mode");
     assert_problem(app.get(&format!("{FORMS}/3530111333300000"), &admin).await, 400, 400003).await;
     // Values of the wrong type or outside an enum are named, never repeated.
@@ -215,9 +273,13 @@ async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
         "primaryCardNumber": 6200000000000005u64, "primaryCardCSCOrCVD": 737, "primaryCardExpirationDate": "2031-01-31T00:00:00Z"});
     let answer = app.post(PROFILES, &partner, &profile).await.text().await.unwrap();
     assert!(!answer.contains("6200000000000005") && !answer.contains("737"), "{answer}");
-    let config = json!({"siteId": 10003, "billingPeriod": "4111111111111111", "currencyId": "USD", "paymentTermValue": 30});
+    let config =
+        json!({"siteId": 10003, "billingPeriod": "4111111111111111", "currencyId": "USD", "paymentTermValue": 30});
     let answer = app.post("/api/billing/siteBillingConfigs", &partner, &config).await.text().await.unwrap();
-    assert!(!answer.contains("4111111111111111") && answer.contains("monthly"), "the allowed values, not the one sent: {answer}");
+    assert!(
+        !answer.contains("4111111111111111") && answer.contains("monthly"),
+        "the allowed values, not the one sent: {answer}"
+    );
 
     let mut kept = String::new();
     for token in [&admin, &partner] {

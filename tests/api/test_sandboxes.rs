@@ -39,7 +39,11 @@ async fn row_counts(app: &TestApp) -> BTreeMap<String, i64> {
         sea_orm::DatabaseBackend::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
         _ => "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
     };
-    let rows = app.db.query_all_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned())).await.unwrap();
+    let rows = app
+        .db
+        .query_all_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned()))
+        .await
+        .unwrap();
     let mut counts = BTreeMap::new();
     for row in rows {
         let table: String = row.try_get_by_index(0).unwrap();
@@ -64,7 +68,9 @@ async fn snapshot(app: &TestApp, sandbox: &Value) -> Vec<Value> {
         assert_eq!(answer.status(), 200, "{path}");
         seen.push(answer.json().await.unwrap());
     }
-    for path in ["/v4/secureform/secureForms", "/v4/voicebot/voicebots", "/v4/voicebot/voicebotChannelTelephonyConfigurations"] {
+    for path in
+        ["/v4/secureform/secureForms", "/v4/voicebot/voicebots", "/v4/voicebot/voicebotChannelTelephonyConfigurations"]
+    {
         let answer = app.get(path, &agent).await;
         assert_eq!(answer.status(), 200, "{path}");
         seen.push(answer.json().await.unwrap());
@@ -84,36 +90,65 @@ async fn a_demo_sandbox_is_partner_1s_data_under_new_ids_with_ready_tokens() {
         .iter()
         .map(|s| (s["siteId"].as_i64().unwrap(), s["twinOf"].as_i64(), s["agents"].as_array().unwrap().len()))
         .collect();
-    assert_eq!(sites.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(), [(Some(10000), 2), (Some(10001), 1), (Some(10003), 0)]);
+    assert_eq!(
+        sites.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(),
+        [(Some(10000), 2), (Some(10001), 1), (Some(10003), 0)]
+    );
     assert_eq!(sites[1].0, sites[0].0 + 1, "site order kept");
     let (site, partner) = (sites[0].0, partner_token(&sandbox));
 
     // The same data as partner 1's, under the sandbox's ids.
     let ours: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &partner).await.json().await.unwrap();
-    let demo: Value = app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
-    assert_eq!((ours["nextBillingDate"].clone(), ours["balance"].clone()), (demo["nextBillingDate"].clone(), demo["balance"].clone()));
+    let demo: Value = app
+        .get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (ours["nextBillingDate"].clone(), ours["balance"].clone()),
+        (demo["nextBillingDate"].clone(), demo["balance"].clone())
+    );
     let count = |list: Value| list.as_array().unwrap().len();
     let subscriptions = |token: String, site: i64| {
         let app = &app;
-        async move { count(app.get(&format!("/api/billing/subscriptions?siteId={site}"), &token).await.json().await.unwrap()) }
+        async move {
+            count(app.get(&format!("/api/billing/subscriptions?siteId={site}"), &token).await.json().await.unwrap())
+        }
     };
-    assert_eq!(subscriptions(partner.clone(), site).await, subscriptions(app.partner_admin(1), i64::from(SITE_A)).await);
+    assert_eq!(
+        subscriptions(partner.clone(), site).await,
+        subscriptions(app.partner_admin(1), i64::from(SITE_A)).await
+    );
     let forms: Value = app.get("/v4/secureform/secureForms", &agent_token(&sandbox, 0)).await.json().await.unwrap();
     let demo_forms: Value = app.get("/v4/secureform/secureForms", &app.admin_a()).await.json().await.unwrap();
     assert_eq!(forms["total"], demo_forms["total"]);
     assert_ne!(forms["secureForms"][0]["id"], demo_forms["secureForms"][0]["id"]);
-    assert_eq!(forms["secureForms"][0]["fields"].as_array().map(Vec::len), demo_forms["secureForms"][0]["fields"].as_array().map(Vec::len));
+    assert_eq!(
+        forms["secureForms"][0]["fields"].as_array().map(Vec::len),
+        demo_forms["secureForms"][0]["fields"].as_array().map(Vec::len)
+    );
 
     // Its accounts sign in with the password the answer gives.
     let agent = &sandbox["sites"][0]["agents"][0];
-    let form = [("grant_type", "password"), ("email", agent["email"].as_str().unwrap()), ("password", agent["password"].as_str().unwrap())];
+    let form = [
+        ("grant_type", "password"),
+        ("email", agent["email"].as_str().unwrap()),
+        ("password", agent["password"].as_str().unwrap()),
+    ];
     assert_eq!(app.client.post(app.url("/oauth/token")).form(&form).send().await.unwrap().status(), 200);
-    let refresh = [("grant_type", "refresh_token"), ("refresh_token", sandbox["partner"]["refreshToken"].as_str().unwrap())];
+    let refresh =
+        [("grant_type", "refresh_token"), ("refresh_token", sandbox["partner"]["refreshToken"].as_str().unwrap())];
     assert_eq!(app.client.post(app.url("/api/oauth/token")).form(&refresh).send().await.unwrap().status(), 200);
 
     // Neither sees the other.
     assert_problem(app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &partner).await, 404, 404001).await;
-    assert_problem(app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &app.partner_admin(1)).await, 404, 404001).await;
+    assert_problem(
+        app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &app.partner_admin(1)).await,
+        404,
+        404001,
+    )
+    .await;
     let form_id = forms["secureForms"][0]["id"].as_str().unwrap();
     assert_problem(app.get(&format!("/v4/secureform/secureForms/{form_id}"), &app.admin_a()).await, 404, 404001).await;
 }
@@ -129,7 +164,12 @@ async fn reset_restores_exactly_the_state_after_creation() {
     // Changes of every kind: a subscription and its invoice, a form, the clock and a renewal.
     let add = format!("/api/billing/subscriptions:new?siteId={site}&agentId={agent_id}");
     assert_eq!(app.post(&add, &partner, &json!({"planId": 4, "name": "Platform"})).await.status(), 200);
-    assert_eq!(app.post("/v4/secureform/secureForms", &agent_token(&sandbox, 0), &crate::secure_forms::form_body("New")).await.status(), 201);
+    assert_eq!(
+        app.post("/v4/secureform/secureForms", &agent_token(&sandbox, 0), &crate::secure_forms::form_body("New"))
+            .await
+            .status(),
+        201
+    );
     let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"})).await;
     assert_eq!(advanced.json::<Value>().await.unwrap()["renewals"], 1);
     assert_ne!(snapshot(&app, &sandbox).await, before);
@@ -137,7 +177,10 @@ async fn reset_restores_exactly_the_state_after_creation() {
     let reset = app.post(&format!("{SANDBOXES}/{}:reset", sandbox["partnerId"]), &partner, &json!({})).await;
     assert_eq!(reset.status(), 200);
     let again: Value = reset.json().await.unwrap();
-    assert_eq!((again["partnerId"].clone(), again["now"].clone()), (sandbox["partnerId"].clone(), sandbox["now"].clone()));
+    assert_eq!(
+        (again["partnerId"].clone(), again["now"].clone()),
+        (sandbox["partnerId"].clone(), sandbox["now"].clone())
+    );
     assert_eq!(again["sites"][0]["agents"][0]["agentId"], sandbox["sites"][0]["agents"][0]["agentId"]);
     assert_eq!(snapshot(&app, &again).await, before, "every id, figure and the clock as created");
     assert_eq!(snapshot(&app, &sandbox).await, before, "the tokens of before still work");
@@ -151,13 +194,29 @@ async fn deleting_a_sandbox_removes_every_row_it_owned_and_its_tokens_stop_worki
     let (partner, agent) = (partner_token(&sandbox), agent_token(&sandbox, 0));
     let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
     // Rows of every test-mode kind too: a fault, journaled requests, a moved clock, a new invoice.
-    assert_eq!(app.post("/api/test/faults", &agent, &json!({"operationId": "getSecureForm", "kind": "delay", "delayMs": 1})).await.status(), 201);
+    assert_eq!(
+        app.post("/api/test/faults", &agent, &json!({"operationId": "getSecureForm", "kind": "delay", "delayMs": 1}))
+            .await
+            .status(),
+        201
+    );
     assert_eq!(app.get("/v4/secureform/secureForms", &agent).await.status(), 200);
     let agent_id = sandbox["sites"][0]["agents"][0]["agentId"].as_str().unwrap();
     let add = format!("/api/billing/subscriptions:new?siteId={site}&agentId={agent_id}");
-    let added = app.client.post(app.url(&add)).bearer_auth(&partner).header("Idempotency-Key", "k1").json(&json!({"planId": 4, "name": "P"})).send().await.unwrap();
+    let added = app
+        .client
+        .post(app.url(&add))
+        .bearer_auth(&partner)
+        .header("Idempotency-Key", "k1")
+        .json(&json!({"planId": 4, "name": "P"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(added.status(), 200);
-    assert_eq!(app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-02-01T00:00:00Z"})).await.status(), 200);
+    assert_eq!(
+        app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-02-01T00:00:00Z"})).await.status(),
+        200
+    );
     assert_eq!(app.get("/api/test/requests", &partner).await.status(), 200);
     assert!(row_counts(&app).await != before);
 
@@ -181,7 +240,8 @@ async fn an_empty_sandbox_is_one_site_with_one_admin() {
     assert_eq!(sandbox["sites"][0]["agents"][0]["isAdmin"], true);
     let forms: Value = app.get("/v4/secureform/secureForms", &agent_token(&sandbox, 0)).await.json().await.unwrap();
     assert_eq!(forms["total"], 0);
-    let configs: Value = app.get("/api/billing/siteBillingConfigs", &partner_token(&sandbox)).await.json().await.unwrap();
+    let configs: Value =
+        app.get("/api/billing/siteBillingConfigs", &partner_token(&sandbox)).await.json().await.unwrap();
     assert_eq!(configs, json!([]));
     let clock: Value = app.get("/api/test/clock", &partner_token(&sandbox)).await.json().await.unwrap();
     assert_eq!(clock["frozen"], false, "absent, the clock runs with the system's");
@@ -198,7 +258,8 @@ async fn bad_sandbox_requests_are_problems_and_change_nothing() {
         (json!({"dataSet": "full"}), "/dataSet"),
         (json!({"partnerId": 5}), "/partnerId"),
     ] {
-        let problem = assert_problem(app.client.post(app.url(SANDBOXES)).json(&body).send().await.unwrap(), 400, 400001).await;
+        let problem =
+            assert_problem(app.client.post(app.url(SANDBOXES)).json(&body).send().await.unwrap(), 400, 400001).await;
         assert_eq!(error_locations(&problem), [pointer], "{body}");
     }
     assert_eq!(app.count_rows("partners").await, partners);
@@ -212,10 +273,14 @@ async fn bad_sandbox_requests_are_problems_and_change_nothing() {
         assert_problem(app.delete(&format!("{SANDBOXES}/{path}"), &token).await, 404, 404001).await;
         assert_problem(app.post(&format!("{SANDBOXES}/{path}:reset"), &token, &json!({})).await, 404, 404001).await;
     }
-    assert_problem(app.post(&format!("{SANDBOXES}/x:reset"), &partner_token(&first), &json!({})).await, 400, 400003).await;
+    assert_problem(app.post(&format!("{SANDBOXES}/x:reset"), &partner_token(&first), &json!({})).await, 400, 400003)
+        .await;
     // --max-sandboxes 2: a third is refused until one is deleted.
     assert_problem(app.client.post(app.url(SANDBOXES)).json(&json!({})).send().await.unwrap(), 409, 409001).await;
-    assert_eq!(app.delete(&format!("{SANDBOXES}/{}", second["partnerId"]), &partner_token(&second)).await.status(), 204);
+    assert_eq!(
+        app.delete(&format!("{SANDBOXES}/{}", second["partnerId"]), &partner_token(&second)).await.status(),
+        204
+    );
     create(&app, json!({"dataSet": "empty"})).await;
 }
 
@@ -224,12 +289,23 @@ async fn a_sandbox_clocked_at_the_test_time_reproduces_the_renewal_of_docs_billi
     let app = test_mode().await;
     let sandbox = create(&app, json!({"clock": TEST_MODE_SYSTEM_TIME})).await;
     let (partner, site) = (partner_token(&sandbox), sandbox["sites"][0]["siteId"].as_i64().unwrap());
-    let advanced: Value = app.post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"})).await.json().await.unwrap();
+    let advanced: Value = app
+        .post("/api/test/clock:advance", &partner, &json!({"to": "2026-12-01T00:00:00Z"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(advanced, json!({"now": "2026-12-01T00:00:00Z", "frozen": true, "renewals": 1}));
-    let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &partner).await.json().await.unwrap();
+    let config: Value =
+        app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &partner).await.json().await.unwrap();
     assert_eq!(config["nextBillingDate"], "2027-01-01T00:00:00Z");
     // Partner 1's clock and site did not move.
-    let demo: Value = app.get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1)).await.json().await.unwrap();
+    let demo: Value = app
+        .get(&format!("/api/billing/siteBillingConfigs/{SITE_A}"), &app.partner_admin(1))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(demo["nextBillingDate"], "2026-12-01T00:00:00Z");
 }
 
@@ -250,16 +326,31 @@ async fn a_sandbox_sees_nothing_of_another_tenant_through_any_read() {
     assert_eq!(app.get("/v4/secureform/secureForms", &agent_token(&theirs, 0)).await.status(), 200);
     let fault = json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1});
     assert_eq!(app.post("/api/test/faults", &agent_token(&theirs, 0), &fault).await.status(), 201);
-    let their_ids: Vec<i64> = theirs["sites"].as_array().unwrap().iter().map(|s| s["siteId"].as_i64().unwrap()).collect();
+    let their_ids: Vec<i64> =
+        theirs["sites"].as_array().unwrap().iter().map(|s| s["siteId"].as_i64().unwrap()).collect();
     let mut foreign_numbers = vec![10000, 10001, 20000, theirs["partnerId"].as_i64().unwrap()];
     foreign_numbers.extend(&their_ids);
-    let foreign_text = [ADMIN_A.to_owned(), "0192f0c4-0000-7000-8000-00000000f001".to_owned(), theirs["partner"]["email"].as_str().unwrap().split(['@', '.']).nth(1).unwrap().to_owned()];
-    let (site, agent) = (ours["sites"][0]["siteId"].as_i64().unwrap(), ours["sites"][0]["agents"][0]["agentId"].as_str().unwrap().to_owned());
+    let foreign_text = [
+        ADMIN_A.to_owned(),
+        "0192f0c4-0000-7000-8000-00000000f001".to_owned(),
+        theirs["partner"]["email"].as_str().unwrap().split(['@', '.']).nth(1).unwrap().to_owned(),
+    ];
+    let (site, agent) = (
+        ours["sites"][0]["siteId"].as_i64().unwrap(),
+        ours["sites"][0]["agents"][0]["agentId"].as_str().unwrap().to_owned(),
+    );
 
     fn foreign(value: &Value, key: &str, numbers: &[i64], text: &[String]) -> Option<String> {
         match value {
-            Value::Number(n) if (key.ends_with("Id") || key == "id") && n.as_i64().is_some_and(|n| numbers.contains(&n)) => Some(format!("{key}: {n}")),
-            Value::String(s) if text.iter().any(|t| s.contains(t.as_str())) || (key.ends_with("Id") && s.parse().is_ok_and(|n: i64| numbers.contains(&n))) => {
+            Value::Number(n)
+                if (key.ends_with("Id") || key == "id") && n.as_i64().is_some_and(|n| numbers.contains(&n)) =>
+            {
+                Some(format!("{key}: {n}"))
+            }
+            Value::String(s)
+                if text.iter().any(|t| s.contains(t.as_str()))
+                    || (key.ends_with("Id") && s.parse().is_ok_and(|n: i64| numbers.contains(&n))) =>
+            {
                 Some(format!("{key}: {s}"))
             }
             Value::Array(items) => items.iter().find_map(|item| foreign(item, key, numbers, text)),
@@ -271,7 +362,8 @@ async fn a_sandbox_sees_nothing_of_another_tenant_through_any_read() {
     let mut checked = 0;
     for (name, rendered) in switchboard::cli::rendered_documents() {
         let doc: Value = serde_json::from_str(&rendered).unwrap();
-        let token = if name == switchboard::openapi::PLATFORM_FILE { agent_token(&ours, 0) } else { partner_token(&ours) };
+        let token =
+            if name == switchboard::openapi::PLATFORM_FILE { agent_token(&ours, 0) } else { partner_token(&ours) };
         for (path, item) in doc["paths"].as_object().unwrap() {
             let Some(get) = item.get("get") else { continue };
             if get["security"] == json!([]) {
@@ -316,13 +408,25 @@ async fn a_sandbox_sees_nothing_of_another_tenant_through_any_read() {
     // And the other sandbox's own reads by id are 404s.
     let their_form: Value = app.get("/v4/secureform/secureForms", &agent_token(&theirs, 0)).await.json().await.unwrap();
     let their_form = their_form["secureForms"][0]["id"].as_str().unwrap();
-    assert_problem(app.get(&format!("/v4/secureform/secureForms/{their_form}"), &agent_token(&ours, 0)).await, 404, 404001).await;
-    assert_problem(app.get(&format!("/api/billing/siteBillingConfigs/{}", their_ids[0]), &partner_token(&ours)).await, 404, 404001).await;
-    assert_problem(app.get(&format!("/api/billing/sites/{}", their_ids[0]), &partner_token(&ours)).await, 404, 404001).await;
+    assert_problem(
+        app.get(&format!("/v4/secureform/secureForms/{their_form}"), &agent_token(&ours, 0)).await,
+        404,
+        404001,
+    )
+    .await;
+    assert_problem(
+        app.get(&format!("/api/billing/siteBillingConfigs/{}", their_ids[0]), &partner_token(&ours)).await,
+        404,
+        404001,
+    )
+    .await;
+    assert_problem(app.get(&format!("/api/billing/sites/{}", their_ids[0]), &partner_token(&ours)).await, 404, 404001)
+        .await;
     let faults: Value = app.get("/api/test/faults", &agent_token(&ours, 0)).await.json().await.unwrap();
     assert_eq!(faults, json!([]));
     // Ten-digit site ids are sites' too; one past the largest names none.
-    let none: Value = app.get("/api/billing/invoiceBillTos?siteId=9999999999", &partner_token(&ours)).await.json().await.unwrap();
+    let none: Value =
+        app.get("/api/billing/invoiceBillTos?siteId=9999999999", &partner_token(&ours)).await.json().await.unwrap();
     assert_eq!(none["total"], 0);
 }
 
@@ -333,7 +437,12 @@ async fn a_sandboxs_location_reads_it_with_its_own_token() {
     let (partner, id) = (partner_token(&sandbox), sandbox["partnerId"].as_i64().unwrap());
     let location = format!("{SANDBOXES}/{id}");
     let read: Value = app.get(&location, &partner).await.json().await.unwrap();
-    let sites: Vec<Value> = sandbox["sites"].as_array().unwrap().iter().map(|s| json!({"siteId": s["siteId"], "twinOf": s["twinOf"]})).collect();
+    let sites: Vec<Value> = sandbox["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!({"siteId": s["siteId"], "twinOf": s["twinOf"]}))
+        .collect();
     assert_eq!(read["partnerId"], id);
     assert_eq!(read["dataSet"], "demo");
     assert_eq!(read["now"], TEST_MODE_SYSTEM_TIME);
@@ -349,8 +458,12 @@ async fn a_sandboxs_location_reads_it_with_its_own_token() {
     let other = create(&app, json!({"dataSet": "empty"})).await;
     assert_problem(app.get(&location, &partner_token(&other)).await, 404, 404001).await;
     assert_problem(app.get(&format!("{SANDBOXES}/1"), &app.partner_admin(1)).await, 404, 404001).await;
-    let empty: Value = app.get(&format!("{SANDBOXES}/{}", other["partnerId"]), &partner_token(&other)).await.json().await.unwrap();
-    assert_eq!((empty["dataSet"].as_str(), empty["frozen"].as_bool(), empty["sites"].as_array().unwrap().len()), (Some("empty"), Some(false), 1));
+    let empty: Value =
+        app.get(&format!("{SANDBOXES}/{}", other["partnerId"]), &partner_token(&other)).await.json().await.unwrap();
+    assert_eq!(
+        (empty["dataSet"].as_str(), empty["frozen"].as_bool(), empty["sites"].as_array().unwrap().len()),
+        (Some("empty"), Some(false), 1)
+    );
 }
 
 /// A sandbox's accounts sign in with its own password, which only its create
@@ -364,7 +477,11 @@ async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
     assert_eq!(password.len(), 32);
     assert_ne!(password, other["partner"]["password"].as_str().unwrap(), "each sandbox its own");
     let sign_in = |url: &'static str, email: String, password: String| {
-        let request = app.client.post(app.url(url)).form(&[("grant_type", "password".to_owned()), ("email", email), ("password", password)]);
+        let request = app.client.post(app.url(url)).form(&[
+            ("grant_type", "password".to_owned()),
+            ("email", email),
+            ("password", password),
+        ]);
         async move { request.send().await.unwrap().status().as_u16() }
     };
     let partner_email = sandbox["partner"]["email"].as_str().unwrap().to_owned();
@@ -381,10 +498,19 @@ async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
     let form_id = forms["secureForms"][0]["id"].as_str().unwrap().replace('-', "");
     assert!(!form_id.contains(&format!("{:08x}", partner as u32)[..6]), "{form_id}");
     // A reset gives the same accounts back, password and all.
-    let reset = app.client.post(app.url(&format!("{SANDBOXES}/{partner}:reset"))).bearer_auth(partner_token(&sandbox)).send().await.unwrap();
+    let reset = app
+        .client
+        .post(app.url(&format!("{SANDBOXES}/{partner}:reset")))
+        .bearer_auth(partner_token(&sandbox))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(reset.status(), 200);
     let reset: Value = reset.json().await.unwrap();
-    assert_eq!((reset["partner"]["email"].as_str(), reset["partner"]["password"].as_str()), (Some(partner_email.as_str()), Some(password.as_str())));
+    assert_eq!(
+        (reset["partner"]["email"].as_str(), reset["partner"]["password"].as_str()),
+        (Some(partner_email.as_str()), Some(password.as_str()))
+    );
     assert_eq!(sign_in("/api/oauth/token", partner_email, password).await, 200);
 }
 
@@ -418,7 +544,8 @@ async fn concurrent_creates_never_pass_the_sandbox_bound() {
 async fn an_idle_sandbox_expires_and_a_used_one_lives_on() {
     let ttl = Duration::from_secs(2);
     let app = spawn(Options { test_mode: true, max_sandboxes: 2, sandbox_ttl: Some(ttl), ..Options::default() }).await;
-    let (idle, used) = (create(&app, json!({"dataSet": "empty"})).await, create(&app, json!({"dataSet": "empty"})).await);
+    let (idle, used) =
+        (create(&app, json!({"dataSet": "empty"})).await, create(&app, json!({"dataSet": "empty"})).await);
     let expires: chrono::DateTime<chrono::Utc> = idle["expiresAt"].as_str().unwrap().parse().unwrap();
     let left = expires - chrono::Utc::now();
     assert!(left > chrono::Duration::milliseconds(1500) && left <= chrono::Duration::seconds(2), "{left}");
@@ -431,7 +558,8 @@ async fn an_idle_sandbox_expires_and_a_used_one_lives_on() {
     }
     assert_problem(app.get("/api/billing/sites", &partner_token(&idle)).await, 401, 401002).await;
     assert_eq!(app.get("/api/billing/sites", &partner_token(&used)).await.status(), 200);
-    let read: Value = app.get(&format!("{SANDBOXES}/{}", used["partnerId"]), &partner_token(&used)).await.json().await.unwrap();
+    let read: Value =
+        app.get(&format!("{SANDBOXES}/{}", used["partnerId"]), &partner_token(&used)).await.json().await.unwrap();
     let moved: chrono::DateTime<chrono::Utc> = read["expiresAt"].as_str().unwrap().parse().unwrap();
     assert!(moved > expires + chrono::Duration::seconds(1), "use moved its expiry: {moved} vs {expires}");
     // Its place is free again.

@@ -28,7 +28,11 @@ async fn in_test_mode_a_misspelt_property_is_refused_with_the_name_meant() {
     assert_eq!(
         details(&problem),
         [
-            ("/descripton".to_owned(), "is not a property of this object; did you mean `description`?".to_owned(), 400017),
+            (
+                "/descripton".to_owned(),
+                "is not a property of this object; did you mean `description`?".to_owned(),
+                400017
+            ),
             ("/fields/0/ordr".to_owned(), "is not a property of this object; did you mean `order`?".to_owned(), 400017),
         ]
     );
@@ -37,7 +41,8 @@ async fn in_test_mode_a_misspelt_property_is_refused_with_the_name_meant() {
     // A billing POST too (idempotency and all), and a name nothing is near.
     let partner = app.partner_admin(1);
     let body = json!({"billingPeriod": "monthly", "colour": "red"});
-    let problem = assert_problem(app.post("/api/billing/siteBillingConfigs/10000", &partner, &body).await, 400, 400001).await;
+    let problem =
+        assert_problem(app.post("/api/billing/siteBillingConfigs/10000", &partner, &body).await, 400, 400001).await;
     let (at, detail, code) = details(&problem).remove(0);
     assert_eq!((at.as_str(), code), ("/colour", 400017));
     assert!(detail.starts_with("is not a property of this object; known here: `"), "{detail}");
@@ -47,11 +52,20 @@ async fn in_test_mode_a_misspelt_property_is_refused_with_the_name_meant() {
 async fn in_test_mode_a_misspelt_query_parameter_is_refused_with_the_name_meant() {
     let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
     let token = app.admin_a();
-    let problem = assert_problem(app.get("/v4/secureform/secureForms?pagesize=1&pageIndex=1", &token).await, 400, 400003).await;
-    assert_eq!(details(&problem), [("pagesize".to_owned(), "is not a parameter of listSecureForms; did you mean `pageSize`?".to_owned(), 400017)]);
+    let problem =
+        assert_problem(app.get("/v4/secureform/secureForms?pagesize=1&pageIndex=1", &token).await, 400, 400003).await;
+    assert_eq!(
+        details(&problem),
+        [("pagesize".to_owned(), "is not a parameter of listSecureForms; did you mean `pageSize`?".to_owned(), 400017)]
+    );
     // Known ones pass, and an operation without parameters says so.
     assert_eq!(app.get("/v4/secureform/secureForms?pageSize=1&pageIndex=1", &token).await.status(), 200);
-    let problem = assert_problem(app.get("/v4/secureform/secureForms/0192f0c4-0000-7000-8000-00000000f001?expand=all", &token).await, 400, 400003).await;
+    let problem = assert_problem(
+        app.get("/v4/secureform/secureForms/0192f0c4-0000-7000-8000-00000000f001?expand=all", &token).await,
+        400,
+        400003,
+    )
+    .await;
     assert_eq!(error_locations(&problem), ["expand"]);
     assert!(problem["errors"][0]["detail"].as_str().unwrap().ends_with("nothing is taken here"), "{problem}");
 }
@@ -62,7 +76,8 @@ async fn a_refused_token_is_told_so_before_any_name() {
     let body = json!({"name": "Typo", "descripton": "x"});
     let response = app.send(reqwest::Method::POST, "/v4/secureform/secureForms?nope=1", None, Some(&body)).await;
     assert_problem(response, 401, 401001).await;
-    let response = app.send(reqwest::Method::POST, "/v4/secureform/secureForms", Some("not-a-token"), Some(&body)).await;
+    let response =
+        app.send(reqwest::Method::POST, "/v4/secureform/secureForms", Some("not-a-token"), Some(&body)).await;
     assert_problem(response, 401, 401002).await;
 }
 
@@ -74,7 +89,8 @@ async fn in_test_mode_every_put_takes_back_what_its_get_answered() {
     let (site, partner) = (app.admin_a(), app.partner_admin(1));
     let mut puts = 0;
     for (file, token, prefix) in [("platform-v4.json", &site, "/v4"), ("partner-billing-v1.json", &partner, "")] {
-        let document: Value = serde_json::from_str(&std::fs::read_to_string(format!("openapi/{file}")).unwrap()).unwrap();
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("openapi/{file}")).unwrap()).unwrap();
         for (template, item) in document["paths"].as_object().unwrap() {
             let (Some(put), Some(_)) = (item.get("put"), item.get("get")) else { continue };
             let mut path = format!("{prefix}{template}");
@@ -90,7 +106,8 @@ async fn in_test_mode_every_put_takes_back_what_its_get_answered() {
             let written = app.put(&path, token, &answer).await;
             let status = written.status();
             let body: Value = written.json().await.unwrap();
-            let unknown: Vec<&Value> = body["errors"].as_array().into_iter().flatten().filter(|e| e["code"] == 400017).collect();
+            let unknown: Vec<&Value> =
+                body["errors"].as_array().into_iter().flatten().filter(|e| e["code"] == 400017).collect();
             assert!(unknown.is_empty(), "PUT {path} refused names it answered: {unknown:?}");
             // Some answers mask what a PUT must carry in full (a card number): a rule's 400, never a name's.
             assert!(status == 200 || status == 400, "PUT {path}: {status} {body}");
@@ -111,10 +128,12 @@ async fn outside_test_mode_unknown_names_are_ignored_unless_strict_names_asks() 
 
     let strict = spawn(Options { strict_names: true, ..Options::default() }).await;
     let token = strict.admin_a();
-    let problem = assert_problem(strict.post("/v4/secureform/secureForms?nope=1", &token, &body).await, 400, 400001).await;
+    let problem =
+        assert_problem(strict.post("/v4/secureform/secureForms?nope=1", &token, &body).await, 400, 400001).await;
     assert_eq!(error_locations(&problem), ["/descripton", "nope"]);
     // The documents it serves say so; the committed ones (a server without strictness) do not.
-    let served: Value = strict.client.get(strict.url("/openapi/platform-v4.json")).send().await.unwrap().json().await.unwrap();
+    let served: Value =
+        strict.client.get(strict.url("/openapi/platform-v4.json")).send().await.unwrap().json().await.unwrap();
     assert_eq!(served["components"]["schemas"]["SecureFormInput"]["additionalProperties"], json!(false));
     assert_eq!(served["components"]["schemas"]["SecureFormFieldInput"]["additionalProperties"], json!(false));
     let open: Value = app.client.get(app.url("/openapi/platform-v4.json")).send().await.unwrap().json().await.unwrap();

@@ -56,15 +56,28 @@ async fn telephony_configuration_lifecycle() {
 async fn telephony_numbers_are_e164_of_their_country_and_unique_per_site() {
     let app = spawn_app().await;
     assert_eq!(rejected(&app, TELEPHONY, &json!({})).await, ["/phoneNumber", "/phoneNumberCountry"]);
-    for (number, country) in [("4155550100", "US"), ("+1415555010", "US"), ("+33612345678", "BE"), ("+17875550100", "US"), ("+14155550100", "PR")] {
+    for (number, country) in [
+        ("4155550100", "US"),
+        ("+1415555010", "US"),
+        ("+33612345678", "BE"),
+        ("+17875550100", "US"),
+        ("+14155550100", "PR"),
+    ] {
         let body = json!({"phoneNumber": number, "phoneNumberCountry": country});
         assert_eq!(rejected(&app, TELEPHONY, &body).await, ["/phoneNumber"], "{number} {country}");
     }
-    assert_eq!(rejected(&app, TELEPHONY, &json!({"phoneNumber": "+14155550101", "phoneNumberCountry": "DE"})).await, ["/phoneNumberCountry"]);
+    assert_eq!(
+        rejected(&app, TELEPHONY, &json!({"phoneNumber": "+14155550101", "phoneNumberCountry": "DE"})).await,
+        ["/phoneNumberCountry"]
+    );
     created(&app, TELEPHONY, &json!({"phoneNumber": "+17875550100", "phoneNumberCountry": "PR"})).await;
-    let again = app.post(TELEPHONY, &app.admin_a(), &json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})).await;
+    let again =
+        app.post(TELEPHONY, &app.admin_a(), &json!({"phoneNumber": "+14155550100", "phoneNumberCountry": "US"})).await;
     let problem = assert_problem(again, 409, 409001).await;
-    assert_eq!((problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()), (Some("/phoneNumber"), Some(400014)));
+    assert_eq!(
+        (problem["errors"][0]["pointer"].as_str(), problem["errors"][0]["code"].as_u64()),
+        (Some("/phoneNumber"), Some(400014))
+    );
 }
 
 #[tokio::test]
@@ -100,7 +113,10 @@ async fn sip_configuration_lifecycle_and_password_at_rest() {
     let stored: Vec<String> = {
         use sea_orm::{ConnectionTrait, Statement};
         app.db
-            .query_all_raw(Statement::from_string(app.db.get_database_backend(), "SELECT password_encrypted FROM sip_configurations"))
+            .query_all_raw(Statement::from_string(
+                app.db.get_database_backend(),
+                "SELECT password_encrypted FROM sip_configurations",
+            ))
             .await
             .unwrap()
             .into_iter()
@@ -147,7 +163,9 @@ async fn channel_instances_embed_their_configuration_on_request() {
     let token = app.admin_a();
     let bare = created(&app, CHANNELS, &json!({})).await;
     assert!(bare.get("voiceChannel").is_none() && bare.get("infoId").is_none());
-    let sip = created(&app, CHANNELS, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP})).await;
+    let sip =
+        created(&app, CHANNELS, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP}))
+            .await;
     assert_eq!(sip["voiceChannel"]["id"], VOICE_CHANNEL);
     assert!(sip.get("info").is_none(), "info only with include=info");
     let path = format!("{CHANNELS}/{}", sip["id"].as_str().unwrap());
@@ -169,7 +187,10 @@ async fn channel_instance_references_must_exist_in_the_site() {
     let unknown = "00000000-0000-0000-0000-0000000000ff";
     assert_eq!(rejected(&app, CHANNELS, &json!({"infoId": DEMO_SIP})).await, ["/channelType"]);
     assert_eq!(rejected(&app, CHANNELS, &json!({"infoId": DEMO_SIP, "channelType": "telephony"})).await, ["/infoId"]);
-    assert_eq!(rejected(&app, CHANNELS, &json!({"infoId": SITE_B_TELEPHONY, "channelType": "telephony"})).await, ["/infoId"]);
+    assert_eq!(
+        rejected(&app, CHANNELS, &json!({"infoId": SITE_B_TELEPHONY, "channelType": "telephony"})).await,
+        ["/infoId"]
+    );
     assert_eq!(rejected(&app, CHANNELS, &json!({"voiceChannelId": unknown})).await, ["/voiceChannelId"]);
     assert_eq!(rejected(&app, CHANNELS, &json!({"channelType": "pstn"})).await, ["/channelType"]);
 }

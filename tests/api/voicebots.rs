@@ -4,7 +4,9 @@ use serde_json::{Value, json};
 use switchboard::auth::Permission;
 
 use crate::helpers::*;
-use crate::voicebot_configs::{CHANNELS, DEMO_SIP, DEMO_TELEPHONY, SIP, SITE_B_TELEPHONY, TELEPHONY, VOICE_CHANNEL, sip_body};
+use crate::voicebot_configs::{
+    CHANNELS, DEMO_SIP, DEMO_TELEPHONY, SIP, SITE_B_TELEPHONY, TELEPHONY, VOICE_CHANNEL, sip_body,
+};
 
 const BOTS: &str = "/v4/voicebot/voicebots";
 const DEMO_BOT: &str = "0192f0c4-0000-7000-8000-0000000b0b01";
@@ -82,7 +84,8 @@ async fn include_decides_whether_the_channel_is_embedded() {
     let list: Value = app.get(&format!("{BOTS}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
     assert_eq!(list[0]["channel"]["id"], list[0]["channelId"]);
     assert_eq!(list[0]["channel"]["infoId"], DEMO_TELEPHONY);
-    let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
+    let one: Value =
+        app.get(&format!("{BOTS}/{DEMO_BOT}?include=voicebotChannelInstance"), &token).await.json().await.unwrap();
     assert_eq!(one["channel"]["channelType"], "telephony");
     let one: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
     assert!(one.get("channel").is_none());
@@ -122,7 +125,9 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
     // Editing the channel through its own endpoint moves the bot's time too.
     let before = time(&updated);
     let channel_path = format!("{CHANNELS}/{}", bot["channelId"].as_str().unwrap());
-    let response = app.put(&channel_path, &token, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP})).await;
+    let response = app
+        .put(&channel_path, &token, &json!({"voiceChannelId": VOICE_CHANNEL, "channelType": "sip", "infoId": DEMO_SIP}))
+        .await;
     assert_eq!(response.status(), 200);
     let reread: Value = app.get(&path, &token).await.json().await.unwrap();
     assert!(time(&reread) > before);
@@ -130,7 +135,10 @@ async fn update_replaces_the_bot_and_its_channel_and_moves_last_updated_time() {
     // And so does editing the configuration the channel uses.
     let before = time(&reread);
     let sip = crate::voicebot_configs::sip_body();
-    assert_eq!(app.put(&format!("/v4/voicebot/voicebotChannelSIPConfigurations/{DEMO_SIP}"), &token, &sip).await.status(), 200);
+    assert_eq!(
+        app.put(&format!("/v4/voicebot/voicebotChannelSIPConfigurations/{DEMO_SIP}"), &token, &sip).await.status(),
+        200
+    );
     let reread: Value = app.get(&path, &token).await.json().await.unwrap();
     assert!(time(&reread) > before);
 
@@ -203,7 +211,12 @@ async fn delete_removes_the_bot_and_its_channel_and_frees_the_configuration() {
     let token = app.admin_a();
     let channels_before = app.count_rows("voicebot_channel_instances").await;
     let demo: Value = app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await.json().await.unwrap();
-    assert_problem(app.delete(&format!("{CHANNELS}/{}", demo["channelId"].as_str().unwrap()), &token).await, 409, 409002).await;
+    assert_problem(
+        app.delete(&format!("{CHANNELS}/{}", demo["channelId"].as_str().unwrap()), &token).await,
+        409,
+        409002,
+    )
+    .await;
     assert_eq!(app.delete(&format!("{BOTS}/{DEMO_BOT}"), &token).await.status(), 204);
     assert_problem(app.get(&format!("{BOTS}/{DEMO_BOT}"), &token).await, 404, 404001).await;
     assert_eq!(app.count_rows("voicebot_channel_instances").await, channels_before - 1);

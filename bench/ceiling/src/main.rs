@@ -17,7 +17,8 @@ async fn main() {
         std::process::exit(2);
     };
     let body: &'static [u8] = std::fs::read(&file).unwrap_or_else(|err| panic!("reading {file}: {err}")).leak();
-    let app = Router::new().fallback(move || async move { ([(CONTENT_TYPE, "application/json")], body).into_response() });
+    let app =
+        Router::new().fallback(move || async move { ([(CONTENT_TYPE, "application/json")], body).into_response() });
     let listener = tokio::net::TcpListener::bind(&listen).await.unwrap_or_else(|err| panic!("binding {listen}: {err}"));
     axum::serve(listener, app).await.expect("serving");
 }

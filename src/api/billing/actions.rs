@@ -47,7 +47,8 @@ pub async fn subscription_actions(State(state): State<AppState>, mut request: Re
         _ => return next.run(request).await,
     };
     if request.method() != Method::POST {
-        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        let mut problem =
+            ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
         problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
         return problem;
     }

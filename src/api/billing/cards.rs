@@ -41,16 +41,29 @@ mod tests {
     fn the_pattern_admits_what_normalize_and_is_masked_judge_by_shape() {
         let pattern = &*crate::api::billing::profiles::dto::CARD_NUMBER;
         for value in [
-            "", "4242424242424242", "4242 4242 4242 4242", "-4000-0000-0000-0002-", "000000000000",
-            "1234567890123456789", "12345678901234567890", "12345678901", "************4242", "*abcd", "*éééé",
-            "**42", "4242x24242424242", "4242424242424241",
+            "",
+            "4242424242424242",
+            "4242 4242 4242 4242",
+            "-4000-0000-0000-0002-",
+            "000000000000",
+            "1234567890123456789",
+            "12345678901234567890",
+            "12345678901",
+            "************4242",
+            "*abcd",
+            "*éééé",
+            "**42",
+            "4242x24242424242",
+            "4242424242424241",
         ] {
             let digits: String = value.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
             let shaped = (12..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
             assert_eq!(pattern.is_match(value), value.is_empty() || is_masked(value) || shaped, "{value:?}");
         }
         let code = &*crate::api::billing::profiles::dto::SECURITY_CODE;
-        for (value, valid) in [("", true), ("123", true), ("1234", true), ("12", false), ("12345", false), ("12a", false)] {
+        for (value, valid) in
+            [("", true), ("123", true), ("1234", true), ("12", false), ("12345", false), ("12a", false)]
+        {
             assert_eq!(code.is_match(value), valid, "{value:?}");
         }
     }

@@ -2,16 +2,16 @@
 //! applied in order, all or nothing, on one invoice (`:changes`), their preview
 //! (`:calculateChanges`) and cancelling one subscription (`{id}:cancel`).
 
+use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::Extension;
 use serde::{Deserialize, Serialize};
 use serde_repr::{Deserialize_repr, Serialize_repr};
 use utoipa::{IntoParams, ToSchema};
-use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_run;
@@ -33,9 +33,7 @@ const TAG: &str = "Subscription operations";
 type Plans = HashMap<i32, Plan<SubscriptionPricingModel>>;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(change_subscriptions))
-        .routes(routes!(calculate_subscription_changes))
+    OpenApiRouter::new().routes(routes!(change_subscriptions)).routes(routes!(calculate_subscription_changes))
 }
 
 /// What a change does (sent as its number).
@@ -55,10 +53,22 @@ impl ActionType {
     const ALL: [(Self, &'static str, &'static str); 6] = [
         (Self::AddSubscription, "AddSubscription", "Adds `subscription`."),
         (Self::SwitchSubscription, "SwitchSubscription", "Cancels `srcSubscriptionId` and adds `subscription`."),
-        (Self::EditPricingModel, "EditPricingModel", "Replaces the pricing models of `srcSubscriptionId` with those of `subscription`."),
+        (
+            Self::EditPricingModel,
+            "EditPricingModel",
+            "Replaces the pricing models of `srcSubscriptionId` with those of `subscription`.",
+        ),
         (Self::CancelSubscription, "CancelSubscription", "Cancels `srcSubscriptionId`."),
-        (Self::UpgradeSubscription, "UpgradeSubscription", "A switch to a subscription costing at least as much per period."),
-        (Self::DowngradeSubscription, "DowngradeSubscription", "A switch to a subscription costing at most as much per period."),
+        (
+            Self::UpgradeSubscription,
+            "UpgradeSubscription",
+            "A switch to a subscription costing at least as much per period.",
+        ),
+        (
+            Self::DowngradeSubscription,
+            "DowngradeSubscription",
+            "A switch to a subscription costing at most as much per period.",
+        ),
     ];
 }
 
@@ -69,7 +79,8 @@ impl utoipa::PartialSchema for ActionType {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::extensions::ExtensionsBuilder;
         use utoipa::openapi::schema::{ObjectBuilder, Type};
-        let listing: Vec<String> = Self::ALL.iter().map(|(a, name, does)| format!("`{}` {name}: {does}", *a as u8)).collect();
+        let listing: Vec<String> =
+            Self::ALL.iter().map(|(a, name, does)| format!("`{}` {name}: {does}", *a as u8)).collect();
         ObjectBuilder::new()
             .schema_type(Type::Integer)
             .description(Some(format!("What a change does, sent as its number:\n\n- {}", listing.join("\n- "))))
@@ -186,7 +197,9 @@ fn check_request(request: &ChangeRequest, v: &mut Violations) {
         }
         match (&change.subscription, action) {
             (None, ActionType::CancelSubscription) => {}
-            (None, _) => v.field(format!("{at}/subscription"), ErrorCode::FieldRequired, "is required by this actionType"),
+            (None, _) => {
+                v.field(format!("{at}/subscription"), ErrorCode::FieldRequired, "is required by this actionType")
+            }
             (Some(s), _) => check_subscription(s, &format!("{at}/subscription"), v),
         }
     }
@@ -221,12 +234,7 @@ fn change_of(
     }
 }
 
-fn wanted_of(
-    dto: SubscriptionDto,
-    plans: &Plans,
-    at: &str,
-    v: &mut Violations,
-) -> Wanted<SubscriptionPricingModel> {
+fn wanted_of(dto: SubscriptionDto, plans: &Plans, at: &str, v: &mut Violations) -> Wanted<SubscriptionPricingModel> {
     let plan_id = dto.plan_id.expect("checked: required");
     let mut models = Vec::new();
     if let Some(plan) = plans.get(&plan_id) {
@@ -294,7 +302,14 @@ async fn run_changes(
         // alone that writes nothing.
         (Err(refused), Some(id)) => {
             let alone = Operation { wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() }, ..op };
-            ledger_run::run(state, alone, Receipt::Preview, move |ledger, _| ledger.cancel_named(id), |(), _| Answer::json(StatusCode::OK, None, &())).await?;
+            ledger_run::run(
+                state,
+                alone,
+                Receipt::Preview,
+                move |ledger, _| ledger.cancel_named(id),
+                |(), _| Answer::json(StatusCode::OK, None, &()),
+            )
+            .await?;
             return Err(refused);
         }
     };
@@ -325,7 +340,10 @@ async fn run_changes(
 /// The changes of a request as the billing rules take them: its own rules
 /// checked, then each change resolved against the plan it names (the
 /// catalog's plans, read once per process). Every problem in one 400.
-async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<(Vec<Change<SubscriptionPricingModel>>, Plans)> {
+async fn changes_of(
+    state: &AppState,
+    mut request: ChangeRequest,
+) -> ApiResult<(Vec<Change<SubscriptionPricingModel>>, Plans)> {
     let mut v = Violations::new();
     check_request(&request, &mut v);
     v.finish(())?;
@@ -334,7 +352,11 @@ async fn changes_of(state: &AppState, mut request: ChangeRequest) -> ApiResult<(
     let (catalog, named) = (&state.plans, &named);
     let plans = state.reads.consistent(false, |reads| async move { catalog.plans(&reads, named).await }).await?;
     let mut v = Violations::new();
-    let changes = dtos.into_iter().enumerate().map(|(i, change)| change_of(change, &plans, &format!("/subscriptionChangeDtos/{i}"), &mut v)).collect();
+    let changes = dtos
+        .into_iter()
+        .enumerate()
+        .map(|(i, change)| change_of(change, &plans, &format!("/subscriptionChangeDtos/{i}"), &mut v))
+        .collect();
     v.finish((changes, plans))
 }
 

@@ -25,15 +25,16 @@ pub async fn partner_now(db: &impl ConnectionTrait, partner_id: i32, system: Clo
 /// (time never runs backwards, whoever advances it at once): false then.
 pub async fn freeze(db: &impl ConnectionTrait, partner_id: i32, at: DateTime<Utc>) -> Result<bool, DbErr> {
     use partner_clock::Column::FrozenAt;
-    let moved = partner_clock::Entity::insert(partner_clock::ActiveModel { partner_id: Set(partner_id), frozen_at: Set(at) })
-        .on_conflict(
-            OnConflict::column(partner_clock::Column::PartnerId)
-                .update_column(FrozenAt)
-                .action_and_where(Expr::col((partner_clock::Entity, FrozenAt)).lte(at))
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
+    let moved =
+        partner_clock::Entity::insert(partner_clock::ActiveModel { partner_id: Set(partner_id), frozen_at: Set(at) })
+            .on_conflict(
+                OnConflict::column(partner_clock::Column::PartnerId)
+                    .update_column(FrozenAt)
+                    .action_and_where(Expr::col((partner_clock::Entity, FrozenAt)).lte(at))
+                    .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
     Ok(moved > 0)
 }
 

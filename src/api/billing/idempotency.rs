@@ -34,8 +34,8 @@ use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::auth::{Audience, TokenKind, bearer_token};
-use crate::db::entities::idempotency_key as key_row;
 use crate::db::deferred::Deferred;
+use crate::db::entities::idempotency_key as key_row;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
@@ -115,7 +115,15 @@ impl KeyClaim {
     /// effect, so that both commit or neither does. A request whose lease ran
     /// out (another took the key over) gets 409 and its transaction rolls back.
     pub async fn record(&self, db: &impl ConnectionTrait, answer: &Answer) -> ApiResult<()> {
-        let stored = store_answer(db, self, answer.status, "application/json", answer.location.as_deref().unwrap_or(""), &answer.body).await?;
+        let stored = store_answer(
+            db,
+            self,
+            answer.status,
+            "application/json",
+            answer.location.as_deref().unwrap_or(""),
+            &answer.body,
+        )
+        .await?;
         if stored != 1 {
             return Err(in_flight(&self.key));
         }
@@ -164,8 +172,11 @@ async fn store_answer(
 }
 
 fn in_flight(key: &str) -> ApiError {
-    ApiError::new(ErrorCode::IdempotencyKeyInFlight, format!("a request with the {HEADER} {key:?} is still being processed"))
-        .retry_after(RETRY_IN_FLIGHT_SECONDS)
+    ApiError::new(
+        ErrorCode::IdempotencyKeyInFlight,
+        format!("a request with the {HEADER} {key:?} is still being processed"),
+    )
+    .retry_after(RETRY_IN_FLIGHT_SECONDS)
 }
 
 enum Claim {
@@ -227,7 +238,10 @@ async fn claim(
             break row;
         }
         // Past its 24 hours and not swept yet (`spawn_sweep`): forgotten now, then claimed.
-        key_row::Entity::delete_many().filter(mine.this_key().and(key_row::Column::CreatedTime.lt(forgotten_before))).exec(db).await?;
+        key_row::Entity::delete_many()
+            .filter(mine.this_key().and(key_row::Column::CreatedTime.lt(forgotten_before)))
+            .exec(db)
+            .await?;
         forgot = true;
     };
     if row.fingerprint != fingerprint {
@@ -262,7 +276,11 @@ const SWEEP_EVERY: StdDuration = StdDuration::from_secs(600);
 /// Deletes the keys past their 24 hours (by `clock`) every `SWEEP_EVERY`
 /// until `stopped`; off the request path, where a claim forgets an expired
 /// key it meets itself. Not at start: a start is busy enough.
-pub fn spawn_sweep(db: DatabaseConnection, clock: crate::clock::Clock, mut stopped: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+pub fn spawn_sweep(
+    db: DatabaseConnection,
+    clock: crate::clock::Clock,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -282,7 +300,11 @@ pub fn spawn_sweep(db: DatabaseConnection, clock: crate::clock::Clock, mut stopp
 /// Deletes the keys past their 24 hours at `now`; how many.
 pub async fn forget_expired(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<u64, sea_orm::DbErr> {
     let forgotten_before = now - Duration::hours(KEPT_HOURS);
-    Ok(key_row::Entity::delete_many().filter(key_row::Column::CreatedTime.lt(forgotten_before)).exec(db).await?.rows_affected)
+    Ok(key_row::Entity::delete_many()
+        .filter(key_row::Column::CreatedTime.lt(forgotten_before))
+        .exec(db)
+        .await?
+        .rows_affected)
 }
 
 /// Renews `claim`'s lease every `RENEW_EVERY` until the returned sender is
@@ -310,7 +332,8 @@ fn hold(db: DatabaseConnection, claim: KeyClaim) -> tokio::sync::oneshot::Sender
 }
 
 fn replay(row: key_row::Model) -> Response {
-    let status = u16::try_from(row.response_status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
+    let status =
+        u16::try_from(row.response_status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
     let mut response = (status, row.response_body).into_response();
     let headers = response.headers_mut();
     headers.remove(header::CONTENT_TYPE);
@@ -354,7 +377,10 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let bytes = match tokio::time::timeout(within, to_bytes(body, BODY_LIMIT_BYTES)).await {
         Err(_) => return crate::extract::body_too_slow().into_response(),
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts").into_response(),
+        Ok(Err(_)) => {
+            return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
+                .into_response();
+        }
     };
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
@@ -363,7 +389,11 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {
-            return ApiError::new(ErrorCode::IdempotencyKeyReused, format!("the {HEADER} {key:?} was used for a different request")).into_response();
+            return ApiError::new(
+                ErrorCode::IdempotencyKeyReused,
+                format!("the {HEADER} {key:?} was used for a different request"),
+            )
+            .into_response();
         }
         Ok(Claim::InFlight) => return in_flight(&key).into_response(),
         Ok(Claim::Claimed(claim)) => claim,
@@ -392,7 +422,8 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let Ok(body) = to_bytes(body, usize::MAX).await else {
         return ApiError::internal(anyhow::anyhow!("could not read a response to store it")).into_response();
     };
-    let header_text = |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
+    let header_text =
+        |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
     let (content_type, location) = (header_text(header::CONTENT_TYPE), header_text(header::LOCATION));
     match store_answer(&state.db, &claim, parts.status, &content_type, &location, &body).await {
         Ok(1) => {}

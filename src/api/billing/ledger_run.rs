@@ -28,9 +28,18 @@ impl AppState {
 /// What an operation does on its ledger: the billing rules' calls, no I/O,
 /// refused only by the rules (`BillingError`; the request's own problems are
 /// answered before the operation runs).
-pub trait Steps<T>: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
+pub trait Steps<T>:
+    FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError>
+{
+}
 
-impl<T, F> Steps<T> for F where F: FnOnce(&mut Ledger<SubscriptionPricingModel>, &HashMap<i32, Plan<SubscriptionPricingModel>>) -> Result<T, BillingError> {}
+impl<T, F> Steps<T> for F where
+    F: FnOnce(
+        &mut Ledger<SubscriptionPricingModel>,
+        &HashMap<i32, Plan<SubscriptionPricingModel>>,
+    ) -> Result<T, BillingError>
+{
+}
 
 /// How an operation answers: the steps' value and the figures made an
 /// answer (recorded with the request's idempotency key, if it has one).
@@ -78,7 +87,10 @@ pub async fn run<T: Send + 'static>(
                 Some(previews) => previews.open(state.reads.pool(), billing, op).await?,
                 None => {
                     let several = op.wants.names_subscriptions();
-                    state.reads.consistent(several, |reads| async move { open(&reads, billing, op, false).await }).await?
+                    state
+                        .reads
+                        .consistent(several, |reads| async move { open(&reads, billing, op, false).await })
+                        .await?
                 }
             };
             return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
@@ -100,7 +112,12 @@ pub async fn run<T: Send + 'static>(
 }
 
 /// Runs an apply alone in a transaction of its own that locks its site first.
-pub(super) async fn alone(state: &AppState, op: &Operation, claim: Option<&KeyClaim>, apply: impl FnOnce(Opened) -> ApiResult<Applied>) -> ApiResult<Response> {
+pub(super) async fn alone(
+    state: &AppState,
+    op: &Operation,
+    claim: Option<&KeyClaim>,
+    apply: impl FnOnce(Opened) -> ApiResult<Applied>,
+) -> ApiResult<Response> {
     let txn = state.db.begin().await?;
     let result = async {
         let applied = apply(open(&txn, &state.billing(), op, true).await?)?;
@@ -151,7 +168,12 @@ pub(super) struct Applied {
 
 impl Opened {
     /// Applies `steps`, figures the invoice and makes the answer.
-    pub(super) fn apply<T>(self, steps: impl Steps<T>, mode: InvoiceMode, respond: impl Respond<T>) -> ApiResult<Applied> {
+    pub(super) fn apply<T>(
+        self,
+        steps: impl Steps<T>,
+        mode: InvoiceMode,
+        respond: impl Respond<T>,
+    ) -> ApiResult<Applied> {
         let Opened { mut ledger, plans, site, .. } = self;
         let value = steps(&mut ledger, &plans)?;
         let (outcome, writes) = ledger.finish(mode);

@@ -20,8 +20,8 @@ pub mod profiles;
 pub mod renewals;
 pub mod scope;
 pub mod site_batches;
-pub mod store_error;
 pub mod sites;
+pub mod store_error;
 pub mod subscriptions;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -5,15 +5,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::Extension;
 use serde::{Deserialize, Serialize};
-use validator::Validate;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
 use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_run;
@@ -31,9 +31,7 @@ use crate::extract::{JsonBody, Query};
 const TAG: &str = "Subscription operations";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(calculate_new_subscription))
-        .routes(routes!(add_subscription))
+    OpenApiRouter::new().routes(routes!(calculate_new_subscription)).routes(routes!(add_subscription))
 }
 
 /// Months per billing period, as a plan request sends them (the schema of
@@ -50,7 +48,11 @@ impl utoipa::PartialSchema for BillingMonths {
             .schema_type(Type::Integer)
             .description(Some("Months per billing period: 1 monthly, 3 quarterly, 6 semi-annual, 12 annual."))
             .enum_values(Some([1, 3, 6, 12]))
-            .extensions(Some(ExtensionsBuilder::new().add("x-enum-varnames", ["Monthly", "Quarterly", "SemiAnnual", "Annual"]).build()))
+            .extensions(Some(
+                ExtensionsBuilder::new()
+                    .add("x-enum-varnames", ["Monthly", "Quarterly", "SemiAnnual", "Annual"])
+                    .build(),
+            ))
             .into()
     }
 }
@@ -131,7 +133,11 @@ pub struct SiteAgentParams {
 /// buy: agents (the site's purchased agents, else the plan's default), the
 /// volume segment and overage, units. A volume segment the plan lacks is
 /// refused at `/selectedVolumeId`.
-fn fit_plan(templates: &mut [SubscriptionPricingModel], request: &PlanRequest, purchased_agents: i32) -> Result<(), BillingError> {
+fn fit_plan(
+    templates: &mut [SubscriptionPricingModel],
+    request: &PlanRequest,
+    purchased_agents: i32,
+) -> Result<(), BillingError> {
     for t in templates.iter_mut() {
         match t.pricing_model {
             PricingModelKind::ByAgents => {
@@ -214,10 +220,16 @@ async fn plan_operation(
         // Both required: present once the problems are answered.
         site_id: site_id.unwrap_or_default(),
         agent_id,
-        wants: Wants { subscriptions: replacing.into_iter().collect(), active: false, plans: BTreeSet::from([plan_id]), no_credits: false },
+        wants: Wants {
+            subscriptions: replacing.into_iter().collect(),
+            active: false,
+            plans: BTreeSet::from([plan_id]),
+            no_credits: false,
+        },
         mode: InvoiceMode::Issue,
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>,
+                      plans: &HashMap<i32, Plan<SubscriptionPricingModel>>| {
         if let Some(id) = replacing {
             ledger.cancel_named(id)?;
         }
@@ -389,6 +401,10 @@ pub async fn calculate_cancel_subscription(
         wants: Wants { subscriptions: BTreeSet::from([id]), ..Wants::default() },
         mode: InvoiceMode::Issue,
     };
-    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>, _: &HashMap<i32, Plan<SubscriptionPricingModel>>| ledger.cancel_named(id);
-    ledger_run::run(&state, op, Receipt::Preview, steps, |(), outcome| Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))).await
+    let steps = move |ledger: &mut Ledger<SubscriptionPricingModel>,
+                      _: &HashMap<i32, Plan<SubscriptionPricingModel>>| ledger.cancel_named(id);
+    ledger_run::run(&state, op, Receipt::Preview, steps, |(), outcome| {
+        Answer::json(StatusCode::OK, None, &SubscriptionOutput::from(outcome))
+    })
+    .await
 }

@@ -10,42 +10,78 @@ use crate::error::Problem;
 /// A plan request on a site (`:new`, its preview): the site, its terms.
 #[derive(IntoResponses)]
 pub enum SiteTermsProblems {
-    #[response(status = 404, description = "The site is not one of the partner's", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "The site is not one of the partner's",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
-    #[response(status = 409, description = "The site has no billing configuration", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "The site has no billing configuration",
+        content_type = "application/problem+json"
+    )]
     NoTerms(Problem),
 }
 
 /// An operation on one subscription of a site (`:switchPlan`, its preview).
 #[derive(IntoResponses)]
 pub enum SubscriptionProblems {
-    #[response(status = 404, description = "The site is not the partner's, or the subscription not the site's", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "The site is not the partner's, or the subscription not the site's",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
-    #[response(status = 409, description = "The subscription is cancelled, or the site has no billing configuration", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "The subscription is cancelled, or the site has no billing configuration",
+        content_type = "application/problem+json"
+    )]
     Cancelled(Problem),
 }
 
 /// A cancellation of one subscription (`:cancel`, its preview).
 #[derive(IntoResponses)]
 pub enum CancelProblems {
-    #[response(status = 404, description = "The site is not the partner's, or the subscription not the site's", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "The site is not the partner's, or the subscription not the site's",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
-    #[response(status = 409, description = "The subscription is already cancelled, or the site has no billing configuration", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "The subscription is already cancelled, or the site has no billing configuration",
+        content_type = "application/problem+json"
+    )]
     Cancelled(Problem),
 }
 
 /// A change request naming several subscriptions of a site (`:changes`, its preview).
 #[derive(IntoResponses)]
 pub enum ChangesProblems {
-    #[response(status = 404, description = "The site is not one of the partner's", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "The site is not one of the partner's",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
-    #[response(status = 409, description = "A subscription to change is cancelled, or the site has no billing configuration", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "A subscription to change is cancelled, or the site has no billing configuration",
+        content_type = "application/problem+json"
+    )]
     Cancelled(Problem),
 }
 
 /// A replacement of a site's billing configuration (by PUT and by POST).
 #[derive(IntoResponses)]
 pub enum ConfigUpdateProblems {
-    #[response(status = 409, description = "The currency would change while the balance is not zero", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "The currency would change while the balance is not zero",
+        content_type = "application/problem+json"
+    )]
     CurrencyWithBalance(Problem),
 }

@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LockBehavior, LockType, Order, Query};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter, QuerySelect, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait, QueryFilter, QuerySelect, Set,
+    TransactionTrait,
 };
 
 use super::ledger_store::{Context, Opened, Operation, Wants, open, open_renewals};
@@ -40,9 +41,9 @@ use crate::billing::periods::due_periods;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
+use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
 use crate::db::money::StoredDecimal;
 use crate::db::on_thread::WriteBatches;
-use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
 
 /// Sites claimed, and renewed, per transaction.
 const BATCH: u64 = 200;
@@ -91,7 +92,12 @@ impl PassReport {
 }
 
 impl Renewals {
-    pub fn new(db: DatabaseConnection, cipher: Arc<FieldCipher>, clock: Clock, write_batches: Option<WriteBatches>) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        cipher: Arc<FieldCipher>,
+        clock: Clock,
+        write_batches: Option<WriteBatches>,
+    ) -> Self {
         Self { db, cipher, plans: PlanCatalog::default(), clock, write_batches, stopping: None }
     }
 
@@ -131,7 +137,9 @@ impl Renewals {
             match self.batch_together(partner, failed).await {
                 Ok(done) => return Ok(done),
                 // Rolled back: the same sites again, each under a savepoint of its own.
-                Err(err) => tracing::warn!(error = %err, "renewing a batch together failed; renewing its sites one by one"),
+                Err(err) => {
+                    tracing::warn!(error = %err, "renewing a batch together failed; renewing its sites one by one")
+                }
             }
         }
         let txn = self.db.begin().await?;
@@ -230,7 +238,12 @@ impl Renewals {
     /// the on-thread writer's batches, which hold the one write lock: a site
     /// another process renewed since the read is found not due again there
     /// (`renew_site` reads its next billing date under the lock).
-    async fn batch_on_thread(&self, batches: &WriteBatches, partner: Option<i32>, failed: &mut Vec<i32>) -> Result<(usize, PassReport), DbErr> {
+    async fn batch_on_thread(
+        &self,
+        batches: &WriteBatches,
+        partner: Option<i32>,
+        failed: &mut Vec<i32>,
+    ) -> Result<(usize, PassReport), DbErr> {
         let due = due_sites(&self.db, partner, self.clock.now(), failed, false).await?;
         metrics::gauge!("switchboard_renewal_sites_due").set(due.len() as f64);
         let renewals = due.iter().map(|&(site_id, partner_id)| {
@@ -362,7 +375,11 @@ async fn renew_site(
 }
 
 /// `renew_site` once its site is read (`open`, or `open_renewals` for a batch).
-async fn renew_opened(writes_to: &impl ConnectionTrait, opened: Opened, site_id: i32) -> Result<Option<usize>, StoreError> {
+async fn renew_opened(
+    writes_to: &impl ConnectionTrait,
+    opened: Opened,
+    site_id: i32,
+) -> Result<Option<usize>, StoreError> {
     let Opened { ledger, mut site, next_billing_date, .. } = opened;
     let mut terms = ledger.site.clone();
     let periods = due_periods(terms.billing_start_date, terms.period.months(), next_billing_date, site.now);
@@ -406,7 +423,11 @@ async fn renew_opened(writes_to: &impl ConnectionTrait, opened: Opened, site_id:
 /// Runs a pass now and then every `interval` until `stop` says so; a pass
 /// in progress ends after its current batch (the next pass, of this instance
 /// or another, renews the rest).
-pub fn spawn_loop(mut renewals: Renewals, interval: Duration, mut stop: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+pub fn spawn_loop(
+    mut renewals: Renewals,
+    interval: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
     renewals.stopping = Some(stop.clone());
     tokio::spawn(async move {
         loop {

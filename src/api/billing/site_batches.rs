@@ -139,7 +139,11 @@ async fn run_batch(state: &AppState, batch: Vec<Box<dyn Apply>>) {
     if batch.len() > 1 {
         let started = std::time::Instant::now();
         let ran = together(state, &batch).await;
-        tracing::debug!(applies = batch.len(), took_us = started.elapsed().as_micros() as u64, "a batch of applies on one site");
+        tracing::debug!(
+            applies = batch.len(),
+            took_us = started.elapsed().as_micros() as u64,
+            "a batch of applies on one site"
+        );
         match ran {
             Ok(answers) => {
                 for (apply, answer) in batch.into_iter().zip(answers) {
@@ -147,7 +151,9 @@ async fn run_batch(state: &AppState, batch: Vec<Box<dyn Apply>>) {
                 }
                 return;
             }
-            Err(err) => tracing::warn!(error = %err, applies = batch.len(), "a batch of applies was refused; running them one at a time"),
+            Err(err) => {
+                tracing::warn!(error = %err, applies = batch.len(), "a batch of applies was refused; running them one at a time")
+            }
         }
     }
     for apply in batch {
@@ -172,7 +178,11 @@ async fn together(state: &AppState, batch: &[Box<dyn Apply>]) -> Result<Vec<ApiR
     }
 }
 
-async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Box<dyn Apply>]) -> Result<Vec<ApiResult<Response>>, DbErr> {
+async fn in_transaction(
+    state: &AppState,
+    txn: &DatabaseTransaction,
+    batch: &[Box<dyn Apply>],
+) -> Result<Vec<ApiResult<Response>>, DbErr> {
     let first = batch[0].op();
     lock_site(txn, first.partner_id, first.site_id).await?;
     let ctx = state.billing();
@@ -208,7 +218,10 @@ async fn in_transaction(state: &AppState, txn: &DatabaseTransaction, batch: &[Bo
         site.after(&mut writes);
         rows.save(&pending.writes, writes).await?;
         if let Some(claim) = apply.claim() {
-            claim.collect(&pending.writes, &answer).await.map_err(|_| DbErr::Custom("a key's answer could not be collected".into()))?;
+            claim
+                .collect(&pending.writes, &answer)
+                .await
+                .map_err(|_| DbErr::Custom("a key's answer could not be collected".into()))?;
             pending.claims += 1;
         }
         answers.push(Ok(response(answer, apply.claim().is_some())));
@@ -240,7 +253,10 @@ impl Pending {
         }
         let answered = writes.run_counted(txn).await?;
         if answered != claims {
-            return Err(DbErr::Custom(format!("{} of {claims} keys' claims were taken over", claims - answered.min(claims))));
+            return Err(DbErr::Custom(format!(
+                "{} of {claims} keys' claims were taken over",
+                claims - answered.min(claims)
+            )));
         }
         Ok(())
     }

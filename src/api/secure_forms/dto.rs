@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use validator::Validate;
 use uuid::Uuid;
+use validator::Validate;
 
 use crate::db::entities::secure_form;
 
@@ -408,7 +408,10 @@ mod tests {
         }]);
         let stored = Some(fields.as_json());
         let serialised = serde_json::to_vec(&SecureForm::from_columns(id, columns(stored)).unwrap()).unwrap();
-        assert_eq!(String::from_utf8(columns(stored).into_answer(id).unwrap()).unwrap(), String::from_utf8(serialised).unwrap());
+        assert_eq!(
+            String::from_utf8(columns(stored).into_answer(id).unwrap()).unwrap(),
+            String::from_utf8(serialised).unwrap()
+        );
         assert!(columns(None).into_answer(id).is_err());
         assert!(columns(Some("")).into_answer(id).is_err());
     }

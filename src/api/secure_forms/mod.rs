@@ -13,9 +13,9 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
 use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
@@ -31,9 +31,11 @@ const TAG: &str = "Secure forms";
 const BASE: &str = "/v4/secureform/secureForms";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_secure_forms, create_secure_form))
-        .routes(routes!(get_secure_form, update_secure_form, delete_secure_form))
+    OpenApiRouter::new().routes(routes!(list_secure_forms, create_secure_form)).routes(routes!(
+        get_secure_form,
+        update_secure_form,
+        delete_secure_form
+    ))
 }
 
 #[derive(Deserialize)]

@@ -7,12 +7,13 @@ use base64::Engine;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
-use crate::schema_conditions::{SchemaConditions, when_equals};
 use crate::error::{ApiError, ErrorCode, Violations};
+use crate::schema_conditions::{SchemaConditions, when_equals};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
 
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SecureFormFieldInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
+    &[SchemaConditions { schema: "SecureFormFieldInput", all_of: schema_conditions }];
 
 /// What `validate` checks between a field's properties, for the OpenAPI
 /// document: validation on needs a free-text type and a message; choice types
@@ -146,12 +147,19 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
         let options = field.options.unwrap_or_default();
         match field_type {
             Some(t) if t.has_options() && options.is_empty() => {
-                v.field(at("options"), ErrorCode::FieldRequired, format!("a {} field needs at least one option", t.as_str()));
+                v.field(
+                    at("options"),
+                    ErrorCode::FieldRequired,
+                    format!("a {} field needs at least one option", t.as_str()),
+                );
             }
             Some(t) if !t.has_options() && !options.is_empty() => v.field(
                 at("options"),
                 ErrorCode::FieldNotAllowed,
-                format!("a {} field has no options; options apply to radioBox, dropdownList and checkboxList", t.as_str()),
+                format!(
+                    "a {} field has no options; options apply to radioBox, dropdownList and checkboxList",
+                    t.as_str()
+                ),
             ),
             _ => {}
         }
@@ -191,7 +199,11 @@ fn validate_options(
                 Target::Create => None,
                 Target::Update(_) => {
                     if option.field_id.is_some_and(|owner| Some(owner) != field_id) {
-                        v.field(at("fieldId"), ErrorCode::FieldMismatch, "must be the id of the field that lists the option");
+                        v.field(
+                            at("fieldId"),
+                            ErrorCode::FieldMismatch,
+                            "must be the id of the field that lists the option",
+                        );
                     }
                     if let Some(id) = option.id.filter(|id| !seen_ids.insert(*id)) {
                         v.field(at("id"), ErrorCode::FieldNotUnique, format!("option {id} is listed twice"));

@@ -9,18 +9,18 @@ use std::collections::{HashMap, HashSet};
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait, Order,
-    QueryFilter, QueryOrder, QuerySelect, TransactionTrait, TryIntoModel,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
+    Order, QueryFilter, QueryOrder, QuerySelect, TransactionTrait, TryIntoModel,
 };
 use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
-use crate::db::by_parent::ByParent;
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::reads::Reads;
+use crate::db::by_parent::ByParent;
 use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
+use crate::db::reads::Reads;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 #[derive(Clone, Copy, Debug)]
@@ -69,14 +69,18 @@ pub async fn list(
         DbBackend::Postgres => site_forms.build(PostgresQueryBuilder),
         _ => site_forms.build(SqliteQueryBuilder),
     };
-    let page_ids = Expr::cust_with_values(format!(r#""id" IN ({site_forms} LIMIT {} OFFSET {})"#, page.size, page.offset()), values);
+    let page_ids = Expr::cust_with_values(
+        format!(r#""id" IN ({site_forms} LIMIT {} OFFSET {})"#, page.size, page.offset()),
+        values,
+    );
     let rows = form::Entity::find()
         .filter(page_ids)
         .order_by(sort_column, order.clone())
         .order_by(form::Column::Id, order)
         .all(db)
         .await?;
-    let forms = rows.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<Vec<_>>>().map_err(ApiError::internal)?;
+    let forms =
+        rows.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<Vec<_>>>().map_err(ApiError::internal)?;
     Ok((forms, total))
 }
 
@@ -109,8 +113,12 @@ pub async fn answer_for_read(reads: &Reads, batched: &FormReads, site_id: i32, i
         })
     };
     // Another site's form is answered exactly like a missing one.
-    let in_batch = async { Ok::<_, ApiError>(batched.get(id).await?.filter(|row| row.site_id == site_id).map(FormColumns::from)) };
-    let columns = reads.row(FIND_ON_THREAD, (id, site_id), columns, in_batch).await?.ok_or_else(|| ApiError::not_found("secure form"))?;
+    let in_batch =
+        async { Ok::<_, ApiError>(batched.get(id).await?.filter(|row| row.site_id == site_id).map(FormColumns::from)) };
+    let columns = reads
+        .row(FIND_ON_THREAD, (id, site_id), columns, in_batch)
+        .await?
+        .ok_or_else(|| ApiError::not_found("secure form"))?;
     columns.into_answer(id).map_err(ApiError::internal)
 }
 
@@ -148,13 +156,21 @@ const ROWS_PER_INSERT: usize = 1_000;
 /// Creates `forms` in one transaction, all or none: one INSERT per table (per
 /// thousand rows) whatever their number, which is what lets the writer
 /// (`writer`) commit every create waiting at a moment together.
-pub async fn create_all(db: &impl TransactionTrait<Transaction = DatabaseTransaction>, forms: &[NewForm]) -> ApiResult<Vec<SecureForm>> {
+pub async fn create_all(
+    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
+    forms: &[NewForm],
+) -> ApiResult<Vec<SecureForm>> {
     let now = Utc::now();
     let mut children = Children::default();
     let mut rows = Vec::with_capacity(forms.len());
     for NewForm { site_id, id, draft } in forms {
         let fields_json = children.add(*id, &draft.fields);
-        rows.push(form::ActiveModel { id: Set(*id), site_id: Set(*site_id), created_time: Set(now), ..form_values(draft, now, fields_json) });
+        rows.push(form::ActiveModel {
+            id: Set(*id),
+            site_id: Set(*site_id),
+            created_time: Set(now),
+            ..form_values(draft, now, fields_json)
+        });
     }
     let created = rows.iter().cloned().map(TryIntoModel::try_into_model).collect::<Result<Vec<_>, _>>()?;
     let txn = db.begin().await?;
@@ -185,10 +201,7 @@ pub async fn replace(
         .await?;
     // Children are rewritten wholesale: simpler than a diff, and it cannot trip
     // over the unique field names while two fields swap names.
-    field::Entity::delete_many()
-        .filter(field::Column::SecureFormId.eq(id))
-        .exec(&txn)
-        .await?;
+    field::Entity::delete_many().filter(field::Column::SecureFormId.eq(id)).exec(&txn).await?;
     children.insert(&txn).await?;
     txn.commit().await?;
     SecureForm::from_row(row).map_err(ApiError::internal)
@@ -363,29 +376,48 @@ pub async fn fill_missing_fields_json(db: &DatabaseConnection) -> ApiResult<u64>
             return Ok(filled);
         }
         let fields = field::Entity::find().filter(field::Column::SecureFormId.is_in(ids.clone())).all(&txn).await?;
-        let options = option::Entity::find().filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone()))).all(&txn).await?;
+        let options = option::Entity::find()
+            .filter(option::Column::FieldId.in_subquery(field_ids_of(ids.clone())))
+            .all(&txn)
+            .await?;
         let mut options: ByParent<Uuid, _> = options
             .into_iter()
             .map(|opt| {
-                (opt.field_id, SecureFormFieldOption { id: opt.id, field_id: opt.field_id, display_text: opt.display_text, order: opt.sort_order })
+                (
+                    opt.field_id,
+                    SecureFormFieldOption {
+                        id: opt.id,
+                        field_id: opt.field_id,
+                        display_text: opt.display_text,
+                        order: opt.sort_order,
+                    },
+                )
             })
             .collect();
-        let mut by_form: ByParent<Uuid, _> = fields.into_iter().map(|f| (f.secure_form_id, SecureFormField {
-                id: f.id,
-                secure_form_id: f.secure_form_id,
-                name: f.name,
-                display_name: f.display_name,
-                // Only the API writes this column, always from a FieldType.
-                field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
-                order: f.sort_order,
-                is_required: f.is_required,
-                is_visible: f.is_visible,
-                is_system: f.is_system,
-                is_input_validation_enabled: f.is_input_validation_enabled,
-                regular_expression: f.regular_expression,
-                custom_validation_error_message: f.custom_validation_error_message,
-                options: options.take(&f.id),
-            })).collect();
+        let mut by_form: ByParent<Uuid, _> = fields
+            .into_iter()
+            .map(|f| {
+                (
+                    f.secure_form_id,
+                    SecureFormField {
+                        id: f.id,
+                        secure_form_id: f.secure_form_id,
+                        name: f.name,
+                        display_name: f.display_name,
+                        // Only the API writes this column, always from a FieldType.
+                        field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
+                        order: f.sort_order,
+                        is_required: f.is_required,
+                        is_visible: f.is_visible,
+                        is_system: f.is_system,
+                        is_input_validation_enabled: f.is_input_validation_enabled,
+                        regular_expression: f.regular_expression,
+                        custom_validation_error_message: f.custom_validation_error_message,
+                        options: options.take(&f.id),
+                    },
+                )
+            })
+            .collect();
         for id in ids {
             let fields = by_form.take(&id);
             form::Entity::update_many()

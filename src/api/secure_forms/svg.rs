@@ -16,10 +16,42 @@ use quick_xml::reader::Reader;
 /// (they load), `a` (a link), the animation elements (they can set `href`),
 /// `iframe`, `embed`, `object`.
 const ELEMENTS: &[&str] = &[
-    "svg", "g", "defs", "symbol", "use", "title", "desc", "metadata", "path", "rect", "circle", "ellipse", "line",
-    "polyline", "polygon", "text", "tspan", "textPath", "linearGradient", "radialGradient", "stop", "clipPath", "mask",
-    "pattern", "marker", "filter", "feGaussianBlur", "feOffset", "feBlend", "feColorMatrix", "feComposite", "feFlood",
-    "feMerge", "feMergeNode", "feMorphology", "feDropShadow",
+    "svg",
+    "g",
+    "defs",
+    "symbol",
+    "use",
+    "title",
+    "desc",
+    "metadata",
+    "path",
+    "rect",
+    "circle",
+    "ellipse",
+    "line",
+    "polyline",
+    "polygon",
+    "text",
+    "tspan",
+    "textPath",
+    "linearGradient",
+    "radialGradient",
+    "stop",
+    "clipPath",
+    "mask",
+    "pattern",
+    "marker",
+    "filter",
+    "feGaussianBlur",
+    "feOffset",
+    "feBlend",
+    "feColorMatrix",
+    "feComposite",
+    "feFlood",
+    "feMerge",
+    "feMergeNode",
+    "feMorphology",
+    "feDropShadow",
 ];
 
 /// Why an SVG is refused, or `Ok` for a plain picture.
@@ -38,7 +70,9 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
             Event::End(_) => open_elements = open_elements.saturating_sub(1),
             Event::DocType(_) => return Err("must not have a DOCTYPE (entities)".to_owned()),
             Event::PI(_) => return Err("must not have processing instructions (style sheets)".to_owned()),
-            Event::Eof if open_elements > 0 => return Err("is not well-formed XML (an element is not closed)".to_owned()),
+            Event::Eof if open_elements > 0 => {
+                return Err("is not well-formed XML (an element is not closed)".to_owned());
+            }
             Event::Eof => return Ok(()),
             Event::Text(_) | Event::CData(_) | Event::Comment(_) | Event::Decl(_) => {}
         }
@@ -56,18 +90,23 @@ fn check_element(element: &BytesStart) -> Result<(), String> {
         let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).to_ascii_lowercase();
         // Decoded as a browser would: character references and the predefined
         // entities; any other entity is an error (there is no DTD to define it).
-        let value = attribute.unescape_value().map_err(|err| format!("has an attribute that does not decode ({err})"))?;
+        let value =
+            attribute.unescape_value().map_err(|err| format!("has an attribute that does not decode ({err})"))?;
         if key.starts_with("on") {
             return Err(format!("must not have event handlers ({key})"));
         }
-        let squeezed: String = value.chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect::<String>().to_ascii_lowercase();
+        let squeezed: String =
+            value.chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect::<String>().to_ascii_lowercase();
         if key == "href" && !squeezed.starts_with('#') {
             return Err("may link only inside itself (href=\"#...\")".to_owned());
         }
         if squeezed.contains("javascript:") || squeezed.contains("@import") || squeezed.contains("expression(") {
             return Err(format!("must not have script or imports in attributes ({key})"));
         }
-        if squeezed.match_indices("url(").any(|(at, _)| !squeezed[at + 4..].trim_start_matches(['\'', '"']).starts_with('#')) {
+        if squeezed
+            .match_indices("url(")
+            .any(|(at, _)| !squeezed[at + 4..].trim_start_matches(['\'', '"']).starts_with('#'))
+        {
             return Err(format!("may refer only inside itself in url() ({key})"));
         }
     }

@@ -126,10 +126,20 @@ mod tests {
         for (n, answered) in answers.into_iter().enumerate() {
             match answered.await.unwrap() {
                 Ok(form) => assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("form {n}")),
-                Err(err) => assert_eq!((n, axum::response::IntoResponse::into_response(err).status().as_u16()), (7, 409)),
+                Err(err) => {
+                    assert_eq!((n, axum::response::IntoResponse::into_response(err).status().as_u16()), (7, 409))
+                }
             }
         }
-        let (forms, total) = store::list(&db, 10000, crate::api::paging::PageRequest { index: 1, size: 100 }, store::SortBy::Name, false).await.unwrap();
+        let (forms, total) = store::list(
+            &db,
+            10000,
+            crate::api::paging::PageRequest { index: 1, size: 100 },
+            store::SortBy::Name,
+            false,
+        )
+        .await
+        .unwrap();
         assert_eq!(forms.iter().filter(|f| f.name.starts_with("form ")).count(), 19);
         assert!(total >= 20, "{total}");
     }

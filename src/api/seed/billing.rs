@@ -10,11 +10,11 @@ use uuid::Uuid;
 use crate::api::billing::configs::{SiteBillingConfigInput, rules, store};
 use crate::api::billing::features;
 use crate::api::billing::invoices;
-use crate::billing::invoice::LineSpec;
+use crate::api::billing::money::Money;
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
 use crate::api::billing::scope::partner_of;
+use crate::billing::invoice::LineSpec;
 use crate::crypto::FieldCipher;
-use crate::api::billing::money::Money;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 /// A currency of a data set, with the number of decimals its amounts round to.
@@ -61,12 +61,20 @@ pub async fn billing_config(db: &impl ConnectionTrait, seed: SiteBillingConfigSe
     let now = Utc::now();
     let start = seed.billing_start_date.unwrap_or_else(|| rules::start_of_day(now));
     let partner_id = partner_of(db, site_id).await?;
-    let opening =
-        store::Opening { start, balance: seed.balance, purchased_agents: seed.purchased_agents, next_billing_date: seed.next_billing_date };
+    let opening = store::Opening {
+        start,
+        balance: seed.balance,
+        purchased_agents: seed.purchased_agents,
+        next_billing_date: seed.next_billing_date,
+    };
     store::insert(db, partner_id, site_id, checked, opening, now).await
 }
 
-pub async fn billing_profile(db: &impl ConnectionTrait, cipher: &FieldCipher, input: SiteBillingProfileInput) -> ApiResult<()> {
+pub async fn billing_profile(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    input: SiteBillingProfileInput,
+) -> ApiResult<()> {
     let site_id = input.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
     let partner_id = partner_of(db, site_id).await?;
     profiles::store::insert(db, cipher, partner_id, site_id, profiles::checked(input, Utc::now())?).await
@@ -85,7 +93,8 @@ pub struct ProductRelationSeed {
 }
 
 pub async fn product_relation(db: &impl ConnectionTrait, input: ProductRelationSeed) -> ApiResult<()> {
-    features::store::insert_relation(db, input.id, input.subscription_id, input.product_id, input.feature_point_items).await
+    features::store::insert_relation(db, input.id, input.subscription_id, input.product_id, input.feature_point_items)
+        .await
 }
 
 /// An invoice of a data set. Line figures, tax (from the rate table, chosen by
@@ -142,5 +151,14 @@ pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult
         line_type: item.line_type,
         cancelled_invoice_line_item_id: None,
     });
-    invoices::store::insert_for_site(db, input.id, input.site_id, input.agent_id, input.status, input.created_time, specs.collect()).await
+    invoices::store::insert_for_site(
+        db,
+        input.id,
+        input.site_id,
+        input.agent_id,
+        input.status,
+        input.created_time,
+        specs.collect(),
+    )
+    .await
 }

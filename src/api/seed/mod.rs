@@ -14,23 +14,25 @@ use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::SiteBillingProfileInput;
 use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
+use crate::api::voicebots::bots::VoicebotInput;
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
+use crate::api::voicebots::channels::VoicebotChannelInstanceInput;
 use crate::api::voicebots::sip::SipConfigurationInput;
 use crate::api::voicebots::telephony::TelephonyConfigurationInput;
-use crate::api::voicebots::bots::VoicebotInput;
-use crate::api::voicebots::channels::VoicebotChannelInstanceInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel};
+use crate::db::entities::{
+    chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
+};
 
 mod billing;
 pub mod sandbox;
 mod subscriptions;
 mod voicebots;
 
-use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
 use crate::api::billing::sites::store::{self as site_store, NewSite as SiteSeed};
 use crate::auth::accounts;
+use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
 use subscriptions::{PlanSeed, SubscriptionSeed};
 
 const DEMO: &str = include_str!("demo.json");
@@ -213,13 +215,19 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
 }
 
 /// Loads `data` in one transaction of `db` (a savepoint when `db` is a transaction already).
-pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTransaction>, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
+pub async fn load(
+    db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTransaction>,
+    cipher: &FieldCipher,
+    data: DataSet,
+) -> anyhow::Result<()> {
     let txn = db.begin().await?;
     for p in data.partners {
         accounts::insert_partner(&txn, p.id, p.name).await?;
     }
     for p in data.platforms {
-        platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) }).exec_without_returning(&txn).await?;
+        platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) })
+            .exec_without_returning(&txn)
+            .await?;
     }
     for p in data.profit_centers {
         profit_center::Entity::insert(profit_center::ActiveModel { id: Set(p.id), name: Set(p.name) })
@@ -302,11 +310,15 @@ pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTran
     }
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        billing::billing_config(&txn, c).await.map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
+        billing::billing_config(&txn, c)
+            .await
+            .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        billing::billing_profile(&txn, cipher, p).await.map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+        billing::billing_profile(&txn, cipher, p)
+            .await
+            .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
     for s in data.subscriptions {
         let id = s.id;
@@ -322,25 +334,35 @@ pub async fn load(db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTran
     }
     for l in data.subscription_feature_limitation_configs {
         let id = l.subscription_id;
-        features::store::insert_limits(&txn, l).await.map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
+        features::store::insert_limits(&txn, l)
+            .await
+            .map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
     }
     for t in data.telephony_configurations {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::telephony(&txn, t.site_id, id, t.body).await.map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
+        voicebots::telephony(&txn, t.site_id, id, t.body)
+            .await
+            .map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
     }
     for c in data.sip_configurations {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+        voicebots::sip(&txn, cipher, c.site_id, id, c.body)
+            .await
+            .map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
     }
     for c in data.voicebot_channel_instances {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::channel(&txn, c.site_id, id, c.body).await.map_err(|err| anyhow::anyhow!("voicebot channel instance {id}: {err}"))?;
+        voicebots::channel(&txn, c.site_id, id, c.body)
+            .await
+            .map_err(|err| anyhow::anyhow!("voicebot channel instance {id}: {err}"))?;
     }
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
         let at = b.last_updated_time.unwrap_or_else(Utc::now);
-        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at).await.map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at)
+            .await
+            .map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
     }
     txn.commit().await?;
     Ok(())
@@ -415,12 +437,8 @@ async fn secure_form(
     input: secure_forms::dto::SecureFormInput,
 ) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
     // A data set names its fields' and options' ids (a create through the API does not).
-    let ids: Vec<(Option<uuid::Uuid>, Vec<Option<uuid::Uuid>>)> = input
-        .fields
-        .iter()
-        .flatten()
-        .map(|f| (f.id, f.options.iter().flatten().map(|o| o.id).collect()))
-        .collect();
+    let ids: Vec<(Option<uuid::Uuid>, Vec<Option<uuid::Uuid>>)> =
+        input.fields.iter().flatten().map(|f| (f.id, f.options.iter().flatten().map(|o| o.id).collect())).collect();
     let mut draft = secure_forms::rules::validate(input, secure_forms::rules::Target::Create)?;
     for (field, (id, options)) in draft.fields.iter_mut().zip(ids) {
         field.id = field.id.or(id);

@@ -131,13 +131,22 @@ pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>)
                     id: a["id"].as_str().and_then(|id| id.parse().ok()).unwrap_or_default(),
                     email: a["email"].as_str().unwrap_or_default().to_owned(),
                     is_admin: a["isAdmin"].as_bool().unwrap_or(false),
-                    permissions: a["permissions"].as_array().into_iter().flatten().filter_map(|p| Permission::parse(p.as_str()?)).collect(),
+                    permissions: a["permissions"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| Permission::parse(p.as_str()?))
+                        .collect(),
                 };
                 (a["siteId"].as_i64(), account)
             })
             .collect()
     };
-    let partner_user = accounts("partnerUsers").into_iter().next().map(|(_, a)| a).ok_or_else(|| anyhow::anyhow!("a sandbox has a partner user"))?;
+    let partner_user = accounts("partnerUsers")
+        .into_iter()
+        .next()
+        .map(|(_, a)| a)
+        .ok_or_else(|| anyhow::anyhow!("a sandbox has a partner user"))?;
     let agents = accounts("agents");
     let twins = match kind {
         Kind::Demo => template_sites(&demo_json()),
@@ -200,20 +209,29 @@ const TENANT_ARRAYS: &[&str] = &[
 /// Child arrays whose items the demo data leaves without ids (the loader
 /// would make random ones): a sandbox gives them ids of its own, so a reset
 /// writes the same.
-const UNNAMED_CHILDREN: &[&str] = &["fields", "options", "subscriptionPriceSegmentByAgents", "subscriptionPriceSegmentByVolumes"];
+const UNNAMED_CHILDREN: &[&str] =
+    &["fields", "options", "subscriptionPriceSegmentByAgents", "subscriptionPriceSegmentByVolumes"];
 
 fn demo_copy(place: Place) -> Value {
     let demo = demo_json();
-    let site_ids: BTreeMap<i64, i64> =
-        template_sites(&demo).into_iter().enumerate().map(|(i, id)| (id, i64::from(place.first_site_id) + i as i64)).collect();
+    let site_ids: BTreeMap<i64, i64> = template_sites(&demo)
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| (id, i64::from(place.first_site_id) + i as i64))
+        .collect();
     let mut part = Map::new();
     for key in TENANT_ARRAYS {
-        let items: Vec<Value> = demo[*key].as_array().into_iter().flatten().filter(|item| owned(key, item, &site_ids)).cloned().collect();
+        let items: Vec<Value> =
+            demo[*key].as_array().into_iter().flatten().filter(|item| owned(key, item, &site_ids)).cloned().collect();
         part.insert((*key).to_owned(), Value::Array(items));
     }
     // Relations and limitation configs name their subscription, not a site.
-    let subscriptions: HashSet<String> =
-        part["subscriptions"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_str().map(str::to_owned)).collect();
+    let subscriptions: HashSet<String> = part["subscriptions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["id"].as_str().map(str::to_owned))
+        .collect();
     for key in ["subscriptionProductRelations", "subscriptionFeatureLimitationConfigs"] {
         let items = demo[key]
             .as_array()
@@ -239,7 +257,9 @@ fn demo_copy(place: Place) -> Value {
 
 /// Whether an item of `key` belongs to the template partner.
 fn owned(key: &str, item: &Value, sites: &BTreeMap<i64, i64>) -> bool {
-    let site = |value: &Value| value.as_i64().or_else(|| value.as_str()?.parse().ok()).is_some_and(|id| sites.contains_key(&id));
+    let site = |value: &Value| {
+        value.as_i64().or_else(|| value.as_str()?.parse().ok()).is_some_and(|id| sites.contains_key(&id))
+    };
     match key {
         "partners" => item["id"].as_i64() == Some(TEMPLATE_PARTNER),
         "sites" | "tags" | "partnerUsers" => item["partnerId"].as_i64() == Some(TEMPLATE_PARTNER),
@@ -362,7 +382,9 @@ fn empty(place: Place) -> Value {
 /// transaction makes it all or nothing.
 pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result<(), DbErr> {
     let sites = format!("SELECT id FROM sites WHERE partner_id = {partner_id}");
-    let accounts = format!("SELECT id FROM agents WHERE site_id IN ({sites}) UNION SELECT id FROM partner_users WHERE partner_id = {partner_id}");
+    let accounts = format!(
+        "SELECT id FROM agents WHERE site_id IN ({sites}) UNION SELECT id FROM partner_users WHERE partner_id = {partner_id}"
+    );
     let by_site = [
         "subscription_product_feature_point_relations",
         "subscription_product_relations",
@@ -395,7 +417,9 @@ pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result
             "secure_form_field_options" => format!(
                 "DELETE FROM {table} WHERE field_id IN (SELECT f.id FROM secure_form_fields f JOIN secure_forms s ON s.id = f.secure_form_id WHERE s.site_id IN ({sites}))"
             ),
-            "secure_form_fields" => format!("DELETE FROM {table} WHERE secure_form_id IN (SELECT id FROM secure_forms WHERE site_id IN ({sites}))"),
+            "secure_form_fields" => format!(
+                "DELETE FROM {table} WHERE secure_form_id IN (SELECT id FROM secure_forms WHERE site_id IN ({sites}))"
+            ),
             _ => format!("DELETE FROM {table} WHERE site_id IN ({sites})"),
         };
         statements.push(statement);
@@ -431,11 +455,21 @@ mod tests {
     #[test]
     fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
         let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
-        let sites: Vec<(i32, Option<i32>, usize)> = sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
-        assert_eq!(sites, [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1), (1_500_000_002, Some(10003), 0)]);
-        assert_eq!(sandbox.partner_user.email, "admin@sandbox-abababababab.partner1.example", "the keyed tag, not the partner number");
+        let sites: Vec<(i32, Option<i32>, usize)> =
+            sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
+        assert_eq!(
+            sites,
+            [(1_500_000_000, Some(10000), 2), (1_500_000_001, Some(10001), 1), (1_500_000_002, Some(10003), 0)]
+        );
+        assert_eq!(
+            sandbox.partner_user.email, "admin@sandbox-abababababab.partner1.example",
+            "the keyed tag, not the partner number"
+        );
         assert_eq!(sandbox.data.partners.len(), 1);
-        assert_eq!(sandbox.data.subscriptions.len(), sandbox.data.subscriptions.iter().filter(|s| s.site_id >= 1_500_000_000).count());
+        assert_eq!(
+            sandbox.data.subscriptions.len(),
+            sandbox.data.subscriptions.iter().filter(|s| s.site_id >= 1_500_000_000).count()
+        );
         assert!(sandbox.data.plans.is_empty() && sandbox.data.products.is_empty(), "catalogs are shared");
         // Nothing of partner 1's own ids is left; the catalogs' are.
         let text = serde_json::to_string(&demo_copy(PLACE)).unwrap();
@@ -447,7 +481,8 @@ mod tests {
     fn a_copy_is_the_same_every_time_and_differs_between_sandboxes() {
         assert_eq!(demo_copy(PLACE), demo_copy(PLACE));
         let other = Place { partner_id: PLACE.partner_id + 1, keyed: Keyed { middle: [0x5b; 6], ..KEYED }, ..PLACE };
-        let (a, b) = (serde_json::to_string(&demo_copy(PLACE)).unwrap(), serde_json::to_string(&demo_copy(other)).unwrap());
+        let (a, b) =
+            (serde_json::to_string(&demo_copy(PLACE)).unwrap(), serde_json::to_string(&demo_copy(other)).unwrap());
         let mut ids_a = HashSet::new();
         collect_uuids(&serde_json::from_str(&a).unwrap(), &mut ids_a);
         let mut ids_b = HashSet::new();
@@ -464,7 +499,12 @@ mod tests {
     fn every_account_has_the_sandboxs_own_password_and_no_id_tells_the_partner() {
         use argon2::PasswordVerifier;
         let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
-        let hashes = sandbox.data.agents.iter().map(|a| &a.password_hash).chain(sandbox.data.partner_users.iter().map(|u| &u.password_hash));
+        let hashes = sandbox
+            .data
+            .agents
+            .iter()
+            .map(|a| &a.password_hash)
+            .chain(sandbox.data.partner_users.iter().map(|u| &u.password_hash));
         for hash in hashes {
             let parsed = argon2::PasswordHash::new(hash.as_deref().unwrap()).unwrap();
             assert!(argon2::Argon2::default().verify_password(KEYED.password().as_bytes(), &parsed).is_ok());
@@ -473,8 +513,12 @@ mod tests {
         let mut ids = HashSet::new();
         collect_uuids(&demo_copy(PLACE), &mut ids);
         let partner_hex = format!("{:08x}", PLACE.partner_id);
-        assert!(ids.iter().all(|id| !id.simple().to_string().contains(&partner_hex[..6])), "the partner number is in no id");
-        let emails = sandbox.sites.iter().flat_map(|s| &s.agents).chain([&sandbox.partner_user]).map(|a| a.email.clone());
+        assert!(
+            ids.iter().all(|id| !id.simple().to_string().contains(&partner_hex[..6])),
+            "the partner number is in no id"
+        );
+        let emails =
+            sandbox.sites.iter().flat_map(|s| &s.agents).chain([&sandbox.partner_user]).map(|a| a.email.clone());
         assert!(emails.into_iter().all(|email| !email.contains("1234567890")), "nor in an email");
     }
 }

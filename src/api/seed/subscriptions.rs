@@ -68,8 +68,14 @@ pub struct SubscriptionSeed {
 }
 
 pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
-    let plan = plans(db, &BTreeSet::from([input.plan_id])).await?.remove(&input.plan_id).ok_or_else(|| ApiError::not_found("plan"))?;
-    let new = NewSubscription { id: input.id, ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0) };
+    let plan = plans(db, &BTreeSet::from([input.plan_id]))
+        .await?
+        .remove(&input.plan_id)
+        .ok_or_else(|| ApiError::not_found("plan"))?;
+    let new = NewSubscription {
+        id: input.id,
+        ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0)
+    };
     let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;
     for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
@@ -77,4 +83,3 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
     }
     Ok(())
 }
-

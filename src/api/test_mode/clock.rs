@@ -64,7 +64,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/api/test/clock", operation_id = "getTestClock", tag = TAG,
     responses((status = 200, description = "The partner's clock", body = TestClock)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
-async fn get_test_clock(State(state): State<AppState>, caller: PartnerCaller<ManageSite>) -> ApiResult<Json<TestClock>> {
+async fn get_test_clock(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<Json<TestClock>> {
     let frozen = frozen_at(&state.db, caller.partner_id).await?;
     Ok(Json(TestClock { now: frozen.unwrap_or_else(|| state.clock.now()), frozen: frozen.is_some() }))
 }
@@ -91,14 +94,26 @@ async fn advance_test_clock(
     let latest = system.checked_add_months(Months::new(12 * MAX_AHEAD_YEARS)).unwrap_or(DateTime::<Utc>::MAX_UTC);
     let mut v = Violations::new();
     if to < now {
-        v.field("/to", ErrorCode::FieldOutOfRange, format!("is before the clock's now ({now}); time never runs backwards"));
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            format!("is before the clock's now ({now}); time never runs backwards"),
+        );
     } else if to > latest {
-        v.field("/to", ErrorCode::FieldOutOfRange, format!("is more than {MAX_AHEAD_YEARS} years past the system time ({latest} at most)"));
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            format!("is more than {MAX_AHEAD_YEARS} years past the system time ({latest} at most)"),
+        );
     }
     v.finish(())?;
     if !freeze(&state.db, partner_id, to).await? {
         let mut v = Violations::new();
-        v.field("/to", ErrorCode::FieldOutOfRange, "is before the clock's now: another advance moved it further meanwhile");
+        v.field(
+            "/to",
+            ErrorCode::FieldOutOfRange,
+            "is before the clock's now: another advance moved it further meanwhile",
+        );
         return Err(v.into_error());
     }
     let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock, state.write_batches.clone());
@@ -120,13 +135,18 @@ async fn advance_test_clock(
         (status = 409, description = "The clock is frozen ahead of the system time", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
-async fn unfreeze_test_clock(State(state): State<AppState>, caller: PartnerCaller<ManageSite>) -> ApiResult<StatusCode> {
+async fn unfreeze_test_clock(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+) -> ApiResult<StatusCode> {
     let system = state.clock.now();
     if let Some(at) = frozen_at(&state.db, caller.partner_id).await? {
         if at > system {
             return Err(ApiError::new(
                 ErrorCode::ClockAhead,
-                format!("the clock is frozen at {at}, ahead of the system time ({system}); unfreezing it would run it backwards"),
+                format!(
+                    "the clock is frozen at {at}, ahead of the system time ({system}); unfreezing it would run it backwards"
+                ),
             ));
         }
     }

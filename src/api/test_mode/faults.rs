@@ -19,19 +19,21 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
 use crate::connections::CloseWithoutAnswer;
 use crate::db::entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 
 const TAG: &str = "Test faults";
 
@@ -100,9 +102,21 @@ fn schema_conditions() -> serde_json::Value {
     // Each subschema names the properties it requires (linters ask for it).
     let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
     json!([
-        when_equals("kind", json!("status"), json!({"required": ["status"], "properties": {"status": {}}, "not": present("delayMs")})),
-        when_equals("kind", json!("delay"), json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")})),
-        when_equals("kind", json!("dropAfterCommit"), json!({"not": {"anyOf": [present("status"), present("delayMs")]}})),
+        when_equals(
+            "kind",
+            json!("status"),
+            json!({"required": ["status"], "properties": {"status": {}}, "not": present("delayMs")})
+        ),
+        when_equals(
+            "kind",
+            json!("delay"),
+            json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")})
+        ),
+        when_equals(
+            "kind",
+            json!("dropAfterCommit"),
+            json!({"not": {"anyOf": [present("status"), present("delayMs")]}})
+        ),
     ])
 }
 
@@ -143,7 +157,9 @@ impl From<row::Model> for TestFault {
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(arm_test_fault, list_test_faults)).routes(routes!(get_test_fault, disarm_test_fault))
+    OpenApiRouter::new()
+        .routes(routes!(arm_test_fault, list_test_faults))
+        .routes(routes!(get_test_fault, disarm_test_fault))
 }
 
 /// The faults of `tenant`.
@@ -162,24 +178,33 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
     if operations_of(tenant).binary_search(&input.operation_id).is_err() {
         v.field("/operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
     }
-    let mut bounded = |pointer: &str, value: Option<i64>, wanted: bool, range: std::ops::RangeInclusive<i64>| -> Option<i32> {
-        match (value, wanted) {
-            (None, false) => None,
-            (None, true) => {
-                v.field(pointer, ErrorCode::FieldRequired, format!("is required for kind {}", input.kind.as_str()));
-                None
+    let mut bounded =
+        |pointer: &str, value: Option<i64>, wanted: bool, range: std::ops::RangeInclusive<i64>| -> Option<i32> {
+            match (value, wanted) {
+                (None, false) => None,
+                (None, true) => {
+                    v.field(pointer, ErrorCode::FieldRequired, format!("is required for kind {}", input.kind.as_str()));
+                    None
+                }
+                (Some(_), false) => {
+                    v.field(
+                        pointer,
+                        ErrorCode::FieldNotAllowed,
+                        format!("is not allowed for kind {}", input.kind.as_str()),
+                    );
+                    None
+                }
+                (Some(n), true) if !range.contains(&n) => {
+                    v.field(
+                        pointer,
+                        ErrorCode::FieldOutOfRange,
+                        format!("must be from {} to {}", range.start(), range.end()),
+                    );
+                    None
+                }
+                (Some(n), true) => Some(n as i32),
             }
-            (Some(_), false) => {
-                v.field(pointer, ErrorCode::FieldNotAllowed, format!("is not allowed for kind {}", input.kind.as_str()));
-                None
-            }
-            (Some(n), true) if !range.contains(&n) => {
-                v.field(pointer, ErrorCode::FieldOutOfRange, format!("must be from {} to {}", range.start(), range.end()));
-                None
-            }
-            (Some(n), true) => Some(n as i32),
-        }
-    };
+        };
     let status = bounded("/status", input.status, input.kind == FaultKind::Status, 400..=599);
     let delay = bounded("/delayMs", input.delay_ms, input.kind == FaultKind::Delay, 1..=MAX_DELAY_MS);
     let times = bounded("/times", Some(input.times.unwrap_or(1)), true, 1..=MAX_TIMES).unwrap_or(1);
@@ -206,7 +231,11 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
         (status = 409, description = "The tenant has 100 faults armed already", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!([]))))]
-async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, JsonBody(input): JsonBody<TestFaultInput>) -> ApiResult<Response> {
+async fn arm_test_fault(
+    State(state): State<AppState>,
+    caller: TenantCaller,
+    JsonBody(input): JsonBody<TestFaultInput>,
+) -> ApiResult<Response> {
     let tenant = caller.tenant;
     let (status, delay_ms, times) = checked(&input, tenant)?;
     // A fault breaks the operation for the whole tenant: only a caller that may call it arms one.
@@ -224,7 +253,10 @@ async fn arm_test_fault(State(state): State<AppState>, caller: TenantCaller, Jso
         bounded.order_writes(&txn).await?;
         let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&txn).await?;
         if armed >= MAX_ARMED {
-            return Err(ApiError::new(ErrorCode::Conflict, format!("{MAX_ARMED} faults are armed already; disarm one first")));
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("{MAX_ARMED} faults are armed already; disarm one first"),
+            ));
         }
         let (partner_id, site_id) = match tenant {
             Tenant::Partner(id) => (Some(id), None),
@@ -291,12 +323,13 @@ async fn list_test_faults(State(state): State<AppState>, caller: TenantCaller) -
     params(("id" = Uuid, Path, description = "The fault")),
     responses((status = 200, description = "The fault", body = TestFault)),
     extensions(("x-permissions" = json!([]))))]
-async fn get_test_fault(State(state): State<AppState>, caller: TenantCaller, Path(id): Path<Uuid>) -> ApiResult<Json<TestFault>> {
-    let fault = row::Entity::find()
-        .filter(visible_to(&caller))
-        .filter(row::Column::Id.eq(id))
-        .one(&state.reads)
-        .await?;
+async fn get_test_fault(
+    State(state): State<AppState>,
+    caller: TenantCaller,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<TestFault>> {
+    let fault =
+        row::Entity::find().filter(visible_to(&caller)).filter(row::Column::Id.eq(id)).one(&state.reads).await?;
     fault.map(|f| Json(f.into())).ok_or_else(|| ApiError::not_found("fault"))
 }
 
@@ -307,12 +340,13 @@ async fn get_test_fault(State(state): State<AppState>, caller: TenantCaller, Pat
     params(("id" = Uuid, Path, description = "The fault")),
     responses((status = 204, description = "Disarmed")),
     extensions(("x-permissions" = json!([]))))]
-async fn disarm_test_fault(State(state): State<AppState>, caller: TenantCaller, Path(id): Path<Uuid>) -> ApiResult<StatusCode> {
-    let deleted = row::Entity::delete_many()
-        .filter(visible_to(&caller))
-        .filter(row::Column::Id.eq(id))
-        .exec(&state.db)
-        .await?;
+async fn disarm_test_fault(
+    State(state): State<AppState>,
+    caller: TenantCaller,
+    Path(id): Path<Uuid>,
+) -> ApiResult<StatusCode> {
+    let deleted =
+        row::Entity::delete_many().filter(visible_to(&caller)).filter(row::Column::Id.eq(id)).exec(&state.db).await?;
     if deleted.rows_affected == 0 {
         return Err(ApiError::not_found("fault"));
     }
@@ -321,7 +355,13 @@ async fn disarm_test_fault(State(state): State<AppState>, caller: TenantCaller, 
 
 /// Applies the fault armed for the request's tenant and operation, if any
 /// (test mode only: `super::intercept`).
-pub async fn honour(state: &AppState, tenant: Tenant, operation: &'static str, request: Request, next: Next) -> Response {
+pub async fn honour(
+    state: &AppState,
+    tenant: Tenant,
+    operation: &'static str,
+    request: Request,
+    next: Next,
+) -> Response {
     let fault = match take(state, tenant, operation).await {
         Ok(fault) => fault,
         Err(err) => {
@@ -412,19 +452,25 @@ async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Optio
     // database allows (`Reads::row`; sea-orm's statement on the request's
     // thread cost a GET of a form half its throughput, `perf`).
     let (sql, id) = match tenant {
-        Tenant::Partner(id) => ("SELECT 1 FROM test_faults WHERE partner_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
-        Tenant::Site(id) => ("SELECT 1 FROM test_faults WHERE site_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id),
+        Tenant::Partner(id) => {
+            ("SELECT 1 FROM test_faults WHERE partner_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id)
+        }
+        Tenant::Site(id) => {
+            ("SELECT 1 FROM test_faults WHERE site_id = ?1 AND operation_id = ?2 AND remaining > 0 LIMIT 1", id)
+        }
     };
     let through_pool = async { Ok::<_, sea_orm::DbErr>(armed.clone().one(&state.reads).await?.map(|_| 1)) };
     if state.reads.row(sql, (id, operation), |row| row.get::<_, i64>(0), through_pool).await?.is_none() {
         return Ok(None);
     }
     for _ in 0..3 {
-        let found = state.reads.consistent(false, |reads| {
-            let armed = armed.clone();
-            async move { armed.one(&reads).await }
-        })
-        .await?;
+        let found = state
+            .reads
+            .consistent(false, |reads| {
+                let armed = armed.clone();
+                async move { armed.one(&reads).await }
+            })
+            .await?;
         let Some(fault) = found else { return Ok(None) };
         let taken = row::Entity::update_many()
             .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).sub(1))

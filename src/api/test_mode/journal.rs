@@ -36,13 +36,13 @@ use uuid::Uuid;
 use validator::Validate;
 
 use super::faults::FaultKind;
-use crate::redaction;
 use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
-use crate::auth::{Tenant, TenantCaller};
 use crate::api::AppState;
+use crate::auth::{Tenant, TenantCaller};
 use crate::db::entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::extract::Query;
+use crate::redaction;
 
 const TAG: &str = "Test journal";
 
@@ -163,7 +163,11 @@ struct JournalParams {
     params(JournalParams),
     responses((status = 200, description = "The requests, newest first", body = Vec<JournaledRequest>)),
     extensions(("x-permissions" = json!([]))))]
-async fn list_test_requests(State(state): State<AppState>, caller: TenantCaller, query: Query<JournalParams>) -> ApiResult<Json<Vec<JournaledRequest>>> {
+async fn list_test_requests(
+    State(state): State<AppState>,
+    caller: TenantCaller,
+    query: Query<JournalParams>,
+) -> ApiResult<Json<Vec<JournaledRequest>>> {
     let tenant = caller.tenant;
     let (params, mut problems) = query.into_parts();
     if params.operation_id.as_ref().is_some_and(|operation| operations_of(tenant).binary_search(operation).is_err()) {
@@ -380,7 +384,11 @@ pub fn watch(request: Request) -> (Request, Sent) {
         return (request, sent);
     }
     let request = request.map(|sent_body| {
-        Body::from_stream(sent_body.into_data_stream().inspect_ok(move |chunk| body.lock().unwrap_or_else(|e| e.into_inner()).copy(chunk)))
+        Body::from_stream(
+            sent_body
+                .into_data_stream()
+                .inspect_ok(move |chunk| body.lock().unwrap_or_else(|e| e.into_inner()).copy(chunk)),
+        )
     });
     (request, sent)
 }
@@ -393,7 +401,11 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
     let (parts, answer) = response.into_parts();
     let answer = match axum::body::to_bytes(answer, usize::MAX).await {
         Ok(bytes) => bytes,
-        Err(err) => return axum::response::IntoResponse::into_response(ApiError::internal(anyhow::anyhow!("reading an answer to journal it: {err}"))),
+        Err(err) => {
+            return axum::response::IntoResponse::into_response(ApiError::internal(anyhow::anyhow!(
+                "reading an answer to journal it: {err}"
+            )));
+        }
     };
     let (partner_id, site_id) = match tenant {
         Tenant::Partner(id) => (Some(id), None),
@@ -451,9 +463,10 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
 
 /// Whether an answer says it is JSON (or a problem in JSON).
 fn is_json(headers: &axum::http::HeaderMap) -> bool {
-    headers.get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
-        value.starts_with("application/json") || value.starts_with(crate::error::PROBLEM_JSON)
-    })
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json") || value.starts_with(crate::error::PROBLEM_JSON))
 }
 
 /// Whether compact JSON (this server's answers: every key ends in `":`) may
@@ -492,7 +505,10 @@ mod tests {
 
     #[test]
     fn answers_that_name_no_secret_are_told_apart_without_parsing() {
-        assert!(!names_a_secret(br#"{"name":"cardNumber","type":"cardNumber","fields":[{"order":1}]}"#), "values are not keys");
+        assert!(
+            !names_a_secret(br#"{"name":"cardNumber","type":"cardNumber","fields":[{"order":1}]}"#),
+            "values are not keys"
+        );
         assert!(names_a_secret(br#"{"siteId":1,"primaryCardNumber":"************4242"}"#));
         assert!(names_a_secret(br#"[{"refresh_token":"x"}]"#));
     }

@@ -52,7 +52,11 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
 pub struct TestDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(TestDoc::openapi()).merge(clock::router()).merge(faults::router()).merge(journal::router()).merge(sandboxes::router())
+    OpenApiRouter::with_openapi(TestDoc::openapi())
+        .merge(clock::router())
+        .merge(faults::router())
+        .merge(journal::router())
+        .merge(sandboxes::router())
 }
 
 /// The header the test console (`/console`) sends on every request: its own
@@ -65,14 +69,17 @@ pub const CONSOLE_HEADER: &str = "x-switchboard-console";
 /// faults included (a request without a valid token has no tenant, and is
 /// neither faulted nor journaled).
 pub async fn intercept(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else { return next.run(request).await };
+    let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else {
+        return next.run(request).await;
+    };
     let audience = match operation.document {
         Document::Platform => Audience::Platform,
         Document::Billing => Audience::Partner,
         Document::Test => return next.run(request).await,
     };
     // Verified once: the operation's extractor takes the claims from here.
-    let token = crate::auth::bearer_token(request.headers()).and_then(|token| state.tokens.verify(token, audience, TokenKind::Access));
+    let token = crate::auth::bearer_token(request.headers())
+        .and_then(|token| state.tokens.verify(token, audience, TokenKind::Access));
     let (tenant, claims) = match token {
         Ok(claims) => match (claims.partner_id, claims.site_id) {
             (Some(id), _) if audience == Audience::Partner => (Tenant::Partner(id), claims),
@@ -120,8 +127,12 @@ fn callable(caller: &TenantCaller) -> Vec<String> {
 
 /// The 403 of naming an operation the caller may not call.
 fn not_callable(operation: &str) -> ApiError {
-    let needed = NEEDED.get().and_then(|needed| needed.get(operation)).map(|needed| needed.join(", ")).unwrap_or_default();
-    ApiError::new(ErrorCode::MissingPermission, format!("`{operation}` needs the {needed} permission, which the token lacks"))
+    let needed =
+        NEEDED.get().and_then(|needed| needed.get(operation)).map(|needed| needed.join(", ")).unwrap_or_default();
+    ApiError::new(
+        ErrorCode::MissingPermission,
+        format!("`{operation}` needs the {needed} permission, which the token lacks"),
+    )
 }
 
 /// An operation's `x-permissions`.
@@ -134,7 +145,8 @@ fn needed_permissions(doc: &utoipa::openapi::OpenApi) -> impl Iterator<Item = (S
 
 /// The operationIds of the document a tenant calls, sorted.
 fn operations_of(tenant: Tenant) -> &'static [String] {
-    let (platform, billing) = OPERATIONS.get().expect("the routes, and with them the documents, are built before any request");
+    let (platform, billing) =
+        OPERATIONS.get().expect("the routes, and with them the documents, are built before any request");
     match tenant {
         Tenant::Partner(_) => billing,
         Tenant::Site(_) => platform,
@@ -152,7 +164,11 @@ fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
 /// the journal's filter): the vendor's two documents' operations. Which of
 /// them a caller may name is its token's document, which a schema cannot say,
 /// and which the requests check (`operations_of`, recorded here).
-pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::openapi::OpenApi, billing: &utoipa::openapi::OpenApi) {
+pub fn name_operations(
+    test: &mut utoipa::openapi::OpenApi,
+    platform: &utoipa::openapi::OpenApi,
+    billing: &utoipa::openapi::OpenApi,
+) {
     use utoipa::openapi::{RefOr, schema::Schema};
     OPERATIONS.get_or_init(|| (operation_ids(platform), operation_ids(billing)));
     NEEDED.get_or_init(|| needed_permissions(platform).chain(needed_permissions(billing)).collect());
@@ -170,7 +186,9 @@ pub fn name_operations(test: &mut utoipa::openapi::OpenApi, platform: &utoipa::o
     let journal = test.paths.paths.get_mut("/api/test/requests").and_then(|item| item.get.as_mut());
     for parameter in journal.and_then(|get| get.parameters.as_mut()).into_iter().flatten() {
         let RefOr::T(parameter) = parameter else { continue };
-        if let (true, Some(RefOr::T(Schema::Object(operation)))) = (parameter.name == "operationId", parameter.schema.as_mut()) {
+        if let (true, Some(RefOr::T(Schema::Object(operation)))) =
+            (parameter.name == "operationId", parameter.schema.as_mut())
+        {
             operation.enum_values = names();
         }
     }
@@ -186,7 +204,12 @@ fn rows_of(tenant: Tenant, partner: impl sea_orm::ColumnTrait, site: impl sea_or
 
 /// The rows of the caller's tenant in a test-mode table that concern an
 /// operation the caller may call (`may_call`): what its journal and faults show it.
-fn visible_rows(caller: &TenantCaller, partner: impl sea_orm::ColumnTrait, site: impl sea_orm::ColumnTrait, operation: impl sea_orm::ColumnTrait) -> sea_orm::Condition {
+fn visible_rows(
+    caller: &TenantCaller,
+    partner: impl sea_orm::ColumnTrait,
+    site: impl sea_orm::ColumnTrait,
+    operation: impl sea_orm::ColumnTrait,
+) -> sea_orm::Condition {
     rows_of(caller.tenant, partner, site).add(operation.is_in(callable(caller)))
 }
 

@@ -8,28 +8,31 @@
 //! token extractors know which tokens to check against the database (a
 //! deleted sandbox's answer 401).
 
-use axum::{Extension, Json};
 use axum::extract::{Request, State};
 use axum::handler::Handler;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use chrono::{DateTime, Months, TimeZone, Utc};
 use rand::Rng;
 use std::time::Duration;
 
-use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+    TransactionTrait,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at};
+use crate::api::seed::sandbox::{self, Kind, Place};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
 use crate::db::entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
-use crate::api::seed::sandbox::{self, Kind, Place};
 
 const TAG: &str = "Test sandboxes";
 /// Creates retried when the random ids collide with a live sandbox's.
@@ -192,7 +195,10 @@ struct ResetPath;
         (status = 409, description = "As many sandboxes as `--max-sandboxes` are live", body = Problem, content_type = "application/problem+json"),
     ),
     security(()))]
-async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): JsonBody<TestSandboxInput>) -> ApiResult<Response> {
+async fn create_test_sandbox(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<TestSandboxInput>,
+) -> ApiResult<Response> {
     let clock = checked_clock(&state, input.clock)?;
     let kind = Kind::from(input.data_set.unwrap_or_default());
     let mut last = None;
@@ -200,13 +206,19 @@ async fn create_test_sandbox(State(state): State<AppState>, JsonBody(input): Jso
         let place = {
             let mut random = rand::thread_rng();
             let sites = sandbox::site_count(kind);
-            place(&state, random.gen_range(SANDBOX_IDS_FROM..i32::MAX), random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites))
+            place(
+                &state,
+                random.gen_range(SANDBOX_IDS_FROM..i32::MAX),
+                random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites),
+            )
         };
         let created = Utc::now();
         match write(&state, kind, place, clock, created, true).await {
             Ok(()) => {
                 let answer = answer(&state, kind, place, clock, created).await?;
-                return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
+                return Ok(
+                    crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response()
+                );
             }
             Err(bound) if bound.code() == ErrorCode::Conflict => return Err(bound),
             // Random ids that collide with a live sandbox's: try others.
@@ -231,7 +243,8 @@ async fn reset_test_sandbox(
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let kind = Kind::parse(&sandbox.data_set)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
     let place = place(&state, partner_id, sandbox.first_site_id);
     write(&state, kind, place, sandbox.clock, sandbox.created_time, false).await?;
     Ok(Json(answer(&state, kind, place, sandbox.clock, sandbox.created_time).await?))
@@ -246,9 +259,14 @@ async fn reset_test_sandbox(
     params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
     responses((status = 200, description = "The sandbox", body = TestSandboxState)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
-async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<ManageSite>, Path(partner_id): Path<i32>) -> ApiResult<Json<TestSandboxState>> {
+async fn get_test_sandbox(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(partner_id): Path<i32>,
+) -> ApiResult<Json<TestSandboxState>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let kind = Kind::parse(&sandbox.data_set).ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let kind = Kind::parse(&sandbox.data_set)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
     let place = place(&state, partner_id, sandbox.first_site_id);
     let sites = sandbox::sandbox(kind, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
     let frozen = frozen_at(&state.db, partner_id).await?;
@@ -259,7 +277,10 @@ async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<M
         now: frozen.unwrap_or_else(|| state.clock.now()),
         frozen: frozen.is_some(),
         expires_at: expiry_of(&state, sandbox.last_used_time.unwrap_or(sandbox.created_time)),
-        sites: sites.into_iter().map(|site| SandboxSiteState { site_id: site.site_id, twin_of: site.twin_of }).collect(),
+        sites: sites
+            .into_iter()
+            .map(|site| SandboxSiteState { site_id: site.site_id, twin_of: site.twin_of })
+            .collect(),
     }))
 }
 
@@ -271,7 +292,11 @@ async fn get_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<M
     params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
     responses((status = 204, description = "Deleted")),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
-async fn delete_test_sandbox(State(state): State<AppState>, caller: PartnerCaller<ManageSite>, Path(partner_id): Path<i32>) -> ApiResult<StatusCode> {
+async fn delete_test_sandbox(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(partner_id): Path<i32>,
+) -> ApiResult<StatusCode> {
     own_sandbox(&state, &caller, partner_id).await?;
     let txn = state.db.begin().await?;
     sandbox::delete_tenant(&txn, partner_id).await?;
@@ -302,7 +327,13 @@ pub fn used(state: &AppState, tenant: Tenant) {
         let touch = match tenant {
             Tenant::Partner(id) => touch.filter(row::Column::PartnerId.eq(id)),
             Tenant::Site(id) => touch.filter(
-                row::Column::PartnerId.in_subquery(Query::select().column(site::Column::PartnerId).from(site::Entity).and_where(site::Column::Id.eq(id)).to_owned()),
+                row::Column::PartnerId.in_subquery(
+                    Query::select()
+                        .column(site::Column::PartnerId)
+                        .from(site::Entity)
+                        .and_where(site::Column::Id.eq(id))
+                        .to_owned(),
+                ),
             ),
         };
         if let Err(err) = touch.exec(&db).await {
@@ -345,11 +376,9 @@ pub async fn expire_idle(db: &DatabaseConnection, ttl: Duration) -> Result<usize
     let Ok(ttl) = chrono::Duration::from_std(ttl) else { return Ok(0) };
     let cutoff = Utc::now() - ttl;
     let idle: Vec<i32> = row::Entity::find()
-        .filter(
-            sea_orm::Condition::any()
-                .add(row::Column::LastUsedTime.lt(cutoff))
-                .add(sea_orm::Condition::all().add(row::Column::LastUsedTime.is_null()).add(row::Column::CreatedTime.lt(cutoff))),
-        )
+        .filter(sea_orm::Condition::any().add(row::Column::LastUsedTime.lt(cutoff)).add(
+            sea_orm::Condition::all().add(row::Column::LastUsedTime.is_null()).add(row::Column::CreatedTime.lt(cutoff)),
+        ))
         .select_only()
         .column(row::Column::PartnerId)
         .into_tuple()
@@ -366,7 +395,11 @@ pub async fn expire_idle(db: &DatabaseConnection, ttl: Duration) -> Result<usize
 }
 
 /// Runs `expire_idle` every `touch_every(ttl)` until `stopped`.
-pub fn spawn_expiry(db: DatabaseConnection, ttl: Duration, mut stopped: tokio::sync::watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+pub fn spawn_expiry(
+    db: DatabaseConnection,
+    ttl: Duration,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(touch_every(ttl).max(Duration::from_millis(100)));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -396,7 +429,11 @@ async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partn
 fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Option<DateTime<Utc>>> {
     let Some(at) = clock else { return Ok(None) };
     let earliest = Utc.with_ymd_and_hms(2000, 1, 1, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MIN_UTC);
-    let latest = state.clock.now().checked_add_months(Months::new(12 * super::clock::MAX_AHEAD_YEARS)).unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let latest = state
+        .clock
+        .now()
+        .checked_add_months(Months::new(12 * super::clock::MAX_AHEAD_YEARS))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
     let mut v = Violations::new();
     if at < earliest || at > latest {
         v.field("/clock", ErrorCode::FieldOutOfRange, format!("must be from {earliest} to {latest}"));
@@ -412,13 +449,24 @@ fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
     fn prefix<const N: usize>(hash: [u8; 32]) -> [u8; N] {
         std::array::from_fn(|i| hash[i])
     }
-    let keyed = sandbox::Keyed { tag: prefix(keyed(b"email")), middle: prefix(keyed(b"ids")), password: prefix(keyed(b"password")) };
+    let keyed = sandbox::Keyed {
+        tag: prefix(keyed(b"email")),
+        middle: prefix(keyed(b"ids")),
+        password: prefix(keyed(b"password")),
+    };
     Place { partner_id, first_site_id, keyed }
 }
 
 /// Writes the sandbox's rows (after deleting what it holds, on a reset) and
 /// its clock, in one transaction; a create also records the sandbox.
-async fn write(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>, create: bool) -> ApiResult<()> {
+async fn write(
+    state: &AppState,
+    kind: Kind,
+    place: Place,
+    clock: Option<DateTime<Utc>>,
+    created: DateTime<Utc>,
+    create: bool,
+) -> ApiResult<()> {
     let data = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?.data;
     let txn = state.db.begin().await?;
     let written = async {
@@ -470,7 +518,13 @@ async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult
 }
 
 /// The creation answer: the accounts with fresh tokens.
-async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTime<Utc>>, created: DateTime<Utc>) -> ApiResult<TestSandbox> {
+async fn answer(
+    state: &AppState,
+    kind: Kind,
+    place: Place,
+    clock: Option<DateTime<Utc>>,
+    created: DateTime<Utc>,
+) -> ApiResult<TestSandbox> {
     let made = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?;
     let user = &made.partner_user;
     let access = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Access);
@@ -487,7 +541,12 @@ async fn answer(state: &AppState, kind: Kind, place: Place, clock: Option<DateTi
                 .agents
                 .into_iter()
                 .map(|agent| SandboxAgent {
-                    access_token: state.tokens.sign(&Claims::for_agent(agent.id, site.site_id, &agent.permissions, TokenKind::Access)),
+                    access_token: state.tokens.sign(&Claims::for_agent(
+                        agent.id,
+                        site.site_id,
+                        &agent.permissions,
+                        TokenKind::Access,
+                    )),
                     agent_id: agent.id,
                     email: agent.email,
                     password: place.keyed.password(),
@@ -528,7 +587,8 @@ pub async fn reset_dispatch(State(state): State<AppState>, mut request: Request,
         return ApiError::new(ErrorCode::NoRoute, "no operation is served at this path").into_response();
     }
     if request.method() != Method::POST {
-        let mut problem = ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
+        let mut problem =
+            ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
         problem.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
         return problem;
     }

@@ -82,16 +82,19 @@ pub async fn languages(db: &impl ConnectionTrait, ids: Vec<String>) -> ApiResult
     Ok(rows
         .into_iter()
         .map(|r| {
-            (r.id.clone(), Language {
-                id: r.id,
-                name: r.name,
-                can_be_used_in_agent_console_ui: r.can_be_used_in_agent_console_ui,
-                can_be_used_in_control_panel_ui: r.can_be_used_in_control_panel_ui,
-                can_be_used_in_campaign: r.can_be_used_in_campaign,
-                can_be_used_in_chatbot: r.can_be_used_in_chatbot,
-                can_be_used_in_agent_assist: r.can_be_used_in_agent_assist,
-                can_be_used_in_voicebot: r.can_be_used_in_voicebot,
-            })
+            (
+                r.id.clone(),
+                Language {
+                    id: r.id,
+                    name: r.name,
+                    can_be_used_in_agent_console_ui: r.can_be_used_in_agent_console_ui,
+                    can_be_used_in_control_panel_ui: r.can_be_used_in_control_panel_ui,
+                    can_be_used_in_campaign: r.can_be_used_in_campaign,
+                    can_be_used_in_chatbot: r.can_be_used_in_chatbot,
+                    can_be_used_in_agent_assist: r.can_be_used_in_agent_assist,
+                    can_be_used_in_voicebot: r.can_be_used_in_voicebot,
+                },
+            )
         })
         .collect())
 }
@@ -105,17 +108,20 @@ pub async fn voices(db: &impl ConnectionTrait, ids: Vec<String>) -> ApiResult<Ha
     Ok(rows
         .into_iter()
         .map(|r| {
-            (r.id.clone(), Voice {
-                language_id: r.language_id,
-                out: VoiceName {
-                    id: r.id,
-                    language: r.language,
-                    language_code: r.language_code,
-                    voice_type: r.voice_type,
-                    gender_type: r.gender_type,
-                    sample: r.sample,
+            (
+                r.id.clone(),
+                Voice {
+                    language_id: r.language_id,
+                    out: VoiceName {
+                        id: r.id,
+                        language: r.language,
+                        language_code: r.language_code,
+                        voice_type: r.voice_type,
+                        gender_type: r.gender_type,
+                        sample: r.sample,
+                    },
                 },
-            })
+            )
         })
         .collect())
 }
@@ -128,13 +134,16 @@ pub async fn voice_channels(db: &impl ConnectionTrait, ids: Vec<Uuid>) -> ApiRes
     Ok(rows
         .into_iter()
         .map(|r| {
-            (r.id, VoiceChannel {
-                id: r.id,
-                name: r.name,
-                callback_url: r.callback_url,
-                plug_in_id: r.plug_in_id,
-                payload_type: r.payload_type,
-            })
+            (
+                r.id,
+                VoiceChannel {
+                    id: r.id,
+                    name: r.name,
+                    callback_url: r.callback_url,
+                    plug_in_id: r.plug_in_id,
+                    payload_type: r.payload_type,
+                },
+            )
         })
         .collect())
 }

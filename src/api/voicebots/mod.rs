@@ -17,11 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::api::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .merge(bots::router())
-        .merge(channels::router())
-        .merge(telephony::router())
-        .merge(sip::router())
+    OpenApiRouter::new().merge(bots::router()).merge(channels::router()).merge(telephony::router()).merge(sip::router())
 }
 
 /// What a channel instance's `infoId` names.
@@ -52,6 +48,10 @@ impl ChannelType {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)] // The variant documents an answer; `ApiError` makes it.
 pub enum ConfigurationInUse {
-    #[response(status = 409, description = "A channel instance still uses the configuration", content_type = "application/problem+json")]
+    #[response(
+        status = 409,
+        description = "A channel instance still uses the configuration",
+        content_type = "application/problem+json"
+    )]
     InUse(crate::error::Problem),
 }

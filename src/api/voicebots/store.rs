@@ -39,7 +39,12 @@ pub async fn touch_bots_using_info(db: &impl ConnectionTrait, kind: ChannelType,
 
 /// Deletes a telephony or SIP configuration of `site_id`: 404 when there is none,
 /// 409 while a channel instance names it.
-pub async fn delete_configuration<E>(db: &impl ConnectionTrait, site_id: i32, kind: ChannelType, id: Uuid) -> ApiResult<()>
+pub async fn delete_configuration<E>(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    kind: ChannelType,
+    id: Uuid,
+) -> ApiResult<()>
 where
     E: crate::api::site_scoped::SiteScoped,
     <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,

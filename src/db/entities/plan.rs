@@ -1,6 +1,5 @@
 use sea_orm::entity::prelude::*;
 
-
 /// A plan of the catalog; `pricing_models` is the JSON list of pricing model
 /// templates a subscription to it starts from.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]

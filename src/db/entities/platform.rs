@@ -1,6 +1,5 @@
 use sea_orm::entity::prelude::*;
 
-
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "platforms")]
 pub struct Model {

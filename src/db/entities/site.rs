@@ -1,6 +1,5 @@
 use sea_orm::entity::prelude::*;
 
-
 /// A customer site and its own details; the spec's SiteExtraInfo, SiteActivity,
 /// SiteBillingActivity and SiteRegistration are 1:1 facets kept as columns here.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]

@@ -1,6 +1,5 @@
 use sea_orm::entity::prelude::*;
 
-
 // Deserialize: PostgreSQL reads it with more as a JSON row (`subscriptions::store::tree_as_json`).
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Deserialize)]
 #[sea_orm(table_name = "subscriptions")]

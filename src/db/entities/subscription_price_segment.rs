@@ -2,7 +2,6 @@ use sea_orm::entity::prelude::*;
 
 use crate::db::money::StoredDecimal;
 
-
 /// One price row of a pricing model: `kind` is `byAgents` (from..to agents),
 /// `byVolume` (a quota), `byUnit` (one-time fee) or `flatFee`.
 // Deserialize: PostgreSQL reads it with more as a JSON row (`subscriptions::store::tree_as_json`).

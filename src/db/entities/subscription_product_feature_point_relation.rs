@@ -1,6 +1,5 @@
 use sea_orm::entity::prelude::*;
 
-
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "subscription_product_feature_point_relations")]
 pub struct Model {

@@ -2,7 +2,6 @@ use sea_orm::entity::prelude::*;
 
 use crate::db::money::StoredDecimal;
 
-
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "tax_rates")]
 pub struct Model {

@@ -57,7 +57,10 @@ impl WriteBatches {
 
     /// Runs `work` in the next batch's transaction; its result once that
     /// transaction has committed (a failed commit fails it too).
-    pub async fn run<T, E>(&self, work: impl for<'s, 'w> FnOnce(&'s Session<'w>) -> BoxFuture<'s, Result<T, E>> + Send + 'static) -> Result<T, E>
+    pub async fn run<T, E>(
+        &self,
+        work: impl for<'s, 'w> FnOnce(&'s Session<'w>) -> BoxFuture<'s, Result<T, E>> + Send + 'static,
+    ) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<DbErr> + Send + 'static,
@@ -105,10 +108,21 @@ async fn run(writer: OnThreadWriter, pool: DatabaseConnection, mut receiver: mps
 /// connection between batches left the writer idle for about a twentieth of
 /// its time under steady applies (docs/performance.md). Writes through the
 /// pool wait for `HOLD` and one batch at most.
-async fn hold(writer: &OnThreadWriter, pool: &DatabaseConnection, receiver: &mut mpsc::Receiver<Job>, jobs: &mut Vec<Job>) {
+async fn hold(
+    writer: &OnThreadWriter,
+    pool: &DatabaseConnection,
+    receiver: &mut mpsc::Receiver<Job>,
+    jobs: &mut Vec<Job>,
+) {
     let session = match writer.begin(pool).await {
         Ok(Some(session)) => session,
-        Ok(None) => return fail(std::mem::take(jobs), DbErr::Custom("the on-thread writer could not open the database".to_owned())).await,
+        Ok(None) => {
+            return fail(
+                std::mem::take(jobs),
+                DbErr::Custom("the on-thread writer could not open the database".to_owned()),
+            )
+            .await;
+        }
         Err(err) => return fail(std::mem::take(jobs), err).await,
     };
     let held = Instant::now();
@@ -186,7 +200,10 @@ mod tests {
     }
 
     async fn ids(pool: &DatabaseConnection) -> Vec<i64> {
-        let rows = pool.query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, "SELECT id FROM t ORDER BY id")).await.unwrap();
+        let rows = pool
+            .query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, "SELECT id FROM t ORDER BY id"))
+            .await
+            .unwrap();
         rows.iter().map(|row| row.try_get_by_index::<i64>(0).unwrap()).collect()
     }
 
@@ -233,13 +250,18 @@ mod tests {
             .collect();
         tokio::time::sleep(Duration::from_millis(100)).await;
         // Operations are always waiting now: only the hold's bound lets the pool write.
-        let through_pool = tokio::time::timeout(Duration::from_secs(10), pool.execute_unprepared("INSERT INTO t VALUES (0)")).await;
+        let through_pool =
+            tokio::time::timeout(Duration::from_secs(10), pool.execute_unprepared("INSERT INTO t VALUES (0)")).await;
         stop.store(true, Ordering::Relaxed);
         for writer in writers {
             writer.await.unwrap();
         }
         through_pool.expect("the pool's write got its turn").unwrap();
-        assert_eq!(ids(&pool).await.len() as i64, next.load(Ordering::Relaxed), "every acknowledged write and the pool's");
+        assert_eq!(
+            ids(&pool).await.len() as i64,
+            next.load(Ordering::Relaxed),
+            "every acknowledged write and the pool's"
+        );
     }
 
     #[tokio::test]

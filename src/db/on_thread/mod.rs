@@ -122,7 +122,16 @@ impl OnThreadReads {
     }
 
     fn at(path: PathBuf) -> Self {
-        Self { stack: Stack { path, writes: false, keep: IDLE_KEPT, idle: Mutex::default(), on_statement: None, columns: Default::default() } }
+        Self {
+            stack: Stack {
+                path,
+                writes: false,
+                keep: IDLE_KEPT,
+                idle: Mutex::default(),
+                on_statement: None,
+                columns: Default::default(),
+            },
+        }
     }
 
     /// Tells `callback` how long each statement took, as sea-orm's
@@ -135,10 +144,16 @@ impl OnThreadReads {
     /// The row `sql` selects with `params`, mapped by `map`; `Some(None)` when
     /// there is none, and `None` when it could not be read here (read it
     /// through the pool).
-    pub fn row<T>(&self, sql: &str, params: impl Params, map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>) -> Option<Option<T>> {
+    pub fn row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Option<Option<T>> {
         let connection = self.stack.take()?;
         let started = Instant::now();
-        let result = connection.prepare_cached(sql).and_then(|mut statement| statement.query_row(params, map).optional());
+        let result =
+            connection.prepare_cached(sql).and_then(|mut statement| statement.query_row(params, map).optional());
         match self.stack.timed(started, result) {
             Ok(row) => {
                 self.stack.put_back(connection);

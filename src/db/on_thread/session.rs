@@ -30,10 +30,13 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, ErrorCode, params_from_iter};
+use sea_orm::sqlx::Sqlite;
 use sea_orm::sqlx::error::{DatabaseError, ErrorKind};
 use sea_orm::sqlx::pool::PoolConnection;
-use sea_orm::sqlx::Sqlite;
-use sea_orm::{ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, RuntimeErr, Statement, Value};
+use sea_orm::{
+    ConnectionTrait, DbBackend, DbErr, ExecResult, MockDatabase, MockExecResult, QueryResult, RuntimeErr, Statement,
+    Value,
+};
 use uuid::Uuid;
 
 use super::Stack;
@@ -112,7 +115,11 @@ impl<'a> Session<'a> {
                 let mut values = BTreeMap::new();
                 for (i, (name, declared)) in columns.iter().enumerate() {
                     let value = declared.value(row.get_ref(i)?).map_err(|err| {
-                        rusqlite::Error::FromSqlConversionFailure(i, row.get_ref(i).map_or(rusqlite::types::Type::Null, |v| v.data_type()), err.into())
+                        rusqlite::Error::FromSqlConversionFailure(
+                            i,
+                            row.get_ref(i).map_or(rusqlite::types::Type::Null, |v| v.data_type()),
+                            err.into(),
+                        )
                     })?;
                     values.insert(name.clone(), value);
                 }
@@ -127,7 +134,10 @@ impl<'a> Session<'a> {
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
-        let Some(connection) = self.connection.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take() else { return };
+        let Some(connection) = self.connection.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+        else {
+            return;
+        };
         if !connection.is_autocommit() && connection.execute_batch("ROLLBACK").is_err() {
             return; // Not put back: closed with its transaction.
         }
@@ -148,9 +158,18 @@ impl ConnectionTrait for Session<'_> {
 
     async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
         let started = Instant::now();
-        let result = self.with(|c| c.execute_batch(sql).map(|()| MockExecResult { last_insert_id: c.last_insert_rowid().max(0) as u64, rows_affected: c.changes() }));
+        let result = self.with(|c| {
+            c.execute_batch(sql).map(|()| MockExecResult {
+                last_insert_id: c.last_insert_rowid().max(0) as u64,
+                rows_affected: c.changes(),
+            })
+        });
         let result = self.stack.timed(started, result).map_err(|err| self.error(err, DbErr::Exec))?;
-        MockDatabase::new(DbBackend::Sqlite).append_exec_results([result]).into_connection().execute_unprepared(sql).await
+        MockDatabase::new(DbBackend::Sqlite)
+            .append_exec_results([result])
+            .into_connection()
+            .execute_unprepared(sql)
+            .await
     }
 
     async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
@@ -214,7 +233,9 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
         Value::SmallUnsigned(v) => integer(v.map(i64::from)),
         Value::Unsigned(v) => integer(v.map(i64::from)),
         Value::BigUnsigned(v) => match v {
-            Some(n) => Sql::Integer(i64::try_from(*n).map_err(|_| RuntimeErr::Internal(format!("{n} does not fit SQLite's integers")))?),
+            Some(n) => Sql::Integer(
+                i64::try_from(*n).map_err(|_| RuntimeErr::Internal(format!("{n} does not fit SQLite's integers")))?,
+            ),
             None => Sql::Null,
         },
         Value::Float(v) => v.map_or(Sql::Null, |f| Sql::Real(f.into())),
@@ -223,7 +244,9 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
         Value::Char(v) => v.map_or(Sql::Null, |c| Sql::Text(c.to_string())),
         Value::Bytes(v) => v.clone().map_or(Sql::Null, Sql::Blob),
         Value::Uuid(v) => v.map_or(Sql::Null, |id| Sql::Blob(id.as_bytes().to_vec())),
-        Value::ChronoDateTimeUtc(v) => v.map_or(Sql::Null, |t| Sql::Text(t.to_rfc3339_opts(SecondsFormat::AutoSi, false))),
+        Value::ChronoDateTimeUtc(v) => {
+            v.map_or(Sql::Null, |t| Sql::Text(t.to_rfc3339_opts(SecondsFormat::AutoSi, false)))
+        }
         other => return Err(RuntimeErr::Internal(format!("{other:?} is not bound on the thread"))),
     })
 }
@@ -244,8 +267,11 @@ impl Columns {
         if let Some(columns) = kept.get(sql) {
             return columns.clone();
         }
-        let columns: Arc<[(String, Declared)]> =
-            prepared.columns().iter().map(|column| (column.name().to_owned(), Declared::of(column.decl_type()))).collect();
+        let columns: Arc<[(String, Declared)]> = prepared
+            .columns()
+            .iter()
+            .map(|column| (column.name().to_owned(), Declared::of(column.decl_type())))
+            .collect();
         if kept.len() >= COLUMNS_KEPT {
             kept.clear();
         }
@@ -300,11 +326,19 @@ impl Declared {
         let text = |bytes: &[u8]| std::str::from_utf8(bytes).map(str::to_owned).map_err(|err| err.to_string());
         Ok(match (self, held) {
             (Self::Uuid, ValueRef::Null) => Value::Uuid(None),
-            (Self::Uuid, ValueRef::Blob(bytes)) => Value::Uuid(Some(Uuid::from_slice(bytes).map_err(|err| err.to_string())?)),
-            (Self::Uuid, ValueRef::Text(t)) => Value::Uuid(Some(Uuid::parse_str(&text(t)?).map_err(|err| err.to_string())?)),
+            (Self::Uuid, ValueRef::Blob(bytes)) => {
+                Value::Uuid(Some(Uuid::from_slice(bytes).map_err(|err| err.to_string())?))
+            }
+            (Self::Uuid, ValueRef::Text(t)) => {
+                Value::Uuid(Some(Uuid::parse_str(&text(t)?).map_err(|err| err.to_string())?))
+            }
             (Self::Time, ValueRef::Null) => Value::ChronoDateTimeUtc(None),
-            (Self::Time, ValueRef::Text(t)) => Value::ChronoDateTimeUtc(Some(parse_time(&text(t)?).ok_or_else(mismatch)?)),
-            (Self::Time, ValueRef::Integer(seconds)) => Value::ChronoDateTimeUtc(Some(DateTime::from_timestamp(seconds, 0).ok_or_else(mismatch)?)),
+            (Self::Time, ValueRef::Text(t)) => {
+                Value::ChronoDateTimeUtc(Some(parse_time(&text(t)?).ok_or_else(mismatch)?))
+            }
+            (Self::Time, ValueRef::Integer(seconds)) => {
+                Value::ChronoDateTimeUtc(Some(DateTime::from_timestamp(seconds, 0).ok_or_else(mismatch)?))
+            }
             (Self::Bool, ValueRef::Null) => Value::Bool(None),
             (Self::Bool, ValueRef::Integer(n)) => Value::Bool(Some(n != 0)),
             (Self::Int, ValueRef::Null) => Value::Int(None),
@@ -487,7 +521,10 @@ mod tests {
         let waiting = tokio::time::timeout(Duration::from_millis(200), through_pool.clone().insert(&pool)).await;
         assert!(waiting.is_err(), "a write through the pool waits for the session");
         // A unique violation here is the pools' 409.
-        let duplicate = kinds::Entity::insert(row("a", false).into_active_model()).exec_without_returning(&*session).await.unwrap_err();
+        let duplicate = kinds::Entity::insert(row("a", false).into_active_model())
+            .exec_without_returning(&*session)
+            .await
+            .unwrap_err();
         assert_eq!(crate::error::ApiError::from(duplicate).into_response().status(), 409);
         drop(session);
         assert!(kinds::Entity::find().all(&pool).await.unwrap().is_empty(), "dropped without commit: rolled back");
@@ -522,7 +559,13 @@ mod tests {
         }
         assert_eq!(Declared::of(None), Declared::Untyped);
         assert_eq!(Declared::Untyped.value(ValueRef::Integer(1)).unwrap(), Value::BigInt(Some(1)));
-        assert!(Declared::Int.value(ValueRef::Integer(i64::MAX)).is_err(), "an i32 column out of range is an error, not a wrap");
-        assert_eq!(parse_time("2026-11-24 07:30:15.5"), Some(Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap() + chrono::Duration::milliseconds(500)));
+        assert!(
+            Declared::Int.value(ValueRef::Integer(i64::MAX)).is_err(),
+            "an i32 column out of range is an error, not a wrap"
+        );
+        assert_eq!(
+            parse_time("2026-11-24 07:30:15.5"),
+            Some(Utc.with_ymd_and_hms(2026, 11, 24, 7, 30, 15).unwrap() + chrono::Duration::milliseconds(500))
+        );
     }
 }

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use validator::Validate;
 use utoipa::ToSchema;
+use validator::Validate;
 
 use crate::api::billing::money::Money;
 use crate::billing::periods::BillingPeriod;
@@ -76,12 +76,18 @@ pub struct SiteBillingConfigInput {
     #[schema(example = "USD")]
     #[rule(required, pattern = "^[A-Z]{3}$", says = "a three-letter ISO 4217 currency code in capitals, such as USD")]
     pub currency_id: Option<String>,
-    #[schema(default = false)] pub is_pricing_visible: Option<bool>,
-    #[schema(default = false)] pub is_subscription_change_by_customer_allowed: Option<bool>,
-    #[schema(default = false)] pub is_agents_purchased_in_advance: Option<bool>,
-    #[schema(default = false)] pub is_invoice_visible_to_customer: Option<bool>,
-    #[schema(default = false)] pub is_billing_email_sent_automatically: Option<bool>,
-    #[schema(default = false)] pub is_billing_popup_automatically: Option<bool>,
+    #[schema(default = false)]
+    pub is_pricing_visible: Option<bool>,
+    #[schema(default = false)]
+    pub is_subscription_change_by_customer_allowed: Option<bool>,
+    #[schema(default = false)]
+    pub is_agents_purchased_in_advance: Option<bool>,
+    #[schema(default = false)]
+    pub is_invoice_visible_to_customer: Option<bool>,
+    #[schema(default = false)]
+    pub is_billing_email_sent_automatically: Option<bool>,
+    #[schema(default = false)]
+    pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
     #[rule(text(max = 200, display_in_schema))]
     pub payment_term: Option<String>,

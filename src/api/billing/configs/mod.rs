@@ -11,8 +11,6 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub use dto::*;
-pub use store::load;
 use crate::api::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::{SiteSet, on_locked_site};
@@ -20,15 +18,19 @@ use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use store::load;
 
 const TAG: &str = "Site billing configs";
 
 // The POST alias is deprecated in the document; registering it is not a use.
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_site_billing_configs, create_site_billing_config))
-        .routes(routes!(get_site_billing_config, update_site_billing_config, update_site_billing_config_by_post))
+    OpenApiRouter::new().routes(routes!(list_site_billing_configs, create_site_billing_config)).routes(routes!(
+        get_site_billing_config,
+        update_site_billing_config,
+        update_site_billing_config_by_post
+    ))
 }
 
 /// List site billing configs

@@ -17,8 +17,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 impl SiteBillingConfig {
     fn from_row(r: row::Model, currency: Currency) -> ApiResult<Self> {
         Ok(Self {
-            billing_period: BillingPeriod::parse(&r.billing_period)
-                .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored billing period {:?} is unknown", r.billing_period)))?,
+            billing_period: BillingPeriod::parse(&r.billing_period).ok_or_else(|| {
+                ApiError::internal(anyhow::anyhow!("stored billing period {:?} is unknown", r.billing_period))
+            })?,
             site_id: r.site_id,
             billing_start_date: r.billing_start_date,
             next_billing_date: r.next_billing_date,
@@ -40,16 +41,21 @@ impl SiteBillingConfig {
 
 /// The configurations of `sites`, by site id, with their currencies. Two queries.
 pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<SiteBillingConfig>> {
-    let rows = row::Entity::find().filter(sites.contains(row::Column::SiteId, row::Column::PartnerId)).order_by_asc(row::Column::SiteId).all(db).await?;
+    let rows = row::Entity::find()
+        .filter(sites.contains(row::Column::SiteId, row::Column::PartnerId))
+        .order_by_asc(row::Column::SiteId)
+        .all(db)
+        .await?;
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let currencies: HashMap<String, currency::Model> = currency::Entity::find().all(db).await?.into_iter().map(|c| (c.id.clone(), c)).collect();
+    let currencies: HashMap<String, currency::Model> =
+        currency::Entity::find().all(db).await?.into_iter().map(|c| (c.id.clone(), c)).collect();
     rows.into_iter()
         .map(|r| {
-            let c = currencies
-                .get(&r.currency_id)
-                .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {} of site {} is missing", r.currency_id, r.site_id)))?;
+            let c = currencies.get(&r.currency_id).ok_or_else(|| {
+                ApiError::internal(anyhow::anyhow!("currency {} of site {} is missing", r.currency_id, r.site_id))
+            })?;
             let currency = Currency { id: c.id.clone(), symbol: c.symbol.clone(), description: c.description.clone() };
             SiteBillingConfig::from_row(r, currency)
         })
@@ -58,10 +64,7 @@ pub async fn load(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<S
 
 pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<SiteBillingConfig> {
     partner_site(db, partner_id, site_id).await?;
-    load(db, &SiteSet::Ids(vec![site_id]))
-        .await?
-        .pop()
-        .ok_or_else(|| ApiError::not_found("site billing config"))
+    load(db, &SiteSet::Ids(vec![site_id])).await?.pop().ok_or_else(|| ApiError::not_found("site billing config"))
 }
 
 /// 400 at `/currencyId` when the catalog has no such currency: a rule that
@@ -81,7 +84,8 @@ fn settings(model: &mut row::ActiveModel, checked: Checked) {
     model.billing_period = Set(checked.period.as_str().to_owned());
     model.currency_id = Set(checked.currency_id);
     model.is_pricing_visible = Set(i.is_pricing_visible.unwrap_or(false));
-    model.is_subscription_change_by_customer_allowed = Set(i.is_subscription_change_by_customer_allowed.unwrap_or(false));
+    model.is_subscription_change_by_customer_allowed =
+        Set(i.is_subscription_change_by_customer_allowed.unwrap_or(false));
     model.is_agents_purchased_in_advance = Set(i.is_agents_purchased_in_advance.unwrap_or(false));
     model.is_invoice_visible_to_customer = Set(i.is_invoice_visible_to_customer.unwrap_or(false));
     model.is_billing_email_sent_automatically = Set(i.is_billing_email_sent_automatically.unwrap_or(false));
@@ -127,26 +131,46 @@ pub async fn insert(
 
 /// Stores the first configuration of the partner's site: 404 for another
 /// partner's site, 409 when it has one.
-pub async fn create(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, checked: Checked, now: DateTime<Utc>) -> ApiResult<SiteBillingConfig> {
+pub async fn create(
+    db: &impl ConnectionTrait,
+    partner_id: i32,
+    site_id: i32,
+    checked: Checked,
+    now: DateTime<Utc>,
+) -> ApiResult<SiteBillingConfig> {
     require_currency(db, &checked.currency_id).await?;
     partner_site(db, partner_id, site_id).await?;
     // A second configuration is the primary key's 409 at `/siteId` (`error::constraints`).
-    let opening =
-        Opening { start: super::rules::start_of_day(now), balance: Money::default(), purchased_agents: 0, next_billing_date: None };
+    let opening = Opening {
+        start: super::rules::start_of_day(now),
+        balance: Money::default(),
+        purchased_agents: 0,
+        next_billing_date: None,
+    };
     insert(db, partner_id, site_id, checked, opening, now).await?;
     find(db, partner_id, site_id).await
 }
 
 /// Replaces the configuration of the partner's site. A new period moves the
 /// next billing date; the currency changes only at a zero balance (409).
-pub async fn update(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, checked: Checked, now: DateTime<Utc>) -> ApiResult<SiteBillingConfig> {
+pub async fn update(
+    db: &impl ConnectionTrait,
+    partner_id: i32,
+    site_id: i32,
+    checked: Checked,
+    now: DateTime<Utc>,
+) -> ApiResult<SiteBillingConfig> {
     require_currency(db, &checked.currency_id).await?;
     partner_site(db, partner_id, site_id).await?;
-    let stored = row::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site billing config"))?;
+    let stored =
+        row::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site billing config"))?;
     if stored.currency_id != checked.currency_id && !stored.balance.0.is_zero() {
         return Err(ApiError::new(
             ErrorCode::Conflict,
-            format!("the balance of site {site_id} is {} {}; the currency can only change at a zero balance", stored.balance, stored.currency_id),
+            format!(
+                "the balance of site {site_id} is {} {}; the currency can only change at a zero balance",
+                stored.balance, stored.currency_id
+            ),
         ));
     }
     let next = next_billing_date(stored.billing_start_date, checked.period.months(), now);

@@ -1,10 +1,9 @@
 //! What subscriptions unlock, on the wire.
 
 use serde::{Deserialize, Serialize};
-use validator::Validate;
 use utoipa::ToSchema;
 use uuid::Uuid;
-
+use validator::Validate;
 
 /// A feature point item a subscription's product grants.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

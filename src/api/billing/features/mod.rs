@@ -9,19 +9,22 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
-pub use dto::*;
 use super::scope::SiteSet;
-use super::subscriptions::store::{self as subscriptions, Selection};
 use super::subscriptions::SubscriptionPricingModel;
+use super::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::AppState;
-use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageSite}};
+use crate::auth::{
+    PartnerCaller,
+    perm::{ManageFeature, ManageSite},
+};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path, Query};
+pub use dto::*;
 
 const TAG: &str = "Subscription features";
 

@@ -2,18 +2,20 @@
 //! of queries, and the feature points of a subscription's product replaced
 //! in one transaction.
 
-
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
+};
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::db::by_parent::ByParent;
 use crate::api::billing::scope::{SiteSet, lock_site, partner_site};
 use crate::api::billing::subscriptions::CANCELLED;
 use crate::billing::BillingError;
+use crate::db::by_parent::ByParent;
 use crate::db::entities::{
-    feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
-    subscription_product_relation as relation,
+    feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits,
+    subscription_product_feature_point_relation as point, subscription_product_relation as relation,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
@@ -40,7 +42,10 @@ pub async fn site_of_subscription(db: &impl ConnectionTrait, id: Uuid) -> ApiRes
 }
 
 /// The product relations of `sites` with their feature point items. Two queries.
-pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> ApiResult<Vec<SubscriptionProductRelation>> {
+pub async fn product_relations(
+    db: &impl ConnectionTrait,
+    sites: &SiteSet,
+) -> ApiResult<Vec<SubscriptionProductRelation>> {
     let relations = relation::Entity::find()
         .filter(sites.contains(relation::Column::SiteId, relation::Column::PartnerId))
         .order_by_asc(relation::Column::SiteId)
@@ -67,21 +72,27 @@ pub async fn product_relations(db: &impl ConnectionTrait, sites: &SiteSet) -> Ap
         })
         .collect();
     Ok(relations
-            .into_iter()
-            .map(|r| SubscriptionProductRelation {
-                subscription_product_feature_point_relations: points.take(&r.id),
-                id: r.id,
-                subscription_id: r.subscription_id,
-                product_id: r.product_id,
-                site_id: r.site_id,
-            })
-            .collect())
+        .into_iter()
+        .map(|r| SubscriptionProductRelation {
+            subscription_product_feature_point_relations: points.take(&r.id),
+            id: r.id,
+            subscription_id: r.subscription_id,
+            product_id: r.product_id,
+            site_id: r.site_id,
+        })
+        .collect())
 }
 
 /// The limitation configs of `sites` (or of `site_id` alone), by site and subscription.
-pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site_id: Option<i32>) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
+pub async fn limitation_configs(
+    db: &impl ConnectionTrait,
+    sites: &SiteSet,
+    site_id: Option<i32>,
+) -> ApiResult<Vec<SubscriptionFeatureLimitationConfig>> {
     let select = match site_id {
-        Some(site_id) => limits::Entity::find().filter(sites.owns(limits::Column::SiteId)).filter(limits::Column::SiteId.eq(site_id)),
+        Some(site_id) => {
+            limits::Entity::find().filter(sites.owns(limits::Column::SiteId)).filter(limits::Column::SiteId.eq(site_id))
+        }
         None => limits::Entity::find().filter(sites.contains(limits::Column::SiteId, limits::Column::PartnerId)),
     };
     let rows = select.order_by_asc(limits::Column::SiteId).order_by_asc(limits::Column::SubscriptionId).all(db).await?;
@@ -89,7 +100,11 @@ pub async fn limitation_configs(db: &impl ConnectionTrait, sites: &SiteSet, site
 }
 
 /// The limitation config of a subscription of `sites`.
-pub async fn limitation_config(db: &impl ConnectionTrait, sites: &SiteSet, subscription_id: Uuid) -> ApiResult<SubscriptionFeatureLimitationConfig> {
+pub async fn limitation_config(
+    db: &impl ConnectionTrait,
+    sites: &SiteSet,
+    subscription_id: Uuid,
+) -> ApiResult<SubscriptionFeatureLimitationConfig> {
     let row = limits::Entity::find_by_id(subscription_id)
         .filter(sites.owns(limits::Column::SiteId))
         .one(db)
@@ -138,7 +153,11 @@ pub async fn set_feature_points(
             .collect();
         for (i, item) in items.iter().enumerate() {
             if !known.contains(item) {
-                v.field(format!("/featurePointItems/{i}"), ErrorCode::FieldMismatch, format!("is not a feature point item of product {product_id:?}"));
+                v.field(
+                    format!("/featurePointItems/{i}"),
+                    ErrorCode::FieldMismatch,
+                    format!("is not a feature point item of product {product_id:?}"),
+                );
             }
         }
         v.finish(())?;
@@ -149,7 +168,10 @@ pub async fn set_feature_points(
             .await?;
         let relation_id = match existing {
             Some(r) => {
-                point::Entity::delete_many().filter(point::Column::SubscriptionProductRelationId.eq(r.id)).exec(&txn).await?;
+                point::Entity::delete_many()
+                    .filter(point::Column::SubscriptionProductRelationId.eq(r.id))
+                    .exec(&txn)
+                    .await?;
                 r.id
             }
             None => {
@@ -183,7 +205,13 @@ pub async fn set_feature_points(
 }
 
 /// Stores a data set's product relation of a subscription with the feature point items it grants.
-pub async fn insert_relation(db: &impl ConnectionTrait, id: Uuid, subscription_id: Uuid, product_id: String, feature_point_items: Vec<String>) -> ApiResult<()> {
+pub async fn insert_relation(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    subscription_id: Uuid,
+    product_id: String,
+    feature_point_items: Vec<String>,
+) -> ApiResult<()> {
     let (site_id, partner_id) = site_of_subscription(db, subscription_id).await?;
     relation::Entity::insert(relation::ActiveModel {
         id: Set(id),

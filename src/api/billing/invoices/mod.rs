@@ -9,24 +9,22 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
-use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
-pub use dto::*;
 use super::scope::SiteSet;
 use crate::api::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::error::ApiResult;
 use crate::extract::Path;
+pub use dto::*;
 
 const TAG: &str = "Invoices";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_invoice_bill_tos))
-        .routes(routes!(get_invoice_bill_to))
+    OpenApiRouter::new().routes(routes!(list_invoice_bill_tos)).routes(routes!(get_invoice_bill_to))
 }
 
 #[switchboard_macros::rules(params)]

@@ -15,7 +15,9 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::paging::PageRequest;
 use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
 use crate::billing::round_money;
-use crate::db::entities::{currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate};
+use crate::db::entities::{
+    currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate,
+};
 use crate::error::{ApiError, ApiResult};
 
 impl From<invoice_bill_to::Model> for InvoiceBillTo {
@@ -99,7 +101,10 @@ fn line_out(r: line::Model, format: &CurrencyFormat) -> InvoiceLineItem {
 
 /// The line items matching `condition`, in invoice order, written in their
 /// invoices' currencies. Three queries whatever the number of lines.
-pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) -> Result<Vec<InvoiceLineItem>, sea_orm::DbErr> {
+pub async fn line_items_where(
+    db: &impl ConnectionTrait,
+    condition: SimpleExpr,
+) -> Result<Vec<InvoiceLineItem>, sea_orm::DbErr> {
     let rows = line::Entity::find()
         .filter(condition.clone())
         .order_by_asc(line::Column::InvoiceId)
@@ -110,7 +115,8 @@ pub async fn line_items_where(db: &impl ConnectionTrait, condition: SimpleExpr) 
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let invoice_ids = Query::select().column(line::Column::InvoiceId).from(line::Entity).and_where(condition).to_owned();
+    let invoice_ids =
+        Query::select().column(line::Column::InvoiceId).from(line::Entity).and_where(condition).to_owned();
     let invoice_currency: HashMap<Uuid, String> = invoice::Entity::find()
         .select_only()
         .column(invoice::Column::Id)
@@ -148,14 +154,19 @@ pub async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiRes
 
 /// The tax rate for a billing address: the state's rate where one exists, else
 /// the country's; none without a profile.
-async fn tax_for(db: &impl ConnectionTrait, profile: Option<&site_billing_profile::Model>) -> ApiResult<Option<TaxRate>> {
+async fn tax_for(
+    db: &impl ConnectionTrait,
+    profile: Option<&site_billing_profile::Model>,
+) -> ApiResult<Option<TaxRate>> {
     let Some(profile) = profile else { return Ok(None) };
     let rates = tax_rate::Entity::find()
         .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
         .all(db)
         .await?;
     let state = rates.iter().find(|r| !r.state.is_empty() && r.state == profile.state_or_province).cloned();
-    Ok(state.or_else(|| rates.into_iter().find(|r| r.state.is_empty())).map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
+    Ok(state
+        .or_else(|| rates.into_iter().find(|r| r.state.is_empty()))
+        .map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
 }
 
 /// What an invoice takes from its site (an apply reads these three of the
@@ -178,7 +189,19 @@ impl From<&site::Model> for InvoiceSite {
 /// the columns are written out here and nowhere else.
 const BILL_TO_COLUMNS: [site_billing_profile::Column; 11] = {
     use site_billing_profile::Column::*;
-    [FirstName, LastName, CompanyName, Email, Phone, CountryOrRegion, StateOrProvince, City, MailingAddress, JobTitle, BillTo]
+    [
+        FirstName,
+        LastName,
+        CompanyName,
+        Email,
+        Phone,
+        CountryOrRegion,
+        StateOrProvince,
+        City,
+        MailingAddress,
+        JobTitle,
+        BillTo,
+    ]
 };
 
 /// Who and what an invoice is for.
@@ -195,7 +218,12 @@ pub struct InvoiceHeader<'a> {
 
 /// Writes an invoice with its lines (as `crate::billing::invoice` figured
 /// them) and its bill-to copy of the profile: three statements.
-pub async fn insert_invoice(db: &impl ConnectionTrait, header: InvoiceHeader<'_>, invoice: &Invoice, paid: bool) -> Result<(), sea_orm::DbErr> {
+pub async fn insert_invoice(
+    db: &impl ConnectionTrait,
+    header: InvoiceHeader<'_>,
+    invoice: &Invoice,
+    paid: bool,
+) -> Result<(), sea_orm::DbErr> {
     let zero = invoice.zero();
     let rate = invoice.tax_rate.as_ref();
     let rows: Vec<line::ActiveModel> = invoice
@@ -270,7 +298,12 @@ async fn copy_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, site: &Invoic
         .to_owned();
     let copy = Query::insert()
         .into_table(invoice_bill_to::Entity)
-        .columns([To::InvoiceId, To::SiteId, To::PartnerId].map(IntoIden::into_iden).into_iter().chain(BILL_TO_COLUMNS.map(IntoIden::into_iden)))
+        .columns(
+            [To::InvoiceId, To::SiteId, To::PartnerId]
+                .map(IntoIden::into_iden)
+                .into_iter()
+                .chain(BILL_TO_COLUMNS.map(IntoIden::into_iden)),
+        )
         .select_from(profile)
         .map_err(|err| sea_orm::DbErr::Custom(format!("the bill-to copy's columns: {err}")))?
         .to_owned();
@@ -282,11 +315,18 @@ async fn copy_bill_to(db: &impl ConnectionTrait, invoice_id: Uuid, site: &Invoic
 /// by invoice id; and how many there are. The page comes from the
 /// `(partner_id, invoice_id)` index and the partner's total from its counter
 /// (`tenant_row_counts`), so neither grows with the partner's invoices.
-pub async fn bill_tos(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
+pub async fn bill_tos(
+    db: &impl ConnectionTrait,
+    partner_id: i32,
+    site_id: Option<i32>,
+    page: &PageRequest,
+) -> ApiResult<(u64, Vec<InvoiceBillTo>)> {
     let partner_rows = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| invoice_bill_to::Column::SiteId.eq(id));
-    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
-    let rows = select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
+    let (select, total) =
+        crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
+    let rows =
+        select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, rows.into_iter().map(Into::into).collect()))
 }
 
@@ -319,6 +359,14 @@ pub async fn insert_for_site(
     let tax = tax_for(db, profile.as_ref()).await?;
     let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
     let paid = status == "paid";
-    let header = InvoiceHeader { id, site: &InvoiceSite::from(&site), agent_id, status, currency_id, created_time, billed_to_profile: profile.is_some() };
+    let header = InvoiceHeader {
+        id,
+        site: &InvoiceSite::from(&site),
+        agent_id,
+        status,
+        currency_id,
+        created_time,
+        billed_to_profile: profile.is_some(),
+    };
     Ok(insert_invoice(db, header, &invoice, paid).await?)
 }

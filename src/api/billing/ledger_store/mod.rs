@@ -14,17 +14,21 @@ use uuid::Uuid;
 
 use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
 use super::scope::{SiteSet, lock_site};
-use super::subscriptions::store::{PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load};
-use super::subscriptions::dto::{CANCELLED, SubscriptionPricingModel};
 use super::store_error::StoreError;
-use crate::db::by_parent::ByParent;
+use super::subscriptions::dto::{CANCELLED, SubscriptionPricingModel};
+use super::subscriptions::store::{
+    PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load,
+};
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Plan, SiteTerms, Subscription, Writes};
 use crate::billing::invoice::CHARGE;
 use crate::billing::periods::BillingPeriod;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
-use crate::db::entities::{invoice_line_item as line, site_billing_config as config, subscription, subscription_pricing_model as model};
+use crate::db::by_parent::ByParent;
+use crate::db::entities::{
+    invoice_line_item as line, site_billing_config as config, subscription, subscription_pricing_model as model,
+};
 use crate::db::money::StoredDecimal;
 
 mod named;
@@ -105,13 +109,20 @@ pub(super) struct SiteRows {
 /// first statement), then reads "now", checks the agent (400 unless one of the
 /// site's), reads the billing terms (409 without a billing configuration),
 /// what `wants` names, and the plans from the catalog.
-pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, lock: bool) -> Result<Opened, StoreError> {
+pub(super) async fn open(
+    db: &impl ConnectionTrait,
+    ctx: &Context<'_>,
+    op: &Operation,
+    lock: bool,
+) -> Result<Opened, StoreError> {
     let (partner_id, site_id) = (op.partner_id, op.site_id);
     if lock {
         lock_site(db, partner_id, site_id).await?;
     }
     if named_as_json(db, op) {
-        let (row, named) = Named::read_with_site_row(db, partner_id, site_id, op.agent_id, &op.wants).await?.ok_or(BillingError::NotFound("site"))?;
+        let (row, named) = Named::read_with_site_row(db, partner_id, site_id, op.agent_id, &op.wants)
+            .await?
+            .ok_or(BillingError::NotFound("site"))?;
         return named.open(db, ctx, op, row).await;
     }
     let row = SiteRow::read(db, partner_id, site_id, op.agent_id).await?.ok_or(BillingError::NotFound("site"))?;
@@ -119,7 +130,12 @@ pub(super) async fn open(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Oper
 }
 
 /// Opens `op` on its site's `row`: reads what `op.wants` names besides.
-async fn open_on(db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
+async fn open_on(
+    db: &impl ConnectionTrait,
+    ctx: &Context<'_>,
+    op: &Operation,
+    row: SiteRow,
+) -> Result<Opened, StoreError> {
     if named_as_json(db, op) {
         let mut query = Query::select();
         Named::select(&mut query, op.partner_id, op.site_id, &op.wants);
@@ -159,7 +175,12 @@ impl KnownSite {
     }
 
     /// Opens `op` (which `serves`) on the row: a statement only for what it names besides.
-    pub(super) async fn open(&self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> Result<Opened, StoreError> {
+    pub(super) async fn open(
+        &self,
+        db: &impl ConnectionTrait,
+        ctx: &Context<'_>,
+        op: &Operation,
+    ) -> Result<Opened, StoreError> {
         open_on(db, ctx, op, self.row.clone()).await
     }
 
@@ -209,7 +230,13 @@ pub(super) async fn open_renewals(
     }
     let ids: Vec<i32> = sites.iter().map(|&(site_id, _)| site_id).collect();
     let mut rows = SiteRow::read_many(db, &ids).await?;
-    let selection = Selection { sites: SiteSet::Ids(ids), site_id: None, ids: Some(Vec::new()), with_active: true, with_line_items: false };
+    let selection = Selection {
+        sites: SiteSet::Ids(ids),
+        site_id: None,
+        ids: Some(Vec::new()),
+        with_active: true,
+        with_line_items: false,
+    };
     let mut subscriptions: HashMap<i32, Vec<Subscription<SubscriptionPricingModel>>> = HashMap::new();
     for s in load(db, &selection).await? {
         subscriptions.entry(s.site_id).or_default().push(engine_subscription(s));
@@ -217,9 +244,17 @@ pub(super) async fn open_renewals(
     Ok(sites
         .iter()
         .map(|&(site_id, partner_id)| {
-            let op = Operation { partner_id, site_id, agent_id: None, wants: Wants::renewal(), mode: InvoiceMode::Issue };
+            let op =
+                Operation { partner_id, site_id, agent_id: None, wants: Wants::renewal(), mode: InvoiceMode::Issue };
             let opened = match rows.remove(&site_id).filter(|row| row.site.partner_id == partner_id) {
-                Some(row) => assemble(ctx, &op, row, subscriptions.remove(&site_id).unwrap_or_default(), HashMap::new(), HashMap::new()),
+                Some(row) => assemble(
+                    ctx,
+                    &op,
+                    row,
+                    subscriptions.remove(&site_id).unwrap_or_default(),
+                    HashMap::new(),
+                    HashMap::new(),
+                ),
                 None => Err(BillingError::NotFound("site").into()),
             };
             (site_id, opened)
@@ -244,8 +279,9 @@ fn assemble(
     }
     let SiteRow { site, config, payment, minor_units, tax, .. } = row;
     let billed_to_profile = payment.is_some();
-    let config =
-        config.ok_or_else(|| BillingError::Conflict(format!("site {site_id} has no billing configuration; create one first")))?;
+    let config = config.ok_or_else(|| {
+        BillingError::Conflict(format!("site {site_id} has no billing configuration; create one first"))
+    })?;
     let card_number = match &payment {
         Some(p) if !p.primary_card_number_encrypted.is_empty() => {
             Some(ctx.cipher.decrypt(&p.primary_card_number_encrypted).map_err(StoreError::Corrupt)?)
@@ -326,8 +362,10 @@ async fn open_charges(
         .order_by_asc(line::Column::SortOrder);
     // A model's lines come from one statement, so each keeps the order.
     let lines = crate::db::in_list::all_in(db, charges, line::Column::SubscriptionPricingModelId, model_ids).await?;
-    let open: ByParent<Uuid, OpenCharge> =
-        lines.into_iter().filter_map(|l| Some((l.subscription_pricing_model_id?, OpenCharge { id: l.id, name: l.name }))).collect();
+    let open: ByParent<Uuid, OpenCharge> = lines
+        .into_iter()
+        .filter_map(|l| Some((l.subscription_pricing_model_id?, OpenCharge { id: l.id, name: l.name })))
+        .collect();
     Ok(open.into_map())
 }
 
@@ -340,7 +378,9 @@ fn open_charge() -> Condition {
     let credited = Query::select()
         .expr(Expr::val(1))
         .from_as(line::Entity, credit)
-        .and_where(Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)))
+        .and_where(
+            Expr::col((credit, line::Column::CancelledInvoiceLineItemId)).equals((line::Entity, line::Column::Id)),
+        )
         .to_owned();
     Condition::all().add(line::Column::LineType.eq(CHARGE)).add(Expr::not_exists(credited))
 }
@@ -349,7 +389,11 @@ impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy, the balance.
-    pub(super) async fn save(&self, txn: &impl ConnectionTrait, writes: Writes<SubscriptionPricingModel>) -> Result<(), sea_orm::DbErr> {
+    pub(super) async fn save(
+        &self,
+        txn: &impl ConnectionTrait,
+        writes: Writes<SubscriptionPricingModel>,
+    ) -> Result<(), sea_orm::DbErr> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
             insert_subscription(txn, self.site.partner_id, new).await?;

@@ -49,7 +49,8 @@ impl Named {
         let none = || Expr::cust("NULL::text");
         let selection = selection_of(partner_id, site_id, wants);
         let subscriptions = wants.names_subscriptions().then(|| as_text(tree_as_json(&selection)));
-        let open_charges = (wants.names_subscriptions() && !wants.no_credits).then(|| as_text(open_charges_as_json(selection.model_ids())));
+        let open_charges = (wants.names_subscriptions() && !wants.no_credits)
+            .then(|| as_text(open_charges_as_json(selection.model_ids())));
         query.expr_as(subscriptions.unwrap_or_else(none), Self::SUBSCRIPTIONS);
         query.expr_as(open_charges.unwrap_or_else(none), Self::OPEN_CHARGES);
     }
@@ -80,7 +81,13 @@ impl Named {
     }
 
     /// Opens `op` on its site's `row` and what it names: reads the plans it names (kept in memory once read).
-    pub(super) async fn open(self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation, row: SiteRow) -> Result<Opened, StoreError> {
+    pub(super) async fn open(
+        self,
+        db: &impl ConnectionTrait,
+        ctx: &Context<'_>,
+        op: &Operation,
+        row: SiteRow,
+    ) -> Result<Opened, StoreError> {
         let plans = ctx.plans.plans(db, &op.wants.plans).await?;
         assemble(ctx, op, row, self.subscriptions, self.open_charges, plans)
     }
@@ -138,13 +145,18 @@ impl PreviewReads {
     }
 
     /// What the previews `keys` read (none for a site that is not the partner's).
-    async fn read(db: &impl ConnectionTrait, keys: Vec<PreviewKey>) -> Result<HashMap<PreviewKey, (SiteRow, Named)>, StoreError> {
-        let (plain, named): (Vec<PreviewKey>, Vec<PreviewKey>) = keys.into_iter().partition(|key| !key.wants().names_subscriptions());
+    async fn read(
+        db: &impl ConnectionTrait,
+        keys: Vec<PreviewKey>,
+    ) -> Result<HashMap<PreviewKey, (SiteRow, Named)>, StoreError> {
+        let (plain, named): (Vec<PreviewKey>, Vec<PreviewKey>) =
+            keys.into_iter().partition(|key| !key.wants().names_subscriptions());
         let named = named.into_iter().map(|key| async move {
             let read = Named::read_with_site_row(db, key.partner_id, key.site_id, key.agent_id, &key.wants()).await?;
             Ok::<_, StoreError>(read.map(|read| (key, read)))
         });
-        let (plain, named) = futures_util::future::join(site_rows_for(db, &plain), futures_util::future::try_join_all(named)).await;
+        let (plain, named) =
+            futures_util::future::join(site_rows_for(db, &plain), futures_util::future::try_join_all(named)).await;
         let mut read: HashMap<_, _> = plain?.into_iter().map(|(key, row)| (key, (row, Named::default()))).collect();
         read.extend(named?.into_iter().flatten());
         Ok(read)
@@ -152,7 +164,12 @@ impl PreviewReads {
 
     /// Opens `op`, a preview, on what its batch read: 404 for a site that is
     /// not the partner's, as `open`.
-    pub(in crate::api::billing) async fn open(&self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> ApiResult<Opened> {
+    pub(in crate::api::billing) async fn open(
+        &self,
+        db: &impl ConnectionTrait,
+        ctx: &Context<'_>,
+        op: &Operation,
+    ) -> ApiResult<Opened> {
         let (row, named) = self.0.get(PreviewKey::of(op)).await?.ok_or(BillingError::NotFound("site"))?;
         Ok(named.open(db, ctx, op, row).await?)
     }
@@ -161,7 +178,10 @@ impl PreviewReads {
 /// The rows of the previews `keys` (which name no subscriptions) read:
 /// one statement for every site and agent they name, or none for no key.
 /// (A site that is not its key's partner's gives that key no row.)
-async fn site_rows_for(db: &impl ConnectionTrait, keys: &[PreviewKey]) -> Result<HashMap<PreviewKey, SiteRow>, sea_orm::DbErr> {
+async fn site_rows_for(
+    db: &impl ConnectionTrait,
+    keys: &[PreviewKey],
+) -> Result<HashMap<PreviewKey, SiteRow>, sea_orm::DbErr> {
     const AGENTS: &str = "named_agents";
     if keys.is_empty() {
         return Ok(HashMap::new());
@@ -184,8 +204,11 @@ async fn site_rows_for(db: &impl ConnectionTrait, keys: &[PreviewKey]) -> Result
     let mut rows = HashMap::new();
     for row in db.query_all(&query).await? {
         let named: Option<String> = if with_agents { row.try_get("", AGENTS)? } else { None };
-        let named: Vec<Uuid> =
-            named.map(|json| serde_json::from_str(&json)).transpose().map_err(|err| sea_orm::DbErr::Type(err.to_string()))?.unwrap_or_default();
+        let named: Vec<Uuid> = named
+            .map(|json| serde_json::from_str(&json))
+            .transpose()
+            .map_err(|err| sea_orm::DbErr::Type(err.to_string()))?
+            .unwrap_or_default();
         let read = SiteRow::from_row(&row, false)?;
         rows.insert(read.site.id, (read, named));
     }
@@ -219,7 +242,7 @@ fn open_charges_from_json(json: Option<String>) -> Result<HashMap<Uuid, Vec<Open
         Some(json) => serde_json::from_str(&json).map_err(StoreError::corrupt)?,
         None => Vec::new(),
     };
-    let open: ByParent<Uuid, OpenCharge> = lines.into_iter().map(|(model_id, id, name)| (model_id, OpenCharge { id, name })).collect();
+    let open: ByParent<Uuid, OpenCharge> =
+        lines.into_iter().map(|(model_id, id, name)| (model_id, OpenCharge { id, name })).collect();
     Ok(open.into_map())
 }
-

@@ -6,12 +6,16 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, JoinType, Query, SelectStatement};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QuerySelect, QueryTrait};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, IdenStatic, QueryFilter, QuerySelect, QueryTrait,
+};
 use uuid::Uuid;
 
 use crate::api::billing::invoices::store::InvoiceSite;
 use crate::billing::invoice::TaxRate;
-use crate::db::entities::{agent, currency, partner_clock, site, site_billing_config as config, site_billing_profile, tax_rate};
+use crate::db::entities::{
+    agent, currency, partner_clock, site, site_billing_config as config, site_billing_profile, tax_rate,
+};
 use crate::db::money::StoredDecimal;
 
 /// What an operation knows of its site before anything it names: what an
@@ -63,8 +67,10 @@ pub(super) struct PaymentColumns {
 }
 
 impl PaymentColumns {
-    const COLUMNS: [site_billing_profile::Column; 2] =
-        [site_billing_profile::Column::IsChargedAutomatically, site_billing_profile::Column::PrimaryCardNumberEncrypted];
+    const COLUMNS: [site_billing_profile::Column; 2] = [
+        site_billing_profile::Column::IsChargedAutomatically,
+        site_billing_profile::Column::PrimaryCardNumberEncrypted,
+    ];
 }
 
 /// Selects `columns` of `table` as `prefix` + the column's name, the names
@@ -80,7 +86,12 @@ fn select_prefixed<E: EntityTrait>(query: &mut SelectStatement, table: E, column
 const TAX_ALIASES: (&str, &str) = ("state_tax", "country_tax");
 
 impl SiteRow {
-    pub(super) async fn read(db: &impl ConnectionTrait, partner_id: i32, site_id: i32, agent_id: Option<Uuid>) -> Result<Option<Self>, sea_orm::DbErr> {
+    pub(super) async fn read(
+        db: &impl ConnectionTrait,
+        partner_id: i32,
+        site_id: i32,
+        agent_id: Option<Uuid>,
+    ) -> Result<Option<Self>, sea_orm::DbErr> {
         let sites = Condition::all().add(site::Column::Id.eq(site_id)).add(site::Column::PartnerId.eq(partner_id));
         let query = Self::query(sites, agent_id.map(|agent| (agent, site_id)));
         let Some(row) = db.query_one(&query).await? else { return Ok(None) };
@@ -88,7 +99,10 @@ impl SiteRow {
     }
 
     /// The rows of `site_ids`, by site (no agent named).
-    pub(super) async fn read_many(db: &impl ConnectionTrait, site_ids: &[i32]) -> Result<HashMap<i32, Self>, sea_orm::DbErr> {
+    pub(super) async fn read_many(
+        db: &impl ConnectionTrait,
+        site_ids: &[i32],
+    ) -> Result<HashMap<i32, Self>, sea_orm::DbErr> {
         if site_ids.is_empty() {
             return Ok(HashMap::new());
         }
@@ -118,18 +132,29 @@ impl SiteRow {
         query
             .left_join(
                 partner_clock::Entity,
-                Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId)).equals((site::Entity, site::Column::PartnerId)),
+                Expr::col((partner_clock::Entity, partner_clock::Column::PartnerId))
+                    .equals((site::Entity, site::Column::PartnerId)),
             )
             .expr_as(Expr::col((partner_clock::Entity, partner_clock::Column::FrozenAt)), "frozen_at")
-            .left_join(currency::Entity, Expr::col((currency::Entity, currency::Column::Id)).equals((config::Entity, config::Column::CurrencyId)))
+            .left_join(
+                currency::Entity,
+                Expr::col((currency::Entity, currency::Column::Id))
+                    .equals((config::Entity, config::Column::CurrencyId)),
+            )
             .expr_as(Expr::col((currency::Entity, currency::Column::MinorUnits)), "minor_units")
             .join_as(
                 JoinType::LeftJoin,
                 tax_rate::Entity,
                 state_tax,
                 Condition::all()
-                    .add(Expr::col((state_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
-                    .add(Expr::col((state_tax, tax_rate::Column::State)).eq(profile_col(site_billing_profile::Column::StateOrProvince)))
+                    .add(
+                        Expr::col((state_tax, tax_rate::Column::Country))
+                            .eq(profile_col(site_billing_profile::Column::CountryOrRegion)),
+                    )
+                    .add(
+                        Expr::col((state_tax, tax_rate::Column::State))
+                            .eq(profile_col(site_billing_profile::Column::StateOrProvince)),
+                    )
                     .add(Expr::col((state_tax, tax_rate::Column::State)).ne("")),
             )
             .join_as(
@@ -137,7 +162,10 @@ impl SiteRow {
                 tax_rate::Entity,
                 country_tax,
                 Condition::all()
-                    .add(Expr::col((country_tax, tax_rate::Column::Country)).eq(profile_col(site_billing_profile::Column::CountryOrRegion)))
+                    .add(
+                        Expr::col((country_tax, tax_rate::Column::Country))
+                            .eq(profile_col(site_billing_profile::Column::CountryOrRegion)),
+                    )
                     .add(Expr::col((country_tax, tax_rate::Column::State)).eq("")),
             )
             .expr_as(Expr::col((state_tax, tax_rate::Column::Name)), "state_tax_name")
@@ -178,8 +206,9 @@ impl SiteRow {
             // EXISTS is a bool on PostgreSQL, an integer on SQLite (which sqlx reads as a bool too;
             // `db::on_thread` as the i64 SQLite holds).
             agent_found: !agent_named
-                || row.try_get::<bool>("", "agent_found").or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
+                || row
+                    .try_get::<bool>("", "agent_found")
+                    .or_else(|_| row.try_get::<i64>("", "agent_found").map(|n| n != 0))?,
         })
     }
 }
-

@@ -8,15 +8,18 @@ pub mod store;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
+use validator::Validate;
 
-pub use dto::*;
 use crate::api::AppState;
-use crate::auth::{PartnerCaller, perm::{ManageFeature, ManageProduct}};
+use crate::auth::{
+    PartnerCaller,
+    perm::{ManageFeature, ManageProduct},
+};
 use crate::error::ApiResult;
 use crate::extract::{Path, Query};
+pub use dto::*;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

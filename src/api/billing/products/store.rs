@@ -1,12 +1,11 @@
 //! The product catalog in the database. Text ids with a NUL name nothing
 //! (PostgreSQL cannot compare with them), so they are answered without a query.
 
-
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::dto::*;
-use crate::db::by_parent::ByParent;
 use crate::api::text::can_name_a_row;
+use crate::db::by_parent::ByParent;
 use crate::db::entities::{feature_point_item as item, product};
 use crate::error::{ApiError, ApiResult};
 
@@ -78,8 +77,13 @@ pub async fn product(db: &impl ConnectionTrait, id: &str) -> ApiResult<Product> 
 /// Every product with its feature point items. Two queries.
 pub async fn products_with_feature_points(db: &impl ConnectionTrait) -> ApiResult<Vec<ProductFeaturePoint>> {
     let products = product::Entity::find().order_by_asc(product::Column::Id).all(db).await?;
-    let mut items: ByParent<String, FeaturePointItem> =
-        item::Entity::find().order_by_asc(item::Column::Id).all(db).await?.into_iter().map(|row| (row.product_id.clone(), row.into())).collect();
+    let mut items: ByParent<String, FeaturePointItem> = item::Entity::find()
+        .order_by_asc(item::Column::Id)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|row| (row.product_id.clone(), row.into()))
+        .collect();
     Ok(products
         .into_iter()
         .map(|p| ProductFeaturePoint {

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use validator::Validate;
 
-
 // Create and update take this body; the document gives create its own copy
 // with `siteId` required (`openapi::SITE_KEYED_CREATES`).
 /// A masked card number sent back as it was answered keeps the stored card.
@@ -31,45 +30,77 @@ pub struct SiteBillingProfileInput {
     /// Required on create.
     #[schema(example = 10000)]
     pub site_id: Option<i32>,
-    #[rule(text(max = 200, display))] pub first_name: Option<String>,
-    #[rule(text(max = 200, display))] pub last_name: Option<String>,
-    #[rule(text(max = 200, display))] pub company_name: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub first_name: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub last_name: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub company_name: Option<String>,
     /// An email address (`name@domain.tld`), or empty.
-    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")] pub email: Option<String>,
-    #[rule(text(max = 200))] pub phone: Option<String>,
-    #[rule(text(max = 200))] pub fax: Option<String>,
-    #[rule(text(max = 200, display))] pub country_or_region: Option<String>,
-    #[rule(text(max = 200, display))] pub state_or_province: Option<String>,
-    #[rule(text(max = 200, display))] pub city: Option<String>,
-    #[rule(text(max = 500, display))] pub mailing_address: Option<String>,
-    #[rule(text(max = 200, display))] pub postal_or_zip_code: Option<String>,
-    #[rule(text(max = 200, display))] pub job_title: Option<String>,
-    #[rule(text(max = 500, display))] pub bill_to: Option<String>,
-    #[schema(default = false)] pub is_charged_automatically: Option<bool>,
-    #[schema(default = false)] pub is_e_payment: Option<bool>,
-    #[rule(text(max = 200))] pub primary_payment_type_id: Option<String>,
-    #[rule(text(max = 200))] pub primary_wallet_billing_agreement_id: Option<String>,
-    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")] pub primary_wallet_email: Option<String>,
-    #[rule(text(max = 200, display))] pub name_on_primary_card: Option<String>,
+    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")]
+    pub email: Option<String>,
+    #[rule(text(max = 200))]
+    pub phone: Option<String>,
+    #[rule(text(max = 200))]
+    pub fax: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub country_or_region: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub state_or_province: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub city: Option<String>,
+    #[rule(text(max = 500, display))]
+    pub mailing_address: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub postal_or_zip_code: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub job_title: Option<String>,
+    #[rule(text(max = 500, display))]
+    pub bill_to: Option<String>,
+    #[schema(default = false)]
+    pub is_charged_automatically: Option<bool>,
+    #[schema(default = false)]
+    pub is_e_payment: Option<bool>,
+    #[rule(text(max = 200))]
+    pub primary_payment_type_id: Option<String>,
+    #[rule(text(max = 200))]
+    pub primary_wallet_billing_agreement_id: Option<String>,
+    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")]
+    pub primary_wallet_email: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub name_on_primary_card: Option<String>,
     /// 12 to 19 digits (spaces and hyphens allowed) with a valid Luhn check digit,
     /// or the masked number as answered (keeps the stored card), or empty (none).
     /// Stored encrypted; answered masked to the last four digits.
-    #[rule(pattern = CARD_NUMBER, says = "a card number of 12 to 19 digits (spaces and hyphens allowed), the masked number answered, or empty")] pub primary_card_number: Option<String>,
+    #[rule(pattern = CARD_NUMBER, says = "a card number of 12 to 19 digits (spaces and hyphens allowed), the masked number answered, or empty")]
+    pub primary_card_number: Option<String>,
     /// Three or four digits; used for the charge and never stored.
-    #[serde(rename = "primaryCardCSCOrCVD")] #[rule(pattern = SECURITY_CODE, says = "3 or 4 digits, or empty")] pub primary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "primaryCardCSCOrCVD")]
+    #[rule(pattern = SECURITY_CODE, says = "3 or 4 digits, or empty")]
+    pub primary_card_csc_or_cvd: Option<String>,
     /// Required with a card number; must be in the future.
-    #[schema(example = "2030-12-31T00:00:00Z")] pub primary_card_expiration_date: Option<DateTime<Utc>>,
-    #[rule(text(max = 200))] pub secondary_payment_type_id: Option<String>,
-    #[rule(text(max = 200))] pub secondary_wallet_billing_agreement_id: Option<String>,
-    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")] pub secondary_wallet_email: Option<String>,
-    #[rule(text(max = 200, display))] pub name_on_secondary_card: Option<String>,
+    #[schema(example = "2030-12-31T00:00:00Z")]
+    pub primary_card_expiration_date: Option<DateTime<Utc>>,
+    #[rule(text(max = 200))]
+    pub secondary_payment_type_id: Option<String>,
+    #[rule(text(max = 200))]
+    pub secondary_wallet_billing_agreement_id: Option<String>,
+    #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")]
+    pub secondary_wallet_email: Option<String>,
+    #[rule(text(max = 200, display))]
+    pub name_on_secondary_card: Option<String>,
     /// As `primaryCardNumber`.
-    #[rule(pattern = CARD_NUMBER, says = "a card number of 12 to 19 digits (spaces and hyphens allowed), the masked number answered, or empty")] pub secondary_card_number: Option<String>,
+    #[rule(pattern = CARD_NUMBER, says = "a card number of 12 to 19 digits (spaces and hyphens allowed), the masked number answered, or empty")]
+    pub secondary_card_number: Option<String>,
     /// As `primaryCardCSCOrCVD`.
-    #[serde(rename = "secondaryCardCSCOrCVD")] #[rule(pattern = SECURITY_CODE, says = "3 or 4 digits, or empty")] pub secondary_card_csc_or_cvd: Option<String>,
+    #[serde(rename = "secondaryCardCSCOrCVD")]
+    #[rule(pattern = SECURITY_CODE, says = "3 or 4 digits, or empty")]
+    pub secondary_card_csc_or_cvd: Option<String>,
     /// As `primaryCardExpirationDate`.
-    #[schema(example = "2030-12-31T00:00:00Z")] pub secondary_card_expiration_date: Option<DateTime<Utc>>,
-    #[rule(text(max = 200))] pub non_e_payment_type_id: Option<String>,
+    #[schema(example = "2030-12-31T00:00:00Z")]
+    pub secondary_card_expiration_date: Option<DateTime<Utc>>,
+    #[rule(text(max = 200))]
+    pub non_e_payment_type_id: Option<String>,
 }
 
 /// A site's billing profile as answered: card numbers masked, security codes empty.

@@ -11,8 +11,6 @@ use axum::extract::State;
 use axum::response::Response;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 use crate::api::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::on_locked_site;
@@ -20,6 +18,8 @@ use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "Site billing profiles";
 
@@ -33,9 +33,11 @@ pub fn checked(input: SiteBillingProfileInput, now: chrono::DateTime<chrono::Utc
 // The POST alias is deprecated in the document; registering it is not a use.
 #[allow(deprecated)]
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_site_billing_profiles, create_site_billing_profile))
-        .routes(routes!(get_site_billing_profile, update_site_billing_profile, update_site_billing_profile_by_post))
+    OpenApiRouter::new().routes(routes!(list_site_billing_profiles, create_site_billing_profile)).routes(routes!(
+        get_site_billing_profile,
+        update_site_billing_profile,
+        update_site_billing_profile_by_post
+    ))
 }
 
 /// List site billing profiles
@@ -93,8 +95,10 @@ async fn create_site_billing_profile(
     };
     let partner_id = caller.partner_id;
     let draft = checked(input, partner_now(&state.db, partner_id, state.clock).await?)?;
-    let stored =
-        on_locked_site(&state.db, partner_id, site_id, async |txn| store::create(txn, &state.cipher, partner_id, site_id, draft).await).await?;
+    let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
+        store::create(txn, &state.cipher, partner_id, site_id, draft).await
+    })
+    .await?;
     Ok(located(format!("/api/billing/siteBillingProfiles/{site_id}"), stored))
 }
 

@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 
 use super::dto::SiteBillingProfileInput;
 use crate::api::billing::cards;
-use crate::schema_conditions::SchemaConditions;
 use crate::error::{ErrorCode, Violations};
+use crate::schema_conditions::SchemaConditions;
 
 /// One card of the body, checked: `Keep` when the masked number came back.
 pub enum CardNumber {
@@ -52,7 +52,8 @@ fn card(
 }
 
 /// A card number needs its expiration date, for the OpenAPI document's `allOf`.
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SiteBillingProfileInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
+    &[SchemaConditions { schema: "SiteBillingProfileInput", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
     let with_number = |card: &str| {
@@ -92,8 +93,15 @@ mod tests {
     #[test]
     fn emails() {
         for (value, valid) in [
-            ("", true), ("a@b.co", true), ("a@b@c.d", true), ("a@b..c", true), ("a@b", false),
-            ("@b.co", false), ("a@.b.co", false), ("a@b.co.", false), ("a b@c.de", false),
+            ("", true),
+            ("a@b.co", true),
+            ("a@b@c.d", true),
+            ("a@b..c", true),
+            ("a@b", false),
+            ("@b.co", false),
+            ("a@.b.co", false),
+            ("a@b.co.", false),
+            ("a b@c.de", false),
         ] {
             assert_eq!(EMAIL.is_match(value), valid, "{value:?}");
         }

@@ -58,15 +58,18 @@ impl SiteBillingProfile {
 
 pub async fn find(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> ApiResult<row::Model> {
     partner_site(db, partner_id, site_id).await?;
-    row::Entity::find_by_id(site_id)
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site billing profile"))
+    row::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site billing profile"))
 }
 
 /// The row of a checked body for `site_id`; `stored` is the current row on
 /// update, whose cards a masked number keeps.
-pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option<&row::Model>, cipher: &FieldCipher) -> ApiResult<row::ActiveModel> {
+pub fn row_of(
+    draft: ProfileDraft,
+    partner_id: i32,
+    site_id: i32,
+    stored: Option<&row::Model>,
+    cipher: &FieldCipher,
+) -> ApiResult<row::ActiveModel> {
     // A rule that needs the stored row (a masked number keeps a stored card),
     // so here, inside the write's transaction, not with the body's rules.
     let mut v = Violations::new();
@@ -81,8 +84,10 @@ pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option
             }
         },
     };
-    let primary = encrypted(draft.primary, stored.map(|s| &s.primary_card_number_encrypted), "/primaryCardNumber", &mut v);
-    let secondary = encrypted(draft.secondary, stored.map(|s| &s.secondary_card_number_encrypted), "/secondaryCardNumber", &mut v);
+    let primary =
+        encrypted(draft.primary, stored.map(|s| &s.primary_card_number_encrypted), "/primaryCardNumber", &mut v);
+    let secondary =
+        encrypted(draft.secondary, stored.map(|s| &s.secondary_card_number_encrypted), "/secondaryCardNumber", &mut v);
     let i = draft.input;
     v.finish(row::ActiveModel {
         site_id: Set(site_id),
@@ -119,7 +124,11 @@ pub fn row_of(draft: ProfileDraft, partner_id: i32, site_id: i32, stored: Option
 }
 
 /// The profiles of the partner's sites, by site id.
-pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32) -> ApiResult<Vec<SiteBillingProfile>> {
+pub async fn list(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    partner_id: i32,
+) -> ApiResult<Vec<SiteBillingProfile>> {
     let rows = row::Entity::find()
         .filter(SiteSet::Partner(partner_id).contains(row::Column::SiteId, row::Column::PartnerId))
         .order_by_asc(row::Column::SiteId)
@@ -129,14 +138,26 @@ pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i
 }
 
 /// Stores a data set's profile.
-pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<()> {
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    partner_id: i32,
+    site_id: i32,
+    draft: ProfileDraft,
+) -> ApiResult<()> {
     row::Entity::insert(row_of(draft, partner_id, site_id, None, cipher)?).exec_without_returning(db).await?;
     Ok(())
 }
 
 /// Stores the first profile of the partner's site: 404 for another
 /// partner's site, 409 when it has one.
-pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id: i32, site_id: i32, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
+pub async fn create(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    partner_id: i32,
+    site_id: i32,
+    draft: ProfileDraft,
+) -> ApiResult<SiteBillingProfile> {
     let model = row_of(draft, partner_id, site_id, None, cipher)?;
     partner_site(db, partner_id, site_id).await?;
     // A second profile is the primary key's 409 at `/siteId` (`error::constraints`).
@@ -145,7 +166,12 @@ pub async fn create(db: &impl ConnectionTrait, cipher: &FieldCipher, partner_id:
 }
 
 /// Replaces a stored profile (as `find` gave it).
-pub async fn update(db: &impl ConnectionTrait, cipher: &FieldCipher, stored: row::Model, draft: ProfileDraft) -> ApiResult<SiteBillingProfile> {
+pub async fn update(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    stored: row::Model,
+    draft: ProfileDraft,
+) -> ApiResult<SiteBillingProfile> {
     let model = row_of(draft, stored.partner_id, stored.site_id, Some(&stored), cipher)?;
     let updated = row::Entity::update(model).exec(db).await?;
     SiteBillingProfile::from_row(updated, cipher)

@@ -13,24 +13,21 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use validator::Validate;
 use utoipa_axum::{router::OpenApiRouter, routes};
+use validator::Validate;
 
-pub use dto::*;
 use super::scope::SiteSet;
 use crate::api::AppState;
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
+pub use dto::*;
 
 const TAG: &str = "Sites";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(search_sites))
-        .routes(routes!(list_sites))
-        .routes(routes!(get_site))
+    OpenApiRouter::new().routes(routes!(search_sites)).routes(routes!(list_sites)).routes(routes!(get_site))
 }
 
 #[derive(Deserialize, IntoParams, Validate)]

@@ -9,17 +9,17 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::db::by_parent::ByParent;
 use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
-use crate::db::reads::Reads;
+use crate::db::by_parent::ByParent;
 use crate::db::entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
 };
+use crate::db::reads::Reads;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Kept by triggers only, so not a field of the entity: no write sets it.
@@ -70,8 +70,15 @@ fn profile_of(s: &site::Model) -> SiteProfile {
 pub async fn revision(reads: &Reads, batched: &SiteRevisions, partner_id: i32, site_id: i32) -> ApiResult<i64> {
     const ROW: &str = "SELECT revision FROM sites WHERE id = ?1 AND partner_id = ?2";
     // Another partner's site is answered exactly like a missing one.
-    let in_batch = async { Ok::<_, ApiError>(batched.get(site_id).await?.filter(|(owner, _)| *owner == partner_id).map(|(_, revision)| revision)) };
-    reads.row(ROW, (site_id, partner_id), |row| row.get::<_, i64>(0), in_batch).await?.ok_or_else(|| ApiError::not_found("site"))
+    let in_batch = async {
+        Ok::<_, ApiError>(
+            batched.get(site_id).await?.filter(|(owner, _)| *owner == partner_id).map(|(_, revision)| revision),
+        )
+    };
+    reads
+        .row(ROW, (site_id, partner_id), |row| row.get::<_, i64>(0), in_batch)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site"))
 }
 
 /// Sites' owners (partner ids) and revisions by site id, read in batches (`db::batched`).
@@ -131,7 +138,11 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
     }
     let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
     let links = site_tag::Entity::find().filter(set.owns(site_tag::Column::SiteId)).all(db).await?;
-    let linked_tags = Query::select().column(site_tag::Column::TagId).from(site_tag::Entity).and_where(set.owns(site_tag::Column::SiteId)).to_owned();
+    let linked_tags = Query::select()
+        .column(site_tag::Column::TagId)
+        .from(site_tag::Entity)
+        .and_where(set.owns(site_tag::Column::SiteId))
+        .to_owned();
     let tags: HashMap<Uuid, tag::Model> = tag::Entity::find()
         .filter(tag::Column::Id.in_subquery(linked_tags))
         .all(db)
@@ -154,8 +165,13 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         .await?
         .into_iter()
         .map(|a| {
-            let attachment =
-                SiteContractAttachment { id: a.id, site_id: a.site_id, site_contract_id: a.site_contract_id, name: a.name, attachment: a.attachment };
+            let attachment = SiteContractAttachment {
+                id: a.id,
+                site_id: a.site_id,
+                site_contract_id: a.site_contract_id,
+                name: a.name,
+                attachment: a.attachment,
+            };
             (a.site_contract_id, attachment)
         })
         .collect();
@@ -166,8 +182,10 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         .all(db)
         .await?;
     let mut contracts = ByParent::keyed(contracts, |c| c.site_id);
-    let mut configs: HashMap<i32, SiteBillingConfig> = configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
-    let mut subscriptions = ByParent::keyed(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
+    let mut configs: HashMap<i32, SiteBillingConfig> =
+        configs::load(db, &set).await?.into_iter().map(|c| (c.site_id, c)).collect();
+    let mut subscriptions =
+        ByParent::keyed(subscriptions::load(db, &Selection::all(set.clone(), None)).await?, |s| s.site_id);
     Ok(sites
         .into_iter()
         .map(|s| {
@@ -219,7 +237,11 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
                 },
                 site_billing_config: configs.remove(&s.id),
                 site_billing_activity: SiteBillingActivity { site_id: s.id, buying_stage: s.buying_stage.clone() },
-                site_registration: SiteRegistration { site_id: s.id, register_email: s.register_email.clone(), register_time: s.register_time },
+                site_registration: SiteRegistration {
+                    site_id: s.id,
+                    register_email: s.register_email.clone(),
+                    register_time: s.register_time,
+                },
                 subscriptions: subscriptions.take(&s.id),
             }
         })
@@ -228,7 +250,12 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
 
 /// One page of the partner's sites (or of `site_id` alone) by id, summarised;
 /// and how many there are.
-pub async fn search(db: &impl ConnectionTrait, partner_id: i32, site_id: Option<i32>, page: &PageRequest) -> ApiResult<(u64, Vec<SitePagedModel>)> {
+pub async fn search(
+    db: &impl ConnectionTrait,
+    partner_id: i32,
+    site_id: Option<i32>,
+    page: &PageRequest,
+) -> ApiResult<(u64, Vec<SitePagedModel>)> {
     let partner_rows = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| site::Column::Id.eq(id));
     let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
@@ -242,7 +269,8 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         return Ok(Vec::new());
     }
     let set = SiteSet::Ids(sites.iter().map(|s| s.id).collect());
-    let platforms: HashMap<i32, String> = platform::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
+    let platforms: HashMap<i32, String> =
+        platform::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
     let profit_centers: HashMap<Uuid, String> =
         profit_center::Entity::find().all(db).await?.into_iter().map(|p| (p.id, p.name)).collect();
     let executives: HashMap<Uuid, String> = partner_user::Entity::find()
@@ -252,7 +280,11 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
         .into_iter()
         .map(|u| (u.id, u.display_name))
         .collect();
-    let agents = agent::Entity::find().filter(set.owns(agent::Column::SiteId)).order_by_asc(agent::Column::Email).all(db).await?;
+    let agents = agent::Entity::find()
+        .filter(set.owns(agent::Column::SiteId))
+        .order_by_asc(agent::Column::Email)
+        .all(db)
+        .await?;
     let mut agents = ByParent::keyed(agents, |a| a.site_id);
     let names = subscription::Entity::find()
         .select_only()
@@ -293,11 +325,17 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
                 last_activity_date: s.last_login_time,
                 site_status: s.status.clone(),
                 profit_center_id: s.profit_center_id,
-                profit_center_name: s.profit_center_id.and_then(|id| profit_centers.get(&id).cloned()).unwrap_or_default(),
+                profit_center_name: s
+                    .profit_center_id
+                    .and_then(|id| profit_centers.get(&id).cloned())
+                    .unwrap_or_default(),
                 is_active: s.is_active,
                 buying_stage: s.buying_stage.clone(),
                 account_executive_id: s.account_executive_id,
-                account_executive_name: s.account_executive_id.and_then(|id| executives.get(&id).cloned()).unwrap_or_default(),
+                account_executive_name: s
+                    .account_executive_id
+                    .and_then(|id| executives.get(&id).cloned())
+                    .unwrap_or_default(),
                 company: s.company.clone(),
                 country: s.country_or_region.clone(),
                 if_has_site_billing_profile: i32::from(with_profile.contains(&s.id)),
@@ -404,7 +442,9 @@ pub async fn insert(db: &impl ConnectionTrait, s: NewSite) -> ApiResult<()> {
     .exec_without_returning(db)
     .await?;
     for tag_id in s.tag_ids {
-        site_tag::Entity::insert(site_tag::ActiveModel { site_id: Set(s.id), tag_id: Set(tag_id) }).exec_without_returning(db).await?;
+        site_tag::Entity::insert(site_tag::ActiveModel { site_id: Set(s.id), tag_id: Set(tag_id) })
+            .exec_without_returning(db)
+            .await?;
     }
     for c in s.site_contracts {
         let contract_id = if c.id.is_nil() { Uuid::now_v7() } else { c.id };

@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use validator::Validate;
 use uuid::Uuid;
+use validator::Validate;
 
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::money::Money;
@@ -349,7 +349,8 @@ impl PricedModel for SubscriptionPricingModel {
             },
             PricingModelKind::ByVolume => {
                 let segments = &self.subscription_price_segment_by_volumes;
-                let s = segments.iter().find(|s| s.is_selected).or(segments.first()).ok_or("it has no volume segment")?;
+                let s =
+                    segments.iter().find(|s| s.is_selected).or(segments.first()).ok_or("it has no volume segment")?;
                 Pricing::ByVolume {
                     segment: VolumeSegment {
                         quota_per_month: i64::from(s.quota_per_month),
@@ -362,10 +363,15 @@ impl PricedModel for SubscriptionPricingModel {
             }
             PricingModelKind::ByUnit => {
                 let fee = self.subscription_price_by_unit.as_ref().ok_or("it has no subscriptionPriceByUnit")?;
-                Pricing::ByUnit { units: i64::from(self.purchased_quantity), fee: fee.one_time_fee.0, fee_discount: fee.one_time_fee_discount.0 }
+                Pricing::ByUnit {
+                    units: i64::from(self.purchased_quantity),
+                    fee: fee.one_time_fee.0,
+                    fee_discount: fee.one_time_fee_discount.0,
+                }
             }
             PricingModelKind::FlatFee => {
-                let flat = self.subscription_price_with_flat_fee.as_ref().ok_or("it has no subscriptionPriceWithFlatFee")?;
+                let flat =
+                    self.subscription_price_with_flat_fee.as_ref().ok_or("it has no subscriptionPriceWithFlatFee")?;
                 Pricing::FlatFee { prices: flat.period_prices() }
             }
         })

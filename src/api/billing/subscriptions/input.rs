@@ -218,14 +218,23 @@ impl SubscriptionPricingModelDto {
     pub fn check(&self, at: &str, v: &mut Violations) {
         for (k, s) in self.subscription_price_segment_by_agents.iter().flatten().enumerate() {
             if s.to < s.from {
-                v.field(format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"), ErrorCode::FieldOutOfRange, "must be at least `from`");
+                v.field(
+                    format!("{at}/subscriptionPriceSegmentByAgents/{k}/to"),
+                    ErrorCode::FieldOutOfRange,
+                    "must be at least `from`",
+                );
             }
         }
     }
 
     /// The pricing model this asks for, given the plan's (`templates`);
     /// problems are reported at `at`.
-    pub fn resolve(self, templates: &[SubscriptionPricingModel], at: &str, v: &mut Violations) -> SubscriptionPricingModel {
+    pub fn resolve(
+        self,
+        templates: &[SubscriptionPricingModel],
+        at: &str,
+        v: &mut Violations,
+    ) -> SubscriptionPricingModel {
         let name = self.name.unwrap_or_default().trim().to_owned();
         let template = templates.iter().find(|t| t.name == name);
         let mut m = template.cloned().unwrap_or_default();
@@ -290,14 +299,24 @@ impl SubscriptionPricingModelDto {
             m.subscription_price_with_flat_fee = Some(f.priced(SubscriptionPriceWithFlatFee::default()));
         }
         let needed = match m.pricing_model {
-            PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => Some("subscriptionPriceSegmentByAgents"),
-            PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => Some("subscriptionPriceSegmentByVolumes"),
+            PricingModelKind::ByAgents if m.subscription_price_segment_by_agents.is_empty() => {
+                Some("subscriptionPriceSegmentByAgents")
+            }
+            PricingModelKind::ByVolume if m.subscription_price_segment_by_volumes.is_empty() => {
+                Some("subscriptionPriceSegmentByVolumes")
+            }
             PricingModelKind::ByUnit if m.subscription_price_by_unit.is_none() => Some("subscriptionPriceByUnit"),
-            PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => Some("subscriptionPriceWithFlatFee"),
+            PricingModelKind::FlatFee if m.subscription_price_with_flat_fee.is_none() => {
+                Some("subscriptionPriceWithFlatFee")
+            }
             _ => None,
         };
         if let (Some(field), true) = (needed, kind_known) {
-            v.field(format!("{at}/{field}"), ErrorCode::FieldRequired, format!("is required by a {} pricing model", m.pricing_model.as_str()));
+            v.field(
+                format!("{at}/{field}"),
+                ErrorCode::FieldRequired,
+                format!("is required by a {} pricing model", m.pricing_model.as_str()),
+            );
         }
         m.id = Uuid::nil();
         m

@@ -12,26 +12,24 @@ mod unchanged;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
-pub use dto::*;
-pub use input::*;
-use store::{Selection, load};
 use super::scope::SiteSet;
 use crate::api::AppState;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{JsonBody, Path, Query};
+pub use dto::*;
+pub use input::*;
+use store::{Selection, load};
 
 const TAG: &str = "Subscriptions";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_subscriptions))
-        .routes(routes!(get_subscription, update_subscription))
+    OpenApiRouter::new().routes(routes!(list_subscriptions)).routes(routes!(get_subscription, update_subscription))
 }
 
 #[derive(Deserialize, IntoParams, Validate)]

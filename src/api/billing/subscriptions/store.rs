@@ -5,19 +5,24 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::{Expr, Query, SelectStatement};
-use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
+};
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::db::by_parent::ByParent;
 use crate::api::billing::invoices::dto::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::{SiteSet, lock_site};
+use crate::api::billing::store_error::StoreError;
+use crate::billing::BillingError;
 use crate::billing::engine::{NewSubscription, Plan};
 use crate::billing::pricing::PeriodPrices;
-use crate::db::entities::{plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model};
-use crate::billing::BillingError;
-use crate::api::billing::store_error::StoreError;
+use crate::db::by_parent::ByParent;
+use crate::db::entities::{
+    plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model,
+};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
@@ -29,7 +34,11 @@ fn prices(r: &segment::Model) -> PeriodPrices {
     }
 }
 
-pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: Vec<segment::Model>) -> Result<SubscriptionPricingModel, StoreError> {
+pub(super) fn model_out(
+    r: model::Model,
+    owner: &subscription::Model,
+    segments: Vec<segment::Model>,
+) -> Result<SubscriptionPricingModel, StoreError> {
     let mut out = SubscriptionPricingModel {
         pricing_model: PricingModelKind::parse(&r.pricing_model).map_err(internal)?,
         id: r.id,
@@ -53,45 +62,53 @@ pub(super) fn model_out(r: model::Model, owner: &subscription::Model, segments: 
     for s in segments {
         let group = prices(&s);
         match PricingModelKind::parse(&s.kind).map_err(internal)? {
-            PricingModelKind::ByAgents => out.subscription_price_segment_by_agents.push(SubscriptionPriceSegmentByAgent {
-                id: s.id,
-                site_id: s.site_id,
-                subscription_pricing_model_id: s.subscription_pricing_model_id,
-                from: s.from_quantity,
-                to: s.to_quantity,
-                ..Default::default()
-            }
-            .with_prices(group)),
-            PricingModelKind::ByVolume => out.subscription_price_segment_by_volumes.push(SubscriptionPriceSegmentByVolume {
-                id: s.id,
-                site_id: s.site_id,
-                subscription_pricing_model_id: s.subscription_pricing_model_id,
-                quota_per_month: s.quota_per_month,
-                is_overage_quota_added_by_customer_allowed: s.is_overage_quota_added_by_customer_allowed,
-                overage_quota: s.overage_quota,
-                overage_unit_price: s.overage_unit_price.into(),
-                overage_unit_price_discount: s.overage_unit_price_discount.into(),
-                is_selected: s.is_selected,
-                ..Default::default()
-            }
-            .with_prices(group)),
-            PricingModelKind::ByUnit => {
-                out.subscription_price_by_unit = Some(SubscriptionPriceByUnit {
+            PricingModelKind::ByAgents => out.subscription_price_segment_by_agents.push(
+                SubscriptionPriceSegmentByAgent {
+                    id: s.id,
                     site_id: s.site_id,
                     subscription_pricing_model_id: s.subscription_pricing_model_id,
-                    one_time_fee: s.one_time_fee.into(),
-                    one_time_fee_discount: s.one_time_fee_discount.into(),
+                    from: s.from_quantity,
+                    to: s.to_quantity,
                     ..Default::default()
                 }
-                .with_prices(group))
+                .with_prices(group),
+            ),
+            PricingModelKind::ByVolume => out.subscription_price_segment_by_volumes.push(
+                SubscriptionPriceSegmentByVolume {
+                    id: s.id,
+                    site_id: s.site_id,
+                    subscription_pricing_model_id: s.subscription_pricing_model_id,
+                    quota_per_month: s.quota_per_month,
+                    is_overage_quota_added_by_customer_allowed: s.is_overage_quota_added_by_customer_allowed,
+                    overage_quota: s.overage_quota,
+                    overage_unit_price: s.overage_unit_price.into(),
+                    overage_unit_price_discount: s.overage_unit_price_discount.into(),
+                    is_selected: s.is_selected,
+                    ..Default::default()
+                }
+                .with_prices(group),
+            ),
+            PricingModelKind::ByUnit => {
+                out.subscription_price_by_unit = Some(
+                    SubscriptionPriceByUnit {
+                        site_id: s.site_id,
+                        subscription_pricing_model_id: s.subscription_pricing_model_id,
+                        one_time_fee: s.one_time_fee.into(),
+                        one_time_fee_discount: s.one_time_fee_discount.into(),
+                        ..Default::default()
+                    }
+                    .with_prices(group),
+                )
             }
             PricingModelKind::FlatFee => {
-                out.subscription_price_with_flat_fee = Some(SubscriptionPriceWithFlatFee {
-                    site_id: s.site_id,
-                    subscription_pricing_model_id: s.subscription_pricing_model_id,
-                    ..Default::default()
-                }
-                .with_prices(group))
+                out.subscription_price_with_flat_fee = Some(
+                    SubscriptionPriceWithFlatFee {
+                        site_id: s.site_id,
+                        subscription_pricing_model_id: s.subscription_pricing_model_id,
+                        ..Default::default()
+                    }
+                    .with_prices(group),
+                )
             }
         }
     }
@@ -143,7 +160,11 @@ impl Selection {
 
     /// The pricing models of the selected subscriptions.
     fn models(&self) -> Condition {
-        let subscriptions = Query::select().column(subscription::Column::Id).from(subscription::Entity).cond_where(self.subscriptions()).to_owned();
+        let subscriptions = Query::select()
+            .column(subscription::Column::Id)
+            .from(subscription::Entity)
+            .cond_where(self.subscriptions())
+            .to_owned();
         Condition::all().add(model::Column::SubscriptionId.in_subquery(subscriptions))
     }
 
@@ -177,8 +198,13 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
     }
     let mut lines: ByParent<Uuid, InvoiceLineItem> = match selection.with_line_items {
         true => {
-            let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId.in_subquery(selection.model_ids());
-            line_items_where(db, condition).await?.into_iter().filter_map(|line| Some((line.subscription_pricing_model_id?, line))).collect()
+            let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId
+                .in_subquery(selection.model_ids());
+            line_items_where(db, condition)
+                .await?
+                .into_iter()
+                .filter_map(|line| Some((line.subscription_pricing_model_id?, line)))
+                .collect()
         }
         false => std::iter::empty().collect(),
     };
@@ -191,8 +217,13 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
 }
 
 /// A subscription of the tree `load` reads: its row, its models' rows with their segments.
-fn subscription_out(s: subscription::Model, models: Vec<(model::Model, Vec<segment::Model>)>, line_items: Vec<InvoiceLineItem>) -> Result<Subscription, StoreError> {
-    let pricing_models = models.into_iter().map(|(m, segments)| model_out(m, &s, segments)).collect::<Result<_, _>>()?;
+fn subscription_out(
+    s: subscription::Model,
+    models: Vec<(model::Model, Vec<segment::Model>)>,
+    line_items: Vec<InvoiceLineItem>,
+) -> Result<Subscription, StoreError> {
+    let pricing_models =
+        models.into_iter().map(|(m, segments)| model_out(m, &s, segments)).collect::<Result<_, _>>()?;
     Ok(Subscription {
         id: s.id,
         plan_id: s.plan_id,
@@ -219,7 +250,8 @@ fn subscription_out(s: subscription::Model, models: Vec<(model::Model, Vec<segme
 pub fn tree_as_json(selection: &Selection) -> SelectStatement {
     use sea_orm::sea_query::ExprTrait;
     use sea_orm::{EntityName, IdenStatic};
-    let (subscriptions, models, segments) = (subscription::Entity.table_name(), model::Entity.table_name(), segment::Entity.table_name());
+    let (subscriptions, models, segments) =
+        (subscription::Entity.table_name(), model::Entity.table_name(), segment::Entity.table_name());
     let order = [
         (subscriptions, subscription::Column::SiteId.as_str()),
         (subscriptions, subscription::Column::CreatedTime.as_str()),
@@ -231,12 +263,22 @@ pub fn tree_as_json(selection: &Selection) -> SelectStatement {
     ]
     .map(|(table, column)| format!("\"{table}\".\"{column}\""))
     .join(", ");
-    let rows = format!("json_build_array(row_to_json(\"{subscriptions}\"), row_to_json(\"{models}\"), row_to_json(\"{segments}\"))");
+    let rows = format!(
+        "json_build_array(row_to_json(\"{subscriptions}\"), row_to_json(\"{models}\"), row_to_json(\"{segments}\"))"
+    );
     Query::select()
         .expr(Expr::cust(format!("json_agg({rows} ORDER BY {order})")))
         .from(subscription::Entity)
-        .left_join(model::Entity, Expr::col((model::Entity, model::Column::SubscriptionId)).equals((subscription::Entity, subscription::Column::Id)))
-        .left_join(segment::Entity, Expr::col((segment::Entity, segment::Column::SubscriptionPricingModelId)).equals((model::Entity, model::Column::Id)))
+        .left_join(
+            model::Entity,
+            Expr::col((model::Entity, model::Column::SubscriptionId))
+                .equals((subscription::Entity, subscription::Column::Id)),
+        )
+        .left_join(
+            segment::Entity,
+            Expr::col((segment::Entity, segment::Column::SubscriptionPricingModelId))
+                .equals((model::Entity, model::Column::Id)),
+        )
         .cond_where(selection.subscriptions())
         .to_owned()
 }
@@ -269,22 +311,28 @@ fn internal(err: String) -> StoreError {
 }
 
 /// The plans of the catalog among `ids`, with their pricing model templates. One query.
-pub async fn plans(db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
+pub async fn plans(
+    db: &impl ConnectionTrait,
+    ids: &BTreeSet<i32>,
+) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
     let mut plans = HashMap::new();
     for p in plan::Entity::find().filter(plan::Column::Id.is_in(ids.iter().copied())).all(db).await? {
         let templates = serde_json::from_str(&p.pricing_models).map_err(StoreError::corrupt)?;
-        plans.insert(p.id, Plan {
-            id: p.id,
-            is_service_plan: p.is_service_plan,
-            can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
-            is_one_time_fee_plan: p.is_one_time_fee_plan,
-            is_show_upgrade: p.is_show_upgrade,
-            is_show_cancel: p.is_show_cancel,
-            templates,
-        });
+        plans.insert(
+            p.id,
+            Plan {
+                id: p.id,
+                is_service_plan: p.is_service_plan,
+                can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
+                is_one_time_fee_plan: p.is_one_time_fee_plan,
+                is_show_upgrade: p.is_show_upgrade,
+                is_show_cancel: p.is_show_cancel,
+                templates,
+            },
+        );
     }
     Ok(plans)
 }
@@ -302,7 +350,11 @@ pub struct PlanCatalog {
 
 impl PlanCatalog {
     /// The plans of `ids` that exist; one statement when some are not kept yet, none otherwise.
-    pub async fn plans(&self, db: &impl ConnectionTrait, ids: &BTreeSet<i32>) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
+    pub async fn plans(
+        &self,
+        db: &impl ConnectionTrait,
+        ids: &BTreeSet<i32>,
+    ) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
         let mut found = HashMap::with_capacity(ids.len());
         let mut missing = BTreeSet::new();
         {
@@ -328,7 +380,13 @@ impl PlanCatalog {
     }
 }
 
-fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usize, p: &PeriodPrices) -> segment::ActiveModel {
+fn segment_row(
+    site_id: i32,
+    model_id: Uuid,
+    kind: PricingModelKind,
+    order: usize,
+    p: &PeriodPrices,
+) -> segment::ActiveModel {
     segment::ActiveModel {
         id: Set(Uuid::now_v7()),
         site_id: Set(site_id),
@@ -357,7 +415,11 @@ fn segment_row(site_id: i32, model_id: Uuid, kind: PricingModelKind, order: usiz
 }
 
 /// Writes a subscription of a site of partner `partner_id`.
-pub async fn insert_subscription(db: &impl ConnectionTrait, partner_id: i32, new: &NewSubscription) -> Result<(), sea_orm::DbErr> {
+pub async fn insert_subscription(
+    db: &impl ConnectionTrait,
+    partner_id: i32,
+    new: &NewSubscription,
+) -> Result<(), sea_orm::DbErr> {
     subscription::Entity::insert(subscription::ActiveModel {
         id: Set(new.id),
         site_id: Set(new.site_id),
@@ -494,10 +556,18 @@ pub async fn update(
         // Rules that need the stored subscription, so here, under the site's lock.
         let mut v = Violations::new();
         if input.plan_id.is_some_and(|p| p != current.plan_id) {
-            v.field("/planId", ErrorCode::FieldNotAllowed, format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id));
+            v.field(
+                "/planId",
+                ErrorCode::FieldNotAllowed,
+                format!("cannot change here (it is {}); switch plans with :switchPlan", current.plan_id),
+            );
         }
         if input.site_id.is_some_and(|s| s != current.site_id) {
-            v.field("/siteId", ErrorCode::FieldMismatch, format!("must be the subscription's site {}", current.site_id));
+            v.field(
+                "/siteId",
+                ErrorCode::FieldMismatch,
+                format!("must be the subscription's site {}", current.site_id),
+            );
         }
         v.finish(())?;
         if current.status == CANCELLED {
@@ -506,7 +576,8 @@ pub async fn update(
         let mut row: subscription::ActiveModel = current.clone().into();
         row.name = Set(name);
         row.is_service_plan = Set(input.is_service_plan.unwrap_or(current.is_service_plan));
-        row.can_be_cancelled_by_customer = Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
+        row.can_be_cancelled_by_customer =
+            Set(input.can_be_cancelled_by_customer.unwrap_or(current.can_be_cancelled_by_customer));
         row.is_show_upgrade = Set(input.is_show_upgrade.unwrap_or(current.is_show_upgrade));
         row.is_one_time_fee_plan = Set(input.is_one_time_fee_plan.unwrap_or(current.is_one_time_fee_plan));
         row.is_show_cancel = Set(input.is_show_cancel.unwrap_or(current.is_show_cancel));

@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, Violations};
 
-const WHERE_PRICING_CHANGES: &str =
-    "cannot change here: pricing changes are billed, so send them with POST /api/billing/subscriptions:changes \
+const WHERE_PRICING_CHANGES: &str = "cannot change here: pricing changes are billed, so send them with POST /api/billing/subscriptions:changes \
      (actionType EditPricingModel; preview with :calculateChanges)";
 
 /// The problems of `sent` (the body's `subscriptionPricingModels`) against
@@ -24,7 +23,11 @@ pub fn pricing_models(sent: &Value, stored: &Value) -> Violations {
         return violations;
     };
     if sent.len() != stored.len() {
-        violations.field("/subscriptionPricingModels", ErrorCode::FieldNotAllowed, format!("holds {} models, the subscription {}; {WHERE_PRICING_CHANGES}", sent.len(), stored.len()));
+        violations.field(
+            "/subscriptionPricingModels",
+            ErrorCode::FieldNotAllowed,
+            format!("holds {} models, the subscription {}; {WHERE_PRICING_CHANGES}", sent.len(), stored.len()),
+        );
         return violations;
     }
     for (index, model) in sent.iter().enumerate() {
@@ -35,7 +38,11 @@ pub fn pricing_models(sent: &Value, stored: &Value) -> Violations {
         };
         match own {
             Some(own) => differences(model, own, &pointer, &mut violations),
-            None => violations.field(format!("{pointer}/id"), ErrorCode::FieldMismatch, "is not a pricing model of this subscription"),
+            None => violations.field(
+                format!("{pointer}/id"),
+                ErrorCode::FieldMismatch,
+                "is not a pricing model of this subscription",
+            ),
         }
     }
     violations
@@ -85,8 +92,12 @@ mod tests {
 
     #[test]
     fn the_stored_models_sent_back_pass_and_each_change_is_named() {
-        let stored = json!([{"id": "a", "name": "Agents", "purchasedQuantity": 5, "segments": [{"monthlyPrice": 20.00}]}]);
-        assert!(pricing_models(&json!([{"id": "a", "purchasedQuantity": 5, "segments": [{"monthlyPrice": 20}]}]), &stored).is_empty());
+        let stored =
+            json!([{"id": "a", "name": "Agents", "purchasedQuantity": 5, "segments": [{"monthlyPrice": 20.00}]}]);
+        assert!(
+            pricing_models(&json!([{"id": "a", "purchasedQuantity": 5, "segments": [{"monthlyPrice": 20}]}]), &stored)
+                .is_empty()
+        );
         assert!(pricing_models(&json!([{"name": "Agents", "unknown": 1}]), &stored).is_empty());
         refuses_at(
             json!([{"id": "a", "purchasedQuantity": 7, "segments": [{"monthlyPrice": 25}]}]),

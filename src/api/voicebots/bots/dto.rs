@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use validator::Validate;
 use uuid::Uuid;
+use validator::Validate;
 
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
 use crate::api::voicebots::channels::{VoicebotChannelInstance, VoicebotChannelInstanceInput};

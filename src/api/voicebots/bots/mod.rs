@@ -11,23 +11,25 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
-use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
-pub use dto::*;
 use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
+pub use dto::*;
 
 const TAG: &str = "Voicebots";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_voicebots, create_voicebot))
-        .routes(routes!(get_voicebot, update_voicebot, delete_voicebot))
+    OpenApiRouter::new().routes(routes!(list_voicebots, create_voicebot)).routes(routes!(
+        get_voicebot,
+        update_voicebot,
+        delete_voicebot
+    ))
 }
 
 /// What `include` can name.

@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait, TransactionTrait,
+};
 use uuid::Uuid;
 
 use super::dto::*;
@@ -45,7 +47,9 @@ pub async fn check_catalog(
     }
     if let Some(id) = voice_name_id {
         match (catalog::voices(db, vec![id.to_owned()]).await?.remove(id), language_id) {
-            (None, _) => v.field("/voiceNameId", ErrorCode::FieldMismatch, format!("{id} is not a voice of the catalog")),
+            (None, _) => {
+                v.field("/voiceNameId", ErrorCode::FieldMismatch, format!("{id} is not a voice of the catalog"))
+            }
             (Some(_), None) => v.field("/languageId", ErrorCode::FieldRequired, "is required with voiceNameId"),
             (Some(voice), Some(language)) if voice.language_id != language => v.field(
                 "/voiceNameId",
@@ -92,7 +96,8 @@ pub async fn load(
     let distinct = |ids: Vec<String>| -> Vec<String> { ids.into_iter().collect::<HashSet<_>>().into_iter().collect() };
     let engine_ids: HashSet<Uuid> = rows.iter().filter_map(|r| r.engine_id).collect();
     let engines = catalog::engines(db, engine_ids.into_iter().collect()).await?;
-    let languages = catalog::languages(db, distinct(rows.iter().filter_map(|r| r.language_id.clone()).collect())).await?;
+    let languages =
+        catalog::languages(db, distinct(rows.iter().filter_map(|r| r.language_id.clone()).collect())).await?;
     let voices = catalog::voices(db, distinct(rows.iter().filter_map(|r| r.voice_name_id.clone()).collect())).await?;
     let mut channels = std::collections::HashMap::new();
     if include_channel {
@@ -139,7 +144,14 @@ pub async fn load(
 }
 
 /// Stores a new bot and its channel instance, created and updated `now`.
-pub async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_id: Uuid, draft: Draft, now: DateTime<Utc>) -> ApiResult<()> {
+pub async fn insert(
+    txn: &DatabaseTransaction,
+    site_id: i32,
+    id: Uuid,
+    channel_id: Uuid,
+    draft: Draft,
+    now: DateTime<Utc>,
+) -> ApiResult<()> {
     channels::insert(txn, site_id, channel_id, draft.channel.clone()).await?;
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
@@ -156,19 +168,35 @@ pub async fn insert(txn: &DatabaseTransaction, site_id: i32, id: Uuid, channel_i
 }
 
 /// The site's voicebot (404 for another site's).
-pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, include_channel: bool) -> ApiResult<Voicebot> {
+pub async fn find(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+    include_channel: bool,
+) -> ApiResult<Voicebot> {
     let row = find_row(db, site_id, id).await?;
     Ok(load(db, cipher, vec![row], include_channel).await?.remove(0))
 }
 
 /// The site's voicebots.
-pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, include_channel: bool) -> ApiResult<Vec<Voicebot>> {
+pub async fn list(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    include_channel: bool,
+) -> ApiResult<Vec<Voicebot>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_channel).await
 }
 
 /// Creates the site's voicebot and its own channel instance in one transaction.
-pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, drafted: Drafted<Draft>) -> ApiResult<Voicebot> {
+pub async fn create(
+    db: &DatabaseConnection,
+    cipher: &FieldCipher,
+    site_id: i32,
+    drafted: Drafted<Draft>,
+) -> ApiResult<Voicebot> {
     let id = Uuid::now_v7();
     let txn = db.begin().await?;
     let draft = verified(&txn, site_id, drafted).await?;
@@ -179,7 +207,13 @@ pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32,
 }
 
 /// Replaces the site's voicebot and updates its own channel instance.
-pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, drafted: Drafted<Draft>) -> ApiResult<Voicebot> {
+pub async fn replace(
+    db: &DatabaseConnection,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+    drafted: Drafted<Draft>,
+) -> ApiResult<Voicebot> {
     let txn = db.begin().await?;
     let stored = find_row(&txn, site_id, id).await?;
     let draft = verified(&txn, site_id, drafted).await?;

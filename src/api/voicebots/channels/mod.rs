@@ -12,24 +12,26 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
-use validator::Validate;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
+use validator::Validate;
 
-pub use dto::*;
-pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
+pub use dto::*;
+pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 
 const TAG: &str = "Voicebot channel instances";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_channel_instances, create_channel_instance))
-        .routes(routes!(get_channel_instance, update_channel_instance, delete_channel_instance))
+    OpenApiRouter::new().routes(routes!(list_channel_instances, create_channel_instance)).routes(routes!(
+        get_channel_instance,
+        update_channel_instance,
+        delete_channel_instance
+    ))
 }
 
 /// Query parameters of channel instance reads.

@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::dto::VoicebotChannelInstanceInput;
-use crate::schema_conditions::SchemaConditions;
 use crate::api::voicebots::ChannelType;
 use crate::error::{Drafted, ErrorCode, Violations};
+use crate::schema_conditions::SchemaConditions;
 
 /// A checked channel body, ready to store.
 #[derive(Debug, Clone)]

@@ -4,18 +4,21 @@
 use std::collections::HashSet;
 
 use chrono::Utc;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
+    TransactionTrait,
+};
 use uuid::Uuid;
 
 use super::dto::{ChannelInfo, VoicebotChannelInstance};
 use super::rules::ChannelDraft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::catalog;
-use crate::api::voicebots::store::touch_bots_using_channel;
 use crate::api::voicebots::sip::SipConfiguration;
+use crate::api::voicebots::store::touch_bots_using_channel;
 use crate::crypto::FieldCipher;
-use crate::db::in_list::all_in;
 use crate::db::entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
+use crate::db::in_list::all_in;
 use crate::error::{ApiError, ApiResult, Drafted, ErrorCode, Violations};
 
 /// The references of a channel: a catalog voice channel, and a configuration of
@@ -34,14 +37,18 @@ pub async fn check_references(
     }
     if let (Some(id), Some(kind)) = (draft.info_id, draft.channel_type) {
         let exists = match kind {
-            ChannelType::Telephony => telephony_configuration::Entity::find_by_id(id)
-                .filter(telephony_configuration::Column::SiteId.eq(site_id))
-                .count(db)
-                .await?,
-            ChannelType::Sip => sip_configuration::Entity::find_by_id(id)
-                .filter(sip_configuration::Column::SiteId.eq(site_id))
-                .count(db)
-                .await?,
+            ChannelType::Telephony => {
+                telephony_configuration::Entity::find_by_id(id)
+                    .filter(telephony_configuration::Column::SiteId.eq(site_id))
+                    .count(db)
+                    .await?
+            }
+            ChannelType::Sip => {
+                sip_configuration::Entity::find_by_id(id)
+                    .filter(sip_configuration::Column::SiteId.eq(site_id))
+                    .count(db)
+                    .await?
+            }
         };
         if exists == 0 {
             v.field(
@@ -56,14 +63,23 @@ pub async fn check_references(
 
 /// The rules of a standalone channel instance body that need rows: its
 /// references exist (`check_references`).
-pub(crate) async fn verified(db: &impl ConnectionTrait, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<ChannelDraft> {
+pub(crate) async fn verified(
+    db: &impl ConnectionTrait,
+    site_id: i32,
+    drafted: Drafted<ChannelDraft>,
+) -> ApiResult<ChannelDraft> {
     let Drafted { draft, violations: mut v } = drafted;
     check_references(db, site_id, &draft, "", &mut v).await?;
     v.finish(draft)
 }
 
 /// Creates a standalone channel instance of the site.
-pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, drafted: Drafted<ChannelDraft>) -> ApiResult<VoicebotChannelInstance> {
+pub async fn create(
+    db: &DatabaseConnection,
+    cipher: &FieldCipher,
+    site_id: i32,
+    drafted: Drafted<ChannelDraft>,
+) -> ApiResult<VoicebotChannelInstance> {
     let draft = verified(db, site_id, drafted).await?;
     let id = Uuid::now_v7();
     insert(db, site_id, id, draft).await?;
@@ -71,7 +87,13 @@ pub async fn create(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32,
 }
 
 /// Replaces the site's channel instance and moves `lastUpdatedTime` of the voicebot that uses it.
-pub async fn replace(db: &DatabaseConnection, cipher: &FieldCipher, site_id: i32, id: Uuid, drafted: Drafted<ChannelDraft>) -> ApiResult<VoicebotChannelInstance> {
+pub async fn replace(
+    db: &DatabaseConnection,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+    drafted: Drafted<ChannelDraft>,
+) -> ApiResult<VoicebotChannelInstance> {
     let txn = db.begin().await?;
     find_row(&txn, site_id, id).await?;
     let draft = verified(&txn, site_id, drafted).await?;
@@ -113,19 +135,34 @@ pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiR
 }
 
 /// The site's channel instance (404 for another site's).
-pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, include_info: bool) -> ApiResult<VoicebotChannelInstance> {
+pub async fn find(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+    include_info: bool,
+) -> ApiResult<VoicebotChannelInstance> {
     let row = find_row(db, site_id, id).await?;
     Ok(load(db, cipher, vec![row], include_info).await?.remove(0))
 }
 
 /// The site's channel instances.
-pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, include_info: bool) -> ApiResult<Vec<VoicebotChannelInstance>> {
+pub async fn list(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    include_info: bool,
+) -> ApiResult<Vec<VoicebotChannelInstance>> {
     let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_info).await
 }
 
 /// The channel instances with these ids, without `info`: two queries.
-pub async fn by_ids(db: &impl ConnectionTrait, cipher: &FieldCipher, ids: Vec<Uuid>) -> ApiResult<Vec<VoicebotChannelInstance>> {
+pub async fn by_ids(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    ids: Vec<Uuid>,
+) -> ApiResult<Vec<VoicebotChannelInstance>> {
     let rows = all_in(db, row::Entity::find(), row::Column::Id, ids).await?;
     load(db, cipher, rows, false).await
 }
@@ -167,11 +204,12 @@ async fn load(
     if include_info {
         let wanted = info_ids(ChannelType::Telephony);
         if !wanted.is_empty() {
-            telephony = all_in(db, telephony_configuration::Entity::find(), telephony_configuration::Column::Id, wanted)
-                .await?
-                .into_iter()
-                .map(|r| (r.id, r))
-                .collect::<std::collections::HashMap<_, _>>();
+            telephony =
+                all_in(db, telephony_configuration::Entity::find(), telephony_configuration::Column::Id, wanted)
+                    .await?
+                    .into_iter()
+                    .map(|r| (r.id, r))
+                    .collect::<std::collections::HashMap<_, _>>();
         }
         let wanted = info_ids(ChannelType::Sip);
         if !wanted.is_empty() {

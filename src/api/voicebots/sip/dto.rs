@@ -2,13 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use validator::Validate;
 use uuid::Uuid;
-
+use validator::Validate;
 
 /// Body of create and update.
 // `HOST_PORT`: empty, or a host name or IPv4 address with an optional port 1-65535.
-#[switchboard_macros::rules(patterns(HOST_PORT = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"))]
+#[switchboard_macros::rules(patterns(
+    HOST_PORT = r"^$|^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"
+))]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({

@@ -13,19 +13,21 @@ use axum::response::IntoResponse;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "SIP configurations";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_sip_configurations, create_sip_configuration))
-        .routes(routes!(get_sip_configuration, update_sip_configuration, delete_sip_configuration))
+    OpenApiRouter::new().routes(routes!(list_sip_configurations, create_sip_configuration)).routes(routes!(
+        get_sip_configuration,
+        update_sip_configuration,
+        delete_sip_configuration
+    ))
 }
 
 /// List SIP configurations

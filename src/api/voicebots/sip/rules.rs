@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::dto::SipConfigurationInput;
-use crate::schema_conditions::{SchemaConditions, when_equals};
 use crate::api::text::is_blank;
 use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::schema_conditions::{SchemaConditions, when_equals};
 
 /// The syntax of a host and port is declared on the input (`HOST_PORT`); a host
 /// name also has at most 253 characters, which the pattern does not say.
@@ -18,15 +18,24 @@ fn check_host_length(v: &mut Violations, pointer: &str, value: &str) {
 }
 
 /// `check`'s requirements between properties, in the document.
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "SipConfigurationInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
+    &[SchemaConditions { schema: "SipConfigurationInput", all_of: schema_conditions }];
 
 /// The conditional requirements of the input schema, for the OpenAPI document.
 fn schema_conditions() -> serde_json::Value {
     serde_json::json!([
-        when_equals("isAuthUsernameRequired", true.into(), serde_json::json!({
-            "required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})),
-        when_equals("isOutboundProxyRequired", true.into(), serde_json::json!({
-            "required": ["outboundProxy"], "properties": {"outboundProxy": {"minLength": 1}}})),
+        when_equals(
+            "isAuthUsernameRequired",
+            true.into(),
+            serde_json::json!({
+            "required": ["authUsername"], "properties": {"authUsername": {"minLength": 1, "pattern": "\\S"}}})
+        ),
+        when_equals(
+            "isOutboundProxyRequired",
+            true.into(),
+            serde_json::json!({
+            "required": ["outboundProxy"], "properties": {"outboundProxy": {"minLength": 1}}})
+        ),
     ])
 }
 
@@ -75,7 +84,8 @@ mod tests {
 
     fn server_problems(server: &str) -> bool {
         let input: SipConfigurationInput =
-            serde_json::from_value(serde_json::json!({"sIPServer": server, "username": "u", "password": "p"})).expect("a body");
+            serde_json::from_value(serde_json::json!({"sIPServer": server, "username": "u", "password": "p"}))
+                .expect("a body");
         validate(input, None).is_err()
     }
 

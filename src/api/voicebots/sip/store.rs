@@ -45,7 +45,12 @@ async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 }
 
 /// The site's configuration (404 for another site's), password decrypted.
-pub async fn find(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid) -> ApiResult<SipConfiguration> {
+pub async fn find(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+) -> ApiResult<SipConfiguration> {
     SipConfiguration::from_row(find_row(db, site_id, id).await?, cipher)
 }
 
@@ -78,7 +83,13 @@ pub async fn delete(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiRes
     delete_configuration::<row::Entity>(db, site_id, ChannelType::Sip, id).await
 }
 
-pub async fn insert(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32, id: Uuid, draft: Draft) -> ApiResult<()> {
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    cipher: &FieldCipher,
+    site_id: i32,
+    id: Uuid,
+    draft: Draft,
+) -> ApiResult<()> {
     row::Entity::insert(row::ActiveModel {
         id: Set(id),
         site_id: Set(site_id),

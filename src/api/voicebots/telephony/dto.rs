@@ -2,9 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use validator::Validate;
 use uuid::Uuid;
-
+use validator::Validate;
 
 /// Countries the telephony provider serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -28,15 +27,38 @@ pub enum PhoneNumberCountry {
 
 impl PhoneNumberCountry {
     pub const ALL: [PhoneNumberCountry; 14] = [
-        Self::BE, Self::CA, Self::DK, Self::FR, Self::AT, Self::FI, Self::US,
-        Self::NL, Self::CL, Self::GB, Self::IL, Self::PR, Self::ZA, Self::AU,
+        Self::BE,
+        Self::CA,
+        Self::DK,
+        Self::FR,
+        Self::AT,
+        Self::FI,
+        Self::US,
+        Self::NL,
+        Self::CL,
+        Self::GB,
+        Self::IL,
+        Self::PR,
+        Self::ZA,
+        Self::AU,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::BE => "BE", Self::CA => "CA", Self::DK => "DK", Self::FR => "FR", Self::AT => "AT",
-            Self::FI => "FI", Self::US => "US", Self::NL => "NL", Self::CL => "CL", Self::GB => "GB",
-            Self::IL => "IL", Self::PR => "PR", Self::ZA => "ZA", Self::AU => "AU",
+            Self::BE => "BE",
+            Self::CA => "CA",
+            Self::DK => "DK",
+            Self::FR => "FR",
+            Self::AT => "AT",
+            Self::FI => "FI",
+            Self::US => "US",
+            Self::NL => "NL",
+            Self::CL => "CL",
+            Self::GB => "GB",
+            Self::IL => "IL",
+            Self::PR => "PR",
+            Self::ZA => "ZA",
+            Self::AU => "AU",
         }
     }
 
@@ -74,7 +96,11 @@ pub struct TelephonyConfigurationInput {
     pub id: Option<Uuid>,
     /// E.164 number of `phoneNumberCountry`. Cannot be changed after creation.
     #[schema(example = "+14155550100")]
-    #[rule(required, pattern = r"^\+[1-9][0-9]{7,14}$", says = "a phone number in E.164 form, + and 8 to 15 digits, such as +14155550100")]
+    #[rule(
+        required,
+        pattern = r"^\+[1-9][0-9]{7,14}$",
+        says = "a phone number in E.164 form, + and 8 to 15 digits, such as +14155550100"
+    )]
     pub phone_number: Option<String>,
     /// The country the number belongs to.
     // Required, so no default (it had `US`: a generator reading both makes it optional).

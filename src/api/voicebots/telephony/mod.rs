@@ -13,19 +13,21 @@ use axum::response::IntoResponse;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-pub use dto::*;
-pub use rules::SCHEMA_CONDITIONS;
 use crate::api::AppState;
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
+pub use dto::*;
+pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "Telephony configurations";
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_telephony_configurations, create_telephony_configuration))
-        .routes(routes!(get_telephony_configuration, update_telephony_configuration, delete_telephony_configuration))
+    OpenApiRouter::new().routes(routes!(list_telephony_configurations, create_telephony_configuration)).routes(routes!(
+        get_telephony_configuration,
+        update_telephony_configuration,
+        delete_telephony_configuration
+    ))
 }
 
 /// List telephony configurations
@@ -97,7 +99,11 @@ async fn update_telephony_configuration(
     let stored = store::find(&state.db, caller.site_id, id).await?;
     if stored.phone_number != draft.phone_number {
         let mut v = Violations::new();
-        v.field("/phoneNumber", ErrorCode::FieldNotAllowed, format!("cannot be changed after creation; it is {}", stored.phone_number));
+        v.field(
+            "/phoneNumber",
+            ErrorCode::FieldNotAllowed,
+            format!("cannot be changed after creation; it is {}", stored.phone_number),
+        );
         return Err(v.into_error());
     }
     Ok(Json(store::update_country(&state.db, caller.site_id, id, draft.country).await?))

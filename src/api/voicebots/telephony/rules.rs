@@ -4,8 +4,8 @@
 use uuid::Uuid;
 
 use super::dto::{PhoneNumberCountry, TelephonyConfigurationInput};
-use crate::schema_conditions::SchemaConditions;
 use crate::error::{ApiResult, ErrorCode, Violations};
+use crate::schema_conditions::SchemaConditions;
 
 /// Whether `number` (E.164: `+`, then 8 to 15 digits) is a number of `country`.
 /// North American numbers have ten digits after `+1`; Puerto Rico's area codes
@@ -49,7 +49,8 @@ fn country_number_pattern(country: PhoneNumberCountry) -> String {
 /// The number's pattern for each country, as one `anyOf` of the body: one branch
 /// per pattern (JSON Schema's `if`/`then` per country would multiply out into
 /// thousands of branches for generators).
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions { schema: "TelephonyConfigurationInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
+    &[SchemaConditions { schema: "TelephonyConfigurationInput", all_of: schema_conditions }];
 
 fn schema_conditions() -> serde_json::Value {
     let mut branches: Vec<(Vec<&str>, String)> = Vec::new();
@@ -85,7 +86,10 @@ pub fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> Ap
         }
     }
     v.finish(())?;
-    Ok(Draft { phone_number: input.phone_number.unwrap_or_default(), country: input.phone_number_country.unwrap_or(PhoneNumberCountry::US) })
+    Ok(Draft {
+        phone_number: input.phone_number.unwrap_or_default(),
+        country: input.phone_number_country.unwrap_or(PhoneNumberCountry::US),
+    })
 }
 
 #[cfg(test)]
@@ -112,11 +116,32 @@ mod tests {
     #[test]
     fn the_documented_patterns_state_the_same_rule() {
         let numbers = [
-            "+14155550100", "+16135550100", "+17875550100", "+19395550100", "+19385550100", "+17885550100",
-            "+17775550100", "+11555550100", "+1415555010", "+141555501001", "+442071234567", "+4420712",
-            "+442071234567890", "+4420712345678901", "+358401234567", "+35840123", "+3584012", "+9725012345",
-            "+27123456789", "+61212345678", "+5621234567", "+3212345678", "+45123456", "+33123456789",
-            "+43123456789", "+31123456789",
+            "+14155550100",
+            "+16135550100",
+            "+17875550100",
+            "+19395550100",
+            "+19385550100",
+            "+17885550100",
+            "+17775550100",
+            "+11555550100",
+            "+1415555010",
+            "+141555501001",
+            "+442071234567",
+            "+4420712",
+            "+442071234567890",
+            "+4420712345678901",
+            "+358401234567",
+            "+35840123",
+            "+3584012",
+            "+9725012345",
+            "+27123456789",
+            "+61212345678",
+            "+5621234567",
+            "+3212345678",
+            "+45123456",
+            "+33123456789",
+            "+43123456789",
+            "+31123456789",
         ];
         for country in PhoneNumberCountry::ALL {
             let pattern = regex::Regex::new(&country_number_pattern(country)).unwrap();

@@ -39,11 +39,20 @@ pub async fn list(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<Vec<Tele
 
 /// Sets the configuration's country; the voicebots whose channel uses it
 /// count it as their edit.
-pub async fn update_country(db: &impl TransactionTrait<Transaction = DatabaseTransaction>, site_id: i32, id: Uuid, country: PhoneNumberCountry) -> ApiResult<TelephonyConfiguration> {
+pub async fn update_country(
+    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
+    site_id: i32,
+    id: Uuid,
+    country: PhoneNumberCountry,
+) -> ApiResult<TelephonyConfiguration> {
     let txn = db.begin().await?;
-    row::Entity::update(row::ActiveModel { id: Set(id), phone_number_country: Set(country.as_str().to_owned()), ..Default::default() })
-        .exec(&txn)
-        .await?;
+    row::Entity::update(row::ActiveModel {
+        id: Set(id),
+        phone_number_country: Set(country.as_str().to_owned()),
+        ..Default::default()
+    })
+    .exec(&txn)
+    .await?;
     touch_bots_using_info(&txn, ChannelType::Telephony, id).await?;
     let updated = find(&txn, site_id, id).await?;
     txn.commit().await?;
