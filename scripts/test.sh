@@ -58,6 +58,12 @@ find_pg_bin() {
 # not necessarily ./target.
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 
+# Formatting first: a misformatted change fails in seconds, before any build.
+# The client scenarios are crates of their own, outside the workspace.
+log "cargo fmt --check"
+cargo fmt --all --check
+rustfmt --check --edition 2024 clients/scenarios/*/src/main.rs
+
 log "cargo test (SQLite)"
 cargo test --locked
 BIN="$TARGET_DIR/debug/switchboard"
