@@ -71,6 +71,7 @@ error_codes! {
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
     DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
     Busy = 503002, SERVICE_UNAVAILABLE, "busy", "The server is busy; retry later";
+    StorageFull = 507001, INSUFFICIENT_STORAGE, "storage-full", "The database's disk is full; nothing was stored; retry later";
 }
 
 impl ErrorCode {
@@ -284,6 +285,17 @@ impl Violations {
         });
     }
 
+    /// Whether the answer's list is full: a check that finds more need only
+    /// count them (`also_found`), not describe them.
+    pub fn is_full(&self) -> bool {
+        self.listed.len() >= MAX_LISTED_PROBLEMS
+    }
+
+    /// One more problem, counted in the answer's `detail` but not listed.
+    pub fn also_found(&mut self) {
+        self.found += 1;
+    }
+
     #[cfg(test)]
     pub(crate) fn listed(&self) -> impl Iterator<Item = &FieldProblem> {
         self.listed.iter()
@@ -343,7 +355,12 @@ impl IntoResponse for ApiError {
         let request_id = status.is_server_error().then(current_request_id);
         if let Some(id) = &request_id {
             match &self.source {
-                Some(source) => tracing::error!(request_id = %id, error = ?source, "request failed"),
+                // An unexpected error: its whole chain and backtrace, to find it.
+                Some(source) if self.code == ErrorCode::Internal => {
+                    tracing::error!(request_id = %id, error = ?source, "request failed")
+                }
+                // A known state of the database (away, full): one line each.
+                Some(source) => tracing::warn!(request_id = %id, code = self.code.code(), error = %source, "request failed"),
                 None => tracing::error!(request_id = %id, detail = %self.detail, "request failed"),
             }
         }
@@ -395,6 +412,13 @@ impl From<DbErr> for ApiError {
                     .retry_after(1)
             };
         }
+        if storage_full(&err) {
+            return ApiError {
+                source: Some(err.into()),
+                ..ApiError::new(ErrorCode::StorageFull, "the database's disk is full; nothing was stored")
+                    .retry_after(STORAGE_FULL_RETRY_SECONDS)
+            };
+        }
         if database_unreachable(&err) {
             return ApiError {
                 source: Some(err.into()),
@@ -433,6 +457,22 @@ fn rolled_back_by_the_database(err: &DbErr) -> bool {
         return false;
     };
     matches!(sqlx_err.as_ref(), sqlx::Error::Database(db) if db.code().is_some_and(|code| code.starts_with("40")))
+}
+
+/// How long a client is told to wait after a full disk: room is made by a
+/// person or a clean-up job, not in a second.
+pub const STORAGE_FULL_RETRY_SECONDS: u64 = 30;
+
+/// A write refused for want of space: SQLite's `SQLITE_FULL` (13: the disk,
+/// or the database's `max_page_count`), PostgreSQL's `disk_full` (53100).
+pub fn storage_full(err: &DbErr) -> bool {
+    use sea_orm::{RuntimeErr, sqlx};
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
+        return false;
+    };
+    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return false };
+    let Some(code) = db.code() else { return false };
+    code == "13" || code == "53100"
 }
 
 /// Whether the database could not be reached (down, restarting, the connection

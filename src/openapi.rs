@@ -107,10 +107,12 @@ pub fn finish(doc: &mut OpenApiDoc) {
     describe_permissions(doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
-        for operation in
-            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
+        let writers = [&mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for (operation, writes) in std::iter::once((&mut item.get, false))
+            .chain(writers.into_iter().map(|operation| (operation, true)))
+            .filter_map(|(operation, writes)| Some((operation.as_mut()?, writes)))
         {
-            add_standard_responses(operation, has_path_params);
+            add_standard_responses(operation, has_path_params, writes);
         }
         if path.starts_with("/api/billing/") {
             if let Some(post) = &mut item.post {
@@ -381,7 +383,8 @@ fn link_new_subscriptions(doc: &mut OpenApiDoc) {
 
 /// Operations state no security to mean "bearer token required" and `security(())`
 /// to mean "no token"; every operation gets the problem responses it can produce.
-fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
+/// `writes`: the operation may write (any method but GET), so a full disk can refuse it.
+fn add_standard_responses(operation: &mut Operation, has_path_params: bool, writes: bool) {
     let is_public = match &operation.security {
         None => false,
         Some(requirements) => requirements.iter().all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
@@ -391,6 +394,9 @@ fn add_standard_responses(operation: &mut Operation, has_path_params: bool) {
     let has_params = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
     let has_body = operation.request_body.is_some();
     let mut wanted = vec![StandardResponse::InternalError, StandardResponse::ServiceUnavailable];
+    if writes {
+        wanted.push(StandardResponse::StorageFull);
+    }
     if has_params || has_body {
         wanted.push(StandardResponse::BadRequest);
     }
@@ -432,12 +438,13 @@ enum StandardResponse {
     UnsupportedMediaType,
     InternalError,
     ServiceUnavailable,
+    StorageFull,
     IdempotencyInFlight,
     IdempotencyReused,
 }
 
 impl StandardResponse {
-    const ALL: [StandardResponse; 10] = [
+    const ALL: [StandardResponse; 11] = [
         StandardResponse::IdempotencyInFlight,
         StandardResponse::IdempotencyReused,
         StandardResponse::BadRequest,
@@ -448,6 +455,7 @@ impl StandardResponse {
         StandardResponse::UnsupportedMediaType,
         StandardResponse::InternalError,
         StandardResponse::ServiceUnavailable,
+        StandardResponse::StorageFull,
     ];
 
     fn name(self) -> &'static str {
@@ -460,6 +468,7 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => "UnsupportedMediaType",
             StandardResponse::InternalError => "InternalError",
             StandardResponse::ServiceUnavailable => "ServiceUnavailable",
+            StandardResponse::StorageFull => "StorageFull",
             StandardResponse::IdempotencyInFlight => "IdempotencyKeyInFlight",
             StandardResponse::IdempotencyReused => "IdempotencyKeyReused",
         }
@@ -475,6 +484,7 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => "415",
             StandardResponse::InternalError => "500",
             StandardResponse::ServiceUnavailable => "503",
+            StandardResponse::StorageFull => "507",
             StandardResponse::IdempotencyInFlight => "409",
             StandardResponse::IdempotencyReused => "422",
         }
@@ -492,6 +502,7 @@ impl StandardResponse {
             StandardResponse::UnsupportedMediaType => &[UnsupportedMediaType],
             StandardResponse::InternalError => &[Internal],
             StandardResponse::ServiceUnavailable => &[DatabaseUnavailable, Busy],
+            StandardResponse::StorageFull => &[StorageFull],
             StandardResponse::IdempotencyInFlight => &[IdempotencyKeyInFlight],
             StandardResponse::IdempotencyReused => &[IdempotencyKeyReused],
         }
@@ -528,7 +539,7 @@ impl StandardResponse {
             StandardResponse::Unauthorized => {
                 builder = builder.header("WWW-Authenticate", string_header("The bearer challenge"));
             }
-            StandardResponse::ServiceUnavailable => {
+            StandardResponse::ServiceUnavailable | StandardResponse::StorageFull => {
                 builder = builder.header("Retry-After", string_header("Seconds to wait before retrying"));
             }
             _ => {}

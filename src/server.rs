@@ -131,6 +131,7 @@ pub fn app(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(middleware::from_fn(problem_for_bare_errors))
+        .layer(middleware::from_fn_with_state(state.clone(), crate::api::health::note_storage))
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::internal(anyhow::anyhow!("a handler panicked")).into_response()
         }))

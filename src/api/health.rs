@@ -35,13 +35,65 @@ async fn live() -> Json<Health> {
 
 /// Readiness
 ///
-/// Answers 200 when the database answers, else 503.
+/// Answers 200 when the database answers and takes writes, else 503: the
+/// database does not answer (`503001`), or its disk was full at the last write
+/// (`507001` answered) and a probe write still fails.
 #[utoipa::path(get, path = "/health/ready", operation_id = "getReadiness", tag = "Health",
-    responses((status = 200, description = "The database answers", body = Health)), security(()))]
+    responses(
+        (status = 200, description = "The database answers and takes writes", body = Health),
+        (status = 503, description = "The database does not answer, or its disk is full", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+    ), security(()))]
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
     state.db.ping().await.map_err(|err| {
         tracing::warn!(error = %err, "readiness check failed");
         ApiError::new(ErrorCode::DatabaseUnavailable, "the database does not answer")
     })?;
+    if state.storage.is_full() {
+        return Err(ApiError::new(ErrorCode::DatabaseUnavailable, "the database's disk is full: writes are refused")
+            .retry_after(crate::error::STORAGE_FULL_RETRY_SECONDS));
+    }
     Ok(Json(Health { status: "ok", version: VERSION }))
+}
+
+/// Whether writes are refused for want of space: from a request answered
+/// `507001` until the next write that succeeds, or for
+/// `STORAGE_FULL_RETRY_SECONDS` if none comes (an instance a load balancer
+/// took out of rotation gets writes again, and tells again if still full).
+/// A probe write cannot tell instead: a page's write to the WAL can succeed
+/// where a form's pages cannot (SQLite reuses the WAL's space after a checkpoint).
+#[derive(Default)]
+pub struct StorageHealth(std::sync::Mutex<Option<std::time::Instant>>);
+
+impl StorageHealth {
+    pub fn is_full(&self) -> bool {
+        let since = *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        since.is_some_and(|since| since.elapsed().as_secs() < crate::error::STORAGE_FULL_RETRY_SECONDS)
+    }
+
+    pub fn set_full(&self, full: bool) {
+        let mut since = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match (since.is_some(), full) {
+            (false, true) => tracing::error!("the database's disk is full: writes answer 507 and /health/ready 503"),
+            (true, false) => tracing::info!("the database takes writes again"),
+            _ => {}
+        }
+        *since = full.then(std::time::Instant::now);
+    }
+}
+
+/// The middleware that keeps `StorageHealth` up to date from answers.
+pub async fn note_storage(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let writes = !matches!(*request.method(), axum::http::Method::GET | axum::http::Method::HEAD);
+    let response = next.run(request).await;
+    if response.status() == axum::http::StatusCode::INSUFFICIENT_STORAGE {
+        state.storage.set_full(true);
+    } else if writes && response.status().is_success() {
+        state.storage.set_full(false);
+    }
+    response
 }

@@ -94,6 +94,8 @@ pub struct SharedState {
     pub site_batches: super::billing::site_batches::SiteBatches,
     /// PostgreSQL: what billing previews read, in batches (`ledger_store::PreviewReads`).
     pub previews: Option<super::billing::ledger_store::PreviewReads>,
+    /// Whether writes are refused for want of disk space (`health::StorageHealth`).
+    pub storage: super::health::StorageHealth,
 }
 
 impl SharedState {
@@ -147,6 +149,7 @@ impl SharedState {
             plans: Default::default(),
             instance: crate::db::instances::Instance::unregistered(),
             site_batches: Default::default(),
+            storage: Default::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ mod secure_form_rules;
 mod secure_forms;
 mod site_batches;
 mod sites;
+mod storage_full;
 mod subscription_operations;
 mod test_console;
 mod test_faults;
