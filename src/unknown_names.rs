@@ -101,10 +101,12 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
     if let Some(query) = request.uri().query() {
         for name in query_names(query) {
             if !operation.query.iter().any(|known| *known == name) {
-                // A name is repeated, but never a card number sent as one.
-                let shown = crate::redaction::mask_card_numbers(&name).unwrap_or_else(|| name.clone());
+                if violations.is_full() {
+                    violations.also_found();
+                    continue;
+                }
                 violations.parameter(
-                    shown,
+                    shown_name(&name),
                     ErrorCode::UnknownName,
                     format!(
                         "is not a parameter of {}{}",
@@ -193,10 +195,14 @@ impl<'a> Walk<'a> {
                     let input_children = property(&inputs, key);
                     let answer_children = property(&answers, key);
                     if names_keys && input_children.is_empty() && answer_children.is_empty() {
+                        // Past the answer's list, a name costs a count, not a search.
+                        if self.violations.is_full() {
+                            self.violations.also_found();
+                            continue;
+                        }
                         let known = inputs.iter().flat_map(|schema| property_names(schema));
-                        let shown = crate::redaction::mask_card_numbers(key).unwrap_or_else(|| key.clone());
                         self.violations.field(
-                            format!("{pointer}/{}", escape(&shown)),
+                            format!("{pointer}/{}", escape(&shown_name(key))),
                             ErrorCode::UnknownName,
                             format!("is not a property of this object{}", nearest_words(key, known)),
                         );
@@ -270,6 +276,21 @@ fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
+/// Characters of an unknown name repeated in an answer at most: a name past
+/// it is cut and marked, so an answer never grows with what was sent (a 4 MB
+/// name is answered with its first 64 characters, not twice its size).
+const SHOWN_NAME_CHARS: usize = 64;
+
+/// An unknown name as an answer repeats it: never a card number sent as one,
+/// and cut to `SHOWN_NAME_CHARS` with a closing "…".
+fn shown_name(name: &str) -> String {
+    let cut = match name.char_indices().nth(SHOWN_NAME_CHARS) {
+        Some((end, _)) => format!("{}…", &name[..end]),
+        None => name.to_owned(),
+    };
+    crate::redaction::mask_card_numbers(&cut).unwrap_or(cut)
+}
+
 /// "; did you mean `pageSize`?" when a known name is near `name` (case
 /// aside, a couple of letters apart), else the names known here.
 fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String {
@@ -289,12 +310,21 @@ fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String
 
 /// The known name nearest to `name`, if it is near enough to be what was
 /// meant: at most a third of its letters apart (at least one), case aside.
+///
+/// Two names of lengths that differ by more than that bound are further
+/// apart than it, so only candidates of about `name`'s length are compared:
+/// the edit distance costs the product of the two lengths, and a name far
+/// longer than any known one (a 4 MB key) costs one count of its characters.
 fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
+    let length = name.chars().count();
+    let bound = |candidate: &str| (candidate.chars().count() / 3).max(1);
+    let mut near = known.iter().filter(|candidate| candidate.chars().count().abs_diff(length) <= bound(candidate));
+    let first = near.next()?;
     let lower = name.to_lowercase();
-    known
-        .iter()
+    std::iter::once(first)
+        .chain(near)
         .map(|candidate| (strsim::damerau_levenshtein(&lower, &candidate.to_lowercase()), *candidate))
-        .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
+        .filter(|(distance, candidate)| *distance <= bound(candidate))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
 }
@@ -314,6 +344,22 @@ mod tests {
             nearest_words("colour", known.into_iter()),
             "; known here: `description`, `name`, `page`, `pageSize`"
         );
+    }
+
+    #[test]
+    fn a_name_far_longer_than_any_known_one_is_not_compared_and_is_shown_cut() {
+        // Compared, it would be an edit distance over 4 M x 11 cells (seconds, and
+        // strsim's table of them); its length alone rules it out.
+        let huge = "x".repeat(4 << 20);
+        assert_eq!(nearest(&huge, &["description", "name"]), None);
+        assert_eq!(nearest("descriptionn", &["description", "name"]), Some("description"));
+        let shown = shown_name(&huge);
+        assert_eq!(shown.chars().count(), SHOWN_NAME_CHARS + 1);
+        assert!(shown.ends_with('…'));
+        assert_eq!(shown_name("nmae"), "nmae");
+        // A card number in the part shown is masked (the name is cut first).
+        let card = format!("{} 4111111111111111 {}", "y".repeat(SHOWN_NAME_CHARS - 17), "z".repeat(100));
+        assert!(!shown_name(&card).contains("4111111111111111"), "{}", shown_name(&card));
     }
 
     #[test]

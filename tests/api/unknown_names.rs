@@ -139,3 +139,37 @@ async fn outside_test_mode_unknown_names_are_ignored_unless_strict_names_asks() 
     let open: Value = app.client.get(app.url("/openapi/platform-v4.json")).send().await.unwrap().json().await.unwrap();
     assert!(open["components"]["schemas"]["SecureFormInput"].get("additionalProperties").is_none());
 }
+
+/// What a 400 says of unknown names does not grow with what was sent: a name
+/// near the body limit is shown cut (its first 64 characters), and a body of
+/// 300,000 unknown names lists 100 and counts the rest.
+#[tokio::test]
+async fn an_answer_about_unknown_names_stays_small_whatever_was_sent() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let token = app.admin_a();
+    let huge = "q".repeat(4 * 1024 * 1024 - 64);
+    let body = format!(r#"{{"name":"Big","{huge}":1}}"#);
+    let problem = assert_problem(post_text(&app, &token, body).await, 400, 400001).await;
+    let pointer = problem["errors"][0]["pointer"].as_str().unwrap();
+    assert_eq!(pointer, format!("/{}…", &huge[..64]));
+    assert!(problem.to_string().len() < 2_000, "{} bytes", problem.to_string().len());
+
+    let names: Vec<String> = (0..300_000).map(|n| format!(r#""u{n}":0"#)).collect();
+    let body = format!(r#"{{"name":"Many",{}}}"#, names.join(","));
+    let problem = assert_problem(post_text(&app, &token, body).await, 400, 400001).await;
+    assert_eq!(problem["errors"].as_array().unwrap().len(), 100);
+    assert!(problem["detail"].as_str().unwrap().contains("300000"), "{}", problem["detail"]);
+    assert!(problem.to_string().len() < 40_000, "{} bytes", problem.to_string().len());
+}
+
+/// A JSON body sent as written (`serde_json` would not build a 4 MB key cheaply).
+async fn post_text(app: &crate::helpers::TestApp, token: &str, body: String) -> reqwest::Response {
+    app.client
+        .post(app.url("/v4/secureform/secureForms"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
