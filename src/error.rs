@@ -360,7 +360,9 @@ impl IntoResponse for ApiError {
                     tracing::error!(request_id = %id, error = ?source, "request failed")
                 }
                 // A known state of the database (away, full): one line each.
-                Some(source) => tracing::warn!(request_id = %id, code = self.code.code(), error = %source, "request failed"),
+                Some(source) => {
+                    tracing::warn!(request_id = %id, code = self.code.code(), error = %source, "request failed")
+                }
                 None => tracing::error!(request_id = %id, detail = %self.detail, "request failed"),
             }
         }

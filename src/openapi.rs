@@ -114,10 +114,10 @@ pub fn finish(doc: &mut OpenApiDoc) {
         {
             add_standard_responses(operation, has_path_params, writes);
         }
-        if path.starts_with("/api/billing/") {
-            if let Some(post) = &mut item.post {
-                add_idempotency_key(post);
-            }
+        if path.starts_with("/api/billing/")
+            && let Some(post) = &mut item.post
+        {
+            add_idempotency_key(post);
         }
     }
     drop_unused_responses(doc);
@@ -570,10 +570,9 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
             serde_json::Value::Object(entries) => {
                 if let Some(name) =
                     entries.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/"))
+                    && names.insert(name.to_owned())
                 {
-                    if names.insert(name.to_owned()) {
-                        pending.extend(value.pointer(&format!("/components/schemas/{name}")));
-                    }
+                    pending.extend(value.pointer(&format!("/components/schemas/{name}")));
                 }
                 pending.extend(
                     entries
@@ -590,10 +589,11 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
     }
     let Some(components) = doc.components.as_mut() else { return };
     for name in names {
-        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name) {
-            if !object.properties.is_empty() && object.additional_properties.is_none() {
-                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
-            }
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name)
+            && !object.properties.is_empty()
+            && object.additional_properties.is_none()
+        {
+            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
         }
     }
 }

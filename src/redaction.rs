@@ -105,7 +105,7 @@ pub fn luhn(digits: &[u8]) -> bool {
             if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// `text` with every card number in it masked to its last four digits: a
@@ -146,8 +146,9 @@ pub fn mask_card_numbers(text: &str) -> Option<String> {
         }
         let digits: Vec<u8> = positions.iter().map(|&p| bytes[p]).collect();
         // Next to a letter, a run is part of a word or an id, not a card.
-        let bounded = !(start > 0 && bytes[start - 1].is_ascii_alphanumeric())
-            && !(at < bytes.len() && bytes[at].is_ascii_alphanumeric());
+        let letter_before = start > 0 && bytes[start - 1].is_ascii_alphanumeric();
+        let letter_after = at < bytes.len() && bytes[at].is_ascii_alphanumeric();
+        let bounded = !letter_before && !letter_after;
         if bounded && (12..=19).contains(&digits.len()) && luhn(&digits) {
             for &p in &positions[..positions.len() - 4] {
                 masked[p] = b'*';

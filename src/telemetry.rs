@@ -95,8 +95,11 @@ pub fn time_on_thread_statements(reads: &mut crate::db::on_thread::OnThreadReads
 pub struct Sampled {
     pub writer: DatabaseConnection,
     pub readers: DatabaseConnection,
-    pub gauges: Vec<(&'static str, Box<dyn Fn() -> f64 + Send + Sync>)>,
+    pub gauges: Vec<(&'static str, Gauge)>,
 }
+
+/// A gauge's value, read at each scrape.
+pub type Gauge = Box<dyn Fn() -> f64 + Send + Sync>;
 
 /// `GET /metrics`: the Prometheus text format.
 pub fn router<S: Clone + Send + Sync + 'static>(sampled: Sampled) -> Router<S> {

@@ -63,9 +63,9 @@ pub async fn list_in_site<E: SiteScoped>(db: &impl ConnectionTrait, site_id: i32
 
 /// A body `id` on update may be sent, but must be the path's.
 pub fn check_body_id(v: &mut Violations, path_id: Option<Uuid>, body_id: Option<Uuid>) {
-    if let (Some(path), Some(body)) = (path_id, body_id) {
-        if path != body {
-            v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
-        }
+    if let (Some(path), Some(body)) = (path_id, body_id)
+        && path != body
+    {
+        v.field("/id", ErrorCode::FieldMismatch, "must equal the id in the path");
     }
 }

@@ -189,10 +189,10 @@ impl Tenant {
     /// The tenant of the request's bearer access token and the permissions it carries.
     pub fn with_permissions(headers: &HeaderMap, tokens: &TokenService) -> Result<(Self, Vec<String>), ApiError> {
         let token = bearer_token(headers)?;
-        if let Ok(claims) = tokens.verify(token, Audience::Partner, TokenKind::Access) {
-            if let Some(partner_id) = claims.partner_id {
-                return Ok((Tenant::Partner(partner_id), claims.permissions));
-            }
+        if let Ok(claims) = tokens.verify(token, Audience::Partner, TokenKind::Access)
+            && let Some(partner_id) = claims.partner_id
+        {
+            return Ok((Tenant::Partner(partner_id), claims.permissions));
         }
         let claims = tokens.verify(token, Audience::Platform, TokenKind::Access)?;
         let site = claims.site_id.ok_or_else(|| ApiError::new(ErrorCode::InvalidToken, "the token names no site"))?;

@@ -256,6 +256,35 @@ fn renumber(sql: &str, offset: usize) -> String {
     out
 }
 
+#[async_trait::async_trait]
+impl ConnectionTrait for Deferred {
+    fn get_database_backend(&self) -> DbBackend {
+        DbBackend::Postgres
+    }
+
+    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+        self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(stmt.clone());
+        // Collected, not run: one row, as far as the collecting code can tell.
+        MockDatabase::new(DbBackend::Postgres)
+            .append_exec_results([MockExecResult { last_insert_id: 0, rows_affected: 1 }])
+            .into_connection()
+            .execute_raw(stmt)
+            .await
+    }
+
+    async fn execute_unprepared(&self, _sql: &str) -> Result<ExecResult, DbErr> {
+        Err(DbErr::Custom("deferred writes take statements with their values, not SQL text".into()))
+    }
+
+    async fn query_one_raw(&self, _stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+        Err(DbErr::Custom("deferred writes cannot read".into()))
+    }
+
+    async fn query_all_raw(&self, _stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+        Err(DbErr::Custom("deferred writes cannot read".into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,34 +378,5 @@ mod tests {
         let chunks = deferred.chunks();
         assert_eq!(chunks.len(), 1);
         assert_eq!(chunks[0].iter().map(|(_, counted)| *counted).collect::<Vec<_>>(), [false, true]);
-    }
-}
-
-#[async_trait::async_trait]
-impl ConnectionTrait for Deferred {
-    fn get_database_backend(&self) -> DbBackend {
-        DbBackend::Postgres
-    }
-
-    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
-        self.statements.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(stmt.clone());
-        // Collected, not run: one row, as far as the collecting code can tell.
-        MockDatabase::new(DbBackend::Postgres)
-            .append_exec_results([MockExecResult { last_insert_id: 0, rows_affected: 1 }])
-            .into_connection()
-            .execute_raw(stmt)
-            .await
-    }
-
-    async fn execute_unprepared(&self, _sql: &str) -> Result<ExecResult, DbErr> {
-        Err(DbErr::Custom("deferred writes take statements with their values, not SQL text".into()))
-    }
-
-    async fn query_one_raw(&self, _stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
-        Err(DbErr::Custom("deferred writes cannot read".into()))
-    }
-
-    async fn query_all_raw(&self, _stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
-        Err(DbErr::Custom("deferred writes cannot read".into()))
     }
 }

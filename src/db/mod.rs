@@ -45,7 +45,9 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .map_sqlx_sqlite_opts(|opts| {
                 sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
             })
-            .map_sqlx_sqlite_pool_opts(|pool| pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection))));
+            .map_sqlx_sqlite_pool_opts(|pool| {
+                pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection)))
+            });
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
         // SQLite pool's one connection is shared by queued writers: they may wait.)
@@ -67,6 +69,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
 /// acknowledged and lost (found filling a 6 MB disk: 2,222 of 2,496 acknowledged
 /// creates gone). Such a connection is closed, which rolls back what it held,
 /// and the pool opens a fresh one for the next write.
+#[allow(unsafe_code, reason = "sqlx has no safe call for SQLite's autocommit state")]
 async fn outside_a_transaction(connection: &mut sea_orm::sqlx::SqliteConnection) -> Result<bool, sea_orm::sqlx::Error> {
     let mut handle = connection.lock_handle().await?;
     // SAFETY: the handle is locked away from the connection's worker thread
@@ -74,7 +77,9 @@ async fn outside_a_transaction(connection: &mut sea_orm::sqlx::SqliteConnection)
     let autocommit = unsafe { rusqlite::ffi::sqlite3_get_autocommit(handle.as_raw_handle().as_ptr()) } != 0;
     drop(handle);
     if !autocommit {
-        tracing::warn!("the SQLite writer's connection was left inside a failed transaction; it is closed and replaced");
+        tracing::warn!(
+            "the SQLite writer's connection was left inside a failed transaction; it is closed and replaced"
+        );
     }
     Ok(autocommit)
 }
@@ -202,13 +207,14 @@ fn prepare_sqlite_directory(url: &str) -> anyhow::Result<()> {
     }
     // SQLite's own words for a directory it cannot write are "unable to open
     // database file"; say which file and why. (An empty file is a new database.)
-    if !file.exists() && !url.contains("mode=ro") {
-        if let Err(err) = std::fs::OpenOptions::new().write(true).create_new(true).open(file) {
-            anyhow::bail!(
-                "cannot create {}: {err} (its directory must be writable by the user the server runs as)",
-                file.display()
-            );
-        }
+    if !file.exists()
+        && !url.contains("mode=ro")
+        && let Err(err) = std::fs::OpenOptions::new().write(true).create_new(true).open(file)
+    {
+        anyhow::bail!(
+            "cannot create {}: {err} (its directory must be writable by the user the server runs as)",
+            file.display()
+        );
     }
     Ok(())
 }

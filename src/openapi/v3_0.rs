@@ -148,18 +148,18 @@ fn convert_schema(schema: &mut Value) {
             _ => {}
         }
     }
-    if let Some(Value::Array(all_of)) = map.get("allOf") {
-        if all_of.is_empty() {
-            map.remove("allOf");
-        }
+    if let Some(Value::Array(all_of)) = map.get("allOf")
+        && all_of.is_empty()
+    {
+        map.remove("allOf");
     }
     if let Some(value) = map.remove("const") {
         map.insert("enum".to_owned(), json!([value]));
     }
-    if let Some(Value::Array(examples)) = map.remove("examples") {
-        if let Some(first) = examples.into_iter().next() {
-            map.insert("example".to_owned(), first);
-        }
+    if let Some(Value::Array(examples)) = map.remove("examples")
+        && let Some(first) = examples.into_iter().next()
+    {
+        map.insert("example".to_owned(), first);
     }
     for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
         if let Some(limit) = map.get(exclusive).filter(|v| v.is_number()).cloned() {

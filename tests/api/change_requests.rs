@@ -58,7 +58,7 @@ async fn editing_pricing_the_minimal_way_replaces_only_what_is_sent() {
     let dearer = json!([{"name": "Agents", "subscriptionPriceSegmentByAgents": [{"from": 1, "monthlyPrice": 25}]}]);
     assert_eq!(figures(&app, APPLY, request(2, dearer)).await, r#"{"amount":8.34,"tax":0.69"#);
     let team: Value =
-        app.get(&format!("/api/billing/subscriptions?siteId=10000"), &app.partner_admin(1)).await.json().await.unwrap();
+        app.get("/api/billing/subscriptions?siteId=10000", &app.partner_admin(1)).await.json().await.unwrap();
     let team = team.as_array().unwrap().iter().find(|s| s["name"] == "Team").unwrap();
     let live: Vec<&Value> =
         team["subscriptionPricingModels"].as_array().unwrap().iter().filter(|m| m["isDeleted"] == false).collect();

@@ -288,10 +288,10 @@ impl TestApp {
             .expect("start a server process");
         let process = ServerProcess { address: format!("http://127.0.0.1:{port}"), child };
         for _ in 0..200 {
-            if let Ok(r) = self.client.get(format!("{}/health/live", process.address)).send().await {
-                if r.status().is_success() {
-                    return process;
-                }
+            if let Ok(r) = self.client.get(format!("{}/health/live", process.address)).send().await
+                && r.status().is_success()
+            {
+                return process;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }

@@ -111,6 +111,7 @@ async fn a_pass_killed_midway_and_rerun_by_two_instances_bills_every_period_once
     .exec_without_returning(&app.db)
     .await
     .unwrap();
+    #[allow(clippy::zombie_processes, reason = "waited for once killed; a failed assertion ends the test process")]
     let mut first = renew_process(&app);
     let started = Instant::now();
     let total = i64::from(SITES) * 4;

@@ -205,7 +205,7 @@ async fn previews_waiting_together_share_a_statement_and_each_gets_its_own_answe
     let statuses: Vec<u16> = alone.iter().map(|(status, ..)| *status).collect();
     assert!([200, 400, 404].iter().all(|status| statuses.contains(status)), "{alone:?}");
     assert_eq!(statuses[5], 200, "the change: {alone:?}");
-    assert!(alone.iter().all(|(status, _, _, amount)| (*status == 200) == !amount.is_null()), "{alone:?}");
+    assert!(alone.iter().all(|(status, _, _, amount)| (*status == 200) != amount.is_null()), "{alone:?}");
     let held = app.db.begin().await.unwrap();
     held.execute_unprepared("LOCK TABLE sites IN ACCESS EXCLUSIVE MODE").await.unwrap();
     app.reset_query_count();

@@ -251,7 +251,7 @@ async fn every_list_takes_a_fixed_number_of_queries() {
     let token = token.as_str();
     let bot = |i: usize| {
         let mut body = bot_body(&format!("bot {i}"));
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             body["channel"] = json!({"voiceChannelId": "0192f0c4-0000-7000-8000-0000000c0002", "infoId": DEMO_TELEPHONY, "channelType": "telephony"});
             body["languageId"] = json!("zh-TW");
             body["voiceNameId"] = json!("zh-TW-female-1");

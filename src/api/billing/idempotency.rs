@@ -337,15 +337,15 @@ fn replay(row: key_row::Model) -> Response {
     let mut response = (status, row.response_body).into_response();
     let headers = response.headers_mut();
     headers.remove(header::CONTENT_TYPE);
-    if let Ok(content_type) = HeaderValue::from_str(&row.response_content_type) {
-        if !row.response_content_type.is_empty() {
-            headers.insert(header::CONTENT_TYPE, content_type);
-        }
+    if let Ok(content_type) = HeaderValue::from_str(&row.response_content_type)
+        && !row.response_content_type.is_empty()
+    {
+        headers.insert(header::CONTENT_TYPE, content_type);
     }
-    if let Ok(location) = HeaderValue::from_str(&row.response_location) {
-        if !row.response_location.is_empty() {
-            headers.insert(header::LOCATION, location);
-        }
+    if let Ok(location) = HeaderValue::from_str(&row.response_location)
+        && !row.response_location.is_empty()
+    {
+        headers.insert(header::LOCATION, location);
     }
     headers.insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
     response
@@ -406,10 +406,8 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let outcome = AssertUnwindSafe(next.run(request)).catch_unwind().await;
     drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
-    if !succeeded {
-        if let Err(err) = key_row::Entity::delete_many().filter(claim.still_held()).exec(&state.db).await {
-            tracing::error!(error = %err, "could not release an idempotency key");
-        }
+    if !succeeded && let Err(err) = key_row::Entity::delete_many().filter(claim.still_held()).exec(&state.db).await {
+        tracing::error!(error = %err, "could not release an idempotency key");
     }
     let response = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !succeeded || response.extensions().get::<Recorded>().is_some() {

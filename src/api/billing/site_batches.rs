@@ -56,8 +56,11 @@ const QUEUE_WITHIN: Duration = Duration::from_secs(30);
 /// runs its batches.
 #[derive(Default)]
 pub struct SiteBatches {
-    waiting: std::sync::Mutex<HashMap<(i32, i32), VecDeque<Box<dyn Apply>>>>,
+    waiting: std::sync::Mutex<Waiting>,
 }
+
+/// The applies waiting on each (partner, site), in arrival order.
+type Waiting = HashMap<(i32, i32), VecDeque<Box<dyn Apply>>>;
 
 impl SiteBatches {
     /// Runs the apply (`ledger_run::run`'s parts) in its site's next batch;

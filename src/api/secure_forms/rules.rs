@@ -131,10 +131,10 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
             );
         }
         let regular_expression = field.regular_expression.unwrap_or_default();
-        if !regular_expression.is_empty() {
-            if let Err(err) = fancy_regex::Regex::new(&regular_expression) {
-                v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
-            }
+        if !regular_expression.is_empty()
+            && let Err(err) = fancy_regex::Regex::new(&regular_expression)
+        {
+            v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
         }
         let message = field.custom_validation_error_message.unwrap_or_default();
         if validation_enabled && crate::api::text::is_blank(&message) {

@@ -69,13 +69,13 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
 
 async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
     let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
-    if forms.len() > 1 {
-        if let Ok(created) = store::create_all(db, &forms).await {
-            for (answer, form) in answers.into_iter().zip(created) {
-                let _ = answer.send(Ok(form));
-            }
-            return;
+    if forms.len() > 1
+        && let Ok(created) = store::create_all(db, &forms).await
+    {
+        for (answer, form) in answers.into_iter().zip(created) {
+            let _ = answer.send(Ok(form));
         }
+        return;
     }
     for (form, answer) in forms.iter().zip(answers) {
         let created = store::create_all(db, std::slice::from_ref(form)).await.map(|mut one| one.remove(0));
@@ -103,7 +103,7 @@ mod tests {
     async fn demo_database() -> DatabaseConnection {
         let db = crate::db::connect("sqlite::memory:").await.unwrap();
         crate::db::migrate(&db).await.unwrap();
-        let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[7; 32]));
+        let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes([7; 32]));
         crate::api::seed::load(&db, &cipher, crate::api::seed::demo()).await.unwrap();
         db
     }

@@ -308,10 +308,10 @@ impl Copy {
             }
             Value::Array(items) => items.iter_mut().for_each(|item| self.rewrite(item, array)),
             Value::String(text) => {
-                if let Ok(id) = text.parse::<Uuid>() {
-                    if !self.catalog.contains(&id) {
-                        *text = self.own(id).to_string();
-                    }
+                if let Ok(id) = text.parse::<Uuid>()
+                    && !self.catalog.contains(&id)
+                {
+                    *text = self.own(id).to_string();
                 }
             }
             _ => {}

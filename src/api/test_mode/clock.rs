@@ -140,15 +140,15 @@ async fn unfreeze_test_clock(
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<StatusCode> {
     let system = state.clock.now();
-    if let Some(at) = frozen_at(&state.db, caller.partner_id).await? {
-        if at > system {
-            return Err(ApiError::new(
-                ErrorCode::ClockAhead,
-                format!(
-                    "the clock is frozen at {at}, ahead of the system time ({system}); unfreezing it would run it backwards"
-                ),
-            ));
-        }
+    if let Some(at) = frozen_at(&state.db, caller.partner_id).await?
+        && at > system
+    {
+        return Err(ApiError::new(
+            ErrorCode::ClockAhead,
+            format!(
+                "the clock is frozen at {at}, ahead of the system time ({system}); unfreezing it would run it backwards"
+            ),
+        ));
     }
     unfreeze(&state.db, caller.partner_id).await?;
     Ok(StatusCode::NO_CONTENT)

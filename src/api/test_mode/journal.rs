@@ -270,10 +270,10 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
                 Message::Flush(done) => flushes.push(done),
             }
         }
-        if !entries.is_empty() {
-            if let Err(err) = write(&db, entries).await {
-                tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
-            }
+        if !entries.is_empty()
+            && let Err(err) = write(&db, entries).await
+        {
+            tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
         }
         for done in flushes {
             let _ = done.send(());

@@ -178,10 +178,10 @@ pub fn name_operations(
     ids.dedup();
     let names = || Some(ids.iter().map(|id| serde_json::Value::from(id.as_str())).collect::<Vec<_>>());
     let fault = test.components.as_mut().and_then(|components| components.schemas.get_mut("TestFaultInput"));
-    if let Some(RefOr::T(Schema::Object(fault))) = fault {
-        if let Some(RefOr::T(Schema::Object(operation))) = fault.properties.get_mut("operationId") {
-            operation.enum_values = names();
-        }
+    if let Some(RefOr::T(Schema::Object(fault))) = fault
+        && let Some(RefOr::T(Schema::Object(operation))) = fault.properties.get_mut("operationId")
+    {
+        operation.enum_values = names();
     }
     let journal = test.paths.paths.get_mut("/api/test/requests").and_then(|item| item.get.as_mut());
     for parameter in journal.and_then(|get| get.parameters.as_mut()).into_iter().flatten() {

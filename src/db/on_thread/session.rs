@@ -257,7 +257,10 @@ fn to_sql(value: &Value) -> Result<Sql, RuntimeErr> {
 /// row. At most `COLUMNS_KEPT` texts; past that it starts again, so what is
 /// kept is bounded by the statements the code builds, not by what callers send.
 #[derive(Default)]
-pub(super) struct Columns(Mutex<HashMap<String, Arc<[(String, Declared)]>>>);
+pub(super) struct Columns(Mutex<HashMap<String, ResultColumns>>);
+
+/// A statement's result columns: each one's name and what it becomes.
+type ResultColumns = Arc<[(String, Declared)]>;
 
 const COLUMNS_KEPT: usize = 256;
 

@@ -23,10 +23,10 @@ fn card(
     now: DateTime<Utc>,
 ) -> CardNumber {
     let number = number.unwrap_or_default();
-    if let Some(date) = expires {
-        if date <= now {
-            v.field(format!("/{prefix}CardExpirationDate"), ErrorCode::FieldOutOfRange, "must be in the future");
-        }
+    if let Some(date) = expires
+        && date <= now
+    {
+        v.field(format!("/{prefix}CardExpirationDate"), ErrorCode::FieldOutOfRange, "must be in the future");
     }
     if number.is_empty() {
         return CardNumber::None;

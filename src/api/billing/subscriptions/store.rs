@@ -291,7 +291,7 @@ pub fn tree_from_json(json: Option<&str>) -> Result<Vec<Subscription>, StoreErro
         None => Vec::new(),
     };
     // Rows come ordered by subscription, then model: each starts a new one when its id changes.
-    let mut tree: Vec<(subscription::Model, Vec<(model::Model, Vec<segment::Model>)>)> = Vec::new();
+    let mut tree: Vec<(subscription::Model, Vec<ModelWithSegments>)> = Vec::new();
     for (s, m, g) in rows {
         if tree.last().is_none_or(|(last, _)| last.id != s.id) {
             tree.push((s, Vec::new()));
@@ -593,3 +593,6 @@ pub async fn update(
     .await;
     crate::db::conclude(txn, false, result).await
 }
+
+/// A pricing model with its price segments, as a subscription's tree holds them.
+type ModelWithSegments = (model::Model, Vec<segment::Model>);

@@ -35,15 +35,15 @@ pub async fn check_catalog(
     language_id: Option<&str>,
     voice_name_id: Option<&str>,
 ) -> ApiResult<()> {
-    if let Some(id) = engine_id {
-        if catalog::engines(db, vec![id]).await?.is_empty() {
-            v.field("/engineId", ErrorCode::FieldMismatch, format!("{id} is not a chatbot engine"));
-        }
+    if let Some(id) = engine_id
+        && catalog::engines(db, vec![id]).await?.is_empty()
+    {
+        v.field("/engineId", ErrorCode::FieldMismatch, format!("{id} is not a chatbot engine"));
     }
-    if let Some(id) = language_id {
-        if catalog::languages(db, vec![id.to_owned()]).await?.is_empty() {
-            v.field("/languageId", ErrorCode::FieldMismatch, format!("{id} is not a language of the catalog"));
-        }
+    if let Some(id) = language_id
+        && catalog::languages(db, vec![id.to_owned()]).await?.is_empty()
+    {
+        v.field("/languageId", ErrorCode::FieldMismatch, format!("{id} is not a language of the catalog"));
     }
     if let Some(id) = voice_name_id {
         match (catalog::voices(db, vec![id.to_owned()]).await?.remove(id), language_id) {

@@ -30,10 +30,10 @@ pub async fn check_references(
     base: &str,
     v: &mut Violations,
 ) -> ApiResult<()> {
-    if let Some(id) = draft.voice_channel_id {
-        if catalog::voice_channels(db, vec![id]).await?.is_empty() {
-            v.field(format!("{base}/voiceChannelId"), ErrorCode::FieldMismatch, format!("{id} is not a voice channel"));
-        }
+    if let Some(id) = draft.voice_channel_id
+        && catalog::voice_channels(db, vec![id]).await?.is_empty()
+    {
+        v.field(format!("{base}/voiceChannelId"), ErrorCode::FieldMismatch, format!("{id} is not a voice channel"));
     }
     if let (Some(id), Some(kind)) = (draft.info_id, draft.channel_type) {
         let exists = match kind {
