@@ -64,6 +64,10 @@ log "cargo fmt --check"
 cargo fmt --all --check
 rustfmt --check --edition 2024 clients/scenarios/*/src/main.rs
 
+# Lints next, before the test build: the lints chosen in Cargo.toml, every crate.
+log "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
 log "cargo test (SQLite)"
 cargo test --locked
 BIN="$TARGET_DIR/debug/switchboard"
@@ -84,6 +88,14 @@ bank_test() { # backend
   PATH="${PG_BIN:-/usr/bin}:$PATH" python3 "$ROOT/scripts/bank_test.py" --bin "$BIN" --database-url "$url" --instances "$instances" --seconds 40
 }
 bank_test sqlite
+
+# A real full disk under SQLite (a small tmpfs; needs root, else skipped with a note).
+log "disk full: scripts/disk_full_test.py"
+python3 "$ROOT/scripts/disk_full_test.py" --bin "$BIN"
+
+# The README's and the walk-through's commands, as written, on a fresh server.
+log "documented commands: scripts/docs_check.py"
+python3 "$ROOT/scripts/docs_check.py" --bin "$BIN"
 
 # The image as a container platform runs it (docs/containers.md): the deploy
 # files checked by their tools, the image built as releases build it (the
