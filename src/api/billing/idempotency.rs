@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on every billing POST (DESIGN.md section 10): the first
+//! `Idempotency-Key` on every billing POST (docs/billing.md, "Idempotency"): the first
 //! request with a key claims it (a row whose primary key is partner + key, so
 //! concurrent requests, in one process or several sharing the database, race
 //! on one insert), runs, and stores its successful answer. A later request
