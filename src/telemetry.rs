@@ -1,5 +1,5 @@
 //! What operators watch: Prometheus metrics at `GET /metrics` (not an API
-//! operation, so not in the documents; README "Metrics").
+//! operation, so not in the documents; docs/configuration.md, "Metrics").
 //!
 //! - `switchboard_http_requests_total{operation,status}` and
 //!   `switchboard_http_request_duration_seconds{operation}` (a histogram), by the

@@ -44,7 +44,7 @@ impl<'de> Deserialize<'de> for Money {
 
 /// `double`: generators without a decimal type take the widest float (Go's
 /// `float64`; without a format openapi-generator's Go client used `float32`,
-/// which loses cents past 100,000). The README names, per generator, the type
+/// which loses cents past 100,000). docs/clients.md names, per generator, the type
 /// mapping that makes amounts exact.
 const MONEY_FORMAT: utoipa::openapi::schema::SchemaFormat =
     utoipa::openapi::schema::SchemaFormat::KnownFormat(utoipa::openapi::schema::KnownFormat::Double);
