@@ -67,6 +67,15 @@ struct ServeArgs {
     /// Do not load the demo data set into an empty database.
     #[arg(long, env = "SWITCHBOARD_NO_DEMO")]
     no_demo: bool,
+    /// Load this data set into an empty database instead of the demo one: a
+    /// file, or the name of one in --data-sets. Its relative dates (`now-P11M`)
+    /// are read from the server's clock at that start.
+    #[arg(long, env = "SWITCHBOARD_DATA_SET", value_name = "NAME|FILE", conflicts_with = "no_demo")]
+    data_set: Option<String>,
+    /// A folder of data sets (each NAME.json) that --data-set and test mode's
+    /// sandboxes (`"dataSet": "NAME"`) name.
+    #[arg(long, env = "SWITCHBOARD_DATA_SETS", value_name = "DIR")]
+    data_sets: Option<PathBuf>,
     /// At most this many requests a second (bursts as many) per bearer token, or
     /// per client address for requests without one; off when absent.
     #[arg(long, env = "SWITCHBOARD_RATE_LIMIT")]
@@ -121,6 +130,10 @@ enum Command {
         #[arg(long)]
         file: Option<PathBuf>,
     },
+    /// Data sets: the files that `seed --file`, `serve --data-set` and test
+    /// mode's sandboxes load.
+    #[command(subcommand)]
+    DataSet(DataSetCommand),
     /// Write the OpenAPI documents, or with --check fail when they differ.
     Openapi {
         /// Write nothing: fail, naming the files, when the committed ones differ.
@@ -144,6 +157,18 @@ enum Command {
         /// The agent's or partner user's email.
         #[arg(long)]
         email: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum DataSetCommand {
+    /// Check data set files offline, as a load would (their format, relative
+    /// dates, shape, then a load into a throwaway in-memory database): exit 1
+    /// listing every file's problems. Needs no server, database or secret.
+    Check {
+        /// The files (each a JSON data set).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
 }
 
@@ -179,16 +204,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             crate::application::migrate(&db).await?;
             let data = match (demo, file) {
                 (true, _) => seed::demo(),
-                (false, Some(path)) => {
-                    let json = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-                    seed::parse(&json).with_context(|| format!("parsing {}", path.display()))?
-                }
+                (false, Some(path)) => read_data_set(&path, chrono::Utc::now())?,
                 (false, None) => unreachable!("clap requires --demo or --file"),
             };
             seed::load(&db, &FieldCipher::new(&load_secret(&common)?), data).await?;
             println!("data set loaded");
             Ok(())
         }
+        Some(Command::DataSet(DataSetCommand::Check { files })) => check_data_sets(&files).await,
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
         Some(Command::Renew) => {
             let db = connect(&common).await?;
@@ -349,6 +372,55 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `serve --data-set NAME|FILE`: a file when one is there (or the value names
+/// a folder or `.json`), else a name in `--data-sets`.
+fn start_data_set(named: &str, folder: Option<&seed::folder::DataSetFolder>) -> anyhow::Result<seed::DataSet> {
+    let path = Path::new(named);
+    if path.is_file() || named.contains('/') || named.ends_with(".json") {
+        let json = std::fs::read_to_string(path)
+            .with_context(|| format!("--data-set (SWITCHBOARD_DATA_SET): reading {}", path.display()))?;
+        return seed::parse(&json, chrono::Utc::now()).map_err(|problems| {
+            let listed = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            anyhow::anyhow!("--data-set {named} (SWITCHBOARD_DATA_SET) is not a data set: {listed}")
+        });
+    }
+    let folder = folder.ok_or_else(|| {
+        anyhow::anyhow!("--data-set {named} names no file, and no --data-sets folder (SWITCHBOARD_DATA_SETS) is set")
+    })?;
+    let json = folder.read(named).map_err(|why| anyhow::anyhow!("--data-set {named} {why}"))?;
+    seed::parse(&json, chrono::Utc::now()).map_err(|problems| {
+        let listed = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        anyhow::anyhow!("--data-set {named} (SWITCHBOARD_DATA_SET) is not a data set: {listed}")
+    })
+}
+
+/// A data set file, its relative dates read from `now`; its problems, one a line.
+fn read_data_set(path: &Path, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<seed::DataSet> {
+    let json = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    seed::parse(&json, now)
+        .map_err(|problems| anyhow::anyhow!("{} is not a data set:\n{}", path.display(), seed::describe(&problems)))
+}
+
+/// `data-set check`: each file read and loaded into a throwaway database.
+async fn check_data_sets(files: &[PathBuf]) -> anyhow::Result<()> {
+    let mut failed = 0;
+    for path in files {
+        let outcome = match read_data_set(path, chrono::Utc::now()) {
+            Ok(data) => seed::trial_load(data).await.map_err(|err| anyhow::anyhow!("{}: {err:#}", path.display())),
+            Err(err) => Err(err),
+        };
+        match outcome {
+            Ok(()) => println!("{}: ok", path.display()),
+            Err(err) => {
+                failed += 1;
+                eprintln!("{err}");
+            }
+        }
+    }
+    anyhow::ensure!(failed == 0, "{failed} of {} data sets have problems", files.len());
+    Ok(())
+}
+
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     // Now, not once serving: as PID 1 a signal with no handler is ignored, so
     // a SIGTERM during start-up would otherwise be lost.
@@ -360,14 +432,29 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
+    let folder = args.data_sets.as_deref().map(seed::folder::DataSetFolder::open).transpose()?;
+    // Read and checked at every start, so a broken file fails at once, not
+    // only on the start that would load it.
+    let start_data = match &args.data_set {
+        Some(named) => Some((named.clone(), start_data_set(named, folder.as_ref())?)),
+        None => None,
+    };
     // Checked and loaded by one instance at a time: of several started at once, one loads it.
     let loads_demo = db::one_at_a_time(&db, async || {
-        let loads = seed::is_empty(&db).await? && !args.no_demo;
-        if loads {
-            seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
-            tracing::info!("loaded the demo data set into the empty database");
+        let empty = seed::is_empty(&db).await?;
+        match start_data {
+            Some((named, data)) if empty => {
+                seed::load_alone(&db, &cipher, data).await.with_context(|| format!("loading the data set {named}"))?;
+                tracing::info!(data_set = %named, "loaded the data set into the empty database");
+                Ok(false)
+            }
+            _ if empty && !args.no_demo && args.data_set.is_none() => {
+                seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
+                tracing::info!("loaded the demo data set into the empty database");
+                Ok(true)
+            }
+            _ => Ok(false),
         }
-        Ok(loads)
     })
     .await?;
     let address = listener.local_addr()?;

@@ -364,7 +364,7 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
     })
 }
 
-fn json_pointer(path: &serde_path_to_error::Path) -> String {
+pub(crate) fn json_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut pointer = String::new();
     for segment in path.iter() {

@@ -315,7 +315,7 @@ fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String
 /// apart than it, so only candidates of about `name`'s length are compared:
 /// the edit distance costs the product of the two lengths, and a name far
 /// longer than any known one (a 4 MB key) costs one count of its characters.
-fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
+pub(crate) fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
     let length = name.chars().count();
     let bound = |candidate: &str| (candidate.chars().count() / 3).max(1);
     let mut near = known.iter().filter(|candidate| candidate.chars().count().abs_diff(length) <= bound(candidate));

@@ -389,7 +389,7 @@ impl TestApp {
     /// Loads a data set (the `seed --file` format) into the app's database.
     pub async fn load(&self, data: Value) {
         let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
-        let data = seed::parse(&data.to_string()).expect("a valid data set");
+        let data = seed::parse(&data.to_string(), chrono::Utc::now()).expect("a valid data set");
         seed::load(&self.db, &cipher, data).await.expect("data set loads");
     }
 

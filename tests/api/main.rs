@@ -8,6 +8,7 @@ mod billing_reads;
 mod change_requests;
 mod cli;
 mod connections;
+mod data_sets;
 mod decimals;
 mod faults;
 mod helpers;

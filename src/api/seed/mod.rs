@@ -3,6 +3,7 @@
 //! written through the interfaces' stores; test mode's sandboxes load one per
 //! request, so the data sets live among the interfaces.
 
+use anyhow::Context;
 use chrono::Utc;
 use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait};
 use serde::Deserialize;
@@ -26,6 +27,8 @@ use crate::db::entities::{
 };
 
 mod billing;
+pub mod folder;
+pub mod relative_time;
 pub mod sandbox;
 mod subscriptions;
 mod voicebots;
@@ -37,9 +40,19 @@ use subscriptions::{PlanSeed, SubscriptionSeed};
 
 const DEMO: &str = include_str!("demo.json");
 
+/// The data set format this server reads and writes. A data set without a
+/// `format` is read as this one; a later one is refused, naming it.
+pub const FORMAT: u32 = 1;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DataSet {
+    /// Where editors find the format's JSON Schema (ignored on load).
+    #[serde(default, rename = "$schema")]
+    pub schema: Option<String>,
+    /// The format's version (`FORMAT`); checked before anything else is read.
+    #[serde(default)]
+    pub format: Option<u32>,
     #[serde(default)]
     pub partners: Vec<PartnerSeed>,
     #[serde(default)]
@@ -205,8 +218,141 @@ pub fn demo() -> DataSet {
     serde_json::from_str(DEMO).expect("the embedded demo data set is valid")
 }
 
-pub fn parse(json: &str) -> anyhow::Result<DataSet> {
-    Ok(serde_json::from_str(json)?)
+/// A problem of a data set, at its JSON pointer (empty: the whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub pointer: String,
+    pub detail: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pointer.is_empty() {
+            true => write!(f, "{}", self.detail),
+            false => write!(f, "{}: {}", self.pointer, self.detail),
+        }
+    }
+}
+
+/// Every problem found, one per line.
+pub fn describe(problems: &[Problem]) -> String {
+    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+}
+
+/// A data set's text, its relative dates (`now-P11M`) read from `now`.
+pub fn parse(json: &str, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|err| vec![Problem { pointer: String::new(), detail: format!("is not JSON: {err}") }])?;
+    parse_value(value, now)
+}
+
+/// A data set given as JSON (a file's, or inline in a request), its relative
+/// dates read from `now`: its format first, then every relative date, then
+/// its shape (the first problem serde meets).
+pub fn parse_value(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
+    let problem = |pointer: &str, detail: String| Problem { pointer: pointer.to_owned(), detail };
+    if !value.is_object() {
+        return Err(vec![problem("", "is not a JSON object".to_owned())]);
+    }
+    match value.get("format") {
+        None => {}
+        Some(format) if format.as_u64() == Some(u64::from(FORMAT)) => {}
+        Some(format) if format.as_u64().is_some_and(|n| n > u64::from(FORMAT)) => {
+            return Err(vec![problem(
+                "/format",
+                format!("is format {format}; this server reads format {FORMAT}: a newer switchboard wrote it"),
+            )]);
+        }
+        Some(_) => return Err(vec![problem("/format", format!("must be {FORMAT}"))]),
+    }
+    if let Err(bad) = relative_time::resolve(&mut value, now) {
+        return Err(bad.into_iter().map(|b| problem(&b.pointer, b.detail)).collect());
+    }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let pointer = crate::extract::json_pointer(err.path());
+        vec![problem(&pointer, in_words(&err.into_inner().to_string()))]
+    })
+}
+
+/// serde's message, with the nearest known name for an unknown one (serde
+/// lists them all: "unknown field `siets`, expected one of `partners`, ...").
+fn in_words(message: &str) -> String {
+    let Some((name, known)) = message.strip_prefix("unknown field `").and_then(|rest| rest.split_once("`, expected"))
+    else {
+        return message.to_owned();
+    };
+    let known: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
+    match crate::unknown_names::nearest(name, &known) {
+        Some(near) => format!("is not a property of this object; did you mean `{near}`?"),
+        None => format!(
+            "is not a property of this object; known here: {}",
+            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+impl DataSet {
+    /// Whether it brings catalog entries of its own (plans, currencies,
+    /// products, voices, ...): a data set without them loads on the demo's.
+    pub fn has_catalogs(&self) -> bool {
+        !(self.chatbot_engines.is_empty()
+            && self.languages.is_empty()
+            && self.voices.is_empty()
+            && self.voice_channels.is_empty()
+            && self.products.is_empty()
+            && self.feature_point_items.is_empty()
+            && self.platforms.is_empty()
+            && self.profit_centers.is_empty()
+            && self.currencies.is_empty()
+            && self.tax_rates.is_empty()
+            && self.plans.is_empty())
+    }
+}
+
+/// The demo data set's catalogs alone (plans, currencies, tax rates,
+/// products, voices, ...): what a data set of tenants only loads on.
+pub fn demo_catalogs() -> DataSet {
+    DataSet {
+        partners: Vec::new(),
+        sites: Vec::new(),
+        agents: Vec::new(),
+        partner_users: Vec::new(),
+        secure_forms: Vec::new(),
+        telephony_configurations: Vec::new(),
+        sip_configurations: Vec::new(),
+        voicebot_channel_instances: Vec::new(),
+        voicebots: Vec::new(),
+        site_billing_profiles: Vec::new(),
+        tags: Vec::new(),
+        site_billing_configs: Vec::new(),
+        subscriptions: Vec::new(),
+        invoices: Vec::new(),
+        subscription_product_relations: Vec::new(),
+        subscription_feature_limitation_configs: Vec::new(),
+        ..demo()
+    }
+}
+
+/// Loads `data` into an empty database, on the demo's catalogs when it has
+/// none of its own (`serve --data-set`): one transaction.
+pub async fn load_alone(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
+    let txn = db.begin().await?;
+    if !data.has_catalogs() {
+        load(&txn, cipher, demo_catalogs()).await.context("loading the demo's catalogs")?;
+    }
+    load(&txn, cipher, data).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Loads `data` into a new in-memory database, as `load_alone` would, and
+/// throws it away: what `data-set check` tells of a file beyond its shape
+/// (references that name nothing, rules a row breaks).
+pub async fn trial_load(data: DataSet) -> anyhow::Result<()> {
+    let db = crate::db::connect("sqlite::memory:").await?;
+    crate::db::migrate(&db).await?;
+    let cipher = FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[0; 32]));
+    load_alone(&db, &cipher, data).await
 }
 
 /// Whether the database holds no tenant yet (a fresh start).

@@ -1,0 +1,141 @@
+//! Dates of a data set written relative to its clock: `"now"`, `"now-P11M"`,
+//! `"now+P3DT4H"` (an ISO 8601 duration before or after the clock the data
+//! set loads at: a sandbox's clock, or the server's), so that a fixture
+//! committed today still describes the same situation next year ("an annual
+//! subscription started eleven months ago").
+//!
+//! Years and months move the calendar (`now-P1M` on March 31 is February 28),
+//! weeks and days move it by whole days, hours, minutes and seconds by time.
+
+use std::sync::LazyLock;
+
+use chrono::{DateTime, Days, Months, TimeDelta, Utc};
+use regex::Regex;
+use serde_json::Value;
+
+/// A relative date, whole: `now`, a sign and an ISO 8601 duration (no
+/// fractions, at least one part, `T` only before a time part).
+static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^now(?:([+-])P(?:(\d{1,4})Y)?(?:(\d{1,5})M)?(?:(\d{1,6})W)?(?:(\d{1,7})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,9})M)?(?:(\d{1,10})S)?)?)?$")
+        .expect("a valid pattern")
+});
+
+/// A relative date that does not parse, at its JSON pointer.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BadRelativeDate {
+    pub pointer: String,
+    pub detail: String,
+}
+
+/// Replaces every relative date in `value` by the instant it names from
+/// `now` in whole seconds (RFC 3339, as the data set's dates are written); the ones that do not
+/// parse, each at its pointer. A string is taken as relative when it starts
+/// with `now` followed by nothing, `+` or `-`; any other string is left as is.
+pub fn resolve(value: &mut Value, now: DateTime<Utc>) -> Result<(), Vec<BadRelativeDate>> {
+    // Whole seconds: a fixture's dates read as written, not to the nanosecond of a start.
+    let now = chrono::SubsecRound::trunc_subsecs(now, 0);
+    let mut problems = Vec::new();
+    walk(value, now, &mut String::new(), &mut problems);
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+fn walk(value: &mut Value, now: DateTime<Utc>, pointer: &mut String, problems: &mut Vec<BadRelativeDate>) {
+    match value {
+        Value::String(text) if looks_relative(text) => match instant(text, now) {
+            Some(at) => *value = Value::String(at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+            None => problems.push(BadRelativeDate {
+                pointer: pointer.clone(),
+                detail: "is not a relative date: write `now`, or `now-` / `now+` and an ISO 8601 duration \
+                         such as `now-P11M` or `now+P3DT4H` (within 10,000 years)"
+                    .to_owned(),
+            }),
+        },
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+                walk(item, now, pointer, problems);
+                pointer.truncate(length);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                walk(item, now, pointer, problems);
+                pointer.truncate(length);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn looks_relative(text: &str) -> bool {
+    text.strip_prefix("now").is_some_and(|rest| rest.is_empty() || rest.starts_with(['+', '-']))
+}
+
+/// The instant `text` names from `now`, if it is a relative date within range.
+pub fn instant(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let parts = RELATIVE.captures(text)?;
+    let Some(sign) = parts.get(1) else { return Some(now) };
+    // Each part is at most 10 digits (the pattern), so it parses.
+    let number = |at: usize| parts.get(at).map_or(0, |m| m.as_str().parse::<u64>().unwrap_or(u64::MAX));
+    let [years, months, weeks, days, hours, minutes, seconds] = [2, 3, 4, 5, 6, 7, 8].map(number);
+    if !(2..=8).any(|at| parts.get(at).is_some()) || text.ends_with('T') {
+        return None;
+    }
+    let months = u32::try_from(years.checked_mul(12)?.checked_add(months)?).ok()?;
+    let days = weeks.checked_mul(7)?.checked_add(days)?;
+    let seconds = hours.checked_mul(3600)?.checked_add(minutes.checked_mul(60)?)?.checked_add(seconds)?;
+    let time = TimeDelta::try_seconds(i64::try_from(seconds).ok()?)?;
+    let at = match sign.as_str() {
+        "+" => {
+            now.checked_add_months(Months::new(months))?.checked_add_days(Days::new(days))?.checked_add_signed(time)?
+        }
+        _ => {
+            now.checked_sub_months(Months::new(months))?.checked_sub_days(Days::new(days))?.checked_sub_signed(time)?
+        }
+    };
+    (1..=9999).contains(&chrono::Datelike::year(&at)).then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn at(text: &str) -> DateTime<Utc> {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn relative_dates_move_the_calendar_from_the_clock() {
+        let now = at("2027-03-31T12:00:00Z");
+        assert_eq!(instant("now", now), Some(now));
+        assert_eq!(instant("now-P11M", now), Some(at("2026-04-30T12:00:00Z")), "the month's last day");
+        assert_eq!(instant("now-P1M", now), Some(at("2027-02-28T12:00:00Z")));
+        assert_eq!(instant("now+P1Y2M", now), Some(at("2028-05-31T12:00:00Z")));
+        assert_eq!(instant("now+P3DT4H", now), Some(at("2027-04-03T16:00:00Z")));
+        assert_eq!(instant("now-P2W", now), Some(at("2027-03-17T12:00:00Z")));
+        assert_eq!(instant("now-PT90M", now), Some(at("2027-03-31T10:30:00Z")));
+        for bad in ["now-", "now-P", "now-PT", "now-P1MT", "now-P1.5D", "now P1D", "now-p1d", "now-P1D ", "now+P99999Y"]
+        {
+            assert_eq!(instant(bad, now), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_data_set_is_resolved_and_each_bad_date_named_at_its_pointer() {
+        let now = at("2027-01-15T00:00:00Z");
+        let mut data = json!({"subscriptions": [{"startDate": "now-P11M", "name": "nowhere", "note": "now is the time"}],
+            "invoices": [{"dueDate": "now+P30D", "paidAt": "now-P1X"}]});
+        let problems = resolve(&mut data, now).unwrap_err();
+        assert_eq!(problems.iter().map(|p| p.pointer.as_str()).collect::<Vec<_>>(), ["/invoices/0/paidAt"]);
+        assert_eq!(data["subscriptions"][0]["startDate"], "2026-02-15T00:00:00Z");
+        assert_eq!(data["subscriptions"][0]["name"], "nowhere", "a word that starts with now is not a date");
+        assert_eq!(data["subscriptions"][0]["note"], "now is the time");
+        assert_eq!(data["invoices"][0]["dueDate"], "2027-02-14T00:00:00Z");
+    }
+}
