@@ -40,6 +40,8 @@ pub struct Settings {
     /// This process among the instances sharing the database (`Instance::join`);
     /// unregistered by default (claims of keys then wait for their lease).
     pub instance: Instance,
+    /// A folder of data sets test mode's sandboxes name (`--data-sets`).
+    pub data_sets: Option<crate::api::seed::folder::DataSetFolder>,
 }
 
 impl Default for Settings {
@@ -55,6 +57,7 @@ impl Default for Settings {
             rate_limit: None,
             limits: ConnectionLimits::default(),
             instance: Instance::unregistered(),
+            data_sets: None,
         }
     }
 }
@@ -81,6 +84,7 @@ impl Application {
             rate_limit,
             limits,
             instance,
+            data_sets,
         } = settings;
         let cipher = Arc::new(FieldCipher::new(secret));
         let renewals = (!renewal_interval.is_zero()).then(|| RenewalLoop {
@@ -100,6 +104,7 @@ impl Application {
             sandbox_ttl,
             clock,
             instance,
+            data_sets,
             ..SharedState::new(db, reads, tokens, cipher, queues)
         }
         .into();

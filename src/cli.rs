@@ -481,6 +481,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,
         instance: crate::db::instances::Instance::join(&db).await.context("registering this instance")?,
+        data_sets: folder,
         ..Default::default()
     };
     let application = crate::application::Application::build(db, reads, &secret, settings);

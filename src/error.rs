@@ -479,7 +479,7 @@ pub fn storage_full(err: &DbErr) -> bool {
 
 /// Whether the database could not be reached (down, restarting, the connection
 /// cut): a 503 to retry, not a 500.
-fn database_unreachable(err: &DbErr) -> bool {
+pub fn database_unreachable(err: &DbErr) -> bool {
     use sea_orm::{RuntimeErr, sqlx};
     let runtime = match err {
         DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => return true,

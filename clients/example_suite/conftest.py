@@ -64,7 +64,7 @@ def sandbox(server: str):
     """Partner 1's demo data under new ids, its clock frozen at DOCS_TIME; deleted after the test."""
     created = create_test_sandbox.sync(
         client=TestModePublic(base_url=server),
-        body=test_models.TestSandboxInput(data_set=test_models.DataSet.DEMO, clock=DOCS_TIME),
+        body=test_models.TestSandboxInput(data_set="demo", clock=DOCS_TIME),
     )
     assert isinstance(created, test_models.TestSandbox), created
     yield sign_in(server, created)

@@ -3,6 +3,8 @@ its own per test, billing through time, what the client sent, and its retry
 code against provoked failures (docs/testing-with-switchboard.md)."""
 
 import datetime
+import json
+import pathlib
 import uuid
 
 import httpx
@@ -11,6 +13,7 @@ from billing_client import models as billing_models
 from billing_client.api.site_billing_configs import get_site_billing_config
 from billing_client.api.subscription_operations import add_subscription
 from billing_client.api.subscriptions import list_subscriptions
+import test_client
 from conftest import Sandbox, sign_in
 from platform_client import models as platform_models
 from platform_client.api.secure_forms import list_secure_forms
@@ -18,7 +21,7 @@ from test_client import models as test_models
 from test_client.api.test_clock import advance_test_clock
 from test_client.api.test_faults import create_test_fault
 from test_client.api.test_journal import list_test_requests
-from test_client.api.test_sandboxes import reset_test_sandbox
+from test_client.api.test_sandboxes import create_test_sandbox, delete_test_sandbox, reset_test_sandbox
 
 PLATFORM_PLAN = billing_models.PlanRequest.from_dict({"planId": 4, "name": "Platform"})
 
@@ -90,3 +93,26 @@ def test_a_lost_answer_retried_with_its_key_is_billed_once(sandbox: Sandbox):
     retried = add_platform_plan(sandbox, key=key)
     assert retried.status_code == 200 and retried.headers["idempotent-replayed"] == "true"
     assert subscription_count(sandbox) == before + 1, "committed once, answered from the stored answer"
+
+
+def test_an_annual_subscription_started_eleven_months_ago_carries_its_balance(server: str):
+    """A state no API call reaches in one step, from a committed fixture whose
+    dates are relative to the sandbox's clock (examples/fixtures/): it stays
+    true next year."""
+    fixture = pathlib.Path(__file__).resolve().parents[2] / "examples" / "fixtures" / "annual-eleven-months.json"
+    body = test_models.TestSandboxInput.from_dict({"dataSet": json.loads(fixture.read_text())})
+    created = create_test_sandbox.sync(client=test_client.Client(base_url=server), body=body)
+    assert isinstance(created, test_models.TestSandbox), created
+    sandbox = sign_in(server, created)
+    try:
+        assert created.sites[0].twin_of == 70000  # the fixture's label of the site
+        config = get_site_billing_config.sync(sandbox.site_id, client=sandbox.billing)
+        assert isinstance(config, billing_models.SiteBillingConfig), config
+        assert config.billing_period == billing_models.BillingPeriod.ANNUAL
+        assert config.balance == 1104.15  # 5 agents x 204.00 + 8.25 % tax, unpaid
+        now = created.now
+        started, renews = config.billing_start_date, config.next_billing_date
+        assert (now - started).days in range(330, 337), (now, started)  # eleven months ago
+        assert (renews - now).days in range(27, 32), (now, renews)  # a month to go
+    finally:
+        delete_test_sandbox.sync_detailed(created.partner_id, client=sandbox.test_mode)

@@ -26,6 +26,7 @@ mod m20261203_000020_journal_marks;
 mod m20261204_000021_sandbox_last_used;
 mod m20261205_000022_key_claim_instance;
 mod m20261206_000023_site_revisions_per_statement;
+mod m20261207_000024_sandbox_data_sets;
 
 pub struct Migrator;
 
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000021_sandbox_last_used::Migration),
             Box::new(m20261205_000022_key_claim_instance::Migration),
             Box::new(m20261206_000023_site_revisions_per_statement::Migration),
+            Box::new(m20261207_000024_sandbox_data_sets::Migration),
         ]
     }
 }

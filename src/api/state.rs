@@ -96,6 +96,8 @@ pub struct SharedState {
     pub previews: Option<super::billing::ledger_store::PreviewReads>,
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
     pub storage: super::health::StorageHealth,
+    /// The data sets sandboxes may name (`--data-sets`).
+    pub data_sets: Option<super::seed::folder::DataSetFolder>,
 }
 
 impl SharedState {
@@ -150,6 +152,7 @@ impl SharedState {
             instance: crate::db::instances::Instance::unregistered(),
             site_batches: Default::default(),
             storage: Default::default(),
+            data_sets: None,
         }
     }
 }

@@ -126,3 +126,169 @@ async fn serve_starts_from_a_data_set_whose_dates_follow_the_clock() {
     assert_eq!(config["balance"], 1104.15);
     assert_eq!(demo.unwrap().status(), 404, "no demo data beside it");
 }
+
+/// The fixture as JSON.
+fn fixture() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(FIXTURE).unwrap()).unwrap()
+}
+
+async fn create_sandbox(app: &crate::helpers::TestApp, body: Value) -> reqwest::Response {
+    app.client.post(app.url("/api/test/sandboxes")).json(&body).send().await.unwrap()
+}
+
+/// The site's billing configuration and subscriptions, as its partner sees them.
+async fn billing_of(app: &crate::helpers::TestApp, sandbox: &Value) -> (Value, Value) {
+    let token = sandbox["partner"]["accessToken"].as_str().unwrap();
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    let config = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), token).await.json().await.unwrap();
+    let subscriptions =
+        app.get(&format!("/api/billing/subscriptions?siteId={site}"), token).await.json().await.unwrap();
+    (config, subscriptions)
+}
+
+#[tokio::test]
+async fn sandboxes_from_one_inline_data_set_sit_side_by_side_at_their_own_clock() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let body = serde_json::json!({"dataSet": fixture(), "clock": "2027-03-15T00:00:00Z"});
+    let first = create_sandbox(&app, body.clone()).await;
+    assert_eq!(first.status(), 201);
+    let first: Value = first.json().await.unwrap();
+    let second: Value = create_sandbox(&app, body).await.json().await.unwrap();
+
+    // Labels became the sandbox's own ids, different in each sandbox.
+    let subscription = "0192f0c4-0000-7000-8000-000000740001";
+    let (a, b) = (first["labels"][subscription].as_str().unwrap(), second["labels"][subscription].as_str().unwrap());
+    assert!(a != subscription && b != subscription && a != b, "{a} {b}");
+    assert_eq!(first["sites"][0]["twinOf"], 70000);
+    assert_ne!(first["sites"][0]["siteId"], second["sites"][0]["siteId"]);
+    assert!(first["partner"]["email"].as_str().unwrap().contains("@sandbox-"), "{}", first["partner"]);
+
+    // Dates relative to the sandbox's clock: started eleven months before it, renews in a month.
+    let (config, subscriptions) = billing_of(&app, &first).await;
+    assert_eq!(config["billingStartDate"], "2026-04-15T00:00:00Z", "{config}");
+    assert_eq!(config["nextBillingDate"], "2027-04-15T00:00:00Z");
+    assert_eq!(config["balance"], 1104.15);
+    assert_eq!(subscriptions[0]["id"], a);
+    assert_eq!(subscriptions[0]["createdTime"], "2026-04-15T00:00:00Z");
+
+    // A reset writes exactly what the creation wrote; the sandbox says what it was made from.
+    let partner_id = first["partnerId"].as_i64().unwrap();
+    let token = first["partner"]["accessToken"].as_str().unwrap();
+    let reset: Value = app
+        .client
+        .post(app.url(&format!("/api/test/sandboxes/{partner_id}:reset")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reset["labels"], first["labels"]);
+    assert_eq!(billing_of(&app, &reset).await, (config, subscriptions));
+    let state: Value = app.get(&format!("/api/test/sandboxes/{partner_id}"), token).await.json().await.unwrap();
+    assert_eq!(state["dataSet"], "inline");
+}
+
+#[tokio::test]
+async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_is_made() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let before = app.count_rows("test_sandboxes").await;
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (serde_json::json!({"partners": []}), "/dataSet/partners", "exactly one partner"),
+        (
+            {
+                let mut d = fixture();
+                d["plans"] = serde_json::json!([{"id": 9}]);
+                d
+            },
+            "/dataSet/plans",
+            "catalog",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["subscriptions"][0]["createdTime"] = "now-P1Q".into();
+                d
+            },
+            "/dataSet/subscriptions/0/createdTime",
+            "relative date",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["sitez"] = serde_json::json!([]);
+                d
+            },
+            "/dataSet/sitez",
+            "did you mean `sites`",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["format"] = 2.into();
+                d
+            },
+            "/dataSet/format",
+            "format 2",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["invoices"][0]["siteId"] = 99.into();
+                d
+            },
+            "/dataSet/invoices/0/siteId",
+            "names no site of the data set",
+        ),
+        // A row the rules refuse: the loader's words, naming the row.
+        (
+            {
+                let mut d = fixture();
+                d["subscriptions"][0]["planId"] = 999.into();
+                d
+            },
+            "/dataSet",
+            "does not load: subscription 0192f0c4-0000-7000-8000-000000740001",
+        ),
+    ];
+    for (data_set, pointer, words) in cases {
+        let response = create_sandbox(&app, serde_json::json!({"dataSet": data_set})).await;
+        let problem = crate::helpers::assert_problem(response, 400, 400001).await;
+        let found = problem["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["pointer"] == pointer && e["detail"].as_str().is_some_and(|detail| detail.contains(words)));
+        assert!(found, "{pointer} {words}: {problem}");
+    }
+    assert_eq!(app.count_rows("test_sandboxes").await, before, "no sandbox made or counted");
+    assert_eq!(app.count_rows("partners WHERE id >= 1000000000").await, 0, "no partner left behind");
+}
+
+#[tokio::test]
+async fn a_sandbox_names_a_data_set_of_the_servers_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(FIXTURE, dir.path().join("annual.json")).unwrap();
+    let app = crate::helpers::spawn(crate::helpers::Options {
+        test_mode: true,
+        data_sets: Some(dir.path()),
+        ..Default::default()
+    })
+    .await;
+    let created = create_sandbox(&app, serde_json::json!({"dataSet": "annual"})).await;
+    assert_eq!(created.status(), 201);
+    let sandbox: Value = created.json().await.unwrap();
+    let (config, _) = billing_of(&app, &sandbox).await;
+    assert_eq!(config["billingPeriod"], "annual");
+    let token = sandbox["partner"]["accessToken"].as_str().unwrap();
+    let state: Value =
+        app.get(&format!("/api/test/sandboxes/{}", sandbox["partnerId"]), token).await.json().await.unwrap();
+    assert_eq!(state["dataSet"], "annual");
+    for (name, words) in [("monthly", "known: `demo`, `empty`, `annual`"), ("../annual", "is not a data set name")] {
+        let response = create_sandbox(&app, serde_json::json!({"dataSet": name})).await;
+        let problem = crate::helpers::assert_problem(response, 400, 400001).await;
+        assert_eq!(problem["errors"][0]["pointer"], "/dataSet");
+        assert!(problem["errors"][0]["detail"].as_str().unwrap().contains(words), "{problem}");
+    }
+}

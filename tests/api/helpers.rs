@@ -105,6 +105,8 @@ pub struct Options<'a> {
     pub strict_names: bool,
     /// `--sandbox-ttl`; None: the default (a day).
     pub sandbox_ttl: Option<std::time::Duration>,
+    /// `--data-sets`: a folder of data sets sandboxes may name.
+    pub data_sets: Option<&'a std::path::Path>,
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
@@ -136,8 +138,17 @@ async fn spawn_app_serving(
 
 /// The server as `switchboard serve` builds it, with `options`.
 pub async fn spawn(options: Options<'_>) -> TestApp {
-    let Options { public_url, clock, limits, test_mode, renewal_interval, max_sandboxes, strict_names, sandbox_ttl } =
-        options;
+    let Options {
+        public_url,
+        clock,
+        limits,
+        test_mode,
+        renewal_interval,
+        max_sandboxes,
+        strict_names,
+        sandbox_ttl,
+        data_sets,
+    } = options;
     let (url, dir, database) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => {
             let (url, name) = fresh_postgres_database(&server).await;
@@ -187,6 +198,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         rate_limit: None,
         limits,
         instance: instance.clone(),
+        data_sets: data_sets.map(|dir| switchboard::api::seed::folder::DataSetFolder::open(dir).expect("a folder")),
     };
     let application = switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

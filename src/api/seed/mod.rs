@@ -249,7 +249,14 @@ pub fn parse(json: &str, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Prob
 /// A data set given as JSON (a file's, or inline in a request), its relative
 /// dates read from `now`: its format first, then every relative date, then
 /// its shape (the first problem serde meets).
-pub fn parse_value(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
+pub fn parse_value(value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
+    let value = checked(value, now)?;
+    serde_json::from_value(value).map_err(|err| vec![Problem { pointer: String::new(), detail: err.to_string() }])
+}
+
+/// A data set's JSON with its relative dates read from `now`, once its
+/// format and shape are checked (as `parse_value` reads it).
+pub fn checked(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<serde_json::Value, Vec<Problem>> {
     let problem = |pointer: &str, detail: String| Problem { pointer: pointer.to_owned(), detail };
     if !value.is_object() {
         return Err(vec![problem("", "is not a JSON object".to_owned())]);
@@ -268,10 +275,13 @@ pub fn parse_value(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> 
     if let Err(bad) = relative_time::resolve(&mut value, now) {
         return Err(bad.into_iter().map(|b| problem(&b.pointer, b.detail)).collect());
     }
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let pointer = crate::extract::json_pointer(err.path());
-        vec![problem(&pointer, in_words(&err.into_inner().to_string()))]
-    })
+    match serde_path_to_error::deserialize::<_, DataSet>(&value) {
+        Ok(_) => Ok(value),
+        Err(err) => {
+            let pointer = crate::extract::json_pointer(err.path());
+            Err(vec![problem(&pointer, in_words(&err.into_inner().to_string()))])
+        }
+    }
 }
 
 /// serde's message, with the nearest known name for an unknown one (serde
@@ -351,7 +361,7 @@ pub async fn load_alone(db: &DatabaseConnection, cipher: &FieldCipher, data: Dat
 pub async fn trial_load(data: DataSet) -> anyhow::Result<()> {
     let db = crate::db::connect("sqlite::memory:").await?;
     crate::db::migrate(&db).await?;
-    let cipher = FieldCipher::new(&crate::secret::ServerSecret::from_bytes(&[0; 32]));
+    let cipher = FieldCipher::new(&crate::secret::ServerSecret::from_bytes([0; 32]));
     load_alone(&db, &cipher, data).await
 }
 

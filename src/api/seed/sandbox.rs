@@ -23,24 +23,61 @@ use crate::auth::Permission;
 const TEMPLATE_PARTNER: i64 = 1;
 
 /// What a sandbox is made of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
     Demo,
     Empty,
+    /// A data set of one partner's tenant (a file of `--data-sets`, or an
+    /// inline object): its name (`inline` for an object) and its JSON, its
+    /// relative dates read at the sandbox's creation. Its ids are labels.
+    DataSet {
+        name: String,
+        json: Value,
+    },
 }
 
-impl Kind {
-    pub fn as_str(self) -> &'static str {
+/// The name a sandbox made from an inline data set is listed under.
+pub const INLINE: &str = "inline";
+
+impl Source {
+    /// `demo`, `empty`, the data set's file name, or `inline`.
+    pub fn name(&self) -> &str {
         match self {
-            Kind::Demo => "demo",
-            Kind::Empty => "empty",
+            Source::Demo => "demo",
+            Source::Empty => "empty",
+            Source::DataSet { name, .. } => name,
         }
     }
 
-    pub fn parse(text: &str) -> Option<Self> {
-        [Kind::Demo, Kind::Empty].into_iter().find(|kind| kind.as_str() == text)
+    /// The built-in data set `name` names, if any.
+    pub fn built_in(name: &str) -> Option<Self> {
+        match name {
+            "demo" => Some(Source::Demo),
+            "empty" => Some(Source::Empty),
+            _ => None,
+        }
+    }
+
+    /// A sandbox's source as its row records it (`name`, and the JSON of a data set).
+    pub fn from_record(name: &str, json: Option<&str>) -> anyhow::Result<Self> {
+        if let Some(built_in) = Self::built_in(name) {
+            return Ok(built_in);
+        }
+        let json = json.ok_or_else(|| anyhow::anyhow!("the sandbox's data set {name} was not recorded"))?;
+        Ok(Source::DataSet { name: name.to_owned(), json: serde_json::from_str(json)? })
+    }
+
+    /// What its row records besides the name: a data set's JSON.
+    pub fn record(&self) -> Option<String> {
+        match self {
+            Source::DataSet { json, .. } => Some(json.to_string()),
+            _ => None,
+        }
     }
 }
+
+/// Sites a sandbox's data set may hold at most.
+pub const MAX_SITES: usize = 1_000;
 
 /// Where a sandbox lives: its partner and its first site (the others follow
 /// in order), and what only the server can make of its number.
@@ -92,33 +129,47 @@ pub struct Sandbox {
     pub data: DataSet,
     pub partner_user: Account,
     pub sites: Vec<SandboxSite>,
+    /// A data set's own ids (labels) and the ids they became; empty for `demo` and `empty`.
+    pub labels: BTreeMap<String, String>,
 }
 
-/// Sites a sandbox of `kind` takes.
-pub fn site_count(kind: Kind) -> i32 {
-    match kind {
-        Kind::Demo => template_sites(&demo_json()).len() as i32,
-        Kind::Empty => 1,
+/// Sites a sandbox of `source` takes.
+pub fn site_count(source: &Source) -> i32 {
+    match source {
+        Source::Demo => template_sites(&demo_json(), TEMPLATE_PARTNER).len() as i32,
+        Source::Empty => 1,
+        Source::DataSet { json, .. } => json["sites"].as_array().map_or(0, Vec::len).min(MAX_SITES) as i32,
     }
 }
 
-/// The sandbox of `kind` at `place`.
+/// The sandbox of `source` at `place`.
 /// Rows stamped with the time they were written (agents' creation,
-/// voicebots' last update) carry `created`, the sandbox's creation.
-pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Sandbox> {
-    let mut data = match kind {
-        Kind::Demo => demo_copy(place),
-        Kind::Empty => empty(place),
+/// voicebots' last update) carry `created`, the sandbox's creation, unless
+/// a data set gives them a time of their own.
+pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Sandbox> {
+    let (mut data, labels) = match source {
+        Source::Demo => (copy_of(&demo_json(), TEMPLATE_PARTNER, place, Keep::Catalogs).0, BTreeMap::new()),
+        Source::Empty => (empty(place), BTreeMap::new()),
+        Source::DataSet { json, .. } => {
+            let partner = tenant_of(json).map_err(|problems| anyhow::anyhow!(super::describe(&problems)))?;
+            copy_of(json, partner, place, Keep::AllButDefined)
+        }
     };
     let hash = crate::auth::password::hash_random(&place.keyed.password())?;
     for key in ["agents", "partnerUsers"] {
         for account in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
             account["passwordHash"] = json!(hash);
+            if let Some(account) = account.as_object_mut() {
+                account.remove("password");
+            }
         }
     }
+    let own_stamps = matches!(source, Source::DataSet { .. });
     for (key, stamp) in [("agents", "createdTime"), ("voicebots", "lastUpdatedTime")] {
         for item in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
-            item[stamp] = json!(created);
+            if !(own_stamps && item.get(stamp).is_some_and(|at| !at.is_null())) {
+                item[stamp] = json!(created);
+            }
         }
     }
     let accounts = |key: &str| -> Vec<(Option<i64>, Account)> {
@@ -148,9 +199,12 @@ pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>)
         .map(|(_, a)| a)
         .ok_or_else(|| anyhow::anyhow!("a sandbox has a partner user"))?;
     let agents = accounts("agents");
-    let twins = match kind {
-        Kind::Demo => template_sites(&demo_json()),
-        Kind::Empty => Vec::new(),
+    let twins = match source {
+        Source::Demo => template_sites(&demo_json(), TEMPLATE_PARTNER),
+        Source::Empty => Vec::new(),
+        Source::DataSet { json, .. } => {
+            tenant_of(json).map(|partner| template_sites(json, partner)).unwrap_or_default()
+        }
     };
     let sites = data["sites"]
         .as_array()
@@ -166,7 +220,71 @@ pub fn sandbox(kind: Kind, place: Place, created: chrono::DateTime<chrono::Utc>)
             }
         })
         .collect();
-    Ok(Sandbox { data: serde_json::from_value(data)?, partner_user, sites })
+    Ok(Sandbox { data: serde_json::from_value(data)?, partner_user, sites, labels })
+}
+
+/// Checks a data set for a sandbox: one partner (its label), its sites and
+/// accounts that partner's, no catalogs (a sandbox shares the server's), a
+/// partner user (the sandbox answers with its tokens), at most `MAX_SITES`
+/// sites. The partner's label, or every problem at its pointer.
+pub fn tenant_of(json: &Value) -> Result<i64, Vec<super::Problem>> {
+    let mut problems = Vec::new();
+    let mut problem =
+        |pointer: String, detail: &str| problems.push(super::Problem { pointer, detail: detail.to_owned() });
+    for (key, items) in json.as_object().into_iter().flatten() {
+        let tenant = TENANT_ARRAYS.contains(&key.as_str()) || matches!(key.as_str(), "$schema" | "format");
+        if !tenant && items.as_array().is_some_and(|items| !items.is_empty()) {
+            problem(format!("/{key}"), "is a catalog: a sandbox shares the server's catalogs, so leave it out");
+        }
+    }
+    let partners = json["partners"].as_array().map_or(&[][..], Vec::as_slice);
+    let partner = match partners {
+        [one] => one["id"].as_i64(),
+        _ => None,
+    };
+    if partner.is_none() {
+        problem("/partners".to_owned(), "must hold exactly one partner, with an integer `id` (its label)");
+    }
+    let sites = json["sites"].as_array().map_or(0, Vec::len);
+    if sites > MAX_SITES {
+        problem("/sites".to_owned(), &format!("holds {sites} sites; a sandbox takes at most {MAX_SITES}"));
+    }
+    if json["partnerUsers"].as_array().is_none_or(Vec::is_empty) {
+        problem("/partnerUsers".to_owned(), "must hold a partner user: the sandbox answers with its tokens");
+    }
+    if let Some(partner) = partner {
+        for key in ["sites", "tags", "partnerUsers"] {
+            for (index, item) in json[key].as_array().into_iter().flatten().enumerate() {
+                if item["partnerId"].as_i64() != Some(partner) {
+                    problem(format!("/{key}/{index}/partnerId"), "must be the data set's partner's id");
+                }
+            }
+        }
+        // Every row of a site names one of the data set's sites (a copy
+        // takes the rows of its sites: another would be left out in silence).
+        let sites: HashSet<i64> =
+            json["sites"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_i64()).collect();
+        let subscriptions: HashSet<&str> =
+            json["subscriptions"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_str()).collect();
+        for key in TENANT_ARRAYS.iter().filter(|key| !matches!(**key, "partners" | "sites" | "tags" | "partnerUsers")) {
+            for (index, item) in json[*key].as_array().into_iter().flatten().enumerate() {
+                if let Some(subscription) = item.get("subscriptionId") {
+                    if !subscription.as_str().is_some_and(|id| subscriptions.contains(id)) {
+                        problem(format!("/{key}/{index}/subscriptionId"), "names no subscription of the data set");
+                    }
+                    continue;
+                }
+                let site = &item["siteId"];
+                if !site.as_i64().or_else(|| site.as_str()?.parse().ok()).is_some_and(|id| sites.contains(&id)) {
+                    problem(format!("/{key}/{index}/siteId"), "names no site of the data set");
+                }
+            }
+        }
+    }
+    match (partner, problems.is_empty()) {
+        (Some(partner), true) => Ok(partner),
+        _ => Err(problems),
+    }
 }
 
 fn demo_json() -> Value {
@@ -174,12 +292,12 @@ fn demo_json() -> Value {
 }
 
 /// The template partner's sites, in id order.
-fn template_sites(demo: &Value) -> Vec<i64> {
-    let mut ids: Vec<i64> = demo["sites"]
+fn template_sites(source: &Value, partner: i64) -> Vec<i64> {
+    let mut ids: Vec<i64> = source["sites"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|s| s["partnerId"].as_i64() == Some(TEMPLATE_PARTNER))
+        .filter(|s| s["partnerId"].as_i64() == Some(partner))
         .filter_map(|s| s["id"].as_i64())
         .collect();
     ids.sort_unstable();
@@ -212,17 +330,32 @@ const TENANT_ARRAYS: &[&str] = &[
 const UNNAMED_CHILDREN: &[&str] =
     &["fields", "options", "subscriptionPriceSegmentByAgents", "subscriptionPriceSegmentByVolumes"];
 
-fn demo_copy(place: Place) -> Value {
-    let demo = demo_json();
-    let site_ids: BTreeMap<i64, i64> = template_sites(&demo)
+/// Which ids of the source a copy keeps as they are.
+enum Keep {
+    /// The demo: the ids its catalogs hold (every other id is the tenant's own).
+    Catalogs,
+    /// A data set: every id but those its tenant defines (an `id` of its
+    /// rows), so a reference to the server's catalog passes through.
+    AllButDefined,
+}
+
+/// The part of `source` that `partner` owns, under the sandbox's ids, and
+/// the labels (ids of the source) its own ids replaced.
+fn copy_of(source: &Value, partner: i64, place: Place, keep: Keep) -> (Value, BTreeMap<String, String>) {
+    let site_ids: BTreeMap<i64, i64> = template_sites(source, partner)
         .into_iter()
         .enumerate()
         .map(|(i, id)| (id, i64::from(place.first_site_id) + i as i64))
         .collect();
     let mut part = Map::new();
     for key in TENANT_ARRAYS {
-        let items: Vec<Value> =
-            demo[*key].as_array().into_iter().flatten().filter(|item| owned(key, item, &site_ids)).cloned().collect();
+        let items: Vec<Value> = source[*key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| owned(key, item, partner, &site_ids))
+            .cloned()
+            .collect();
         part.insert((*key).to_owned(), Value::Array(items));
     }
     // Relations and limitation configs name their subscription, not a site.
@@ -233,7 +366,7 @@ fn demo_copy(place: Place) -> Value {
         .filter_map(|s| s["id"].as_str().map(str::to_owned))
         .collect();
     for key in ["subscriptionProductRelations", "subscriptionFeatureLimitationConfigs"] {
-        let items = demo[key]
+        let items = source[key]
             .as_array()
             .into_iter()
             .flatten()
@@ -242,28 +375,84 @@ fn demo_copy(place: Place) -> Value {
             .collect();
         part.insert(key.to_owned(), Value::Array(items));
     }
-    // Ids the catalogs hold stay as they are; every other id in the part is the part's own.
-    let mut catalog = HashSet::new();
-    for (key, items) in demo.as_object().into_iter().flatten() {
-        if !TENANT_ARRAYS.contains(&key.as_str()) {
-            collect_uuids(items, &mut catalog);
+    let renames = match keep {
+        Keep::Catalogs => {
+            let mut catalog = HashSet::new();
+            for (key, items) in source.as_object().into_iter().flatten() {
+                if !TENANT_ARRAYS.contains(&key.as_str()) {
+                    collect_uuids(items, &mut catalog);
+                }
+            }
+            Renames::AllBut(catalog)
         }
-    }
+        Keep::AllButDefined => {
+            let mut defined = HashSet::new();
+            collect_defined_ids(&Value::Object(part.clone()), &mut defined);
+            Renames::Only(defined)
+        }
+    };
     let mut part = Value::Object(part);
-    let mut copy = Copy { place, site_ids, catalog, renamed: HashMap::new() };
+    let mut copy = Copy { place, site_ids, renames, renamed: HashMap::new() };
     copy.rewrite(&mut part, None);
-    part
+    let labels = match &copy.renames {
+        Renames::Only(defined) => copy
+            .renamed
+            .iter()
+            .filter(|(label, _)| defined.contains(label))
+            .map(|(label, id)| (label.to_string(), id.to_string()))
+            .collect(),
+        Renames::AllBut(_) => BTreeMap::new(),
+    };
+    (part, labels)
 }
 
-/// Whether an item of `key` belongs to the template partner.
-fn owned(key: &str, item: &Value, sites: &BTreeMap<i64, i64>) -> bool {
+#[cfg(test)]
+fn demo_copy(place: Place) -> Value {
+    copy_of(&demo_json(), TEMPLATE_PARTNER, place, Keep::Catalogs).0
+}
+
+/// Whether an item of `key` belongs to `partner`.
+fn owned(key: &str, item: &Value, partner: i64, sites: &BTreeMap<i64, i64>) -> bool {
     let site = |value: &Value| {
         value.as_i64().or_else(|| value.as_str()?.parse().ok()).is_some_and(|id| sites.contains_key(&id))
     };
     match key {
-        "partners" => item["id"].as_i64() == Some(TEMPLATE_PARTNER),
-        "sites" | "tags" | "partnerUsers" => item["partnerId"].as_i64() == Some(TEMPLATE_PARTNER),
+        "partners" => item["id"].as_i64() == Some(partner),
+        "sites" | "tags" | "partnerUsers" => item["partnerId"].as_i64() == Some(partner),
         _ => site(&item["siteId"]),
+    }
+}
+
+/// The UUIDs `value` defines: the values of its `id` keys, at any depth.
+fn collect_defined_ids(value: &Value, into: &mut HashSet<Uuid>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                match item.as_str().and_then(|text| text.parse::<Uuid>().ok()) {
+                    Some(id) if key == "id" => {
+                        into.insert(id);
+                    }
+                    _ => collect_defined_ids(item, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_defined_ids(item, into)),
+        _ => {}
+    }
+}
+
+/// Which UUIDs a copy gives the sandbox's own ids.
+enum Renames {
+    AllBut(HashSet<Uuid>),
+    Only(HashSet<Uuid>),
+}
+
+impl Renames {
+    fn renames(&self, id: &Uuid) -> bool {
+        match self {
+            Renames::AllBut(kept) => !kept.contains(id),
+            Renames::Only(renamed) => renamed.contains(id),
+        }
     }
 }
 
@@ -284,7 +473,7 @@ fn collect_uuids(value: &Value, into: &mut HashSet<Uuid>) {
 struct Copy {
     place: Place,
     site_ids: BTreeMap<i64, i64>,
-    catalog: HashSet<Uuid>,
+    renames: Renames,
     renamed: HashMap<Uuid, Uuid>,
 }
 
@@ -309,7 +498,7 @@ impl Copy {
             Value::Array(items) => items.iter_mut().for_each(|item| self.rewrite(item, array)),
             Value::String(text) => {
                 if let Ok(id) = text.parse::<Uuid>()
-                    && !self.catalog.contains(&id)
+                    && self.renames.renames(&id)
                 {
                     *text = self.own(id).to_string();
                 }
@@ -362,7 +551,8 @@ impl Copy {
 }
 
 fn empty(place: Place) -> Value {
-    let mut copy = Copy { place, site_ids: BTreeMap::new(), catalog: HashSet::new(), renamed: HashMap::new() };
+    let mut copy =
+        Copy { place, site_ids: BTreeMap::new(), renames: Renames::AllBut(HashSet::new()), renamed: HashMap::new() };
     let (agent, user) = (copy.unnamed_child(), copy.unnamed_child());
     let (partner, site, tag) = (place.partner_id, place.first_site_id, hex::encode(place.keyed.tag));
     // The hash is the sandbox's own (`sandbox`).
@@ -454,7 +644,7 @@ mod tests {
 
     #[test]
     fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
-        let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now()).unwrap();
         let sites: Vec<(i32, Option<i32>, usize)> =
             sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
         assert_eq!(
@@ -498,7 +688,7 @@ mod tests {
     #[test]
     fn every_account_has_the_sandboxs_own_password_and_no_id_tells_the_partner() {
         use argon2::PasswordVerifier;
-        let sandbox = sandbox(Kind::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now()).unwrap();
         let hashes = sandbox
             .data
             .agents

@@ -28,7 +28,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at};
-use crate::api::seed::sandbox::{self, Kind, Place};
+use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
 use crate::db::entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
@@ -38,33 +38,22 @@ const TAG: &str = "Test sandboxes";
 /// Creates retried when the random ids collide with a live sandbox's.
 const ATTEMPTS: usize = 5;
 
-/// The data a sandbox starts with.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum DataSet {
-    /// Partner 1's part of the demo data (sites 10000 and 10001 with everything under them) under new ids.
-    #[default]
-    Demo,
-    /// One site with one admin agent.
-    Empty,
-}
-
-impl From<Kind> for DataSet {
-    fn from(kind: Kind) -> Self {
-        match kind {
-            Kind::Demo => DataSet::Demo,
-            Kind::Empty => DataSet::Empty,
-        }
-    }
-}
-
-impl From<DataSet> for Kind {
-    fn from(set: DataSet) -> Self {
-        match set {
-            DataSet::Demo => Kind::Demo,
-            DataSet::Empty => Kind::Empty,
-        }
-    }
+/// The data a sandbox starts with: a name (`demo`, `empty`, or a data set
+/// file of the server's `--data-sets` folder) or a data set inline.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum DataSetChoice {
+    /// `demo` (partner 1's part of the demo data under new ids), `empty` (one
+    /// site with one admin agent), or the name of a data set file of the
+    /// server's `--data-sets` folder (`NAME.json`).
+    #[schema(example = "demo")]
+    Named(String),
+    /// A data set of one partner's tenant, in the format of `switchboard
+    /// data-set check` (docs/testing-with-switchboard.md, "Start from a known
+    /// state"): its ids are labels, replaced by the sandbox's own; its dates
+    /// may be relative to the sandbox's clock (`now-P11M`).
+    #[schema(value_type = Object)]
+    Inline(serde_json::Map<String, serde_json::Value>),
 }
 
 /// A sandbox to create (`{}` for the defaults).
@@ -73,8 +62,9 @@ impl From<DataSet> for Kind {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"dataSet": "demo", "clock": "2026-11-21T15:00:00Z"}))]
 pub struct TestSandboxInput {
-    /// `demo` (default) or `empty`.
-    pub data_set: Option<DataSet>,
+    /// `demo` (default), `empty`, the name of a data set file of the server's `--data-sets`
+    /// folder, or a data set inline.
+    pub data_set: Option<DataSetChoice>,
     /// Starts the sandbox's clock frozen at this instant (2000-01-01 to 10 years past the system
     /// time); absent, it runs with the system clock.
     pub clock: Option<DateTime<Utc>>,
@@ -112,7 +102,8 @@ pub struct SandboxAgent {
 #[serde(rename_all = "camelCase")]
 pub struct SandboxSite {
     pub site_id: i32,
-    /// The demo site this one copies (`demo` only).
+    /// The site of the data set this one copies: a demo site's id, or a data set's label
+    /// (absent for `empty`).
     pub twin_of: Option<i32>,
     pub agents: Vec<SandboxAgent>,
 }
@@ -137,6 +128,11 @@ pub struct TestSandbox {
     pub partner: SandboxPartner,
     /// In site order.
     pub sites: Vec<SandboxSite>,
+    /// A data set's ids (its labels) and the sandbox's ids they became; absent for `demo`
+    /// and `empty` (their sites' `twinOf` names what they copy).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[schema(nullable = false)]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// A sandbox as it is now. No tokens: a read mints none (`:reset` answers fresh ones).
@@ -146,7 +142,8 @@ pub struct TestSandbox {
     "now": "2026-12-01T00:00:00Z", "frozen": true, "sites": [{"siteId": 1500000000, "twinOf": 10000}, {"siteId": 1500000001, "twinOf": 10001}]}))]
 pub struct TestSandboxState {
     pub partner_id: i32,
-    pub data_set: DataSet,
+    /// `demo`, `empty`, the name of the `--data-sets` file it was made from, or `inline`.
+    pub data_set: String,
     /// When it was created; a reset brings back the state of this instant.
     pub created_time: DateTime<Utc>,
     /// The sandbox's clock now.
@@ -166,7 +163,8 @@ pub struct TestSandboxState {
 #[serde(rename_all = "camelCase")]
 pub struct SandboxSiteState {
     pub site_id: i32,
-    /// The demo site this one copies (`demo` only).
+    /// The site of the data set this one copies: a demo site's id, or a data set's label
+    /// (absent for `empty`).
     pub twin_of: Option<i32>,
 }
 
@@ -200,12 +198,12 @@ async fn create_test_sandbox(
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
     let clock = checked_clock(&state, input.clock)?;
-    let kind = Kind::from(input.data_set.unwrap_or_default());
+    let source = source_of(&state, input.data_set, clock.unwrap_or_else(|| state.clock.now()))?;
     let mut last = None;
     for _ in 0..ATTEMPTS {
         let place = {
             let mut random = rand::thread_rng();
-            let sites = sandbox::site_count(kind);
+            let sites = sandbox::site_count(&source).max(1);
             place(
                 &state,
                 random.gen_range(SANDBOX_IDS_FROM..i32::MAX),
@@ -213,14 +211,17 @@ async fn create_test_sandbox(
             )
         };
         let created = Utc::now();
-        match write(&state, kind, place, clock, created, true).await {
+        match write(&state, &source, place, clock, created, true).await {
             Ok(()) => {
-                let answer = answer(&state, kind, place, clock, created).await?;
+                let answer = answer(&state, &source, place, clock, created).await?;
                 return Ok(
                     crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response()
                 );
             }
-            Err(bound) if bound.code() == ErrorCode::Conflict => return Err(bound),
+            // The bound, or a data set the rules refuse: trying other ids changes neither.
+            Err(refused) if matches!(refused.code(), ErrorCode::Conflict | ErrorCode::ValidationFailed) => {
+                return Err(refused);
+            }
             // Random ids that collide with a live sandbox's: try others.
             Err(err) => last = Some(err),
         }
@@ -243,11 +244,10 @@ async fn reset_test_sandbox(
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let kind = Kind::parse(&sandbox.data_set)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let source = recorded_source(&sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
-    write(&state, kind, place, sandbox.clock, sandbox.created_time, false).await?;
-    Ok(Json(answer(&state, kind, place, sandbox.clock, sandbox.created_time).await?))
+    write(&state, &source, place, sandbox.clock, sandbox.created_time, false).await?;
+    Ok(Json(answer(&state, &source, place, sandbox.clock, sandbox.created_time).await?))
 }
 
 /// Read a sandbox
@@ -265,14 +265,13 @@ async fn get_test_sandbox(
     Path(partner_id): Path<i32>,
 ) -> ApiResult<Json<TestSandboxState>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let kind = Kind::parse(&sandbox.data_set)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {}", sandbox.data_set)))?;
+    let source = recorded_source(&sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
-    let sites = sandbox::sandbox(kind, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
+    let sites = sandbox::sandbox(&source, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
     let frozen = frozen_at(&state.db, partner_id).await?;
     Ok(Json(TestSandboxState {
         partner_id,
-        data_set: kind.into(),
+        data_set: source.name().to_owned(),
         created_time: sandbox.created_time,
         now: frozen.unwrap_or_else(|| state.clock.now()),
         frozen: frozen.is_some(),
@@ -461,20 +460,22 @@ fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
 /// its clock, in one transaction; a create also records the sandbox.
 async fn write(
     state: &AppState,
-    kind: Kind,
+    source: &Source,
     place: Place,
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
     create: bool,
 ) -> ApiResult<()> {
-    let data = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?.data;
+    let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
+    let (data, labels) = (made.data, made.labels);
     let txn = state.db.begin().await?;
     let written = async {
         if create {
             within_bound(&txn, state.max_sandboxes).await?;
             row::Entity::insert(row::ActiveModel {
                 partner_id: Set(place.partner_id),
-                data_set: Set(kind.as_str().to_owned()),
+                data_set: Set(source.name().to_owned()),
+                data_set_json: Set(source.record()),
                 first_site_id: Set(place.first_site_id),
                 clock: Set(clock),
                 created_time: Set(created),
@@ -490,7 +491,7 @@ async fn write(
                 .exec(&txn)
                 .await?;
         }
-        crate::api::seed::load(&txn, &state.cipher, data).await.map_err(ApiError::internal)?;
+        crate::api::seed::load(&txn, &state.cipher, data).await.map_err(|err| refused_load(source, &labels, err))?;
         if let Some(at) = clock {
             freeze(&txn, place.partner_id, at).await?;
         }
@@ -520,12 +521,12 @@ async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult
 /// The creation answer: the accounts with fresh tokens.
 async fn answer(
     state: &AppState,
-    kind: Kind,
+    source: &Source,
     place: Place,
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
 ) -> ApiResult<TestSandbox> {
-    let made = sandbox::sandbox(kind, place, created).map_err(ApiError::internal)?;
+    let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
     let user = &made.partner_user;
     let access = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Access);
     let mut refresh_claims = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Refresh);
@@ -567,7 +568,84 @@ async fn answer(
             refresh_token: state.tokens.sign(&refresh_claims),
         },
         sites,
+        labels: made.labels,
     })
+}
+
+/// What a create asks for, checked: a built-in data set, or a data set (a
+/// file of `--data-sets`, or inline) of one partner's tenant with its
+/// relative dates read from `now`, the sandbox's clock. Every problem is a
+/// 400 at `/dataSet` (a file's problems name their place in the file).
+fn source_of(state: &AppState, choice: Option<DataSetChoice>, now: DateTime<Utc>) -> ApiResult<Source> {
+    let (name, json, inline) = match choice {
+        None => return Ok(Source::Demo),
+        Some(DataSetChoice::Named(name)) => {
+            if let Some(built_in) = Source::built_in(&name) {
+                return Ok(built_in);
+            }
+            let read =
+                match &state.data_sets {
+                    Some(folder) => folder.read(&name),
+                    None => Err("names no data set; known: `demo`, `empty` (this server has no `--data-sets` folder)"
+                        .to_owned()),
+                };
+            let text = read.map_err(|why| one_problem("/dataSet", why))?;
+            let json = serde_json::from_str(&text)
+                .map_err(|err| one_problem("/dataSet", format!("names a file that is not JSON: {err}")))?;
+            (name, json, false)
+        }
+        Some(DataSetChoice::Inline(map)) => (sandbox::INLINE.to_owned(), serde_json::Value::Object(map), true),
+    };
+    // What a sandbox needs of a data set, and its shape: both listed at once.
+    let mut problems = sandbox::tenant_of(&json).err().unwrap_or_default();
+    match crate::api::seed::checked(json, now) {
+        Ok(json) if problems.is_empty() => return Ok(Source::DataSet { name, json }),
+        Ok(_) => {}
+        Err(more) => problems.extend(more),
+    }
+    let mut v = Violations::new();
+    for problem in problems {
+        match inline {
+            true => v.field(format!("/dataSet{}", problem.pointer), ErrorCode::FieldInvalidFormat, problem.detail),
+            false => v.field("/dataSet", ErrorCode::FieldInvalidFormat, format!("the data set {name}: {problem}")),
+        }
+    }
+    Err(v.into_error())
+}
+
+fn one_problem(pointer: &str, detail: String) -> ApiError {
+    let mut v = Violations::new();
+    v.field(pointer, ErrorCode::FieldInvalidFormat, detail);
+    v.into_error()
+}
+
+/// A sandbox's data set as its row records it.
+fn recorded_source(sandbox: &row::Model) -> ApiResult<Source> {
+    Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref()).map_err(|err| {
+        ApiError::internal(anyhow::anyhow!("sandbox {}: data set {}: {err}", sandbox.partner_id, sandbox.data_set))
+    })
+}
+
+/// Why a data set did not load: the database's state as its own error (a
+/// 503 when it is away), a demo's failure a 500 (the demo always loads), a
+/// data set's rows that the rules refuse a 400 naming the row.
+fn refused_load(source: &Source, labels: &std::collections::BTreeMap<String, String>, err: anyhow::Error) -> ApiError {
+    if let Some(db_err) = err.downcast_ref::<sea_orm::DbErr>()
+        && crate::error::database_unreachable(db_err)
+    {
+        return ApiError::from(db_err.clone());
+    }
+    match source {
+        Source::DataSet { name, .. } => {
+            // The row as the data set names it: its label, not the sandbox's id.
+            let mut words = format!("{err:#}");
+            for (label, id) in labels {
+                words = words.replace(id.as_str(), label);
+            }
+            one_problem("/dataSet", format!("the data set {name} does not load: {words}"))
+        }
+        _ => ApiError::internal(err),
+    }
 }
 
 /// The partner a `{partnerId}:reset` request names.

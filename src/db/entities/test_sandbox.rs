@@ -7,7 +7,11 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub partner_id: i32,
+    /// `demo`, `empty`, the name of a file of `--data-sets`, or `inline`.
     pub data_set: String,
+    /// The data set as loaded (its relative dates read), for a data set that is
+    /// not `demo` or `empty`.
+    pub data_set_json: Option<String>,
     pub first_site_id: i32,
     pub clock: Option<DateTimeUtc>,
     pub created_time: DateTimeUtc,
