@@ -10,18 +10,33 @@ use sha2::Sha256;
 
 pub struct ServerSecret(Vec<u8>);
 
+/// The shortest secret taken, either way it comes: 32 bytes, 256 bits at most
+/// (a hex secret of 64 digits, as `openssl rand -hex 32` writes and a first
+/// start creates, carries 256).
+pub const MIN_SECRET_BYTES: usize = 32;
+
 impl ServerSecret {
     /// `explicit` (from `SWITCHBOARD_SECRET`) wins; else the file, created with 32
-    /// random bytes on first start.
+    /// random bytes on first start. Either holds at least `MIN_SECRET_BYTES`:
+    /// a short secret lets anyone who guesses it sign any token.
     pub fn load(explicit: Option<&str>, file: &Path) -> anyhow::Result<Self> {
         if let Some(value) = explicit.filter(|v| !v.is_empty()) {
+            anyhow::ensure!(
+                value.len() >= MIN_SECRET_BYTES,
+                "SWITCHBOARD_SECRET holds {} characters; it needs at least {MIN_SECRET_BYTES} (256 bits): generate one with `openssl rand -hex 32`",
+                value.len()
+            );
             return Ok(Self(value.as_bytes().to_vec()));
         }
         if file.exists() {
             let content =
                 std::fs::read_to_string(file).with_context(|| format!("reading secret file {}", file.display()))?;
             let trimmed = content.trim();
-            anyhow::ensure!(trimmed.len() >= 32, "secret file {} holds fewer than 32 characters", file.display());
+            anyhow::ensure!(
+                trimmed.len() >= MIN_SECRET_BYTES,
+                "secret file {} holds fewer than {MIN_SECRET_BYTES} characters (256 bits): generate one with `openssl rand -hex 32`",
+                file.display()
+            );
             return Ok(Self(trimmed.as_bytes().to_vec()));
         }
         if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {

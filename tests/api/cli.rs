@@ -160,6 +160,20 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
         &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", blocked_secret.to_str().unwrap())],
         "SWITCHBOARD_SECRET_FILE",
     );
+    // A secret too short to keep tokens unforgeable, whichever way it comes.
+    let stderr = refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET", "a")],
+        "SWITCHBOARD_SECRET",
+    );
+    assert!(stderr.contains("openssl rand -hex 32"), "{stderr}");
+    let short = dir.path().join("short.key");
+    std::fs::write(&short, "0123456789abcdef0123456789abcde\n").unwrap();
+    refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", short.to_str().unwrap())],
+        "SWITCHBOARD_SECRET_FILE",
+    );
     // A value that does not parse is clap's: exit 2, naming the flag.
     let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_LISTEN", "localhost")]);
     assert_eq!(status.code(), Some(2), "{stderr}");
