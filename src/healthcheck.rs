@@ -13,8 +13,8 @@ use tokio::time::Instant;
 
 /// Between two asks while `--wait` lasts.
 const RETRY_EVERY: Duration = Duration::from_millis(100);
-/// The most of an answer read: its status line is all that matters.
-const HEAD_BYTES: usize = 1024;
+/// The most of an answer read: its status line, and a problem's `detail` to say why.
+const ANSWER_BYTES: usize = 4096;
 
 /// Where to ask a server that listens on `listen`: an unspecified address
 /// (`0.0.0.0`, `[::]`) is asked on the loopback of its family.
@@ -57,22 +57,35 @@ async fn ask(target: SocketAddr) -> anyhow::Result<()> {
         "GET /health/ready HTTP/1.1\r\nHost: {target}\r\nUser-Agent: switchboard-healthcheck\r\nConnection: close\r\n\r\n"
     );
     stream.write_all(request.as_bytes()).await.context("sending the request")?;
-    let mut head = Vec::with_capacity(HEAD_BYTES);
-    let mut chunk = [0u8; 256];
-    while !head.windows(2).any(|w| w == b"\r\n") && head.len() < HEAD_BYTES {
+    // The whole (small) answer: the server closes the connection after it.
+    let mut answer = Vec::with_capacity(ANSWER_BYTES);
+    let mut chunk = [0u8; 512];
+    while answer.len() < ANSWER_BYTES {
         let read = stream.read(&mut chunk).await.context("reading the answer")?;
         if read == 0 {
             break;
         }
-        head.extend_from_slice(&chunk[..read]);
+        answer.extend_from_slice(&chunk[..read]);
     }
-    let status_line = String::from_utf8_lossy(&head);
-    let status_line = status_line.lines().next().unwrap_or_default();
+    let text = String::from_utf8_lossy(&answer);
+    let status_line = text.lines().next().unwrap_or_default();
     match status_line.split_whitespace().nth(1) {
         Some("200") => Ok(()),
-        Some(status) => bail!("answered {status}"),
+        Some(status) => match problem_detail(&text) {
+            Some(detail) => bail!("answered {status}: {detail}"),
+            None => bail!("answered {status}"),
+        },
         None => bail!("answered no HTTP status line"),
     }
+}
+
+/// A problem answer's `detail` ("the database does not answer"), if the body is one.
+fn problem_detail(answer: &str) -> Option<String> {
+    let (_, body) = answer.split_once("\r\n\r\n")?;
+    let value: serde_json::Value = serde_json::from_str(body.trim()).ok()?;
+    let detail = value.get("detail")?.as_str()?;
+    // One short line, whatever a server sends.
+    Some(detail.chars().filter(|c| !c.is_control()).take(200).collect())
 }
 
 #[cfg(test)]
@@ -84,5 +97,13 @@ mod tests {
         assert_eq!(target("0.0.0.0:8080".parse().unwrap()), "127.0.0.1:8080".parse().unwrap());
         assert_eq!(target("[::]:9000".parse().unwrap()), "[::1]:9000".parse().unwrap());
         assert_eq!(target("10.1.2.3:80".parse().unwrap()), "10.1.2.3:80".parse().unwrap());
+    }
+
+    #[test]
+    fn a_refusal_says_why_in_the_servers_words() {
+        let answer = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\n\r\n\
+                      {\"status\":503,\"detail\":\"the database does not answer\",\"code\":503001}";
+        assert_eq!(problem_detail(answer).as_deref(), Some("the database does not answer"));
+        assert_eq!(problem_detail("HTTP/1.1 502 Bad Gateway\r\n\r\n<html>"), None);
     }
 }
