@@ -1,6 +1,7 @@
 // Requests: the tenant's journal, newest first, polled every 400 ms while
 // shown; filters apply in the tab; an entry opens to its bodies.
 import { call, document as openapi, session } from "./api.js";
+import { curlCommand } from "./curl.js";
 import { fill, h, pretty, when } from "./dom.js";
 
 const POLL_MS = 400;
@@ -171,18 +172,9 @@ function swaggerLink({ tag, title }, operationId) {
   return `/docs/?urls.primaryName=${encodeURIComponent(title)}#/${encodeURIComponent(tag)}/${encodeURIComponent(operationId)}`;
 }
 
-/** curl for an entry: the token as a variable, never its value; bodies as the journal kept them (secrets masked). */
+/** curl for an entry (`curl.js`): the token as a variable, never its value; bodies as the journal kept them (secrets masked). */
 function copyCurl(entry, output) {
-  const quote = (text) => `'${String(text).replace(/'/g, `'\\''`)}'`;
-  const target = `${location.origin}${entry.path}${entry.query ? `?${entry.query}` : ""}`;
-  const lines = [`curl -X ${entry.method} ${quote(target)}`, `  -H "Authorization: Bearer $SWITCHBOARD_TOKEN"`];
-  if (entry.idempotencyKey) lines.push(`  -H ${quote(`Idempotency-Key: ${entry.idempotencyKey}`)}`);
-  if (entry.requestBody && typeof entry.requestBody === "object") {
-    lines.push(`  -H 'Content-Type: application/json'`, `  --data ${quote(JSON.stringify(entry.requestBody))}`);
-  }
-  // A body the journal did not keep as JSON (a form, or too long) is named, not sent.
-  const note = typeof entry.requestBody === "string" ? `# the body is not repeated: ${entry.requestBody}\n` : "";
-  const text = note + lines.join(" \\\n");
+  const text = curlCommand(entry, location.origin);
   fill(output, text);
   output.hidden = false;
   navigator.clipboard?.writeText(text).catch(() => {});

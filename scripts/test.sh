@@ -93,6 +93,10 @@ bank_test sqlite
 log "disk full: scripts/disk_full_test.py"
 python3 "$ROOT/scripts/disk_full_test.py" --bin "$BIN"
 
+# The console's "Copy as curl" pasted into a shell, for hostile journal entries (node only).
+log "console: copy as curl is safe to paste (clients/console-curl.test.mjs)"
+node "$ROOT/clients/console-curl.test.mjs"
+
 # The README's and the walk-through's commands, as written, on a fresh server.
 log "documented commands: scripts/docs_check.py"
 python3 "$ROOT/scripts/docs_check.py" --bin "$BIN"

@@ -30,6 +30,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("api.js", "text/javascript; charset=utf-8", include_str!("../console/api.js")),
     ("dom.js", "text/javascript; charset=utf-8", include_str!("../console/dom.js")),
     ("requests.js", "text/javascript; charset=utf-8", include_str!("../console/requests.js")),
+    ("curl.js", "text/javascript; charset=utf-8", include_str!("../console/curl.js")),
     ("time.js", "text/javascript; charset=utf-8", include_str!("../console/time.js")),
     ("faults.js", "text/javascript; charset=utf-8", include_str!("../console/faults.js")),
     ("state.js", "text/javascript; charset=utf-8", include_str!("../console/state.js")),
