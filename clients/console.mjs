@@ -241,6 +241,14 @@ checkFailures();
 await screenshot("hostile");
 ok("a body with <script>, <img onerror>, javascript: and 15,000 characters on one line shows as text, nothing runs, no page overflow");
 
+// A hash naming something every object inherits opens the Requests screen, not a blank page.
+for (const inherited of ["constructor", "__proto__", "toString"]) {
+  await page.goto(`${base}/console#${inherited}`);
+  await page.locator('#screen[data-screen="requests"]').waitFor({ timeout: 5000 });
+}
+checkFailures();
+ok("#constructor, #__proto__ and #toString open the Requests screen");
+
 // 1,000 entries: how long the journal screen takes to show them (reported, not asserted).
 await Promise.all(Array.from({ length: 20 }, async (_, worker) => {
   for (let i = worker; i < 1000; i += 20) await api("GET", "/api/billing/products", token);

@@ -69,7 +69,9 @@ function signedIn() {
 
 function show() {
   if (!session.token) return;
-  const name = location.hash.slice(1) in screens ? location.hash.slice(1) : "requests";
+  // Own names only: `in` also finds what every object inherits (#constructor, #__proto__).
+  const asked = location.hash.slice(1);
+  const name = Object.hasOwn(screens, asked) ? asked : "requests";
   for (const link of document.querySelectorAll("#nav a")) {
     if (link.dataset.screen === name) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");

@@ -34,6 +34,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("time.js", "text/javascript; charset=utf-8", include_str!("../console/time.js")),
     ("faults.js", "text/javascript; charset=utf-8", include_str!("../console/faults.js")),
     ("state.js", "text/javascript; charset=utf-8", include_str!("../console/state.js")),
+    ("favicon.svg", "image/svg+xml", include_str!("../console/favicon.svg")),
 ];
 
 /// `/console` and its files, with strict headers on every answer (a 404 included).

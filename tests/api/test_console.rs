@@ -10,7 +10,7 @@ use crate::helpers::*;
 
 const CONSOLE_HEADER: &str = "X-Switchboard-Console";
 
-const CONSOLE_FILES: [&str; 10] = [
+const CONSOLE_FILES: [&str; 12] = [
     "/console",
     "/console/",
     "/console/console.css",
@@ -18,9 +18,12 @@ const CONSOLE_FILES: [&str; 10] = [
     "/console/api.js",
     "/console/dom.js",
     "/console/requests.js",
+    "/console/curl.js",
     "/console/time.js",
     "/console/faults.js",
     "/console/state.js",
+    // The page links it: a browser asks for it on every open.
+    "/console/favicon.svg",
 ];
 
 #[tokio::test]
@@ -44,6 +47,8 @@ async fn the_console_is_served_in_test_mode_only_with_strict_headers() {
             "text/javascript"
         } else if path.ends_with(".css") {
             "text/css"
+        } else if path.ends_with(".svg") {
+            "image/svg+xml"
         } else {
             "text/html"
         };
