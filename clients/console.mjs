@@ -297,6 +297,15 @@ ok(`deleted; its token shows the server's problem: "${(await page.locator("#prob
 const agentSandbox = await (await fetch(`${base}/api/test/sandboxes`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).json();
 const agent = agentSandbox.sites[0].agents[0];
 check((await api("GET", "/v4/secureform/secureForms", agent.accessToken)).status === 200, "the agent's request");
+// Its partner first: one advance of the clock from the Time screen, then signed out.
+await page.locator("#token").fill(agentSandbox.partner.accessToken);
+await page.getByRole("button", { name: "Use this token" }).click();
+await page.locator("#who-text", { hasText: `partner ${agentSandbox.partnerId}` }).waitFor();
+await screen("time");
+await page.getByRole("button", { name: "Advance a day" }).click();
+await page.locator("#advances li").first().waitFor();
+await page.getByRole("button", { name: "Sign out" }).click();
+await page.locator("#sign-in").waitFor();
 await page.locator("#token").fill(agent.accessToken);
 await page.getByRole("button", { name: "Use this token" }).click();
 await page.locator("#who-text", { hasText: `site ${agentSandbox.sites[0].siteId} (agent)` }).waitFor();
@@ -304,8 +313,11 @@ await screen("requests");
 await page.locator("#journal tbody tr", { hasText: "listSecureForms" }).waitFor();
 await screen("state");
 await page.locator("#sites", { hasText: "sign in with a partner token" }).waitFor();
+// The partner's advance was that session's: the agent's Time screen lists none.
+await screen("time");
+check(await page.locator("#advances li").count() === 0, "the Time screen keeps no advances of the tenant signed in before");
 await api("DELETE", `/api/test/sandboxes/${agentSandbox.partnerId}`, agentSandbox.partner.accessToken);
-ok("an agent's token: its site's platform requests in the journal; State asks for a partner token");
+ok("an agent's token: its site's platform requests in the journal; State asks for a partner token; no advances of another tenant");
 
 checkFailures();
 await browser.close();

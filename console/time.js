@@ -1,14 +1,20 @@
 // Time: the tenant's clock, advanced by a day, a month, a site's billing
 // period or to a date, with the renewals each advance ran; or given back.
-import { call } from "./api.js";
+import { call, session } from "./api.js";
 import { fill, h, when } from "./dom.js";
 
 const PERIOD_MONTHS = { monthly: 1, quarterly: 3, "semi-annual": 6, annual: 12 };
 
-/** Advances made from this tab (the server keeps the clock, not its history). */
-const history = [];
+/** Advances made from this tab with one token (the server keeps the clock,
+ * not its history): another token, after a sign-out, starts with none. */
+let history = [];
+let historyOf = null;
 
 export function show(container, context) {
+  if (historyOf !== session.token) {
+    history = [];
+    historyOf = session.token;
+  }
   let clock = null;
   const status = h("p", { id: "clock-now", "aria-live": "polite" });
   const periodSelect = h("select", { id: "period-site" });
