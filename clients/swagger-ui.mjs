@@ -1,5 +1,5 @@
 // Swagger UI in a real browser (scripts/test.sh): Debian's Chromium driven by
-// playwright-core opens /docs, authorizes with a token, runs "Try it out" on
+// playwright-core opens /docs, signs in as pre-filled, authorizes with a token, runs "Try it out" on
 // listing secure forms, switches to the partner billing document, authorizes
 // again and reads a site, checking the 200s on the page. Saves a screenshot.
 //
@@ -41,6 +41,11 @@ await page.locator(".information-container .title").first().waitFor();
 const title = await page.locator(".information-container .title").first().innerText();
 if (!title.includes("platform")) throw new Error(`first document: ${title}`);
 ok(`opened /docs: ${title.split("\n")[0]}`);
+
+// Signing in as pre-filled: the form Swagger UI builds from the schema carries the demo account.
+const signIn = await tryOut("#operations-Authentication-createPlatformToken");
+if (signIn !== "200") throw new Error(`createPlatformToken as pre-filled answered ${signIn}`);
+ok("Try it out: createPlatformToken as pre-filled answered 200 (the demo admin's sign-in)");
 
 await authorize(platformToken);
 ok("authorized with the platform token");

@@ -616,6 +616,14 @@ fn give_form_bodies_their_example(doc: &mut OpenApiDoc) {
     let Some(components) = doc.components.as_mut() else { return };
     for (name, example) in examples {
         if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name) {
+            // Swagger UI fills a form's fields from each property's example
+            // (not the schema's): without them it sends `email=string` and
+            // the pre-filled sign-in answers 401.
+            for (field, value) in example.as_object().into_iter().flatten() {
+                if let Some(RefOr::T(Schema::Object(property))) = object.properties.get_mut(field) {
+                    property.examples = vec![value.clone()];
+                }
+            }
             object.examples = vec![example];
         }
     }
