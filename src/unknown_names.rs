@@ -126,10 +126,16 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
             Ok(bytes) => bytes,
             Err(refused) => return refused.into_response(),
         };
-        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
-            let mut walk = Walk { schemas: &operation.schemas, violations: &mut violations };
-            walk.value(&value, operation.body.iter().collect(), operation.answers.iter().collect(), &mut String::new());
-        }
+        let found = if bytes.len() <= WALKED_ON_THE_WORKER {
+            known.body_names(matched.id, &bytes)
+        } else {
+            // A large body's parse and walk take milliseconds of CPU: on a
+            // blocking thread, so the async workers keep answering others
+            // (`/health/live` among them) meanwhile.
+            let (known, bytes) = (known.clone(), bytes.clone());
+            tokio::task::spawn_blocking(move || known.body_names(matched.id, &bytes)).await.unwrap_or_default()
+        };
+        violations.extend(found);
         Request::from_parts(parts, Body::from(bytes))
     } else {
         request
@@ -137,7 +143,22 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
     if violations.is_empty() { next.run(request).await } else { violations.into_error().into_response() }
 }
 
+/// Bodies up to this size are checked on the async worker (a few dozen
+/// microseconds); larger ones on a blocking thread.
+const WALKED_ON_THE_WORKER: usize = 64 * 1024;
+
 impl KnownNames {
+    /// The unknown names of a JSON body sent to operation `id` (none if it is not JSON).
+    fn body_names(&self, id: &str, bytes: &[u8]) -> Violations {
+        let mut violations = Violations::new();
+        let Some(operation) = self.operations.get(id) else { return violations };
+        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+            let mut walk = Walk { schemas: &operation.schemas, violations: &mut violations };
+            walk.value(&value, operation.body.iter().collect(), operation.answers.iter().collect(), &mut String::new());
+        }
+        violations
+    }
+
     /// The operation's extractor decides what a refused token gets; only a
     /// caller it would let in is told about names.
     fn token_verifies(&self, request: &Request, document: Document) -> bool {
