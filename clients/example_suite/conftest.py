@@ -4,7 +4,8 @@ the pattern docs/testing-with-switchboard.md describes. Each test gets a
 sandbox of its own, so tests run in parallel against one server without
 seeing each other's data, and deletes it when done.
 
-    SWITCHBOARD_URL=http://127.0.0.1:8080 pytest clients/example_suite
+    clients/example_suite/generate-clients.sh /tmp/switchboard-clients   # the three client packages
+    SWITCHBOARD_URL=http://127.0.0.1:8080 PYTHONPATH=/tmp/switchboard-clients pytest clients/example_suite
 
 (scripts/test.sh runs it against a live server started with --test-mode, on
 SQLite and on PostgreSQL.)"""
