@@ -429,6 +429,9 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let listener = bind(args.listen).await?;
     let db = connect(common).await?;
     crate::application::migrate(&db).await?;
+    db::takes_writes(&db)
+        .await
+        .with_context(|| format!("the database {} ({DATABASE_URL_SETTING})", db::redact(&common.database_url)))?;
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));

@@ -421,6 +421,12 @@ impl From<DbErr> for ApiError {
                     .retry_after(STORAGE_FULL_RETRY_SECONDS)
             };
         }
+        if read_only(&err) {
+            return ApiError {
+                source: Some(err.into()),
+                ..ApiError::new(ErrorCode::DatabaseUnavailable, "the database is read-only; nothing was stored")
+            };
+        }
         if database_unreachable(&err) {
             return ApiError {
                 source: Some(err.into()),
@@ -475,6 +481,20 @@ pub fn storage_full(err: &DbErr) -> bool {
     let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return false };
     let Some(code) = db.code() else { return false };
     code == "13" || code == "53100"
+}
+
+/// A write refused by a read-only database: SQLite's `SQLITE_READONLY` and its
+/// extended codes (the file's or folder's permissions, a read-only mount, a
+/// file moved or deleted under the server), PostgreSQL's
+/// `read_only_sql_transaction` (25006, a standby).
+pub fn read_only(err: &DbErr) -> bool {
+    use sea_orm::{RuntimeErr, sqlx};
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
+        return false;
+    };
+    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return false };
+    db.code()
+        .is_some_and(|code| matches!(&*code, "8" | "264" | "520" | "776" | "1032" | "1288" | "1544" | "2056" | "25006"))
 }
 
 /// Whether the database could not be reached (down, restarting, the connection

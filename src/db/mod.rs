@@ -135,6 +135,37 @@ fn sqlite_pragmas(opts: sea_orm::sqlx::sqlite::SqliteConnectOptions) -> sea_orm:
         .pragma("temp_store", "memory")
 }
 
+/// Whether the database takes writes: a SQLite file opened read-only (its
+/// permissions, its folder's, a read-only mount) answers every read and
+/// refuses every write, so a server on it must not say it is ready. A write
+/// of the header's `user_version` (unused by the migrations) with the value it
+/// holds, rolled back, writes nothing. PostgreSQL: a role's
+/// rights are per table; its migrations already wrote.
+pub async fn takes_writes(db: &DatabaseConnection) -> anyhow::Result<()> {
+    use sea_orm::ConnectionTrait;
+    if db.get_database_backend() != sea_orm::DbBackend::Sqlite {
+        return Ok(());
+    }
+    use sea_orm::TransactionTrait;
+    // `BEGIN IMMEDIATE` alone succeeds on a read-only connection: a write does not.
+    let version = db
+        .query_one_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, "PRAGMA user_version"))
+        .await?
+        .map(|row| row.try_get_by_index::<i32>(0))
+        .transpose()?
+        .unwrap_or(0);
+    let txn = db.begin().await?;
+    let written = txn.execute_unprepared(&format!("PRAGMA user_version = {version}")).await;
+    txn.rollback().await?;
+    written.map(drop).map_err(|err| {
+        if crate::error::read_only(&err) {
+            anyhow::anyhow!("the database is read-only: the server writes to it (its file, its folder and the mount must be writable by the user it runs as)")
+        } else {
+            anyhow::anyhow!("the database refuses a write: {err}")
+        }
+    })
+}
+
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     one_at_a_time(db, async || Migrator::up(db, None).await.context("running migrations")).await
 }

@@ -160,6 +160,17 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
         &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", blocked_secret.to_str().unwrap())],
         "SWITCHBOARD_SECRET_FILE",
     );
+    // A database that answers reads and refuses writes (here opened read-only;
+    // elsewhere its permissions or a read-only mount): not ready, exit 1.
+    let migrated = run_with(&["migrate"], &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET_FILE", secret)]);
+    assert!(migrated.0.success(), "{}", migrated.1);
+    let read_only = db.replace("mode=rwc", "mode=ro");
+    let stderr = refused(
+        &["serve", "--listen", "127.0.0.1:0", "--no-demo"],
+        &[("SWITCHBOARD_DATABASE_URL", &read_only), ("SWITCHBOARD_SECRET_FILE", secret)],
+        "SWITCHBOARD_DATABASE_URL",
+    );
+    assert!(stderr.contains("read-only") && stderr.contains("ok.db"), "{stderr}");
     // A secret too short to keep tokens unforgeable, whichever way it comes.
     let stderr = refused(
         &["serve", "--listen", "127.0.0.1:0"],
