@@ -376,18 +376,18 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 /// a folder or `.json`), else a name in `--data-sets`.
 fn start_data_set(named: &str, folder: Option<&seed::folder::DataSetFolder>) -> anyhow::Result<seed::DataSet> {
     let path = Path::new(named);
-    if path.is_file() || named.contains('/') || named.ends_with(".json") {
-        let json = std::fs::read_to_string(path)
-            .with_context(|| format!("--data-set (SWITCHBOARD_DATA_SET): reading {}", path.display()))?;
-        return seed::parse(&json, chrono::Utc::now()).map_err(|problems| {
-            let listed = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-            anyhow::anyhow!("--data-set {named} (SWITCHBOARD_DATA_SET) is not a data set: {listed}")
-        });
-    }
-    let folder = folder.ok_or_else(|| {
-        anyhow::anyhow!("--data-set {named} names no file, and no --data-sets folder (SWITCHBOARD_DATA_SETS) is set")
-    })?;
-    let json = folder.read(named).map_err(|why| anyhow::anyhow!("--data-set {named} {why}"))?;
+    let json = if path.is_file() || named.contains('/') || named.ends_with(".json") {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("--data-set (SWITCHBOARD_DATA_SET): reading {}", path.display()))?
+    } else {
+        let folder = folder.ok_or_else(|| {
+            anyhow::anyhow!(
+                "--data-set {named} names no file, and no --data-sets folder (SWITCHBOARD_DATA_SETS) is set"
+            )
+        })?;
+        folder.read(named).map_err(|why| anyhow::anyhow!("--data-set {named} {why}"))?
+    };
+    // One line, as every setting that cannot be used is.
     seed::parse(&json, chrono::Utc::now()).map_err(|problems| {
         let listed = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
         anyhow::anyhow!("--data-set {named} (SWITCHBOARD_DATA_SET) is not a data set: {listed}")

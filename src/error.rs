@@ -437,15 +437,30 @@ impl From<DbErr> for ApiError {
     }
 }
 
-/// A constraint violation sea-orm's `sql_err` does not know by its driver's
-/// error type: SQLite's on the request's thread (`db::on_thread`), told by
-/// sqlx's kind of database error.
-fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
+/// The error the database itself answered, if `err` is one (not a lost
+/// connection or a decoding failure).
+fn database_error(err: &DbErr) -> Option<&dyn sea_orm::sqlx::error::DatabaseError> {
     use sea_orm::{RuntimeErr, sqlx};
     let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
         return None;
     };
-    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return None };
+    match sqlx_err.as_ref() {
+        sqlx::Error::Database(db) => Some(db.as_ref()),
+        _ => None,
+    }
+}
+
+/// The code the database answered with (SQLite's extended result code, PostgreSQL's SQLSTATE).
+fn database_code(err: &DbErr) -> Option<String> {
+    database_error(err)?.code().map(|code| code.into_owned())
+}
+
+/// A constraint violation sea-orm's `sql_err` does not know by its driver's
+/// error type: SQLite's on the request's thread (`db::on_thread`), told by
+/// sqlx's kind of database error.
+fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
+    use sea_orm::sqlx;
+    let db = database_error(err)?;
     match db.kind() {
         sqlx::error::ErrorKind::UniqueViolation => Some(SqlErr::UniqueConstraintViolation(db.message().to_owned())),
         sqlx::error::ErrorKind::ForeignKeyViolation => {
@@ -460,11 +475,7 @@ fn constraint_violation(err: &DbErr) -> Option<SqlErr> {
 /// takes its site's lock first, so none is expected; should one happen, the
 /// client gets a 503 to retry, not a 500.
 fn rolled_back_by_the_database(err: &DbErr) -> bool {
-    use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
-        return false;
-    };
-    matches!(sqlx_err.as_ref(), sqlx::Error::Database(db) if db.code().is_some_and(|code| code.starts_with("40")))
+    database_code(err).is_some_and(|code| code.starts_with("40"))
 }
 
 /// How long a client is told to wait after a full disk: room is made by a
@@ -474,13 +485,7 @@ pub const STORAGE_FULL_RETRY_SECONDS: u64 = 30;
 /// A write refused for want of space: SQLite's `SQLITE_FULL` (13: the disk,
 /// or the database's `max_page_count`), PostgreSQL's `disk_full` (53100).
 pub fn storage_full(err: &DbErr) -> bool {
-    use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
-        return false;
-    };
-    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return false };
-    let Some(code) = db.code() else { return false };
-    code == "13" || code == "53100"
+    database_code(err).is_some_and(|code| matches!(code.as_str(), "13" | "53100"))
 }
 
 /// A write refused by a read-only database: SQLite's `SQLITE_READONLY` and its
@@ -488,13 +493,9 @@ pub fn storage_full(err: &DbErr) -> bool {
 /// file moved or deleted under the server), PostgreSQL's
 /// `read_only_sql_transaction` (25006, a standby).
 pub fn read_only(err: &DbErr) -> bool {
-    use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
-        return false;
-    };
-    let sqlx::Error::Database(db) = sqlx_err.as_ref() else { return false };
-    db.code()
-        .is_some_and(|code| matches!(&*code, "8" | "264" | "520" | "776" | "1032" | "1288" | "1544" | "2056" | "25006"))
+    database_code(err).is_some_and(|code| {
+        matches!(code.as_str(), "8" | "264" | "520" | "776" | "1032" | "1288" | "1544" | "2056" | "25006")
+    })
 }
 
 /// Whether the database could not be reached (down, restarting, the connection

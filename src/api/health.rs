@@ -71,22 +71,37 @@ const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(1_500
 /// A probe write cannot tell instead: a page's write to the WAL can succeed
 /// where a form's pages cannot (SQLite reuses the WAL's space after a checkpoint).
 #[derive(Default)]
-pub struct StorageHealth(std::sync::Mutex<Option<std::time::Instant>>);
+pub struct StorageHealth {
+    /// When the last `507001` was answered, in ms since `epoch`; 0: writes succeed.
+    /// An atomic: every successful write reads it, on the request's path.
+    full_at: std::sync::atomic::AtomicU64,
+    epoch: std::sync::OnceLock<std::time::Instant>,
+}
 
 impl StorageHealth {
+    fn now_ms(&self) -> u64 {
+        let epoch = *self.epoch.get_or_init(std::time::Instant::now);
+        epoch.elapsed().as_millis() as u64 + 1
+    }
+
     pub fn is_full(&self) -> bool {
-        let since = *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        since.is_some_and(|since| since.elapsed().as_secs() < crate::error::STORAGE_FULL_RETRY_SECONDS)
+        use std::sync::atomic::Ordering;
+        let at = self.full_at.load(Ordering::Relaxed);
+        at != 0 && self.now_ms().saturating_sub(at) < crate::error::STORAGE_FULL_RETRY_SECONDS * 1_000
     }
 
     pub fn set_full(&self, full: bool) {
-        let mut since = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match (since.is_some(), full) {
+        use std::sync::atomic::Ordering;
+        let was = match full {
+            true => self.full_at.swap(self.now_ms(), Ordering::Relaxed),
+            false if self.full_at.load(Ordering::Relaxed) == 0 => return,
+            false => self.full_at.swap(0, Ordering::Relaxed),
+        };
+        match (was != 0, full) {
             (false, true) => tracing::error!("the database's disk is full: writes answer 507 and /health/ready 503"),
             (true, false) => tracing::info!("the database takes writes again"),
             _ => {}
         }
-        *since = full.then(std::time::Instant::now);
     }
 }
 
