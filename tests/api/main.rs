@@ -10,6 +10,7 @@ mod cli;
 mod connections;
 mod data_sets;
 mod decimals;
+mod document_examples;
 mod faults;
 mod helpers;
 mod limits;

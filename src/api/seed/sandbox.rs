@@ -223,69 +223,8 @@ pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::
     Ok(Sandbox { data: serde_json::from_value(data)?, partner_user, sites, labels })
 }
 
-/// Checks a data set for a sandbox: one partner (its label), its sites and
-/// accounts that partner's, no catalogs (a sandbox shares the server's), a
-/// partner user (the sandbox answers with its tokens), at most `MAX_SITES`
-/// sites. The partner's label, or every problem at its pointer.
-pub fn tenant_of(json: &Value) -> Result<i64, Vec<super::Problem>> {
-    let mut problems = Vec::new();
-    let mut problem =
-        |pointer: String, detail: &str| problems.push(super::Problem { pointer, detail: detail.to_owned() });
-    for (key, items) in json.as_object().into_iter().flatten() {
-        let tenant = TENANT_ARRAYS.contains(&key.as_str()) || matches!(key.as_str(), "$schema" | "format");
-        if !tenant && items.as_array().is_some_and(|items| !items.is_empty()) {
-            problem(format!("/{key}"), "is a catalog: a sandbox shares the server's catalogs, so leave it out");
-        }
-    }
-    let partners = json["partners"].as_array().map_or(&[][..], Vec::as_slice);
-    let partner = match partners {
-        [one] => one["id"].as_i64(),
-        _ => None,
-    };
-    if partner.is_none() {
-        problem("/partners".to_owned(), "must hold exactly one partner, with an integer `id` (its label)");
-    }
-    let sites = json["sites"].as_array().map_or(0, Vec::len);
-    if sites > MAX_SITES {
-        problem("/sites".to_owned(), &format!("holds {sites} sites; a sandbox takes at most {MAX_SITES}"));
-    }
-    if json["partnerUsers"].as_array().is_none_or(Vec::is_empty) {
-        problem("/partnerUsers".to_owned(), "must hold a partner user: the sandbox answers with its tokens");
-    }
-    if let Some(partner) = partner {
-        for key in ["sites", "tags", "partnerUsers"] {
-            for (index, item) in json[key].as_array().into_iter().flatten().enumerate() {
-                if item["partnerId"].as_i64() != Some(partner) {
-                    problem(format!("/{key}/{index}/partnerId"), "must be the data set's partner's id");
-                }
-            }
-        }
-        // Every row of a site names one of the data set's sites (a copy
-        // takes the rows of its sites: another would be left out in silence).
-        let sites: HashSet<i64> =
-            json["sites"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_i64()).collect();
-        let subscriptions: HashSet<&str> =
-            json["subscriptions"].as_array().into_iter().flatten().filter_map(|s| s["id"].as_str()).collect();
-        for key in TENANT_ARRAYS.iter().filter(|key| !matches!(**key, "partners" | "sites" | "tags" | "partnerUsers")) {
-            for (index, item) in json[*key].as_array().into_iter().flatten().enumerate() {
-                if let Some(subscription) = item.get("subscriptionId") {
-                    if !subscription.as_str().is_some_and(|id| subscriptions.contains(id)) {
-                        problem(format!("/{key}/{index}/subscriptionId"), "names no subscription of the data set");
-                    }
-                    continue;
-                }
-                let site = &item["siteId"];
-                if !site.as_i64().or_else(|| site.as_str()?.parse().ok()).is_some_and(|id| sites.contains(&id)) {
-                    problem(format!("/{key}/{index}/siteId"), "names no site of the data set");
-                }
-            }
-        }
-    }
-    match (partner, problems.is_empty()) {
-        (Some(partner), true) => Ok(partner),
-        _ => Err(problems),
-    }
-}
+mod fit;
+pub use fit::tenant_of;
 
 fn demo_json() -> Value {
     serde_json::from_str(DEMO).expect("the embedded demo data set is valid")
@@ -305,7 +244,7 @@ fn template_sites(source: &Value, partner: i64) -> Vec<i64> {
 }
 
 /// The arrays of a data set that hold a tenant's rows (the rest are catalogs).
-const TENANT_ARRAYS: &[&str] = &[
+pub(super) const TENANT_ARRAYS: &[&str] = &[
     "partners",
     "sites",
     "tags",
@@ -567,73 +506,8 @@ fn empty(place: Place) -> Value {
     })
 }
 
-/// Deletes every row of partner `partner_id` and its sites, children first
-/// (most foreign keys do not cascade), the partner row last. The caller's
-/// transaction makes it all or nothing.
-pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result<(), DbErr> {
-    let sites = format!("SELECT id FROM sites WHERE partner_id = {partner_id}");
-    let accounts = format!(
-        "SELECT id FROM agents WHERE site_id IN ({sites}) UNION SELECT id FROM partner_users WHERE partner_id = {partner_id}"
-    );
-    let by_site = [
-        "subscription_product_feature_point_relations",
-        "subscription_product_relations",
-        "subscription_feature_limitation_configs",
-        "site_renewals",
-        "invoice_bill_tos",
-        "invoice_line_items",
-        "invoices",
-        "subscription_price_segments",
-        "subscription_pricing_models",
-        "subscriptions",
-        "site_billing_configs",
-        "site_billing_profiles",
-        "site_contract_attachments",
-        "site_contracts",
-        "site_tags",
-        "voicebots",
-        "voicebot_channel_instances",
-        "telephony_configurations",
-        "sip_configurations",
-        "secure_form_field_options",
-        "secure_form_fields",
-        "secure_forms",
-        "test_faults",
-        "test_requests",
-    ];
-    let mut statements = Vec::new();
-    for table in by_site {
-        let statement = match table {
-            "secure_form_field_options" => format!(
-                "DELETE FROM {table} WHERE field_id IN (SELECT f.id FROM secure_form_fields f JOIN secure_forms s ON s.id = f.secure_form_id WHERE s.site_id IN ({sites}))"
-            ),
-            "secure_form_fields" => format!(
-                "DELETE FROM {table} WHERE secure_form_id IN (SELECT id FROM secure_forms WHERE site_id IN ({sites}))"
-            ),
-            _ => format!("DELETE FROM {table} WHERE site_id IN ({sites})"),
-        };
-        statements.push(statement);
-    }
-    statements.extend([
-        format!("DELETE FROM refresh_tokens WHERE account_id IN ({accounts})"),
-        format!("DELETE FROM agents WHERE site_id IN ({sites})"),
-        format!("DELETE FROM tenant_row_counts WHERE table_name = 'secure_forms' AND tenant_id IN ({sites})"),
-        format!("DELETE FROM sites WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM tags WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM tenant_row_counts WHERE table_name IN ('sites', 'invoice_bill_tos') AND tenant_id = {partner_id}"),
-        format!("DELETE FROM idempotency_keys WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM partner_clocks WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM test_faults WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM test_requests WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM partner_users WHERE partner_id = {partner_id}"),
-        format!("DELETE FROM partners WHERE id = {partner_id}"),
-    ]);
-    let backend = db.get_database_backend();
-    for sql in statements {
-        db.execute_raw(Statement::from_string(backend, sql)).await?;
-    }
-    Ok(())
-}
+mod delete;
+pub use delete::delete_tenant;
 
 #[cfg(test)]
 mod tests {
