@@ -170,6 +170,19 @@ enum DataSetCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Write one partner's tenant as a data set to stdout (a snapshot: what
+    /// `seed --file`, `serve --data-set` and a sandbox's `dataSet` load back),
+    /// from the database of --database-url. No passwords, hashes nor SIP
+    /// passwords; cards as the test card that behaves the same. Needs the
+    /// server's secret (cards are decrypted to tell how they behave).
+    Export {
+        /// The partner (the demo's are 1 and 2).
+        #[arg(long)]
+        partner: i32,
+        /// Dates relative to the partner's clock (`now-P11M`), and no `clock`.
+        #[arg(long)]
+        relative: bool,
+    },
 }
 
 impl Cli {
@@ -212,6 +225,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::DataSet(DataSetCommand::Check { files })) => check_data_sets(&files).await,
+        Some(Command::DataSet(DataSetCommand::Export { partner, relative })) => {
+            let db = connect(&common).await?;
+            let cipher = FieldCipher::new(&load_secret(&common)?);
+            let clock = crate::api::billing::clock::frozen_at(&db, partner).await?.unwrap_or_else(chrono::Utc::now);
+            let how = seed::export::Snapshot { partner_id: partner, clock, relative, email_tag: None };
+            let data = seed::export::tenant(&db, &cipher, &how)
+                .await
+                .map_err(|err| anyhow::anyhow!("partner {partner}: {err}"))?;
+            println!("{}", serde_json::to_string_pretty(&data)?);
+            Ok(())
+        }
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
         Some(Command::Renew) => {
             let db = connect(&common).await?;

@@ -292,3 +292,33 @@ async fn a_sandbox_names_a_data_set_of_the_servers_folder() {
         assert!(problem["errors"][0]["detail"].as_str().unwrap().contains(words), "{problem}");
     }
 }
+
+#[test]
+fn data_set_export_writes_a_partners_tenant_that_checks_and_keeps_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("SWITCHBOARD_DATABASE_URL", format!("sqlite://{}/export.db?mode=rwc", dir.path().display())),
+        ("SWITCHBOARD_SECRET", "data-set-test-secret-0123456789abcdef".to_owned()),
+    ];
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_switchboard")).args(args).envs(env.clone()).output();
+    assert!(run(&["seed", "--demo"]).unwrap().status.success());
+    let out = run(&["data-set", "export", "--partner", "1"]).unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let data: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(data["sites"].as_array().unwrap().len(), 3, "partner 1's sites");
+    assert_eq!(data["partnerUsers"][0]["email"], "admin@partner1.example");
+    let text = data.to_string();
+    assert!(!text.contains("passwordHash") && !text.contains("$argon2") && !text.contains("\"password\""));
+    let path = dir.path().join("partner1.json");
+    std::fs::write(&path, &out.stdout).unwrap();
+    let check = switchboard(&["data-set", "check", &path.display().to_string()]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+
+    let relative = run(&["data-set", "export", "--partner", "1", "--relative"]).unwrap();
+    let relative: Value = serde_json::from_slice(&relative.stdout).unwrap();
+    assert!(relative.get("clock").is_none());
+    assert!(relative["invoices"][0]["createdTime"].as_str().unwrap().starts_with("now"), "{}", relative["invoices"][0]);
+    let missing = run(&["data-set", "export", "--partner", "77"]).unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("partner 77"));
+}

@@ -25,6 +25,7 @@ mod secure_form_rules;
 mod secure_forms;
 mod site_batches;
 mod sites;
+mod snapshots;
 mod storage_full;
 mod subscription_operations;
 mod test_console;

@@ -370,7 +370,7 @@ async fn documented_permissions_are_the_ones_enforced() {
             }
         }
     }
-    assert_eq!(checked, 67, "every secured operation (61 of the vendor documents, 6 of test mode)");
+    assert_eq!(checked, 68, "every secured operation (61 of the vendor documents, 7 of test mode)");
 }
 
 /// Every `default` a platform input schema states is what the server stores

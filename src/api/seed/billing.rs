@@ -133,6 +133,34 @@ pub struct LineItemSeed {
     pub license_term: String,
     #[serde(rename = "type")]
     pub line_type: String,
+    /// A credit line: the line of an earlier invoice it cancels.
+    #[serde(default)]
+    pub cancelled_invoice_line_item_id: Option<Uuid>,
+}
+
+/// A renewed period of a site, and the invoice it wrote (none: nothing to bill).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SiteRenewalSeed {
+    pub site_id: i32,
+    pub period_start: DateTime<Utc>,
+    pub period_end: DateTime<Utc>,
+    #[serde(default)]
+    pub invoice_id: Option<Uuid>,
+}
+
+pub async fn site_renewal(db: &impl ConnectionTrait, r: SiteRenewalSeed) -> ApiResult<()> {
+    use crate::db::entities::site_renewal;
+    use sea_orm::{ActiveValue::Set, EntityTrait};
+    site_renewal::Entity::insert(site_renewal::ActiveModel {
+        site_id: Set(r.site_id),
+        period_start: Set(r.period_start),
+        period_end: Set(r.period_end),
+        invoice_id: Set(r.invoice_id),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
 }
 
 pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()> {
@@ -149,7 +177,7 @@ pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult
         months: item.months,
         license_term: item.license_term,
         line_type: item.line_type,
-        cancelled_invoice_line_item_id: None,
+        cancelled_invoice_line_item_id: item.cancelled_invoice_line_item_id,
     });
     invoices::store::insert_for_site(
         db,

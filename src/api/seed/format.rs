@@ -24,11 +24,19 @@ pub fn describe(problems: &[Problem]) -> String {
     problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
 }
 
-/// A data set's text, its relative dates (`now-P11M`) read from `now`.
+/// A data set's text, its relative dates (`now-P11M`) read from its own
+/// `clock` when it has one (a snapshot's), else from `now`.
 pub fn parse(json: &str, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
     let value: serde_json::Value = serde_json::from_str(json)
         .map_err(|err| vec![Problem { pointer: String::new(), detail: format!("is not JSON: {err}") }])?;
+    let now = clock_of(&value).unwrap_or(now);
     parse_value(value, now)
+}
+
+/// A data set's own `clock`, when it has one that reads as a date-time (a
+/// bad one is a problem of its shape, found with the others).
+pub fn clock_of(value: &serde_json::Value) -> Option<chrono::DateTime<Utc>> {
+    value.get("clock")?.as_str()?.parse().ok()
 }
 
 /// A data set given as JSON (a file's, or inline in a request), its relative

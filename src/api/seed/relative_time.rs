@@ -101,6 +101,46 @@ pub fn instant(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     (1..=9999).contains(&chrono::Datelike::year(&at)).then_some(at)
 }
 
+/// How a snapshot writes `at` relative to `now` (`--relative`): whole months,
+/// then whole days, then the time left, so that `instant` reads it back to the
+/// second (`now-P11M3DT4H`, `now+P1M`, `now`).
+pub fn relative(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    use chrono::{Datelike, SubsecRound};
+    let (at, now) = (at.trunc_subsecs(0), now.trunc_subsecs(0));
+    let later = at > now;
+    let step = |months: u32| match later {
+        true => now.checked_add_months(Months::new(months)).filter(|moved| *moved <= at),
+        false => now.checked_sub_months(Months::new(months)).filter(|moved| *moved >= at),
+    };
+    let calendar = (at.year() - now.year()) * 12 + at.month() as i32 - now.month() as i32;
+    let mut months = calendar.unsigned_abs();
+    while months > 0 && step(months).is_none() {
+        months -= 1;
+    }
+    let base = step(months).unwrap_or(now);
+    let rest = (at - base).abs();
+    let days = rest.num_days();
+    let seconds = rest.num_seconds() - days * 86_400;
+    let mut duration = String::new();
+    for (value, unit) in [(i64::from(months), 'M'), (days, 'D')] {
+        if value > 0 {
+            duration.push_str(&format!("{value}{unit}"));
+        }
+    }
+    if seconds > 0 {
+        duration.push('T');
+        for (value, unit) in [(seconds / 3600, 'H'), (seconds / 60 % 60, 'M'), (seconds % 60, 'S')] {
+            if value > 0 {
+                duration.push_str(&format!("{value}{unit}"));
+            }
+        }
+    }
+    match duration.is_empty() {
+        true => "now".to_owned(),
+        false => format!("now{}P{duration}", if later { '+' } else { '-' }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +148,25 @@ mod tests {
 
     fn at(text: &str) -> DateTime<Utc> {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_date_written_relative_reads_back_to_the_second() {
+        let now = at("2027-03-31T12:00:00Z");
+        assert_eq!(relative(at("2026-04-30T12:00:00Z"), now), "now-P11M");
+        assert_eq!(relative(at("2027-04-03T16:00:00Z"), now), "now+P3DT4H");
+        assert_eq!(relative(now, now), "now");
+        for text in [
+            "2026-04-30T12:00:00Z",
+            "2026-02-28T00:00:00Z",
+            "2027-03-31T11:59:59Z",
+            "2027-12-01T00:00:00Z",
+            "2020-01-31T23:00:05Z",
+            "2031-02-28T12:00:00Z",
+        ] {
+            let written = relative(at(text), now);
+            assert_eq!(instant(&written, now), Some(at(text)), "{text} as {written}");
+        }
     }
 
     #[test]

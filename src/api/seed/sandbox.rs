@@ -261,6 +261,7 @@ pub(super) const TENANT_ARRAYS: &[&str] = &[
     "invoices",
     "subscriptionProductRelations",
     "subscriptionFeatureLimitationConfigs",
+    "siteRenewals",
 ];
 
 /// Child arrays whose items the demo data leaves without ids (the loader
@@ -362,13 +363,14 @@ fn owned(key: &str, item: &Value, partner: i64, sites: &BTreeMap<i64, i64>) -> b
     }
 }
 
-/// The UUIDs `value` defines: the values of its `id` keys, at any depth.
+/// The UUIDs `value` defines: the values of its `id` keys, at any depth,
+/// and a voicebot's `channelId` (the id its own channel instance is given).
 fn collect_defined_ids(value: &Value, into: &mut HashSet<Uuid>) {
     match value {
         Value::Object(map) => {
             for (key, item) in map {
                 match item.as_str().and_then(|text| text.parse::<Uuid>().ok()) {
-                    Some(id) if key == "id" => {
+                    Some(id) if key == "id" || key == "channelId" => {
                         into.insert(id);
                     }
                     _ => collect_defined_ids(item, into),
@@ -462,17 +464,21 @@ impl Copy {
     }
 
     /// The sandbox's id for the template's `id`: the template's with the
-    /// sandbox's keyed middle (ids keep their order; none tells the partner
-    /// number, the emails or the password).
+    /// sandbox's keyed middle. The first six bytes (a UUIDv7's milliseconds)
+    /// stay, so ids keep their order: rows listed by creation and then id (a
+    /// snapshot's invoices of one instant) list in the same order in every
+    /// sandbox made from it. None tells the partner number, the emails or the
+    /// password.
     fn own(&mut self, id: Uuid) -> Uuid {
         let middle = self.place.keyed.middle;
         *self.renamed.entry(id).or_insert_with(|| {
             let mut bytes = *id.as_bytes();
-            bytes[4] = middle[0];
-            bytes[5] = middle[1];
-            bytes[6] = 0x70 | (middle[2] & 0x0f);
-            bytes[7] = middle[3];
-            bytes[8] = 0x80 | (middle[4] & 0x3f);
+            bytes[6] = 0x70 | (middle[0] & 0x0f);
+            bytes[7] = middle[1];
+            bytes[8] = 0x80 | (middle[2] & 0x3f);
+            bytes[9] = middle[3];
+            bytes[10] ^= middle[4];
+            bytes[11] ^= middle[5];
             Uuid::from_bytes(bytes)
         })
     }

@@ -7,6 +7,7 @@ use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::api::billing::ledger_store::cancellation;
 use crate::api::billing::subscriptions::SubscriptionPricingModel;
 use crate::api::billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 use crate::billing::engine::NewSubscription;
@@ -63,6 +64,12 @@ pub struct SubscriptionSeed {
     pub plan_id: i32,
     pub name: String,
     pub created_time: DateTime<Utc>,
+    /// Months per billing period of its own (a plan's yearly add-on); 0, the default: the site's.
+    #[serde(default)]
+    pub billing_months: i32,
+    /// When it was cancelled; absent: active.
+    #[serde(default)]
+    pub cancelled_time: Option<DateTime<Utc>>,
     #[serde(default)]
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
 }
@@ -74,10 +81,13 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
         .ok_or_else(|| ApiError::not_found("plan"))?;
     let new = NewSubscription {
         id: input.id,
-        ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, 0)
+        ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, input.billing_months)
     };
     let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;
+    if let Some(at) = input.cancelled_time {
+        cancellation([new.id], at).exec(db).await?;
+    }
     for (order, mut m) in input.subscription_pricing_models.into_iter().enumerate() {
         insert_pricing_model(db, new.site_id, new.id, order, &mut m, SegmentIds::AsGiven).await?;
     }

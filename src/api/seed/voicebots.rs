@@ -22,9 +22,19 @@ pub async fn sip(
     cipher: &FieldCipher,
     site_id: i32,
     id: Uuid,
-    input: sip::SipConfigurationInput,
+    mut input: sip::SipConfigurationInput,
 ) -> ApiResult<()> {
-    sip::store::insert(txn, cipher, site_id, id, sip::rules::validate(input, None)?).await
+    // A snapshot leaves SIP passwords behind: one without is kept empty
+    // (the API requires one on create), to be set with a PUT.
+    let without_password = input.password.is_none();
+    if without_password {
+        input.password = Some("-".to_owned());
+    }
+    let mut draft = sip::rules::validate(input, None)?;
+    if without_password {
+        draft.password.clear();
+    }
+    sip::store::insert(txn, cipher, site_id, id, draft).await
 }
 
 /// A channel instance of its own (a voicebot's is seeded with the voicebot).

@@ -172,7 +172,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ResetPath::openapi())
         .routes(routes!(create_test_sandbox))
         .routes(routes!(get_test_sandbox, delete_test_sandbox))
+        .routes(routes!(snapshot::get_test_sandbox_data_set))
 }
+
+mod snapshot;
 
 /// `{partnerId}:reset` is served by `reset_dispatch` (axum cannot match a
 /// parameter and a suffix in one segment) and documented here.
@@ -197,8 +200,8 @@ async fn create_test_sandbox(
     State(state): State<AppState>,
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
-    let clock = checked_clock(&state, input.clock)?;
-    let source = source_of(&state, input.data_set, clock.unwrap_or_else(|| state.clock.now()))?;
+    let (source, clock) = source_of(&state, input.data_set, input.clock)?;
+    let clock = checked_clock(&state, clock)?;
     let mut last = None;
     for _ in 0..ATTEMPTS {
         let place = {

@@ -409,14 +409,7 @@ impl SiteRows {
                 .await?;
         }
         if !writes.cancelled.is_empty() {
-            subscription::Entity::update_many()
-                .col_expr(subscription::Column::Status, Expr::value(CANCELLED))
-                .col_expr(subscription::Column::CancelledTime, Expr::value(self.now))
-                .col_expr(subscription::Column::IsShowCancel, Expr::value(false))
-                .col_expr(subscription::Column::IsShowUpgrade, Expr::value(false))
-                .filter(subscription::Column::Id.is_in(writes.cancelled))
-                .exec(txn)
-                .await?;
+            cancellation(writes.cancelled, self.now).exec(txn).await?;
         }
         if let Some(issued) = writes.invoice {
             let header = InvoiceHeader {
@@ -442,4 +435,18 @@ impl SiteRows {
         }
         Ok(())
     }
+}
+
+/// Cancels the subscriptions `ids` at `at`: neither a cancel nor an upgrade is
+/// offered any more (an operation's cancellations, and a data set's cancelled subscriptions).
+pub fn cancellation(
+    ids: impl IntoIterator<Item = Uuid>,
+    at: chrono::DateTime<chrono::Utc>,
+) -> sea_orm::UpdateMany<subscription::Entity> {
+    subscription::Entity::update_many()
+        .col_expr(subscription::Column::Status, Expr::value(CANCELLED))
+        .col_expr(subscription::Column::CancelledTime, Expr::value(at))
+        .col_expr(subscription::Column::IsShowCancel, Expr::value(false))
+        .col_expr(subscription::Column::IsShowUpgrade, Expr::value(false))
+        .filter(subscription::Column::Id.is_in(ids))
 }

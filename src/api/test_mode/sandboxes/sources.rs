@@ -3,16 +3,21 @@
 
 use super::*;
 
-/// What a create asks for, checked: a built-in data set, or a data set (a
-/// file of `--data-sets`, or inline) of one partner's tenant with its
-/// relative dates read from `now`, the sandbox's clock. Every problem is a
-/// 400 at `/dataSet` (a file's problems name their place in the file).
-pub(super) fn source_of(state: &AppState, choice: Option<DataSetChoice>, now: DateTime<Utc>) -> ApiResult<Source> {
+/// What a create asks for, checked, and the sandbox's clock: a built-in data
+/// set, or a data set (a file of `--data-sets`, or inline) of one partner's
+/// tenant with its relative dates read from the sandbox's clock: `clock`, else
+/// the data set's own `clock` (a snapshot's), else the server's. Every problem
+/// is a 400 at `/dataSet` (a file's problems name their place in the file).
+pub(super) fn source_of(
+    state: &AppState,
+    choice: Option<DataSetChoice>,
+    clock: Option<DateTime<Utc>>,
+) -> ApiResult<(Source, Option<DateTime<Utc>>)> {
     let (name, json, inline) = match choice {
-        None => return Ok(Source::Demo),
+        None => return Ok((Source::Demo, clock)),
         Some(DataSetChoice::Named(name)) => {
             if let Some(built_in) = Source::built_in(&name) {
-                return Ok(built_in);
+                return Ok((built_in, clock));
             }
             let read =
                 match &state.data_sets {
@@ -27,10 +32,12 @@ pub(super) fn source_of(state: &AppState, choice: Option<DataSetChoice>, now: Da
         }
         Some(DataSetChoice::Inline(map)) => (sandbox::INLINE.to_owned(), serde_json::Value::Object(map), true),
     };
+    let clock = clock.or_else(|| crate::api::seed::clock_of(&json));
+    let now = clock.unwrap_or_else(|| state.clock.now());
     // What a sandbox needs of a data set, and its shape: both listed at once.
     let mut problems = sandbox::tenant_of(&json).err().unwrap_or_default();
     match crate::api::seed::checked(json, now) {
-        Ok(json) if problems.is_empty() => return Ok(Source::DataSet { name, json }),
+        Ok(json) if problems.is_empty() => return Ok((Source::DataSet { name, json }, clock)),
         Ok(_) => {}
         Err(more) => problems.extend(more),
     }

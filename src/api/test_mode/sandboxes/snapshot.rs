@@ -1,0 +1,61 @@
+//! A sandbox's state as a data set (issue 55 item 1): what `POST
+//! /api/test/sandboxes` takes back as `dataSet`, to start another sandbox
+//! where this one is now.
+
+use super::*;
+use crate::api::seed::export::{self, Snapshot};
+use crate::extract::Query;
+use validator::Validate;
+
+#[switchboard_macros::rules(params)]
+#[derive(Deserialize, utoipa::IntoParams, Validate)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SnapshotParams {
+    /// Write every date relative to the sandbox's clock (`now-P11M`) and no `clock`, so that
+    /// the data set loads at whatever clock it is given (default false: the dates as they are
+    /// and the clock they were taken at).
+    #[param(example = false)]
+    relative: Option<bool>,
+}
+
+/// Download a sandbox as a data set
+///
+/// The sandbox's whole state in the data set format (docs/testing-with-switchboard.md, "Start
+/// from a known state"): its sites with their nested objects, accounts, secure forms,
+/// voicebots and their configurations and channel instances, billing configurations and
+/// profiles, subscriptions (cancelled ones too), invoices and their lines, product relations,
+/// limitation configs, the renewals done, and its clock. Pass it back as `dataSet` to create
+/// a sandbox in the same state (its ids are then labels). No secret leaves: no password nor
+/// hash, no SIP password, and a card comes back as the public test card that the simulated
+/// gateway treats as it treated the stored one (4000 0000 0000 0002 declines, 4242 4242 4242
+/// 4242 for any other). Needs that sandbox's partner token; another partner, or one that is
+/// not a sandbox, is a 404.
+#[utoipa::path(get, path = "/api/test/sandboxes/{partnerId}/data-set", operation_id = "getTestSandboxDataSet",
+    tag = TAG,
+    params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890), SnapshotParams),
+    responses((status = 200, description = "The sandbox as a data set", body = Object,
+        example = json!({"format": 1, "clock": "2026-12-01T00:00:00Z",
+            "partners": [{"id": 1234567890, "name": "Northwind Partners"}],
+            "sites": [{"id": 1500000000, "partnerId": 1234567890, "company": "Acme Support"}],
+            "partnerUsers": [{"id": "0192f0c4-8e21-7b5d-8a6c-000000020000", "partnerId": 1234567890,
+                "email": "admin@partner1.example", "displayName": "Partner Admin", "permissions": ["ManageSite"]}]}))),
+    extensions(("x-permissions" = json!(["ManageSite"]))))]
+pub(super) async fn get_test_sandbox_data_set(
+    State(state): State<AppState>,
+    caller: PartnerCaller<ManageSite>,
+    Path(partner_id): Path<i32>,
+    query: Query<SnapshotParams>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let params = query.checked()?;
+    let sandbox = own_sandbox(&state, &caller, partner_id).await?;
+    let place = place(&state, partner_id, sandbox.first_site_id);
+    let clock = frozen_at(&state.db, partner_id).await?.unwrap_or_else(|| state.clock.now());
+    let how = Snapshot {
+        partner_id,
+        clock,
+        relative: params.relative.unwrap_or(false),
+        email_tag: Some(hex::encode(place.keyed.tag)),
+    };
+    Ok(Json(export::tenant(&state.db, &state.cipher, &how).await?))
+}

@@ -1,0 +1,142 @@
+//! Snapshots (issue 55 item 1): a sandbox's state as a data set, loaded back
+//! into a new sandbox and taken again, equal up to ids; no secret in it.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TEST_MODE_SYSTEM_TIME, TestApp, assert_problem, spawn_app_in_test_mode};
+
+const SANDBOXES: &str = "/api/test/sandboxes";
+
+async fn create(app: &TestApp, body: Value) -> Value {
+    let response = app.client.post(app.url(SANDBOXES)).json(&body).send().await.unwrap();
+    let status = response.status();
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    answer
+}
+
+fn partner_token(sandbox: &Value) -> String {
+    sandbox["partner"]["accessToken"].as_str().unwrap().to_owned()
+}
+
+async fn snapshot(app: &TestApp, sandbox: &Value, query: &str) -> Value {
+    let path = format!("{SANDBOXES}/{}/data-set{query}", sandbox["partnerId"]);
+    let response = app.get(&path, &partner_token(sandbox)).await;
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+/// `snapshot` of a sandbox made from a data set, written back in the data
+/// set's labels: the ids it answered with, its partner and its sites.
+fn in_labels(snapshot: &Value, sandbox: &Value, source: &Value) -> Value {
+    let mut text = snapshot.to_string();
+    for (label, id) in sandbox["labels"].as_object().unwrap() {
+        text = text.replace(id.as_str().unwrap(), label);
+    }
+    let sites = sandbox["sites"].as_array().unwrap().iter().map(|s| (s["siteId"].clone(), s["twinOf"].clone()));
+    for (id, label) in sites.chain([(sandbox["partnerId"].clone(), source["partners"][0]["id"].clone())]) {
+        text = text.replace(&id.to_string(), &label.to_string());
+    }
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Where `a` and `b` differ: each JSON pointer, with both values.
+fn differences(a: &Value, b: &Value, at: String) -> Vec<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            let null = Value::Null;
+            let of = |map: &'_ serde_json::Map<String, Value>, key: &String| map.get(key).unwrap_or(&null).clone();
+            keys.into_iter().flat_map(|k| differences(&of(x, k), &of(y, k), format!("{at}/{k}"))).collect()
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().flat_map(|(i, (x, y))| differences(x, y, format!("{at}/{i}"))).collect()
+        }
+        _ if a == b => Vec::new(),
+        _ => vec![format!("{at}: {a} != {b}")],
+    }
+}
+
+/// No password, hash or SIP password; no card but the gateway's test cards.
+fn assert_no_secret(data: &Value) {
+    let text = data.to_string();
+    for secret in ["passwordHash", "\"password\"", "$argon2", "CSCOrCVD"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    for profile in data["siteBillingProfiles"].as_array().unwrap() {
+        let card = profile["primaryCardNumber"].as_str().unwrap();
+        assert!(["", "4242424242424242", "4000000000000002"].contains(&card), "{card}");
+    }
+    assert!(!text.contains("@sandbox-"), "the sandbox's email tag stays behind");
+}
+
+#[tokio::test]
+async fn a_sandbox_after_a_month_of_changes_loads_back_into_an_equal_sandbox() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let first = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
+    let partner = partner_token(&first);
+    let site = first["sites"][0]["siteId"].as_i64().unwrap();
+    let agent_id = first["sites"][0]["agents"][0]["agentId"].as_str().unwrap();
+    // A new subscription and its invoice, a cancelled one and its credit, two renewals.
+    let add = format!("/api/billing/subscriptions:new?siteId={site}&agentId={agent_id}");
+    assert_eq!(app.post(&add, &partner, &json!({"planId": 4, "name": "Platform"})).await.status(), 200);
+    let subscriptions: Value =
+        app.get(&format!("/api/billing/subscriptions?siteId={site}"), &partner).await.json().await.unwrap();
+    let cancelled = subscriptions[1]["id"].as_str().unwrap();
+    let cancel = format!("/api/billing/subscriptions/{cancelled}:cancel?siteId={site}");
+    let cancelled_answer = app.post(&cancel, &partner, &json!({"ifCreateInvoice": true, "isDraft": false})).await;
+    assert_eq!(cancelled_answer.status(), 200, "{}", cancelled_answer.text().await.unwrap());
+    let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-01-01T00:00:00Z"})).await;
+    assert_eq!(advanced.status(), 200);
+    let taken = snapshot(&app, &first, "").await;
+    assert_no_secret(&taken);
+    assert_eq!(taken["clock"], "2027-01-01T00:00:00Z");
+    assert_eq!(taken["format"], 1);
+    assert!(!taken["siteRenewals"].as_array().unwrap().is_empty(), "{}", taken["siteRenewals"]);
+    assert!(taken["invoices"].as_array().unwrap().len() >= 4, "the demo's and the renewals'");
+    let subscription = taken["subscriptions"].as_array().unwrap().iter().find(|s| s["id"] == cancelled).unwrap();
+    assert!(subscription["cancelledTime"].is_string(), "{subscription}");
+
+    // Loaded back: a sandbox at the snapshot's clock, with the same state up to ids.
+    let second = create(&app, json!({"dataSet": taken})).await;
+    assert_eq!(second["now"], "2027-01-01T00:00:00Z", "the snapshot's clock");
+    let again = snapshot(&app, &second, "").await;
+    let differences = differences(&in_labels(&again, &second, &taken), &taken, String::new());
+    assert!(differences.is_empty(), "{differences:#?}");
+
+    // What a partner reads of both is the same too: balances, invoices' figures.
+    let (a, b) = (config_of(&app, &first).await, config_of(&app, &second).await);
+    assert_eq!(
+        (a["balance"].clone(), a["nextBillingDate"].clone()),
+        (b["balance"].clone(), b["nextBillingDate"].clone())
+    );
+}
+
+/// The first site's billing configuration, as its partner reads it.
+async fn config_of(app: &TestApp, sandbox: &Value) -> Value {
+    let path = format!("/api/billing/siteBillingConfigs/{}", sandbox["sites"][0]["siteId"]);
+    app.get(&path, &partner_token(sandbox)).await.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_relative_snapshot_loads_at_another_clock_and_a_snapshot_is_the_sandboxs_own() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let first = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
+    let relative = snapshot(&app, &first, "?relative=true").await;
+    assert!(relative.get("clock").is_none(), "{relative}");
+    let config = &relative["siteBillingConfigs"][0];
+    assert!(config["nextBillingDate"].as_str().unwrap().starts_with("now+"), "{config}");
+
+    // A year later, the same situation: the next billing date as far ahead of the clock.
+    let later = create(&app, json!({"dataSet": relative, "clock": "2027-11-21T15:00:00Z"})).await;
+    let read = config_of(&app, &later).await;
+    let original = snapshot(&app, &first, "").await;
+    let next = |text: &Value| chrono::DateTime::parse_from_rfc3339(text.as_str().unwrap()).unwrap();
+    let ahead = next(&original["siteBillingConfigs"][0]["nextBillingDate"]) - next(&json!(TEST_MODE_SYSTEM_TIME));
+    assert_eq!(next(&read["nextBillingDate"]) - next(&json!("2027-11-21T15:00:00Z")), ahead, "{read}");
+
+    // Another partner's sandbox is a 404; a bad parameter a 400.
+    let path = format!("{SANDBOXES}/{}/data-set", first["partnerId"]);
+    assert_problem(app.get(&path, &partner_token(&later)).await, 404, 404001).await;
+    assert_problem(app.get(&format!("{path}?relative=maybe"), &partner_token(&first)).await, 400, 400003).await;
+}
