@@ -197,6 +197,18 @@ check(invoicesAfter >= 2, `the renewal's invoice beside the first: ${invoicesAft
 ok(`${advanced}, then ${toDate}; State shows next billing date ${after.slice(0, 10)} and ${invoicesAfter} invoices of site ${siteId}`);
 await checkScreen("state");
 
+// State: the sandbox as it is now, downloaded as a data set file (loaded back at the end).
+const [download] = await Promise.all([
+  page.waitForEvent("download"),
+  page.getByRole("button", { name: "Download as data set" }).click(),
+]);
+const snapshotPath = await download.path();
+const snapshot = JSON.parse(readFileSync(snapshotPath, "utf8"));
+check(download.suggestedFilename() === `sandbox-${partnerId}.json`, `the file's name: ${download.suggestedFilename()}`);
+check(snapshot.sites.length === sites.length && snapshot.clock && snapshot.invoices.length > 0, "the snapshot holds the sandbox");
+check(!JSON.stringify(snapshot).includes("passwordHash"), "no password hash in the snapshot");
+ok(`downloaded ${download.suggestedFilename()}: ${snapshot.sites.length} sites, ${snapshot.invoices.length} invoices, clock ${snapshot.clock}`);
+
 // Faults: a 503 armed from the form, the faulted request in the journal.
 await screen("faults");
 await page.locator("#fault-operation option").first().waitFor({ state: "attached" });
@@ -318,6 +330,22 @@ await screen("time");
 check(await page.locator("#advances li").count() === 0, "the Time screen keeps no advances of the tenant signed in before");
 await api("DELETE", `/api/test/sandboxes/${agentSandbox.partnerId}`, agentSandbox.partner.accessToken);
 ok("an agent's token: its site's platform requests in the journal; State asks for a partner token; no advances of another tenant");
+
+// Sign-in: a new sandbox from the downloaded file, in the state it was downloaded in.
+await page.getByRole("button", { name: "Sign out" }).click();
+await page.locator("#sign-in").waitFor();
+await page.locator("#data-set-file").setInputFiles(snapshotPath);
+await page.getByRole("button", { name: "New sandbox from this file" }).click();
+await page.locator("#who-text", { hasText: "partner" }).waitFor();
+const loadedToken = await page.evaluate(() => sessionStorage.getItem("switchboard.console.token"));
+const loadedPartner = JSON.parse(Buffer.from(loadedToken.split(".")[1], "base64url")).partnerId;
+check(loadedPartner !== partnerId, "a new sandbox");
+const loadedSites = (await api("GET", "/api/billing/sites", loadedToken)).body;
+check(loadedSites[0].siteBillingConfig.nextBillingDate === after, `its next billing date is the snapshot's: ${loadedSites[0].siteBillingConfig.nextBillingDate}`);
+await screen("state");
+await page.waitForFunction((n) => document.querySelectorAll(".site")[0]?.querySelectorAll(".invoice").length === n, invoicesAfter);
+await api("DELETE", `/api/test/sandboxes/${loadedPartner}`, loadedToken);
+ok(`a sandbox from that file: partner ${loadedPartner}, next billing date ${after.slice(0, 10)}, ${invoicesAfter} invoices in State`);
 
 checkFailures();
 await browser.close();

@@ -1,5 +1,5 @@
 // The console's shell: signing in, the screens and the problem line.
-import { call, session } from "./api.js";
+import { Problem, call, session } from "./api.js";
 import { fill } from "./dom.js";
 import * as requests from "./requests.js";
 import * as time from "./time.js";
@@ -109,6 +109,18 @@ function onSubmit(formId, work) {
 
 onSubmit("demo-form", async () => {
   const sandbox = await call("POST", "/api/test/sandboxes", { json: {}, auth: false });
+  await signIn(sandbox.partner.accessToken);
+});
+onSubmit("data-set-form", async (form) => {
+  const file = form.file.files[0];
+  let dataSet;
+  try {
+    dataSet = JSON.parse(await file.text());
+  } catch (error) {
+    throw new Problem(0, { title: `${file.name} is not JSON (${error.message})` });
+  }
+  const sandbox = await call("POST", "/api/test/sandboxes", { json: { dataSet }, auth: false });
+  form.reset();
   await signIn(sandbox.partner.accessToken);
 });
 onSubmit("password-form", async (form) => {

@@ -1,6 +1,6 @@
 // State: a read-only look at what the tests left — the partner's sites with
 // their billing configuration, subscriptions with their line items, and the
-// invoices those lines make up; the sandbox's reset and delete.
+// invoices those lines make up; the sandbox's download as a data set, reset and delete.
 import { call, session } from "./api.js";
 import { fill, h, table, when } from "./dom.js";
 
@@ -38,6 +38,7 @@ export function show(container, context) {
         h("p", {}, `Partner ${sandbox.partnerId}, ${sandbox.dataSet} data, created ${when(sandbox.createdTime)}`,
           sandbox.expiresAt ? `, deleted unless used by ${when(sandbox.expiresAt)}` : ""),
         h("div", { class: "actions" },
+          h("button", { type: "button", onclick: download }, "Download as data set"),
           h("button", { type: "button", onclick: reset }, "Reset to how it was created"),
           h("button", { type: "button", onclick: () => { confirm.hidden = false; confirm.focus(); } }, "Delete the sandbox…"),
           confirm));
@@ -45,6 +46,23 @@ export function show(container, context) {
       // Not a sandbox (the demo partner, say): nothing to reset or delete.
       fill(sandboxPart);
     }
+  }
+
+  /** The sandbox as it is now, as a data set file: what "New sandbox from a data set file" takes. */
+  function download() {
+    return context.attempt(async () => {
+      const partnerId = session.claims.partnerId;
+      const dataSet = await call("GET", `/api/test/sandboxes/${encodeURIComponent(partnerId)}/data-set`);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(dataSet, null, 2)], { type: "application/json" }));
+      // Not through h(): its links stay on this origin's paths, and a blob: URL is none.
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = `sandbox-${partnerId}.json`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    });
   }
 
   function reset() {
