@@ -338,6 +338,10 @@ PY
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   VENV="$TARGET_DIR/venv"
   [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
+  # The data set format's JSON Schema against the committed data sets and the
+  # snapshots tests/api/snapshots.rs took (jsonschema_rs comes with schemathesis).
+  log "openapi/data-set.schema.json: scripts/data_set_schema_check.py"
+  "$VENV/bin/python" "$ROOT/scripts/data_set_schema_check.py" "$TARGET_DIR"/tmp/snapshots/*.json
   contract_tests sqlite SQLite
   [ -z "${PG_PORT:-}" ] || contract_tests postgres PostgreSQL
 fi

@@ -380,7 +380,8 @@ fn sort_extensions(value: &mut serde_json::Value) {
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     let mut stale = Vec::new();
-    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()) {
+    let schema = (seed::schema::FILE, seed::schema::rendered());
+    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()).chain([schema]) {
         let path = dir.join(name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {

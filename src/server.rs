@@ -233,7 +233,8 @@ async fn absolute_servers(State(state): State<AppState>, request: Request, next:
 }
 
 /// The OpenAPI 3.0.3 editions of the documents, for tools that read only 3.0
-/// (`openapi::v3_0`): files, not API operations, rendered once.
+/// (`openapi::v3_0`), and the data set format's JSON Schema: files, not API
+/// operations, rendered once.
 fn editions_3_0(docs: &Documents) -> Router<AppState> {
     let mut router = Router::new();
     for (name, doc) in [(openapi::PLATFORM_3_0_FILE, &docs.platform), (openapi::BILLING_3_0_FILE, &docs.billing)] {
@@ -247,7 +248,15 @@ fn editions_3_0(docs: &Documents) -> Router<AppState> {
             }),
         );
     }
-    router
+    // The data set format's JSON Schema: a file, like the editions, for editors and `$schema` lines.
+    let schema = axum::body::Bytes::from(crate::api::seed::schema::rendered());
+    router.route(
+        &format!("/openapi/{}", crate::api::seed::schema::FILE),
+        axum::routing::get(move || {
+            let body = schema.clone();
+            async move { ([(axum::http::header::CONTENT_TYPE, "application/schema+json")], body) }
+        }),
+    )
 }
 
 /// Longest request target (path and query), and most header bytes, answered;

@@ -322,3 +322,24 @@ fn data_set_export_writes_a_partners_tenant_that_checks_and_keeps_no_secret() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("partner 77"));
 }
+
+#[tokio::test]
+async fn the_format_s_json_schema_is_served_as_committed_and_names_every_array() {
+    let app = crate::helpers::spawn_app().await;
+    let response = app.client.get(app.url("/openapi/data-set.schema.json")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/schema+json");
+    let schema: Value = response.json().await.unwrap();
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/data-set.schema.json"));
+    assert!(schema == serde_json::from_str::<Value>(&committed.unwrap()).unwrap(), "served as committed");
+    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(schema["additionalProperties"], false, "an unknown array is refused");
+    let demo: Value = serde_json::from_str(include_str!("../../src/api/seed/demo.json")).unwrap();
+    for array in
+        demo.as_object().unwrap().keys().chain(
+            ["clock", "siteRenewals", "format", "$schema"].iter().map(|k| k.to_string()).collect::<Vec<_>>().iter(),
+        )
+    {
+        assert!(schema["properties"].get(array).is_some(), "{array}");
+    }
+}

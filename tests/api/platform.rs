@@ -157,8 +157,11 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    for (name, rendered) in
-        switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0())
+    let schema = (switchboard::api::seed::schema::FILE, switchboard::api::seed::schema::rendered());
+    for (name, rendered) in switchboard::cli::rendered_documents()
+        .into_iter()
+        .chain(switchboard::cli::rendered_editions_3_0())
+        .chain([schema])
     {
         let path = dir.join(name);
         if std::env::var_os("UPDATE_OPENAPI").is_some() {

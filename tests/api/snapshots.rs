@@ -40,6 +40,14 @@ fn in_labels(snapshot: &Value, sandbox: &Value, source: &Value) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// Writes a snapshot where scripts/test.sh checks it against the format's
+/// JSON Schema (scripts/data_set_schema_check.py).
+fn keep(name: &str, snapshot: &Value) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.json")), serde_json::to_string_pretty(snapshot).unwrap()).unwrap();
+}
+
 /// Where `a` and `b` differ: each JSON pointer, with both values.
 fn differences(a: &Value, b: &Value, at: String) -> Vec<String> {
     match (a, b) {
@@ -89,6 +97,7 @@ async fn a_sandbox_after_a_month_of_changes_loads_back_into_an_equal_sandbox() {
     let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-01-01T00:00:00Z"})).await;
     assert_eq!(advanced.status(), 200);
     let taken = snapshot(&app, &first, "").await;
+    keep("after-a-month", &taken);
     assert_no_secret(&taken);
     assert_eq!(taken["clock"], "2027-01-01T00:00:00Z");
     assert_eq!(taken["format"], 1);
@@ -123,6 +132,7 @@ async fn a_relative_snapshot_loads_at_another_clock_and_a_snapshot_is_the_sandbo
     let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
     let first = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
     let relative = snapshot(&app, &first, "?relative=true").await;
+    keep("relative", &relative);
     assert!(relative.get("clock").is_none(), "{relative}");
     let config = &relative["siteBillingConfigs"][0];
     assert!(config["nextBillingDate"].as_str().unwrap().starts_with("now+"), "{config}");

@@ -18,7 +18,7 @@ use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 /// A currency of a data set, with the number of decimals its amounts round to.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CurrencySeed {
     pub id: String,
@@ -35,7 +35,7 @@ fn two() -> i32 {
 
 /// A configuration of a data set: the API body plus, optionally, the
 /// read-only state (start date, balance, purchased agents) it starts with.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SiteBillingConfigSeed {
     #[serde(default)]
@@ -82,7 +82,7 @@ pub async fn billing_profile(
 
 /// A product relation of a data set: the subscription, the product and the
 /// feature point items it grants.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProductRelationSeed {
     pub id: Uuid,
@@ -100,7 +100,7 @@ pub async fn product_relation(db: &impl ConnectionTrait, input: ProductRelationS
 /// An invoice of a data set. Line figures, tax (from the rate table, chosen by
 /// the site's billing profile) and the bill-to copy of the profile are computed
 /// on load, as the billing operations do.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InvoiceSeed {
     pub id: Uuid,
@@ -112,7 +112,7 @@ pub struct InvoiceSeed {
     pub line_items: Vec<LineItemSeed>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LineItemSeed {
     pub id: Uuid,
@@ -139,7 +139,7 @@ pub struct LineItemSeed {
 }
 
 /// A renewed period of a site, and the invoice it wrote (none: nothing to bill).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SiteRenewalSeed {
     pub site_id: i32,

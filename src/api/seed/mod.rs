@@ -44,7 +44,7 @@ const DEMO: &str = include_str!("demo.json");
 /// `format` is read as this one; a later one is refused, naming it.
 pub const FORMAT: u32 = 1;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DataSet {
     /// Where editors find the format's JSON Schema (ignored on load).
@@ -120,7 +120,7 @@ pub struct DataSet {
 }
 
 /// A catalog entry that is just an id and a name (platforms, profit centers).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NamedSeed<Id> {
     pub id: Id,
@@ -129,7 +129,7 @@ pub struct NamedSeed<Id> {
 
 /// A tax rate: the state's rate applies where the billing address has one,
 /// else the country's (`state` empty). `rate` is a fraction (`0.0825`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaxRateSeed {
     pub id: String,
@@ -141,7 +141,7 @@ pub struct TaxRateSeed {
 }
 
 /// A catalog voice and the language (catalog id) it speaks.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VoiceSeed {
     pub id: String,
@@ -154,7 +154,7 @@ pub struct VoiceSeed {
 }
 
 /// A resource of a site: the API's create body, its `siteId` and an optional `id`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SiteSeeded<T> {
     pub site_id: i32,
@@ -165,7 +165,7 @@ pub struct SiteSeeded<T> {
 
 /// A voicebot: as a site resource, and optionally the id of its own channel
 /// instance, so that the demo's ids are stable and can serve as documented examples.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VoicebotSeed {
     pub site_id: i32,
@@ -178,7 +178,7 @@ pub struct VoicebotSeed {
     pub body: VoicebotInput,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PartnerSeed {
     pub id: i32,
@@ -189,7 +189,7 @@ pub struct PartnerSeed {
 /// `password`, hashed on load, or a ready argon2 `passwordHash`; with neither
 /// (a snapshot's accounts) the account cannot sign in until given one, except
 /// in a sandbox, whose accounts all take the sandbox's password.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountSeed {
     pub id: Option<Uuid>,
@@ -217,7 +217,7 @@ pub struct AccountSeed {
 }
 
 /// A secure form: the API's create body plus its site and, optionally, its id.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SecureFormSeed {
     pub site_id: i32,
@@ -231,6 +231,7 @@ pub fn demo() -> DataSet {
 
 pub mod export;
 mod format;
+pub mod schema;
 pub use format::{Problem, checked, clock_of, describe, parse, parse_value};
 
 impl DataSet {

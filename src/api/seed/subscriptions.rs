@@ -16,7 +16,7 @@ use crate::error::{ApiError, ApiResult};
 
 /// A plan of the catalog: the subscription it starts, with pricing model
 /// templates in the subscription's own shape.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlanSeed {
     pub id: i32,
@@ -56,7 +56,7 @@ pub async fn seed_plan(db: &impl ConnectionTrait, plan: PlanSeed) -> ApiResult<(
 
 /// A subscription of a data set: its site, plan and pricing models in the API
 /// shape (ids given so that invoices and relations can point at them).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SubscriptionSeed {
     pub id: Uuid,

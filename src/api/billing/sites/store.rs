@@ -364,7 +364,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
 
 /// A site to store: its ids, profile and the nested objects it owns. No
 /// operation of the API creates sites; data sets do (`crate::api::seed::load`).
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSite {
     pub id: i32,
