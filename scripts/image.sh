@@ -55,7 +55,8 @@ fi
 OUTDIR="$TARGET_DIR/image"
 CONTEXT="$OUTDIR/context"
 rm -rf "$CONTEXT"
-mkdir -p "$CONTEXT/rootfs/usr/local/bin" "$CONTEXT/rootfs/etc" "$CONTEXT/data"
+# /data-sets: an empty folder of data sets that a mount replaces (docs/containers.md).
+mkdir -p "$CONTEXT/rootfs/usr/local/bin" "$CONTEXT/rootfs/etc" "$CONTEXT/rootfs/data-sets" "$CONTEXT/data"
 # Without its symbol table (9 MB of the release profile's 46): a panic still
 # says where, only a RUST_BACKTRACE loses function names. The release workflow
 # attaches this same file as the binary.
@@ -80,7 +81,8 @@ COPY rootfs/ /
 COPY --chown=$UID_GID data/ /data/
 ENV SWITCHBOARD_LISTEN=0.0.0.0:8080 \\
     SWITCHBOARD_DATABASE_URL=sqlite:///data/switchboard.db?mode=rwc \\
-    SWITCHBOARD_SECRET_FILE=/data/secret.key
+    SWITCHBOARD_SECRET_FILE=/data/secret.key \\
+    SWITCHBOARD_DATA_SETS=/data-sets
 USER $UID_GID
 WORKDIR /data
 VOLUME /data

@@ -32,6 +32,8 @@ import tarfile
 import tempfile
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 MAX_MEGABYTES = 40
 READY_WITHIN = 1.0
 STOPPED_WITHIN = 2.0
@@ -123,7 +125,7 @@ class PodmanRunner:
         subprocess.run(["podman", "rm", "-f", self.container], capture_output=True)
         self.process = subprocess.Popen(
             ["podman", "run", "--rm", f"--name={self.container}", f"--network=ns:/var/run/netns/{NETNS}",
-             f"--volume={self.image.root}/data:/data", *env, self.tag],
+             f"--volume={self.image.root}/data:/data", f"--volume={self.image.root}/data-sets:/data-sets:ro", *env, self.tag],
             stdout=log, stderr=subprocess.STDOUT)
 
     def pid(self):
@@ -230,6 +232,11 @@ def main():
     data = os.stat(os.path.join(root, "data"))
     check((data.st_uid, data.st_gid) == (10001, 10001), f"/data is owned by the image's user ({data.st_uid}:{data.st_gid})")
     check(not os.path.exists(os.path.join(root, "bin", "sh")), "no shell in the image")
+    data_sets = os.path.join(root, "data-sets")
+    check("SWITCHBOARD_DATA_SETS=/data-sets" in image.env and os.path.isdir(data_sets) and not os.listdir(data_sets),
+          "an empty /data-sets folder of data sets, for a mount to fill")
+    # What a mount of a team's fixtures puts there (compose.yaml mounts examples/fixtures).
+    shutil.copy(os.path.join(ROOT, "examples", "fixtures", "annual-eleven-months.json"), data_sets)
 
     subprocess.run(["ip", "netns", "add", NETNS], check=True)
     try:
@@ -319,6 +326,10 @@ def run(runner, image, work):
     status, journal = http("GET", "/api/test/requests?operationId=getSecureForm", token)
     check(status == 200 and any(entry["path"].endswith(form_id) for entry in journal),
           f"the journal entry of the request answered just before SIGTERM was written by the stop ({status}, {len(journal or [])} entries)")
+    # /data-sets, as a mount fills it: a sandbox names a data set file there.
+    status, sandbox = http("POST", "/api/test/sandboxes", None, {"dataSet": "annual-eleven-months"})
+    check(status == 201 and sandbox["sites"][0]["twinOf"] == 70000,
+          f"a sandbox from /data-sets/annual-eleven-months.json, the mounted fixture ({status})")
     stop(runner, "the third start")
 
 
