@@ -156,10 +156,17 @@ async fn the_currency_only_changes_at_a_zero_balance() {
     let app = spawn_app().await;
     app.load(json!({
         "sites": [{"id": 10002, "partnerId": 1}],
-        "siteBillingConfigs": [{"siteId": 10002, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 30, "balance": 12.50}]
+        "siteBillingConfigs": [{"siteId": 10002, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 30}],
+        // What it owes: an unpaid invoice of 12.50 (no billing profile, so no tax) makes the balance.
+        "invoices": [{"id": "0192f0c4-0000-7000-8000-0000009a0001", "siteId": 10002, "status": "unpaid",
+            "createdTime": "2026-11-01T00:00:00Z", "lineItems": [{"id": "0192f0c4-0000-7000-8000-0000009a0002",
+            "name": "Setup", "unitPrice": 12.50, "quantity": 1, "serviceStartDate": "2026-11-01T00:00:00Z",
+            "serviceEndDate": "2026-12-01T00:00:00Z", "type": "charge"}]}]
     }))
     .await;
     let token = manager(&app, 1);
+    let owed: Value = app.get(&format!("{CONFIGS}/10002"), &token).await.json().await.unwrap();
+    assert_eq!(owed["balance"].to_string(), "12.50", "derived from the unpaid invoice");
     let to_euro = json!({"billingPeriod": "monthly", "currencyId": "EUR", "paymentTermValue": 30});
     assert_problem(app.put(&format!("{CONFIGS}/10002"), &token, &to_euro).await, 409, 409001).await;
     let config: Value = app.get(&format!("{CONFIGS}/10002"), &token).await.json().await.unwrap();

@@ -343,3 +343,20 @@ async fn the_format_s_json_schema_is_served_as_committed_and_names_every_array()
         assert!(schema["properties"].get(array).is_some(), "{array}");
     }
 }
+
+#[tokio::test]
+async fn a_balance_is_what_the_invoices_say_derived_or_refused() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    // Left out: derived from the unpaid invoice (1,020.00 and 8.25 % tax).
+    let mut derived = fixture();
+    derived["siteBillingConfigs"][0].as_object_mut().unwrap().remove("balance");
+    let sandbox: Value = create_sandbox(&app, serde_json::json!({"dataSet": derived})).await.json().await.unwrap();
+    assert_eq!(billing_of(&app, &sandbox).await.0["balance"], 1104.15);
+    // Written and wrong (42.00 with no invoice to owe it): a state no operation reaches, refused.
+    let mut wrong = fixture();
+    wrong["siteBillingConfigs"][0]["balance"] = 42.into();
+    let refused = create_sandbox(&app, serde_json::json!({"dataSet": wrong})).await;
+    let problem = crate::helpers::assert_problem(refused, 400, 400001).await;
+    let detail = problem["errors"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("`balance` 42 is not what its invoices say") && detail.contains("1104.15"), "{detail}");
+}

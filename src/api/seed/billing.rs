@@ -40,8 +40,10 @@ fn two() -> i32 {
 pub struct SiteBillingConfigSeed {
     #[serde(default)]
     pub billing_start_date: Option<DateTime<Utc>>,
+    /// What the site owes: the sum of its unpaid and credit invoices' totals
+    /// (docs/billing.md). Absent, it is derived from them; given, it must be that.
     #[serde(default)]
-    pub balance: Money,
+    pub balance: Option<Money>,
     #[serde(default)]
     pub purchased_agents: i32,
     /// A site behind on its renewals (the renewal benchmark's); absent: the
@@ -63,11 +65,60 @@ pub async fn billing_config(db: &impl ConnectionTrait, seed: SiteBillingConfigSe
     let partner_id = partner_of(db, site_id).await?;
     let opening = store::Opening {
         start,
-        balance: seed.balance,
+        balance: seed.balance.unwrap_or_default(),
         purchased_agents: seed.purchased_agents,
         next_billing_date: seed.next_billing_date,
     };
     store::insert(db, partner_id, site_id, checked, opening, now).await
+}
+
+/// Each configuration's balance made what its invoices say, once they are
+/// loaded: the sum of the totals of the site's unpaid and credit invoices, as
+/// every billing operation keeps it (docs/billing.md). `stated` is each
+/// configuration's site and the balance the data set wrote, if it wrote one: a
+/// balance no invoice explains is a state the API cannot reach, so it is refused.
+pub async fn balances(db: &impl ConnectionTrait, stated: &[(i32, Option<Money>)]) -> anyhow::Result<()> {
+    use crate::db::entities::{invoice, site_billing_config as config};
+    use rust_decimal::Decimal;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    if stated.is_empty() {
+        return Ok(());
+    }
+    let sites = stated.iter().map(|(site, _)| *site);
+    let owing: Vec<(i32, crate::db::money::StoredDecimal)> = invoice::Entity::find()
+        .select_only()
+        .column(invoice::Column::SiteId)
+        .column(invoice::Column::Total)
+        .filter(invoice::Column::SiteId.is_in(sites))
+        .filter(invoice::Column::Status.is_in(["unpaid", "credit"]))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut owed: std::collections::HashMap<i32, Decimal> = std::collections::HashMap::new();
+    for (site, total) in owing {
+        *owed.entry(site).or_default() += total.0;
+    }
+    for (site, stated) in stated {
+        let owed = owed.get(site).copied().unwrap_or_default();
+        if let Some(balance) = stated.filter(|balance| balance.0 != owed) {
+            anyhow::bail!(
+                "billing config of site {site}: `balance` {} is not what its invoices say: its unpaid and credit \
+                 invoices total {owed} (leave `balance` out and it is derived from them)",
+                balance.0
+            );
+        }
+        if !owed.is_zero() {
+            config::Entity::update_many()
+                .col_expr(
+                    config::Column::Balance,
+                    sea_orm::sea_query::Expr::value(crate::db::money::StoredDecimal(owed)),
+                )
+                .filter(config::Column::SiteId.eq(*site))
+                .exec(db)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 pub async fn billing_profile(

@@ -384,6 +384,8 @@ pub async fn load(
         let id = p.id;
         subscriptions::seed_plan(&txn, p).await.map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
     }
+    let stated: Vec<(i32, Option<Money>)> =
+        data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
     for c in data.site_billing_configs {
         let site = c.body.site_id;
         billing::billing_config(&txn, c)
@@ -404,6 +406,7 @@ pub async fn load(
         let id = i.id;
         billing::invoice(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
     }
+    billing::balances(&txn, &stated).await?;
     for r in data.subscription_product_relations {
         let id = r.id;
         billing::product_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
