@@ -209,6 +209,19 @@ check(snapshot.sites.length === sites.length && snapshot.clock && snapshot.invoi
 check(!JSON.stringify(snapshot).includes("passwordHash"), "no password hash in the snapshot");
 ok(`downloaded ${download.suggestedFilename()}: ${snapshot.sites.length} sites, ${snapshot.invoices.length} invoices, clock ${snapshot.clock}`);
 
+// The demo sandbox's credentials for the reader's own client, and a way back to it after signing out.
+const remembered = await page.evaluate(() => JSON.parse(sessionStorage.getItem("switchboard.console.sandbox")));
+const shown = await page.locator("#credentials").textContent();
+check(remembered.partnerId === partnerId && shown.includes(remembered.email) && shown.includes(remembered.password), "State shows the sandbox's email and password");
+const outside = await fetch(`${base}/api/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", email: remembered.email, password: remembered.password }) });
+check(outside.status === 200, `they sign in from outside the page (${outside.status})`);
+await page.getByRole("button", { name: "Sign out" }).click();
+await page.locator("#sandbox-form").waitFor();
+await page.getByRole("button", { name: "Sign in again" }).click();
+await page.locator("#who-text", { hasText: `partner ${partnerId}` }).waitFor();
+await screen("state");
+ok(`State shows the sandbox's credentials; signed out, "Your sandbox" signs back in to partner ${partnerId}`);
+
 // Faults: a 503 armed from the form, the faulted request in the journal.
 await screen("faults");
 await page.locator("#fault-operation option").first().waitFor({ state: "attached" });
@@ -299,6 +312,7 @@ await page.getByRole("button", { name: "Delete the sandbox…" }).click();
 await page.getByRole("button", { name: /Yes, delete/ }).click();
 await page.locator("#sign-in").waitFor();
 check((await api("GET", `/api/test/sandboxes/${partnerId}`, token)).status === 401, "the deleted sandbox's token is refused");
+check(await page.locator("#sandbox-form").isHidden(), "a deleted sandbox is not offered to sign in again");
 await page.locator("#token").fill(token);
 await page.getByRole("button", { name: "Use this token" }).click();
 await page.locator("#problem").waitFor();

@@ -3,10 +3,22 @@
 // server's problem (its title, detail and code), shown as it is.
 
 const TOKEN = "switchboard.console.token";
+const SANDBOX = "switchboard.console.sandbox";
 
 export const session = {
   get token() { return sessionStorage.getItem(TOKEN); },
   set token(value) { value ? sessionStorage.setItem(TOKEN, value) : sessionStorage.removeItem(TOKEN); },
+  /** The sandbox this tab created (partnerId, email, password), kept past a sign-out so that it can sign in again. */
+  get sandbox() {
+    try {
+      return JSON.parse(sessionStorage.getItem(SANDBOX)) || null;
+    } catch {
+      return null;
+    }
+  },
+  set sandbox(value) {
+    value ? sessionStorage.setItem(SANDBOX, JSON.stringify(value)) : sessionStorage.removeItem(SANDBOX);
+  },
   /** The claims of the token (not verified here: the server does that on every call). */
   get claims() {
     try {

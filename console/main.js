@@ -41,6 +41,20 @@ function signOut() {
   $("who").hidden = true;
   $("screen").hidden = true;
   $("sign-in").hidden = false;
+  showSandboxCard();
+}
+
+/** The sandbox this tab made, if any: a way back to it after signing out. */
+function showSandboxCard() {
+  const sandbox = session.sandbox;
+  $("sandbox-form").hidden = !sandbox;
+  if (sandbox) fill($("sandbox-text"), `Partner ${sandbox.partnerId}, ${sandbox.email}.`);
+}
+
+/** A new sandbox's answer: remembered for this tab, then signed in as its partner. */
+async function signInToSandbox(sandbox) {
+  session.sandbox = { partnerId: sandbox.partnerId, email: sandbox.partner.email, password: sandbox.partner.password };
+  await signIn(sandbox.partner.accessToken);
 }
 
 /** Keeps a token only once the server accepted it (a read of its journal, which a partner's and an agent's token may both make). */
@@ -107,9 +121,13 @@ function onSubmit(formId, work) {
   });
 }
 
+onSubmit("sandbox-form", async () => {
+  const { email, password } = session.sandbox || {};
+  const answer = await call("POST", "/api/oauth/token", { form: { grant_type: "password", email, password }, auth: false });
+  await signIn(answer.access_token);
+});
 onSubmit("demo-form", async () => {
-  const sandbox = await call("POST", "/api/test/sandboxes", { json: {}, auth: false });
-  await signIn(sandbox.partner.accessToken);
+  await signInToSandbox(await call("POST", "/api/test/sandboxes", { json: {}, auth: false }));
 });
 onSubmit("data-set-form", async (form) => {
   const file = form.file.files[0];
@@ -121,7 +139,7 @@ onSubmit("data-set-form", async (form) => {
   }
   const sandbox = await call("POST", "/api/test/sandboxes", { json: { dataSet }, auth: false });
   form.reset();
-  await signIn(sandbox.partner.accessToken);
+  await signInToSandbox(sandbox);
 });
 onSubmit("password-form", async (form) => {
   const answer = await call("POST", "/api/oauth/token", {
@@ -138,3 +156,4 @@ onSubmit("token-form", async (form) => {
 $("sign-out").addEventListener("click", signOut);
 window.addEventListener("hashchange", show);
 if (session.token) signedIn();
+else showSandboxCard();

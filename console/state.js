@@ -37,6 +37,7 @@ export function show(container, context) {
       fill(sandboxPart, h("h3", {}, "Sandbox"),
         h("p", {}, `Partner ${sandbox.partnerId}, ${sandbox.dataSet} data, created ${when(sandbox.createdTime)}`,
           sandbox.expiresAt ? `, deleted unless used by ${when(sandbox.expiresAt)}` : ""),
+        credentials(sandbox.partnerId),
         h("div", { class: "actions" },
           h("button", { type: "button", onclick: download }, "Download as data set"),
           h("button", { type: "button", onclick: reset }, "Reset to how it was created"),
@@ -76,11 +77,25 @@ export function show(container, context) {
   function remove() {
     return context.attempt(async () => {
       await call("DELETE", `/api/test/sandboxes/${encodeURIComponent(session.claims.partnerId)}`);
+      if (session.sandbox?.partnerId === session.claims.partnerId) session.sandbox = null;
       context.signOut();
     });
   }
 
   load();
+}
+
+/** How your own curl or suite acts as this sandbox's partner: shown for the sandbox this tab made. */
+function credentials(partnerId) {
+  const sandbox = session.sandbox;
+  if (sandbox?.partnerId !== partnerId) return null;
+  const field = (label, value) => [h("dt", {}, label), h("dd", {}, h("code", {}, value))];
+  return h("details", { id: "credentials" }, h("summary", {}, "Sign in as it from your own client"),
+    h("dl", { class: "facts" },
+      field("Email", sandbox.email),
+      field("Password", sandbox.password),
+      field("Access token", session.token)),
+    h("p", { class: "muted" }, "Or POST these to /api/oauth/token (grant_type=password) for a fresh token; every account of the sandbox has this password."));
 }
 
 function siteSection(site, subscriptions) {
