@@ -53,7 +53,7 @@ const forms = await tryOut("#operations-Secure_forms-listSecureForms");
 if (forms !== "200") throw new Error(`listSecureForms answered ${forms}`);
 ok("Try it out: listSecureForms answered 200");
 
-await page.locator(".topbar select").selectOption({ label: "partner billing v1" });
+await page.locator(".topbar select").selectOption({ label: "partner billing v1: sites, billing, subscriptions, invoices" });
 await page.locator(".information-container .title", { hasText: "partner billing" }).waitFor();
 ok("switched to the partner billing document");
 await authorize(partnerToken);
@@ -63,6 +63,18 @@ const site = await tryOut("#operations-Sites-getSite", async (block) => {
 });
 if (site !== "200") throw new Error(`getSite answered ${site}`);
 ok("Try it out: getSite(10000) answered 200");
+
+// Back to the platform document: its token is still there (each document has its own scheme,
+// and Swagger UI keeps authorizations), and the Authorize dialog says where a token comes from.
+await page.locator(".topbar select").selectOption({ label: "platform v4: secure forms and voicebots" });
+await page.locator(".information-container .title", { hasText: "platform" }).waitFor();
+await page.locator(".auth-wrapper .authorize").click();
+const dialog = await page.locator(".modal-ux").innerText();
+if (!dialog.includes("admin@site10000.example") || !/Logout/i.test(dialog)) throw new Error(`the Authorize dialog: ${dialog.slice(0, 300)}`);
+await page.locator(".modal-ux button.btn-done").first().click();
+const again = await tryOut("#operations-Voicebots-listVoicebots");
+if (again !== "200") throw new Error(`listVoicebots after switching back answered ${again}`);
+ok("switched back: the platform token kept, the dialog names the demo account; listVoicebots answered 200");
 
 await page.screenshot({ path: screenshot, fullPage: false });
 ok(`screenshot: ${screenshot}`);

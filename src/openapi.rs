@@ -28,7 +28,41 @@ pub const BILLING_URL: &str = "/openapi/partner-billing-v1.json";
 /// The OpenAPI 3.0.3 editions (`v3_0`), served and committed beside the 3.1 ones.
 pub const PLATFORM_3_0_FILE: &str = "platform-v4.openapi-3.0.json";
 pub const BILLING_3_0_FILE: &str = "partner-billing-v1.openapi-3.0.json";
-const BEARER: &str = "bearerAuth";
+/// The token scheme of a document, by what it holds: Swagger UI keeps an
+/// authorization per scheme name (`persistAuthorization`), so the platform's
+/// agent token and the partner token each stay with their documents when a
+/// reader switches between them; the test document takes the partner's.
+struct TokenScheme {
+    name: &'static str,
+    description: &'static str,
+}
+
+const PLATFORM_TOKEN: TokenScheme = TokenScheme {
+    name: "platformToken",
+    description: "An agent's access token (a JWT), without the `Bearer ` prefix. Get one from `POST /oauth/token` \
+        in Authentication below: on a server with the demo data, its pre-filled body signs in as \
+        `admin@site10000.example` with `demo-password` (`viewer@site10000.example` has no permission). \
+        Without the demo data: `switchboard token --site ID --email EMAIL` on the server's machine, or a \
+        test-mode sandbox's `sites[].agents[].accessToken`. docs/auth.md says what each permission allows.",
+};
+
+const PARTNER_TOKEN: TokenScheme = TokenScheme {
+    name: "partnerToken",
+    description: "A partner user's access token (a JWT), without the `Bearer ` prefix. Get one from \
+        `POST /api/oauth/token` in Authentication: on a server with the demo data, its pre-filled body signs \
+        in as `admin@partner1.example` with `demo-password` (partner 2: `admin@partner2.example`). Without the \
+        demo data: `switchboard token --partner ID --email EMAIL` on the server's machine, or a test-mode \
+        sandbox's `partner.accessToken` (`POST /api/test/sandboxes`, no token needed). docs/auth.md says what \
+        each permission allows.",
+};
+
+/// The scheme of a document, known by its title (`finish` serves all three).
+fn token_scheme(doc: &OpenApiDoc) -> &'static TokenScheme {
+    match doc.info.title.contains("platform") {
+        true => &PLATFORM_TOKEN,
+        false => &PARTNER_TOKEN,
+    }
+}
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,10 +70,11 @@ const BEARER: &str = "bearerAuth";
         title = "switchboard platform API",
         version = "4",
         description = "Secure forms (interface A) and voicebots (interface B) of the support platform. \
-            Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>`. \
-            Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+            Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>` \
+            (*Authorize* above). On a server with the demo data, the sign-in's pre-filled body is the demo \
+            admin `admin@site10000.example` with `demo-password`. Every error is an RFC 9457 problem with a stable `code`; every code is in [the table of error codes](/docs/errors.md)."
     ),
-    servers((url = "/v4", description = "The server that serves this document: the spec's `base_url`, ending in `v4`")),
+    servers((url = "/v4", description = "The server that serves this document, under `/v4`")),
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Authentication", description = "Tokens for site agents"),
@@ -60,8 +95,10 @@ pub struct PlatformDoc;
         version = "1",
         description = "Partner billing (interface C): sites, billing configuration and profiles, subscriptions, \
             products, feature points and invoices. Sign in with `POST /api/oauth/token` and send the access \
-            token as `Authorization: Bearer <token>`. Every error is an RFC 9457 problem with a stable `code`; \
-            see docs/errors.md."
+            token as `Authorization: Bearer <token>` (*Authorize* above). On a server with the demo data, the \
+            sign-in's pre-filled body is the demo partner admin `admin@partner1.example` with `demo-password`. \
+            Every error is an RFC 9457 problem with a stable `code`; \
+            every code is in [the table of error codes](/docs/errors.md)."
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
@@ -92,10 +129,17 @@ pub fn add_root_paths(doc: &mut OpenApiDoc, root: OpenApiDoc) {
 /// Adds the security scheme and the standard responses to a document that the
 /// routers have filled with operations.
 pub fn finish(doc: &mut OpenApiDoc) {
+    let scheme = token_scheme(doc);
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
-        BEARER,
-        SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+        scheme.name,
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("JWT")
+                .description(Some(scheme.description))
+                .build(),
+        ),
     );
     for standard in StandardResponse::ALL {
         components.responses.insert(standard.name().to_owned(), RefOr::T(standard.response()));
@@ -114,7 +158,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
             .chain(writers.into_iter().map(|operation| (operation, true)))
             .filter_map(|(operation, writes)| Some((operation.as_mut()?, writes)))
         {
-            add_standard_responses(operation, has_path_params, writes);
+            add_standard_responses(operation, scheme.name, has_path_params, writes);
         }
         if path.starts_with("/api/billing/")
             && let Some(post) = &mut item.post

@@ -186,19 +186,31 @@ async fn to_completion(request: Request, next: Next) -> Response {
     }
 }
 
+/// Where the error codes' table (docs/errors.md) is served; the documents link it.
+pub const ERRORS_PAGE: &str = "/docs/errors.md";
+
 /// Swagger UI, which loads only its own files: a content security policy that
 /// says so, and no framing (clickjacking).
 fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
     const POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
         img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+    // Named by what each holds, as a reader picks one from the list.
     let mut urls = vec![
-        (Url::new("platform v4", openapi::PLATFORM_URL), docs.platform),
-        (Url::new("partner billing v1", openapi::BILLING_URL), docs.billing),
+        (Url::new("platform v4: secure forms and voicebots", openapi::PLATFORM_URL), docs.platform),
+        (Url::new("partner billing v1: sites, billing, subscriptions, invoices", openapi::BILLING_URL), docs.billing),
     ];
     if test_mode {
-        urls.push((Url::new("test mode v1", test_mode::TEST_URL), docs.test));
+        urls.push((Url::new("test mode v1: sandboxes, clock, journal, faults", test_mode::TEST_URL), docs.test));
     }
-    Router::from(SwaggerUi::new("/docs").urls(urls))
+    // The token kept across reloads and documents (in the browser's local
+    // storage, as Swagger UI keeps it), and a filter of operations by tag.
+    let config = utoipa_swagger_ui::Config::default().persist_authorization(true).filter(true);
+    // The table of error codes the documents point to, beside them.
+    let errors = axum::routing::get(|| async {
+        ([(axum::http::header::CONTENT_TYPE, "text/markdown; charset=utf-8")], include_str!("../docs/errors.md"))
+    });
+    Router::from(SwaggerUi::new("/docs").urls(urls).config(config))
+        .route(ERRORS_PAGE, errors)
         .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
         .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
 }

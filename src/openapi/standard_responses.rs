@@ -6,13 +6,14 @@ use super::*;
 /// Operations state no security to mean "bearer token required" and `security(())`
 /// to mean "no token"; every operation gets the problem responses it can produce.
 /// `writes`: the operation may write (any method but GET), so a full disk can refuse it.
-pub(super) fn add_standard_responses(operation: &mut Operation, has_path_params: bool, writes: bool) {
+/// `scheme`: the document's token scheme.
+pub(super) fn add_standard_responses(operation: &mut Operation, scheme: &str, has_path_params: bool, writes: bool) {
     let is_public = match &operation.security {
         None => false,
         Some(requirements) => requirements.iter().all(|r| serde_json::to_value(r).ok() == Some(json!({}))),
     };
     operation.security =
-        Some(if is_public { Vec::new() } else { vec![SecurityRequirement::new(BEARER, Vec::<String>::new())] });
+        Some(if is_public { Vec::new() } else { vec![SecurityRequirement::new(scheme, Vec::<String>::new())] });
     let has_params = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
     let has_body = operation.request_body.is_some();
     let mut wanted = vec![StandardResponse::InternalError, StandardResponse::ServiceUnavailable];

@@ -26,3 +26,27 @@ fn every_problem_response_shows_an_example_of_its_own_status() {
     }
     assert!(checked > 300, "{checked}");
 }
+
+/// What a reader of /docs follows: the error table the documents link, and
+/// where a token comes from, said in each document's Authorize dialog.
+#[tokio::test]
+async fn the_docs_link_a_served_error_table_and_say_where_tokens_come_from() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let page = app.client.get(app.url("/docs/errors.md")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/markdown; charset=utf-8");
+    let text = page.text().await.unwrap();
+    assert_eq!(text, std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/errors.md")).unwrap());
+    for (file, scheme, sign_in) in [
+        ("platform-v4.json", "platformToken", "admin@site10000.example"),
+        ("partner-billing-v1.json", "partnerToken", "admin@partner1.example"),
+        ("test-v1.json", "partnerToken", "admin@partner1.example"),
+    ] {
+        let doc: serde_json::Value =
+            app.client.get(app.url(&format!("/openapi/{file}"))).send().await.unwrap().json().await.unwrap();
+        assert!(doc["info"]["description"].as_str().unwrap().contains("(/docs/errors.md)"), "{file} links the table");
+        let schemes = doc["components"]["securitySchemes"].as_object().unwrap();
+        assert_eq!(schemes.keys().collect::<Vec<_>>(), [scheme], "{file}");
+        assert!(schemes[scheme]["description"].as_str().unwrap().contains(sign_in), "{file}: the demo account");
+    }
+}

@@ -38,7 +38,7 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
             the journal and the faults of the operations it could call itself (docs/auth.md). In test mode a body property or query parameter an operation of \
             any document does not know is refused (400, reason `400017`, naming the nearest known name), and the \
             documents served close their request bodies (`additionalProperties: false`) to say so; the names an \
-            operation answers are taken back (read-modify-write). Every error is an RFC 9457 problem with a stable `code`; see docs/errors.md."
+            operation answers are taken back (read-modify-write). Every error is an RFC 9457 problem with a stable `code`; every code is in [the table of error codes](/docs/errors.md)."
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(Problem, FieldProblem)),
