@@ -161,6 +161,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
             add_standard_responses(operation, scheme.name, has_path_params, writes);
         }
         if path.starts_with("/api/billing/")
+            && !crate::api::billing::idempotency::is_preview(path)
             && let Some(post) = &mut item.post
         {
             add_idempotency_key(post);
@@ -255,7 +256,9 @@ fn add_idempotency_key(operation: &mut Operation) {
         .description(Some(format!(
             "Makes a retry safe: the first request with a key runs; a later one with the same key, method, path, query \
              and body (from the same partner, within {KEPT_HOURS} hours) gets the stored answer again with no new effect \
-             (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409."
+             (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409. The \
+             example is the same for every reader of these docs: send a value of your own (a UUID) for each new \
+             request you mean. Previews take no key: they write nothing."
         )))
         .schema(Some(schema))
         // One key per operation: a collection imported into Postman (which

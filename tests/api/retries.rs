@@ -294,3 +294,24 @@ async fn an_operation_reads_now_once_it_holds_the_site() {
         "dated {dated}, sent {sent}, the site released at {released}"
     );
 }
+
+/// A preview writes nothing, so its key is not claimed: a key the docs
+/// pre-fill (or one reused with an edited body) answers the preview, not 422;
+/// the documents offer no key on previews and say why on the applies.
+#[tokio::test]
+async fn a_previews_key_is_not_claimed_and_the_documents_offer_none() {
+    let app = spawn_app().await;
+    for name in ["Platform", "Platform again"] {
+        let body = json!({"planId": 4, "name": name});
+        let answer = post_with_key(&app, &on_site(":calculateNew"), "shared-key", &body, None).await.unwrap();
+        assert_eq!(answer.status(), 200, "{name}");
+        assert!(answer.headers().get("idempotent-replayed").is_none());
+    }
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string("openapi/partner-billing-v1.json").unwrap()).unwrap();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        let Some(post) = item.get("post").filter(|_| path.starts_with("/api/billing/")) else { continue };
+        let keyed = post["parameters"].as_array().into_iter().flatten().any(|p| p["name"] == "Idempotency-Key");
+        assert_eq!(keyed, !path.contains(":calculate"), "{path}");
+    }
+}

@@ -358,8 +358,16 @@ fn key_problem(detail: &str) -> Response {
 }
 
 /// The middleware of the partner billing routes.
+/// Whether a billing path is a preview's (`subscriptions:calculateNew`, `{id}:calculateCancel`, ...).
+pub fn is_preview(path: &str) -> bool {
+    path.rsplit('/').next().is_some_and(|last| last.contains(":calculate"))
+}
+
 pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
+    // A preview (`...:calculate...`) writes nothing, so a retry of it is safe
+    // as it is: its key is not claimed (a key pre-filled by the docs would
+    // otherwise answer 422 to every edited preview).
+    if request.method() != Method::POST || is_preview(request.uri().path()) {
         return next.run(request).await;
     }
     let Some(raw) = request.headers().get(HEADER) else {
