@@ -32,14 +32,15 @@ struct TokenRequestForm {
     // parameter as `models::models::GrantType`, which does not compile.
     #[schema(inline)]
     grant_type: GrantType,
-    /// The account's email (password grant).
-    #[schema(min_length = 1, nullable = false)]
+    /// The account's email (password grant; another grant ignores it, empty or not).
+    #[schema(nullable = false)]
     email: Option<String>,
-    /// The account's password (password grant).
-    #[schema(format = Password, min_length = 1, nullable = false)]
+    /// The account's password (password grant; another grant ignores it, empty or not).
+    #[schema(format = Password, nullable = false)]
     password: Option<String>,
-    /// A refresh token of an earlier answer (refresh_token grant).
-    #[schema(min_length = 1, nullable = false)]
+    /// A refresh token of an earlier answer (refresh_token grant; the password grant ignores it,
+    /// empty or not, as Swagger UI sends a field left empty).
+    #[schema(nullable = false)]
     refresh_token: Option<String>,
 }
 
@@ -200,12 +201,19 @@ async fn grant(
     request: TokenRequest,
 ) -> ApiResult<Json<TokenResponse>> {
     let mut violations = Violations::new();
-    // A field sent empty is refused whichever grant it belongs to (the document
-    // gives each a minimum length of 1).
+    // A field of the grant sent empty is refused (the document's conditions give
+    // each a minimum length of 1 under its grant); another grant's field is
+    // ignored, empty or not: Swagger UI sends every field of the form, a
+    // cleared one empty.
+    let needed: &[&str] = match request.grant_type.as_deref() {
+        Some("password") => &["/email", "/password"],
+        Some("refresh_token") => &["/refresh_token"],
+        _ => &["/email", "/password", "/refresh_token"],
+    };
     for (pointer, value) in
         [("/email", &request.email), ("/password", &request.password), ("/refresh_token", &request.refresh_token)]
     {
-        if value.as_deref() == Some("") {
+        if value.as_deref() == Some("") && needed.contains(&pointer) {
             violations.field(pointer, ErrorCode::FieldOutOfRange, "must not be empty");
         }
     }
