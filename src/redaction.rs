@@ -15,6 +15,7 @@ pub const REDACTED: &str = "[redacted]";
 /// Words of a key whose value is a secret.
 const SECRET_WORDS: &[&str] = &[
     "password",
+    "pass",
     "passwd",
     "pwd",
     "passcode",
@@ -80,11 +81,52 @@ fn words(key: &str) -> Vec<String> {
     words
 }
 
-/// Whether the value under `key` is a secret (replaced whole).
+/// Secret names long enough to be found inside a key however it is joined or
+/// cased (`newpassword`, `APIKEY`, `authtoken`, `clientsecret`): none is part
+/// of an ordinary word a body's key would be made of.
+const SECRET_STEMS: &[&str] = &[
+    "password",
+    "passwd",
+    "passcode",
+    "passphrase",
+    "secret",
+    "token",
+    "credential",
+    "apikey",
+    "privatekey",
+    "accesskey",
+    "secretkey",
+    "authkey",
+    "securitycode",
+    "sessionid",
+    "authorization",
+    "cookie",
+    "bearer",
+];
+
+/// Short secret words that are found at either end of a joined key only, next
+/// to a word that says what kind of code it is (`pincode`, `otpcode`,
+/// `cardcvv`, `smsotp`): inside, they are parts of ordinary words (`spinner`).
+const SECRET_ENDS: &[&str] = &["pin", "otp", "cvv", "cvv2", "cvc", "cvc2", "cvd", "csc", "pwd", "jwt", "pass"];
+const CODE_WORDS: &[&str] = &["code", "number", "no", "num", "value", "card", "sms", "email", "user", "new", "old"];
+
+/// Whether the value under `key` is a secret (replaced whole): by its words
+/// (`primaryCardCSCOrCVD`), or joined and cased however (`newpassword`,
+/// `APIKEY`, `passWord`, `pincode`).
 pub fn is_secret_key(key: &str) -> bool {
     let words = words(key);
-    words.iter().any(|word| SECRET_WORDS.contains(&word.as_str()))
+    if words.iter().any(|word| SECRET_WORDS.contains(&word.as_str()))
         || words.windows(2).any(|pair| SECRET_PHRASES.iter().any(|phrase| pair[0] == phrase[0] && pair[1] == phrase[1]))
+    {
+        return true;
+    }
+    let joined: String = words.concat();
+    SECRET_STEMS.iter().any(|stem| joined.contains(stem))
+        || SECRET_ENDS.iter().any(|end| {
+            let before = joined.strip_suffix(end).filter(|rest| CODE_WORDS.contains(rest));
+            let after = joined.strip_prefix(end).filter(|rest| CODE_WORDS.contains(rest));
+            before.is_some() || after.is_some()
+        })
 }
 
 /// Whether `key` names a card number (masked to its last four whatever it holds).
@@ -296,8 +338,78 @@ mod tests {
         ] {
             assert!(is_secret_key(key), "{key}");
         }
-        for key in ["name", "shipping", "spinner", "opinion", "description", "keyboard", "username", "cardNumberCount"]
-        {
+        // Joined, cased or spelled otherwise: issue 56's list and as many more.
+        for key in [
+            "passWord",
+            "newpassword",
+            "pass",
+            "apikey",
+            "APIKEY",
+            "accesstoken",
+            "authtoken",
+            "clientsecret",
+            "sessionid",
+            "securitycode",
+            "cardcvv",
+            "pincode",
+            "otpcode",
+            "privatekey",
+            "secretkey",
+            "authkey",
+            "NEWPASSWORD",
+            "oldPassWord",
+            "user_passwd",
+            "PassCode",
+            "passPhrase",
+            "ApiKey",
+            "x-apikey",
+            "X_API_KEY",
+            "accessKey",
+            "AccessToken",
+            "idtoken",
+            "id-token",
+            "refreshtoken",
+            "Client-Secret",
+            "appsecret",
+            "SESSIONID",
+            "session_id",
+            "jsessionid",
+            "cookieValue",
+            "setcookie",
+            "bearertoken",
+            "credentialsJson",
+            "cvvcode",
+            "cvc2",
+            "smsotp",
+            "otpnumber",
+            "pinnumber",
+            "usercsc",
+            "cscValue",
+            "AUTHORIZATION",
+            "proxyAuthorization",
+        ] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in [
+            "name",
+            "shipping",
+            "spinner",
+            "opinion",
+            "description",
+            "keyboard",
+            "username",
+            "cardNumberCount",
+            "author",
+            "passenger",
+            "compass",
+            "option",
+            "footprint",
+            "pinned",
+            "company",
+            "sessionCount",
+            "companySize",
+            "subscriptionPricingModels",
+        ] {
             assert!(!is_secret_key(key), "{key}");
         }
         assert!(is_card_key("primaryCardNumber") && is_card_key("card_no") && is_card_key("pan"));

@@ -307,3 +307,42 @@ async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
         assert!(!kept.contains(secret), "{secret} kept: {kept}");
     }
 }
+
+/// Secret key names however they are joined or cased (issue 56 item 4): their
+/// values are not kept, in the body or the query; ordinary keys are.
+#[tokio::test]
+async fn secrets_under_joined_or_cased_key_names_are_not_kept() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.partner_admin(1);
+    let keys = [
+        "passWord",
+        "newpassword",
+        "pass",
+        "apikey",
+        "APIKEY",
+        "accesstoken",
+        "authtoken",
+        "clientsecret",
+        "sessionid",
+        "securitycode",
+        "cardcvv",
+        "pincode",
+        "otpcode",
+        "privatekey",
+        "secretkey",
+        "authkey",
+    ];
+    let body: serde_json::Map<String, Value> =
+        keys.iter().enumerate().map(|(i, key)| (key.to_string(), json!(format!("leak{i}x")))).collect();
+    let mut body = Value::Object(body);
+    body["company"] = json!("kept");
+    let query: String = keys.iter().enumerate().map(|(i, key)| format!("&{key}=qleak{i}x")).collect();
+    let path = format!("/api/billing/subscriptions:calculateNew?siteId=10000{query}");
+    app.post(&path, &token, &body).await;
+    let entry = journal(&app, &token, "").await.remove(0);
+    let kept = entry.to_string();
+    assert!(entry["requestBody"]["company"] == "kept", "{entry}");
+    for i in 0..keys.len() {
+        assert!(!kept.contains(&format!("leak{i}x")), "{}: {kept}", keys[i]);
+    }
+}
