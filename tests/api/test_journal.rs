@@ -342,7 +342,7 @@ async fn secrets_under_joined_or_cased_key_names_are_not_kept() {
     let entry = journal(&app, &token, "").await.remove(0);
     let kept = entry.to_string();
     assert!(entry["requestBody"]["company"] == "kept", "{entry}");
-    for i in 0..keys.len() {
-        assert!(!kept.contains(&format!("leak{i}x")), "{}: {kept}", keys[i]);
+    for (i, key) in keys.iter().enumerate() {
+        assert!(!kept.contains(&format!("leak{i}x")), "{key}: {kept}");
     }
 }
