@@ -30,6 +30,11 @@ pub struct Settings {
     pub max_sandboxes: u32,
     /// Test mode deletes sandboxes unused this long (`--sandbox-ttl`); None: never.
     pub sandbox_ttl: Option<Duration>,
+    /// Test mode deletes sandboxes this old, used or not (`--sandbox-max-age`); None: never.
+    pub sandbox_max_age: Option<Duration>,
+    /// Sandboxes one client address may create: a rate a second and a burst
+    /// (`--sandbox-create-rate`, `--sandbox-create-burst`); None: unbounded.
+    pub sandbox_creations: Option<(NonZeroU32, NonZeroU32)>,
     /// Between renewal passes (`--renewal-interval`); zero: no loop.
     pub renewal_interval: Duration,
     /// The system clock of billing (a fixed one in tests of figures).
@@ -52,6 +57,8 @@ impl Default for Settings {
             strict_names: false,
             max_sandboxes: 1_000,
             sandbox_ttl: Some(Duration::from_secs(24 * 60 * 60)),
+            sandbox_max_age: None,
+            sandbox_creations: None,
             renewal_interval: Duration::from_secs(60),
             clock: Clock::System,
             rate_limit: None,
@@ -79,6 +86,8 @@ impl Application {
             strict_names,
             max_sandboxes,
             sandbox_ttl,
+            sandbox_max_age,
+            sandbox_creations,
             renewal_interval,
             clock,
             rate_limit,
@@ -93,7 +102,9 @@ impl Application {
             interval: renewal_interval,
         });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
-        let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, sandbox_ttl);
+        let sandbox_max_age = sandbox_max_age.filter(|age| test_mode && !age.is_zero());
+        let expiry = crate::api::test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
+        let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry);
         let tokens = Arc::new(TokenService::new(secret));
         let state = SharedState {
             public_url: public_url.map(Arc::from),
@@ -102,6 +113,10 @@ impl Application {
             strict_names: strict_names || test_mode,
             max_sandboxes,
             sandbox_ttl,
+            sandbox_max_age,
+            sandbox_creations: sandbox_creations
+                .filter(|_| test_mode)
+                .map(|(rate, burst)| crate::api::test_mode::sandboxes::CreationLimit::new(rate, burst)),
             clock,
             instance,
             data_sets,
@@ -148,7 +163,7 @@ impl AppState {
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `Application`.
     pub fn new(db: DatabaseConnection, reads: Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = Background::start(&db, &reads, Clock::System, None, false, None);
+        let (_, queues) = Background::start(&db, &reads, Clock::System, None, false, Default::default());
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }

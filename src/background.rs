@@ -53,7 +53,7 @@ impl Background {
         clock: Clock,
         renewals: Option<RenewalLoop>,
         test_mode: bool,
-        sandbox_ttl: Option<Duration>,
+        sandbox_expiry: crate::api::test_mode::sandboxes::Expiry,
     ) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
         let (forms, forms_task) = FormWriter::spawn(db.clone());
@@ -69,8 +69,7 @@ impl Background {
             journal
         });
         // Stopped with the loops (it holds no queue).
-        let expiry =
-            sandbox_ttl.map(|ttl| crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), ttl, stopped.clone()));
+        let expiry = crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), sandbox_expiry, stopped.clone());
         let key_sweep = crate::api::billing::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)

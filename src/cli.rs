@@ -95,6 +95,17 @@ struct ServeArgs {
     /// then answer 401); 0: sandboxes never expire.
     #[arg(long, env = "SWITCHBOARD_SANDBOX_TTL", value_name = "SECONDS", default_value_t = 86_400)]
     sandbox_ttl: u64,
+    /// Test mode deletes a sandbox this many seconds after its creation, used
+    /// or not (requests alone cannot keep one forever); 0: no maximum age.
+    #[arg(long, env = "SWITCHBOARD_SANDBOX_MAX_AGE", value_name = "SECONDS", default_value_t = 86_400)]
+    sandbox_max_age: u64,
+    /// Sandboxes one client address may create a second, after its burst
+    /// (past it 429 with Retry-After); 0: no bound.
+    #[arg(long, env = "SWITCHBOARD_SANDBOX_CREATE_RATE", value_name = "PER_SECOND", default_value_t = 10)]
+    sandbox_create_rate: u32,
+    /// Sandboxes one client address may create at once before its rate applies.
+    #[arg(long, env = "SWITCHBOARD_SANDBOX_CREATE_BURST", value_name = "COUNT", default_value_t = 100)]
+    sandbox_create_burst: u32,
     /// Refuse (400 `400017`) a body property or query parameter the operation
     /// does not know, naming the nearest one it does; on in test mode. Off,
     /// unknown names are ignored.
@@ -244,7 +255,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
             let (background, queues) =
-                crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, None);
+                crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, Default::default());
             let renewals = crate::api::billing::renewals::Renewals::new(
                 db,
                 cipher,
@@ -505,6 +516,9 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         test_mode: args.test_mode,
         strict_names: args.strict_names,
         sandbox_ttl: Some(std::time::Duration::from_secs(args.sandbox_ttl)),
+        sandbox_max_age: Some(std::time::Duration::from_secs(args.sandbox_max_age)),
+        sandbox_creations: std::num::NonZeroU32::new(args.sandbox_create_rate)
+            .map(|rate| (rate, std::num::NonZeroU32::new(args.sandbox_create_burst).unwrap_or(rate))),
         max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         rate_limit: args.rate_limit,

@@ -68,6 +68,10 @@ pub struct SharedState {
     pub held_delays: crate::api::test_mode::faults::HeldDelays,
     /// Sandboxes unused this long are deleted (`--sandbox-ttl`); None: never.
     pub sandbox_ttl: Option<std::time::Duration>,
+    /// Sandboxes this old are deleted, used or not (`--sandbox-max-age`); None: never.
+    pub sandbox_max_age: Option<std::time::Duration>,
+    /// Sandbox creations per client address (`--sandbox-create-rate`); None: unbounded.
+    pub sandbox_creations: Option<crate::api::test_mode::sandboxes::CreationLimit>,
     /// When each sandbox's use was last written (`test_mode::sandboxes::used`).
     pub sandbox_activity: crate::api::test_mode::sandboxes::SandboxActivity,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
@@ -144,6 +148,8 @@ impl SharedState {
             strict_names: false,
             held_delays: Default::default(),
             sandbox_ttl: None,
+            sandbox_max_age: None,
+            sandbox_creations: None,
             sandbox_activity: Default::default(),
             max_sandboxes: 1_000,
             logins: Default::default(),

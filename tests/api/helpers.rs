@@ -105,6 +105,10 @@ pub struct Options<'a> {
     pub strict_names: bool,
     /// `--sandbox-ttl`; None: the default (a day).
     pub sandbox_ttl: Option<std::time::Duration>,
+    /// `--sandbox-max-age`; None: none.
+    pub sandbox_max_age: Option<std::time::Duration>,
+    /// `--sandbox-create-rate` and `--sandbox-create-burst`; None: unbounded.
+    pub sandbox_creations: Option<(std::num::NonZeroU32, std::num::NonZeroU32)>,
     /// `--data-sets`: a folder of data sets sandboxes may name.
     pub data_sets: Option<&'a std::path::Path>,
 }
@@ -147,6 +151,8 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         max_sandboxes,
         strict_names,
         sandbox_ttl,
+        sandbox_max_age,
+        sandbox_creations,
         data_sets,
     } = options;
     let (url, dir, database) = match std::env::var("TEST_DATABASE_URL") {
@@ -192,6 +198,8 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         test_mode,
         strict_names,
         sandbox_ttl: sandbox_ttl.or(Some(std::time::Duration::from_secs(86_400))),
+        sandbox_max_age,
+        sandbox_creations,
         max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
         renewal_interval,
         clock,

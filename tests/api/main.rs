@@ -23,6 +23,7 @@ mod retries;
 mod round_trips;
 mod secure_form_rules;
 mod secure_forms;
+mod sandbox_bounds;
 mod site_batches;
 mod sites;
 mod snapshots;

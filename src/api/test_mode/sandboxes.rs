@@ -187,19 +187,29 @@ struct ResetPath;
 ///
 /// A new partner with its own sites, accounts and clock, answered with ready tokens (the same
 /// JWTs the token endpoints issue). No token needed. At most `--max-sandboxes` (default 1,000)
-/// live at once: past it, 409 until one is deleted.
+/// live at once: past it, 409 until one is deleted. One client address creates at most
+/// `--sandbox-create-burst` (default 100) at once, then `--sandbox-create-rate` (default 10) a
+/// second: past it, 429 with `Retry-After`. A sandbox is deleted when unused for `--sandbox-ttl`
+/// (a day) or `--sandbox-max-age` after its creation (a day), whichever comes first.
 #[utoipa::path(post, path = "/api/test/sandboxes", operation_id = "createTestSandbox", tag = TAG,
     request_body = TestSandboxInput,
     responses(
         (status = 201, description = "The sandbox", body = TestSandbox,
             headers(("Location" = String, description = "The sandbox: `/api/test/sandboxes/{partnerId}`"))),
         (status = 409, description = "As many sandboxes as `--max-sandboxes` are live", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This client address created sandboxes faster than `--sandbox-create-burst` and `--sandbox-create-rate` allow",
+            body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds until this address may create one again"))),
     ),
     security(()))]
 async fn create_test_sandbox(
     State(state): State<AppState>,
+    connection: Option<Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
+    if let (Some(limit), Some(Extension(axum::extract::ConnectInfo(address)))) = (&state.sandbox_creations, connection) {
+        limit.check(address.ip())?;
+    }
     let (source, clock) = source_of(&state, input.data_set, input.clock)?;
     let clock = checked_clock(&state, clock)?;
     let mut last = None;
@@ -278,7 +288,7 @@ async fn get_test_sandbox(
         created_time: sandbox.created_time,
         now: frozen.unwrap_or_else(|| state.clock.now()),
         frozen: frozen.is_some(),
-        expires_at: expiry_of(&state, sandbox.last_used_time.unwrap_or(sandbox.created_time)),
+        expires_at: expiry_of(&state, sandbox.created_time, sandbox.last_used_time.unwrap_or(sandbox.created_time)),
         sites: sites
             .into_iter()
             .map(|site| SandboxSiteState { site_id: site.site_id, twin_of: site.twin_of })
@@ -307,13 +317,17 @@ async fn delete_test_sandbox(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// When a sandbox last used at `used` is deleted, if sandboxes expire.
-fn expiry_of(state: &AppState, used: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    state.sandbox_ttl.and_then(|ttl| chrono::Duration::from_std(ttl).ok()).map(|ttl| used + ttl)
+/// When a sandbox created at `created` and last used at `used` is deleted,
+/// if sandboxes expire: the earlier of its idle time's end and its maximum age.
+fn expiry_of(state: &AppState, created: DateTime<Utc>, used: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let after = |age: Option<std::time::Duration>, from: DateTime<Utc>| {
+        age.and_then(|age| chrono::Duration::from_std(age).ok()).map(|age| from + age)
+    };
+    [after(state.sandbox_ttl, used), after(state.sandbox_max_age, created)].into_iter().flatten().min()
 }
 
 mod expiry;
-pub use expiry::{SandboxActivity, expire_idle, spawn_expiry, used};
+pub use expiry::{CreationLimit, Expiry, SandboxActivity, expire_idle, spawn_expiry, used};
 
 /// The sandbox `partner_id`, if it is the caller's.
 async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partner_id: i32) -> ApiResult<row::Model> {
@@ -460,7 +474,7 @@ async fn answer(
         partner_id: place.partner_id,
         now: clock.unwrap_or_else(|| state.clock.now()),
         // Created or reset: used now.
-        expires_at: expiry_of(state, Utc::now()),
+        expires_at: expiry_of(state, created, Utc::now()),
         partner: SandboxPartner {
             email: user.email.clone(),
             password: place.keyed.password(),

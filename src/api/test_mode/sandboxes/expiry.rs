@@ -1,5 +1,7 @@
-//! Sandboxes unused for `--sandbox-ttl` are deleted: when each was last used,
-//! written at most every `touch_every`, and the pass that deletes the idle ones.
+//! Sandboxes unused for `--sandbox-ttl`, or older than `--sandbox-max-age`
+//! however used, are deleted: when each was last used, written at most every
+//! `touch_every`, and the pass that deletes them. The maximum age is what
+//! frees sandboxes kept alive by cheap requests alone (issue 56 item 5).
 
 use super::*;
 
@@ -63,48 +65,101 @@ impl SandboxActivity {
     }
 }
 
-/// Deletes every sandbox unused for longer than `ttl`, with everything it
-/// owns, each in a transaction of its own; how many.
-pub async fn expire_idle(db: &DatabaseConnection, ttl: Duration) -> Result<usize, sea_orm::DbErr> {
-    let Ok(ttl) = chrono::Duration::from_std(ttl) else { return Ok(0) };
-    let cutoff = Utc::now() - ttl;
-    let idle: Vec<i32> = row::Entity::find()
-        .filter(sea_orm::Condition::any().add(row::Column::LastUsedTime.lt(cutoff)).add(
+/// When sandboxes are deleted: unused for `ttl`, or `max_age` after their
+/// creation however used; None: not for that reason.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Expiry {
+    pub ttl: Option<Duration>,
+    pub max_age: Option<Duration>,
+}
+
+/// Deletes every sandbox unused for longer than `ttl` or older than
+/// `max_age`, with everything it owns, each in a transaction of its own; how many.
+pub async fn expire_idle(db: &DatabaseConnection, expiry: Expiry) -> Result<usize, sea_orm::DbErr> {
+    let now = Utc::now();
+    let before = |age: Option<Duration>| age.and_then(|age| chrono::Duration::from_std(age).ok()).map(|age| now - age);
+    let mut due = sea_orm::Condition::any();
+    if let Some(cutoff) = before(expiry.ttl) {
+        due = due.add(row::Column::LastUsedTime.lt(cutoff)).add(
             sea_orm::Condition::all().add(row::Column::LastUsedTime.is_null()).add(row::Column::CreatedTime.lt(cutoff)),
-        ))
-        .select_only()
-        .column(row::Column::PartnerId)
-        .into_tuple()
-        .all(db)
-        .await?;
+        );
+    }
+    if let Some(cutoff) = before(expiry.max_age) {
+        due = due.add(row::Column::CreatedTime.lt(cutoff));
+    }
+    if due.is_empty() {
+        return Ok(0);
+    }
+    let idle: Vec<i32> =
+        row::Entity::find().filter(due).select_only().column(row::Column::PartnerId).into_tuple().all(db).await?;
     for partner_id in &idle {
         let txn = db.begin().await?;
         sandbox::delete_tenant(&txn, *partner_id).await?;
         row::Entity::delete_by_id(*partner_id).exec(&txn).await?;
         txn.commit().await?;
-        tracing::info!(partner_id, "deleted a sandbox unused for longer than --sandbox-ttl");
+        tracing::info!(partner_id, "deleted a sandbox unused for --sandbox-ttl or older than --sandbox-max-age");
     }
     Ok(idle.len())
 }
 
-/// Runs `expire_idle` every `touch_every(ttl)` until `stopped`.
+/// Runs `expire_idle` every `touch_every` of the shorter bound until
+/// `stopped`; nothing when sandboxes never expire.
 pub fn spawn_expiry(
     db: DatabaseConnection,
-    ttl: Duration,
+    expiry: Expiry,
     mut stopped: tokio::sync::watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(touch_every(ttl).max(Duration::from_millis(100)));
+) -> Option<tokio::task::JoinHandle<()>> {
+    let shortest = [expiry.ttl, expiry.max_age].into_iter().flatten().min()?;
+    Some(tokio::spawn(async move {
+        let mut every = tokio::time::interval(touch_every(shortest).max(Duration::from_millis(100)));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 _ = every.tick() => {
-                    if let Err(err) = expire_idle(&db, ttl).await {
-                        tracing::warn!(error = %err, "deleting idle sandboxes failed; trying again later");
+                    if let Err(err) = expire_idle(&db, expiry).await {
+                        tracing::warn!(error = %err, "deleting expired sandboxes failed; trying again later");
                     }
                 }
                 _ = stopped.changed() => return,
             }
         }
-    })
+    }))
+}
+
+/// Sandboxes one client address may create without a token: `burst` at once,
+/// then `rate` a second (governor's GCRA, one small state per address; the
+/// addresses not seen for a while are forgotten as the limiter is used).
+#[derive(Clone)]
+pub struct CreationLimit {
+    limiter: std::sync::Arc<governor::DefaultKeyedRateLimiter<std::net::IpAddr>>,
+    rate: std::num::NonZeroU32,
+    burst: std::num::NonZeroU32,
+}
+
+impl CreationLimit {
+    pub fn new(rate: std::num::NonZeroU32, burst: std::num::NonZeroU32) -> Self {
+        let quota = governor::Quota::per_second(rate).allow_burst(burst);
+        Self { limiter: std::sync::Arc::new(governor::RateLimiter::keyed(quota)), rate, burst }
+    }
+
+    /// Counts a creation from `address`: the 429 naming the bound and when to
+    /// retry when it is past it.
+    pub(super) fn check(&self, address: std::net::IpAddr) -> Result<(), ApiError> {
+        use governor::clock::{Clock, DefaultClock};
+        if self.limiter.len() > 100_000 {
+            self.limiter.retain_recent();
+        }
+        self.limiter.check_key(&address).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now()).as_secs().max(1);
+            ApiError::new(
+                ErrorCode::TooManyRequests,
+                format!(
+                    "this address created sandboxes faster than the server allows: {} at once, then {} a second \
+                     (--sandbox-create-burst, --sandbox-create-rate); retry in {wait} s",
+                    self.burst, self.rate
+                ),
+            )
+            .retry_after(wait)
+        })
+    }
 }

@@ -1,0 +1,57 @@
+//! What keeps one client from holding every sandbox (issue 56 item 5): a
+//! per-address bound on creations, and a maximum age that use cannot extend.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+const SANDBOXES: &str = "/api/test/sandboxes";
+
+async fn create(app: &TestApp) -> reqwest::Response {
+    app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": "empty"})).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn one_address_creates_a_burst_then_its_rate_and_is_told_when_to_retry() {
+    let bound = (NonZeroU32::new(1).unwrap(), NonZeroU32::new(3).unwrap());
+    let app = spawn(Options { test_mode: true, sandbox_creations: Some(bound), ..Options::default() }).await;
+    for _ in 0..3 {
+        assert_eq!(create(&app).await.status(), 201, "within the burst");
+    }
+    let refused = create(&app).await;
+    let retry: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    let problem = assert_problem(refused, 429, 429002).await;
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("--sandbox-create-burst") && detail.contains("3 at once, then 1 a second"), "{detail}");
+    assert_eq!(app.count_rows("test_sandboxes").await, 3, "the refused one made nothing");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(create(&app).await.status(), 201, "a second later, one more");
+}
+
+#[tokio::test]
+async fn a_sandbox_older_than_its_maximum_age_is_deleted_however_used() {
+    let options = Options {
+        test_mode: true,
+        sandbox_ttl: Some(Duration::from_secs(3600)),
+        sandbox_max_age: Some(Duration::from_secs(2)),
+        ..Options::default()
+    };
+    let app = spawn(options).await;
+    let sandbox: Value = create(&app).await.json().await.unwrap();
+    let expires: chrono::DateTime<chrono::Utc> = sandbox["expiresAt"].as_str().unwrap().parse().unwrap();
+    assert!(expires - chrono::Utc::now() <= chrono::Duration::seconds(2), "the maximum age, not the idle time");
+    let token = sandbox["partner"]["accessToken"].as_str().unwrap().to_owned();
+    // Used every 300 ms: the idle time never runs out, the age does.
+    let started = std::time::Instant::now();
+    let mut last = 200;
+    while started.elapsed() < Duration::from_secs(4) && last == 200 {
+        last = app.get("/api/billing/sites", &token).await.status().as_u16();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert_eq!(last, 401, "deleted at its maximum age though used");
+    assert_eq!(app.count_rows("test_sandboxes").await, 0);
+}
