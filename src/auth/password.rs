@@ -113,8 +113,22 @@ fn work(receiver: &Mutex<Receiver<Job>>) {
         let known = job.stored.is_some();
         let stored = job.stored.as_deref().unwrap_or(DECOY_HASH);
         let matches = verify_with(&mut memory, &job.password, stored) && known;
+        // A wrong password costs what an unknown email does, whatever the
+        // account's hash costs (a sandbox's accounts have cheap ones): its time
+        // tells no one that the email exists (issue 56 item 7).
+        if known && !matches && cost(stored) < cost(DECOY_HASH) {
+            verify_with(&mut memory, &job.password, DECOY_HASH);
+        }
         let _ = job.reply.send(matches);
     }
+}
+
+/// The work a hash's check takes: its memory times its passes (0 for what does not parse).
+fn cost(stored: &str) -> u64 {
+    PasswordHash::new(stored)
+        .ok()
+        .and_then(|parsed| Params::try_from(&parsed).ok())
+        .map_or(0, |params| u64::from(params.m_cost()) * u64::from(params.t_cost()))
 }
 
 /// Verifies as `argon2`'s `PasswordVerifier` does, in `memory` (grown once to the
@@ -155,6 +169,9 @@ mod tests {
         assert!(verify_with(&mut memory, "correct horse", &stored));
         assert!(!verify_with(&mut memory, "correct horse!", &stored));
         assert!(!verify_with(&mut memory, "anything", DECOY_HASH));
+        // A sandbox's hash is cheaper than the decoy: its failures run the decoy too.
+        let cheap = hash_random("sandbox-password").unwrap();
+        assert!(cost(&cheap) < cost(DECOY_HASH) && cost("not a hash") == 0);
         assert!(!verify_with(&mut memory, "anything", "not a hash"));
         assert_eq!(memory.len(), 19 * 1024);
     }
