@@ -254,8 +254,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cipher = Arc::new(FieldCipher::new(&load_secret(&common)?));
             // On a SQLite file, through the on-thread writer like the server's loop.
             let reads = db::connect_reader(&common.database_url, &db).await?;
-            let (background, queues) =
-                crate::background::Background::start(&db, &reads, crate::clock::Clock::System, None, false, Default::default());
+            let (background, queues) = crate::background::Background::start(
+                &db,
+                &reads,
+                crate::clock::Clock::System,
+                None,
+                false,
+                Default::default(),
+            );
             let renewals = crate::api::billing::renewals::Renewals::new(
                 db,
                 cipher,

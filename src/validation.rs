@@ -30,22 +30,28 @@ pub fn no_nul(value: &str) -> Result<(), ValidationError> {
 }
 
 /// Display text (names, labels, messages a person reads) holds no control
-/// character but tab and line breaks (NUL is `no_nul`'s), no bidirectional override, embedding or
-/// isolate (text that reads differently from what it stores), and, when it is
-/// not blank, something visible: zero-width characters alone are not a name.
+/// character but tab and line breaks (NUL is `no_nul`'s), no bidirectional override, embedding,
+/// isolate or mark, no line or paragraph separator, no interlinear annotation (text that reads
+/// differently from what it stores), and, when it is not blank, something visible: invisible
+/// characters alone (zero-width, fillers, blank patterns) are not a name.
 pub fn displayable(value: &str) -> Result<(), ValidationError> {
-    let refused = |c: char| matches!(c, '\u{1}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let refused = |c: char| {
+        matches!(c, '\u{1}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+            | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' | '\u{fff9}'..='\u{fffb}')
+    };
     if let Some(c) = value.chars().find(|c| refused(*c)) {
         let message =
             format!("must not contain control or text-direction characters (it holds U+{:04X})", u32::from(c));
         return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug()).with_message(Cow::Owned(message)));
     }
     let invisible = |c: char| {
-        matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}')
+        matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{ad}' | '\u{34f}' | '\u{115f}' | '\u{1160}' | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}' | '\u{2800}' | '\u{3164}' | '\u{feff}' | '\u{ffa0}')
     };
     if !is_blank(value) && value.chars().all(invisible) {
         return Err(ValidationError::new(ErrorCode::FieldInvalidFormat.slug())
-            .with_message(Cow::Borrowed("must hold a visible character, not only zero-width ones")));
+            .with_message(Cow::Borrowed("must hold a visible character, not only invisible ones")));
     }
     Ok(())
 }

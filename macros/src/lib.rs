@@ -266,13 +266,13 @@ fn expand(
                 // What `display` and `no_nul` refuse, as a JSON Schema class: said in
                 // the schema, so that generators do not draw it (NUL included, which
                 // a pattern's own class would otherwise let them draw).
-                const REFUSED: &str = r"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069";
+                const REFUSED: &str = r"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufff9-\ufffb";
                 match (required_text, nul_in_schema) {
                     _ if display_in_schema => {
                         let pattern = match required_text {
                             // At least one visible character: neither blank nor zero-width.
                             true => format!(
-                                "^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u200b\\u200c\\u200d\\u2060\\ufeff][^{REFUSED}]*$"
+                                "^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u00ad\\u034f\\u115f\\u1160\\u200b-\\u200d\\u2060-\\u2064\\u2800\\u3164\\ufeff\\uffa0][^{REFUSED}]*$"
                             ),
                             false => format!("^[^{REFUSED}]*$"),
                         };

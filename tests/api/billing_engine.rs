@@ -813,7 +813,8 @@ async fn twenty_parallel_adds_with_one_key_make_one_subscription_across_two_proc
 async fn idempotency_keys_are_forgotten_after_24_hours() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
-    let path = on_site(":calculateNew", SITE_A, ADMIN_A);
+    // An apply: a preview's key is not claimed at all.
+    let path = on_site(":new", SITE_A, ADMIN_A);
     let body = json!({"planId": 4, "name": "Platform"});
     // A key used 25 hours ago for another request, and one used 23 hours ago.
     for (key, hours) in [("old", 25), ("recent", 23)] {

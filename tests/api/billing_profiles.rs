@@ -119,3 +119,23 @@ async fn card_rules() {
     assert_problem(app.post(PROFILES, &manager(&app, 2), &card_body(site)).await, 404, 404001).await;
     assert_problem(app.get(PROFILES, &app.partner_token(1, &[Permission::ManageInvoice])).await, 403, 403001).await;
 }
+
+/// A phone or fax number is read by a person and answered back: no control
+/// or direction character in it (issue 56 item 7: RLO, ESC, BEL and DEL were kept).
+#[tokio::test]
+async fn phone_and_fax_hold_no_control_or_direction_character() {
+    let app = spawn_app().await;
+    let site = bare_site(&app).await;
+    let token = manager(&app, 1);
+    for (field, value) in
+        [("phone", "+1 415\u{202e}555"), ("phone", "\u{1b}[2J"), ("fax", "555\u{7}"), ("fax", "555\u{7f}")]
+    {
+        let mut body = card_body(site);
+        body[field] = json!(value);
+        let problem = assert_problem(app.post(PROFILES, &token, &body).await, 400, 400001).await;
+        assert_eq!(error_locations(&problem), [format!("/{field}")], "{value:?}");
+    }
+    let mut body = card_body(site);
+    body["phone"] = json!("+1 (415) 555-0100 ext. 7");
+    assert_eq!(app.post(PROFILES, &token, &body).await.status(), 200);
+}

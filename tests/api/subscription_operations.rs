@@ -210,7 +210,23 @@ async fn subscription_names_refuse_control_and_direction_characters() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
     let agent = "0192f0c4-0000-7000-8000-000000010000";
-    for name in ["a\u{1}b", "evil\u{202e}gnp", "\u{200b}\u{feff}", "tab\u{7f}"] {
+    // Control and direction characters anywhere; invisible ones alone (issue 56 item 7's list too).
+    for name in [
+        "a\u{1}b",
+        "evil\u{202e}gnp",
+        "\u{200b}\u{feff}",
+        "tab\u{7f}",
+        "mark\u{200e}ed",
+        "rtl\u{200f}",
+        "arabic\u{61c}mark",
+        "line\u{2028}sep",
+        "para\u{2029}sep",
+        "note\u{fff9}x\u{fffb}",
+        "\u{ad}\u{34f}\u{2062}",
+        "\u{3164}",
+        "\u{2800}\u{2800}",
+        "\u{115f}\u{ffa0}",
+    ] {
         let response = app.post(&calculate_new(10000, agent), &token, &json!({"planId": 4, "name": name})).await;
         let problem = assert_problem(response, 400, 400001).await;
         assert_eq!(error_locations(&problem), ["/name"], "{name:?}");

@@ -207,7 +207,8 @@ async fn create_test_sandbox(
     connection: Option<Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
-    if let (Some(limit), Some(Extension(axum::extract::ConnectInfo(address)))) = (&state.sandbox_creations, connection) {
+    if let (Some(limit), Some(Extension(axum::extract::ConnectInfo(address)))) = (&state.sandbox_creations, connection)
+    {
         limit.check(address.ip())?;
     }
     let (source, clock) = source_of(&state, input.data_set, input.clock)?;

@@ -39,9 +39,10 @@ pub struct SiteBillingProfileInput {
     /// An email address (`name@domain.tld`), or empty.
     #[rule(text(max = 200), pattern = EMAIL, says = "an email address such as billing@acme.example, or empty")]
     pub email: Option<String>,
-    #[rule(text(max = 200))]
+    // Read by a person and shown back: no control or direction character.
+    #[rule(text(max = 200, display))]
     pub phone: Option<String>,
-    #[rule(text(max = 200))]
+    #[rule(text(max = 200, display))]
     pub fax: Option<String>,
     #[rule(text(max = 200, display))]
     pub country_or_region: Option<String>,
