@@ -77,7 +77,7 @@ async fn main() {
     );
     let plan = body(json!({"planId": 4, "name": "Platform", "billingPeriod": 1}));
     let agent: uuid::Uuid = "0192f0c4-0000-7000-8000-000000010000".parse().unwrap();
-    let preview = partner.calculate_new_subscription(&agent, 10000, None, &plan).await.expect("a preview").into_inner();
+    let preview = partner.calculate_new_subscription(&agent, 10000, &plan).await.expect("a preview").into_inner();
     expect(*preview.new_amount > 0.0 && preview.subscription_id.is_none(), "a preview"); // Money wraps an f64
     partner.list_product_feature_points().await.expect("the product feature points");
     println!("    progenitor: every step answered as expected");

@@ -84,7 +84,6 @@ async fn main() {
         10000,
         "0192f0c4-0000-7000-8000-000000010000",
         plan,
-        None,
     )
     .await
     .expect("a preview");
