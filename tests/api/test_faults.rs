@@ -272,3 +272,25 @@ async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
     // Another tenant's requests were never counted.
     assert_eq!(app.get(FORMS, &app.admin_b()).await.status(), 200);
 }
+
+/// Faults by position (issue 58 item 1): "the second call fails" is one fault,
+/// `after` 1: the first matching request runs, the second is faulted, the third runs.
+#[tokio::test]
+async fn a_fault_after_n_lets_the_first_n_through_then_faults() {
+    let app = test_mode().await;
+    let token = app.admin_a();
+    let fault =
+        arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "status", "status": 500, "after": 1})).await;
+    assert_eq!((fault["after"].as_i64(), fault["letThrough"].as_i64()), (Some(1), Some(1)));
+    assert_eq!(app.get(FORMS, &token).await.status(), 200, "the first runs");
+    let still: Value =
+        app.get(&format!("{FAULTS}/{}", fault["id"].as_str().unwrap()), &token).await.json().await.unwrap();
+    assert_eq!((still["letThrough"].as_i64(), still["remaining"].as_i64()), (Some(0), Some(1)));
+    assert_problem(app.get(FORMS, &token).await, 500, 500999).await;
+    assert_eq!(app.get(FORMS, &token).await.status(), 200, "the third runs");
+    // Bounded like `times`.
+    let refused = app
+        .post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "status", "status": 500, "after": -1}))
+        .await;
+    assert_eq!(error_locations(&assert_problem(refused, 400, 400001).await), ["/after"]);
+}

@@ -89,6 +89,10 @@ pub struct TestFaultInput {
     /// How many of the tenant's next requests of the operation it takes.
     #[schema(minimum = 1, maximum = 1000, default = 1)]
     pub times: Option<i64>,
+    /// How many matching requests it lets through first, then faults the next `times`: "the
+    /// second call fails" is `after` 1 (a retry after a first success, a page 2 that fails).
+    #[schema(minimum = 0, maximum = 1000, default = 0, example = 1)]
+    pub after: Option<i64>,
 }
 
 /// What each kind needs and refuses, stated in the document (`if`/`then`):
@@ -124,7 +128,7 @@ fn schema_conditions() -> serde_json::Value {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"id": "0192f0c4-0000-7000-8000-0000000f0001", "operationId": "addSubscription", "kind": "status",
-    "status": 503, "times": 2, "remaining": 2, "createdTime": "2026-11-21T15:00:00Z"}))]
+    "status": 503, "times": 2, "remaining": 2, "after": 0, "letThrough": 0, "createdTime": "2026-11-21T15:00:00Z"}))]
 pub struct TestFault {
     pub id: Uuid,
     pub operation_id: String,
@@ -138,6 +142,10 @@ pub struct TestFault {
     pub times: i32,
     /// Requests still to be faulted.
     pub remaining: i32,
+    /// Matching requests it lets through before the first fault, as armed.
+    pub after: i32,
+    /// Of those, the requests still to let through.
+    pub let_through: i32,
     pub created_time: DateTime<Utc>,
 }
 
@@ -151,6 +159,8 @@ impl From<row::Model> for TestFault {
             delay_ms: r.delay_ms,
             times: r.times,
             remaining: r.remaining,
+            after: r.after,
+            let_through: r.let_through,
             created_time: r.created_time,
         }
     }
@@ -173,7 +183,7 @@ fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
 }
 
 /// The input checked: every problem at once (400), nothing armed.
-fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Option<i32>, i32)> {
+fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Option<i32>, i32, i32)> {
     let mut v = Violations::new();
     if operations_of(tenant).binary_search(&input.operation_id).is_err() {
         v.field("/operationId", ErrorCode::FieldNotAllowed, not_of_the_callers_document(tenant));
@@ -208,12 +218,14 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
     let status = bounded("/status", input.status, input.kind == FaultKind::Status, 400..=599);
     let delay = bounded("/delayMs", input.delay_ms, input.kind == FaultKind::Delay, 1..=MAX_DELAY_MS);
     let times = bounded("/times", Some(input.times.unwrap_or(1)), true, 1..=MAX_TIMES).unwrap_or(1);
-    v.finish((status, delay, times))
+    let after = bounded("/after", Some(input.after.unwrap_or(0)), true, 0..=MAX_TIMES).unwrap_or(0);
+    v.finish((status, delay, times, after))
 }
 
 /// Arm a fault
 ///
-/// The caller's tenant's next `times` requests of `operationId` are faulted: `status` answers
+/// The caller's tenant's next `times` requests of `operationId` are faulted, after letting the
+/// first `after` (default 0) through untouched: `status` answers
 /// that status as a problem (code `<status>999`) without running the operation, with
 /// `Retry-After: 1` on 429 and 503; `delay` holds the answer `delayMs` and then serves it;
 /// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
@@ -237,7 +249,7 @@ async fn arm_test_fault(
     JsonBody(input): JsonBody<TestFaultInput>,
 ) -> ApiResult<Response> {
     let tenant = caller.tenant;
-    let (status, delay_ms, times) = checked(&input, tenant)?;
+    let (status, delay_ms, times, after) = checked(&input, tenant)?;
     // A fault breaks the operation for the whole tenant: only a caller that may call it arms one.
     if !may_call(&caller, &input.operation_id) {
         return Err(not_callable(&input.operation_id));
@@ -272,6 +284,8 @@ async fn arm_test_fault(
             delay_ms,
             times,
             remaining: times,
+            after,
+            let_through: after,
             created_time: Utc::now(),
         };
         row::Entity::insert(row::ActiveModel {
@@ -284,6 +298,8 @@ async fn arm_test_fault(
             delay_ms: Set(model.delay_ms),
             times: Set(model.times),
             remaining: Set(model.remaining),
+            after: Set(model.after),
+            let_through: Set(model.let_through),
             created_time: Set(model.created_time),
         })
         .exec_without_returning(&txn)
@@ -438,7 +454,9 @@ impl Drop for Held {
 }
 
 /// Takes one request of the oldest fault armed for `tenant` and `operation`:
-/// a read, then a decrement that only one taker can make.
+/// a read, then a decrement that only one taker can make. A fault still
+/// letting requests through (`after`) counts this one down and lets it pass:
+/// `None`, as when nothing is armed.
 async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Option<row::Model>, sea_orm::DbErr> {
     // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
     use sea_orm::sea_query::ExprTrait;
@@ -472,6 +490,18 @@ async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Optio
             })
             .await?;
         let Some(fault) = found else { return Ok(None) };
+        if fault.let_through > 0 {
+            let passed = row::Entity::update_many()
+                .col_expr(row::Column::LetThrough, Expr::col(row::Column::LetThrough).sub(1))
+                .filter(row::Column::Id.eq(fault.id))
+                .filter(row::Column::LetThrough.gt(0))
+                .exec(&state.db)
+                .await?;
+            if passed.rows_affected == 1 {
+                return Ok(None);
+            }
+            // Another request took the last pass: this one is the next to fault.
+        }
         let taken = row::Entity::update_many()
             .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).sub(1))
             .filter(row::Column::Id.eq(fault.id))

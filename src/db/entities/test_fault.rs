@@ -15,6 +15,10 @@ pub struct Model {
     pub delay_ms: Option<i32>,
     pub times: i32,
     pub remaining: i32,
+    /// Matching calls let through before the first fault, as armed.
+    pub after: i32,
+    /// Of those, the calls still to let through.
+    pub let_through: i32,
     pub created_time: DateTimeUtc,
 }
 

@@ -1,0 +1,28 @@
+//! Test mode's faults by position (issue 58 item 1): a fault lets its first
+//! `after` matching calls through, then faults the next `times`. `let_through`
+//! counts down the calls still to let through, as `remaining` counts the faults.
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        // One column an ALTER: SQLite adds one at a time.
+        for column in ["after", "let_through"] {
+            manager
+                .alter_table(Table::alter().table("test_faults").add_column(integer(column).default(0)).to_owned())
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        for column in ["let_through", "after"] {
+            manager.alter_table(Table::alter().table("test_faults").drop_column(column).to_owned()).await?;
+        }
+        Ok(())
+    }
+}
