@@ -116,3 +116,14 @@ def test_an_annual_subscription_started_eleven_months_ago_carries_its_balance(se
         assert (renews - now).days in range(27, 32), (now, renews)  # a month to go
     finally:
         delete_test_sandbox.sync_detailed(created.partner_id, client=sandbox.test_mode)
+
+
+def test_the_client_survives_a_property_it_does_not_know(sandbox: Sandbox):
+    """An API adds properties over time: the generated client must keep working (docs/testing-with-switchboard.md, faults)."""
+    fault = test_models.TestFaultInput(
+        operation_id=test_models.TestFaultInputOperationId.LISTSUBSCRIPTIONS, kind=test_models.FaultKind.EXTRAPROPERTIES
+    )
+    assert isinstance(create_test_fault.sync(client=sandbox.test_mode, body=fault), test_models.TestFault)
+    listed = list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id)
+    assert isinstance(listed, list) and listed, listed
+    assert listed[0].additional_properties["unexpectedProperty"] == "added by a test fault (extraProperties)"

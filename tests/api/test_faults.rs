@@ -294,3 +294,47 @@ async fn a_fault_after_n_lets_the_first_n_through_then_faults() {
         .await;
     assert_eq!(error_locations(&assert_problem(refused, 400, 400001).await), ["/after"]);
 }
+
+/// Answers that test a client's parser (issue 58 item 2): the operation runs,
+/// its answer is changed as real vendors' answers surprise clients.
+#[tokio::test]
+async fn parser_faults_change_the_real_answer_the_way_vendors_do() {
+    let app = test_mode().await;
+    let token = app.admin_a();
+    let real: Value = app.get(FORMS, &token).await.json().await.unwrap();
+    for kind in ["extraProperties", "notJson", "wrongContentType", "truncatedBody"] {
+        arm(&app, &token, json!({"operationId": "listSecureForms", "kind": kind})).await;
+        let answer = app.get(FORMS, &token).await;
+        let (status, content_type) =
+            (answer.status().as_u16(), answer.headers()["content-type"].to_str().unwrap().to_owned());
+        let text = answer.text().await.unwrap();
+        match kind {
+            "extraProperties" => {
+                let json: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!((status, content_type.as_str()), (200, "application/json"));
+                assert_eq!(json["unexpectedProperty"], "added by a test fault (extraProperties)");
+                let form = &json["secureForms"][0];
+                assert!(form["unexpectedProperty"].is_string() && form["id"] == real["secureForms"][0]["id"], "{form}");
+            }
+            "notJson" => {
+                assert_eq!((status, content_type.as_str()), (502, "text/html; charset=utf-8"));
+                assert!(text.starts_with("<!DOCTYPE html>") && text.contains("502 Bad Gateway"));
+            }
+            "wrongContentType" => {
+                assert_eq!((status, content_type.as_str()), (200, "text/plain; charset=utf-8"));
+                assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), real);
+            }
+            _ => {
+                assert_eq!(status, 200);
+                assert!(serde_json::from_str::<Value>(&text).is_err() && real.to_string().starts_with(&text), "{text}");
+            }
+        }
+        assert_eq!(app.get(FORMS, &token).await.status(), 200, "{kind} is spent");
+    }
+    // A write runs though its answer is changed: the form is there.
+    arm(&app, &token, json!({"operationId": "createSecureForm", "kind": "notJson"})).await;
+    let before = app.count_rows("secure_forms").await;
+    let answer = app.post(FORMS, &token, &crate::secure_forms::form_body("Behind a proxy")).await;
+    assert_eq!(answer.status(), 502);
+    assert_eq!(app.count_rows("secure_forms").await, before + 1, "the effect happened");
+}

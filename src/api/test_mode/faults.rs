@@ -53,7 +53,30 @@ pub enum FaultKind {
     Delay,
     /// Runs the operation, commits, then closes the connection without an answer.
     DropAfterCommit,
+    /// Runs the operation; every object of its JSON answer gains a property no document names
+    /// (`unexpectedProperty`), the additive change every API makes: a client must ignore it.
+    ExtraProperties,
+    /// Runs the operation, then answers 502 with an HTML error page instead, as a proxy in
+    /// front of a vendor does: a client must report it, not fail to parse it.
+    NotJson,
+    /// Runs the operation and answers its body as `text/plain`: a client must check the
+    /// content type before parsing.
+    WrongContentType,
+    /// Runs the operation and answers the first half of its body only: a client must treat a
+    /// body that does not parse as a failed call (and retry with its `Idempotency-Key`).
+    TruncatedBody,
 }
+
+/// Every kind, in the order the document lists them.
+const KINDS: [FaultKind; 7] = [
+    FaultKind::Status,
+    FaultKind::Delay,
+    FaultKind::DropAfterCommit,
+    FaultKind::ExtraProperties,
+    FaultKind::NotJson,
+    FaultKind::WrongContentType,
+    FaultKind::TruncatedBody,
+];
 
 impl FaultKind {
     pub fn as_str(self) -> &'static str {
@@ -61,11 +84,15 @@ impl FaultKind {
             FaultKind::Status => "status",
             FaultKind::Delay => "delay",
             FaultKind::DropAfterCommit => "dropAfterCommit",
+            FaultKind::ExtraProperties => "extraProperties",
+            FaultKind::NotJson => "notJson",
+            FaultKind::WrongContentType => "wrongContentType",
+            FaultKind::TruncatedBody => "truncatedBody",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [FaultKind::Status, FaultKind::Delay, FaultKind::DropAfterCommit].into_iter().find(|kind| kind.as_str() == text)
+        KINDS.into_iter().find(|kind| kind.as_str() == text)
     }
 }
 
@@ -105,23 +132,24 @@ fn schema_conditions() -> serde_json::Value {
     use serde_json::json;
     // Each subschema names the properties it requires (linters ask for it).
     let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
-    json!([
+    // The kinds that take neither: the operation's own answer, dropped or changed.
+    let neither = ["dropAfterCommit", "extraProperties", "notJson", "wrongContentType", "truncatedBody"].map(|kind| {
+        when_equals("kind", json!(kind), json!({"not": {"anyOf": [present("status"), present("delayMs")]}}))
+    });
+    let mut conditions = vec![
         when_equals(
             "kind",
             json!("status"),
-            json!({"required": ["status"], "properties": {"status": {}}, "not": present("delayMs")})
+            json!({"required": ["status"], "properties": {"status": {}}, "not": present("delayMs")}),
         ),
         when_equals(
             "kind",
             json!("delay"),
-            json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")})
+            json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")}),
         ),
-        when_equals(
-            "kind",
-            json!("dropAfterCommit"),
-            json!({"not": {"anyOf": [present("status"), present("delayMs")]}})
-        ),
-    ])
+    ];
+    conditions.extend(neither);
+    serde_json::Value::Array(conditions)
 }
 
 /// An armed fault.
@@ -411,10 +439,15 @@ pub async fn honour(
             response.extensions_mut().insert(CloseWithoutAnswer);
             response
         }
+        FaultKind::ExtraProperties | FaultKind::NotJson | FaultKind::WrongContentType | FaultKind::TruncatedBody => {
+            parser_test::answer(kind, next.run(request).await).await
+        }
     };
     response.extensions_mut().insert(kind);
     response
 }
+
+mod parser_test;
 
 /// Requests of one tenant held by delay faults at once, on this instance:
 /// past it a delayed request is refused (503) rather than held, so that one
