@@ -346,3 +346,33 @@ async fn secrets_under_joined_or_cased_key_names_are_not_kept() {
         assert!(!kept.contains(&format!("leak{i}x")), "{key}: {kept}");
     }
 }
+
+/// The journal's answer to `query`: its total, its request ids, its entries.
+async fn listed(app: &TestApp, token: &str, query: &str) -> (u64, Vec<String>, Vec<Value>) {
+    let answer = app.get(&format!("{JOURNAL}{query}"), token).await;
+    assert_eq!(answer.status(), 200, "{query}");
+    let total: u64 = answer.headers()["x-total-count"].to_str().unwrap().parse().unwrap();
+    let entries: Vec<Value> = answer.json().await.unwrap();
+    let ids = entries.iter().map(|e| e["requestId"].as_str().unwrap().to_owned()).collect();
+    (total, ids, entries)
+}
+
+/// The journal as a suite asks it (issue 58 item 4): entries after one it has
+/// seen, requests of one tag (an `X-Request-Id` prefix), and how many match.
+#[tokio::test]
+async fn the_journal_answers_what_came_after_a_tag_and_a_count() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.admin_a();
+    for id in ["app-1", "test-1", "app-2", "app-3"] {
+        let sent = app.client.get(app.url("/v4/secureform/secureForms")).bearer_auth(&token).header("x-request-id", id);
+        assert_eq!(sent.send().await.unwrap().status(), 200);
+    }
+    let (total, ids, _) = listed(&app, &token, "?requestIdPrefix=app-&limit=2").await;
+    assert_eq!((total, ids), (3, vec!["app-3".to_owned(), "app-2".to_owned()]), "newest first, counted past the limit");
+    let (_, _, all) = listed(&app, &token, "").await;
+    let oldest = all.last().unwrap()["id"].as_str().unwrap().to_owned();
+    let (total, ids, _) = listed(&app, &token, &format!("?after={oldest}")).await;
+    assert_eq!((total, ids), (3, vec!["app-3".to_owned(), "app-2".to_owned(), "test-1".to_owned()]));
+    let (total, ids, _) = listed(&app, &token, "?requestIdPrefix=100%25_").await;
+    assert_eq!((total, ids.len()), (0, 0), "LIKE's characters stand for themselves");
+}

@@ -65,12 +65,16 @@ const FLUSH_WITHIN: Duration = Duration::from_secs(5);
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({
+    "id": "0192f0c4-0000-7000-8000-0000000d0001",
     "at": "2026-11-21T15:00:00.123Z", "requestId": "4f6c1d0e-8a1b-4c39-9d2e-1f0a5b7c9e21",
-    "operationId": "addSubscription", "method": "POST", "path": "/api/billing/subscriptions:add",
-    "query": "siteId=10000&agentId=1", "status": 200, "durationMs": 12, "idempotencyKey": "order-1",
-    "requestBody": {"planId": "0192f0c4-0000-7000-8000-000000000001", "quantity": 2},
-    "responseBody": {"id": "0192f0c4-0000-7000-8000-0000000a0001"}, "replayed": false}))]
+    "operationId": "addSubscription", "method": "POST", "path": "/api/billing/subscriptions:new",
+    "query": "siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000", "status": 200, "durationMs": 12,
+    "idempotencyKey": "order-1", "requestBody": {"planId": 4, "name": "Platform"},
+    "responseBody": {"subscriptionId": "0192f0c4-0000-7000-8000-0000001400aa"}, "replayed": false}))]
 pub struct JournaledRequest {
+    /// The entry's id, in the order entries were journaled: pass the newest one seen as `after`
+    /// to list only what came since.
+    pub id: uuid::Uuid,
     /// When the request arrived (system time).
     pub at: DateTime<Utc>,
     /// The request's `x-request-id`, as the server's log names it.
@@ -108,6 +112,7 @@ impl From<row::Model> for JournaledRequest {
     fn from(r: row::Model) -> Self {
         let body = |text: Option<String>| text.and_then(|text| serde_json::from_str(&text).ok());
         Self {
+            id: r.id,
             at: r.at,
             request_id: r.request_id,
             operation_id: r.operation_id,
@@ -146,6 +151,15 @@ struct JournalParams {
     #[rule(range(min = 1, max = 1000))]
     #[param(example = 20)]
     limit: Option<u64>,
+    /// Only requests journaled after the entry with this id (an `id` of an earlier answer):
+    /// poll with the newest id seen for what came since.
+    #[param(example = "0192f0c4-0000-7000-8000-0000000d0001")]
+    after: Option<uuid::Uuid>,
+    /// Only requests whose `X-Request-Id` starts with this (tag your app's and your test's
+    /// requests, `app-` and `test-`, and list one kind).
+    #[rule(text(max = 200))]
+    #[param(example = "app-")]
+    request_id_prefix: Option<String>,
 }
 
 /// List the journaled requests
@@ -161,13 +175,15 @@ struct JournalParams {
 /// is a 400; one the token may not call, a 403.
 #[utoipa::path(get, path = "/api/test/requests", operation_id = "listTestRequests", tag = TAG,
     params(JournalParams),
-    responses((status = 200, description = "The requests, newest first", body = Vec<JournaledRequest>)),
+    responses((status = 200, description = "The requests, newest first", body = Vec<JournaledRequest>,
+        headers(("X-Total-Count" = u64, description = "How many requests match the filters, past `limit` too: \
+            \"this was called once\" is one assertion")))),
     extensions(("x-permissions" = json!([]))))]
 async fn list_test_requests(
     State(state): State<AppState>,
     caller: TenantCaller,
     query: Query<JournalParams>,
-) -> ApiResult<Json<Vec<JournaledRequest>>> {
+) -> ApiResult<([(axum::http::HeaderName, String); 1], Json<Vec<JournaledRequest>>)> {
     let tenant = caller.tenant;
     let (params, mut problems) = query.into_parts();
     if params.operation_id.as_ref().is_some_and(|operation| operations_of(tenant).binary_search(operation).is_err()) {
@@ -188,8 +204,22 @@ async fn list_test_requests(
     if let Some(status) = params.status {
         found = found.filter(row::Column::Status.eq(status));
     }
+    if let Some(after) = params.after {
+        found = found.filter(row::Column::Id.gt(after));
+    }
+    if let Some(prefix) = params.request_id_prefix.filter(|prefix| !prefix.is_empty()) {
+        // LIKE's own characters in the prefix stand for themselves.
+        let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        use sea_orm::sea_query::ExprTrait;
+        found = found.filter(
+            sea_orm::sea_query::Expr::col(row::Column::RequestId)
+                .like(sea_orm::sea_query::LikeExpr::new(format!("{escaped}%")).escape('\\')),
+        );
+    }
+    let total = sea_orm::PaginatorTrait::count(found.clone(), &state.reads).await?;
     let rows = found.order_by_desc(row::Column::Id).limit(params.limit.unwrap_or(100)).all(&state.reads).await?;
-    Ok(Json(rows.into_iter().map(JournaledRequest::from).collect()))
+    let total = [(axum::http::HeaderName::from_static("x-total-count"), total.to_string())];
+    Ok((total, Json(rows.into_iter().map(JournaledRequest::from).collect())))
 }
 
 /// Clear the journal
