@@ -533,6 +533,9 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let application = crate::application::Application::build(db, reads, &secret, settings);
+    if let Some(file) = db::sqlite_file(&common.database_url) {
+        application.state().storage.watch_file(file.to_owned());
+    }
     // The one line to wait on (docs/containers.md): stable words, logged once
     // the listener is bound and every start-up step is done.
     tracing::info!(address = %address, version = crate::api::health::VERSION, test_mode = args.test_mode, "ready to serve");

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::IntoResponse;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -56,8 +57,15 @@ async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
         return Err(ApiError::new(ErrorCode::DatabaseUnavailable, "the database's disk is full: writes are refused")
             .retry_after(crate::error::STORAGE_FULL_RETRY_SECONDS));
     }
+    if state.storage.is_gone() {
+        return Err(ApiError::new(ErrorCode::DatabaseUnavailable, GONE));
+    }
     Ok(Json(Health { status: "ok", version: VERSION }))
 }
+
+/// Why writes and readiness fail once the database file is gone.
+const GONE: &str = "the database file was removed or replaced while serving: writes are refused, \
+    as they would be lost; restore the file and restart the server";
 
 /// How long readiness waits for the database: under `switchboard
 /// healthcheck`'s own 2 s, so a probe hears "the database does not answer"
@@ -76,6 +84,8 @@ pub struct StorageHealth {
     /// An atomic: every successful write reads it, on the request's path.
     full_at: std::sync::atomic::AtomicU64,
     epoch: std::sync::OnceLock<std::time::Instant>,
+    /// The SQLite file was removed or replaced while serving (`watch_file`).
+    gone: std::sync::atomic::AtomicBool,
 }
 
 impl StorageHealth {
@@ -88,6 +98,35 @@ impl StorageHealth {
         use std::sync::atomic::Ordering;
         let at = self.full_at.load(Ordering::Relaxed);
         at != 0 && self.now_ms().saturating_sub(at) < crate::error::STORAGE_FULL_RETRY_SECONDS * 1_000
+    }
+
+    /// Whether the database's file was removed or replaced while serving.
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Watches the SQLite file at `path` every second, from now on: removed
+    /// or replaced by another file, the open connections would go on writing
+    /// to a file nobody can open again (a restart starts on a new, empty one),
+    /// so writes are refused and readiness fails from then on (issue 59 item 2).
+    pub fn watch_file(self: &std::sync::Arc<Self>, path: std::path::PathBuf) {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(opened) = std::fs::metadata(&path).map(|m| (m.dev(), m.ino())) else { return };
+        let health = std::sync::Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+            loop {
+                every.tick().await;
+                let Some(health) = health.upgrade() else { return };
+                let now = std::fs::metadata(&path).map(|m| (m.dev(), m.ino()));
+                if now.as_ref().ok() != Some(&opened) {
+                    health.gone.store(true, std::sync::atomic::Ordering::Relaxed);
+                    tracing::error!(path = %path.display(), "the database file was removed or replaced while serving: \
+                        writes answer 503 and /health/ready 503 until a restart on the restored file");
+                    return;
+                }
+            }
+        });
     }
 
     pub fn set_full(&self, full: bool) {
@@ -112,6 +151,10 @@ pub async fn note_storage(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let writes = !matches!(*request.method(), axum::http::Method::GET | axum::http::Method::HEAD);
+    // Acknowledged now, a write would be lost with the file nobody can open again.
+    if writes && state.storage.is_gone() {
+        return ApiError::new(ErrorCode::DatabaseUnavailable, GONE).into_response();
+    }
     let response = next.run(request).await;
     if response.status() == axum::http::StatusCode::INSUFFICIENT_STORAGE {
         state.storage.set_full(true);

@@ -99,7 +99,7 @@ pub struct SharedState {
     /// PostgreSQL: what billing previews read, in batches (`ledger_store::PreviewReads`).
     pub previews: Option<super::billing::ledger_store::PreviewReads>,
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
-    pub storage: super::health::StorageHealth,
+    pub storage: std::sync::Arc<super::health::StorageHealth>,
     /// The data sets sandboxes may name (`--data-sets`).
     pub data_sets: Option<super::seed::folder::DataSetFolder>,
 }

@@ -69,3 +69,30 @@ async fn a_full_database_acknowledges_only_what_it_stored_and_recovers() {
     assert_eq!(app.get(&format!("/v4/secureform/secureForms/{id}"), &token).await.status(), 200);
     assert_eq!(app.get("/health/ready", &token).await.status(), 200);
 }
+
+/// The SQLite file removed while serving (issue 59 item 2): the open
+/// connections would go on writing to a file nobody can open again, so the
+/// server notices within a second and refuses writes and readiness.
+#[tokio::test]
+async fn a_database_file_removed_while_serving_refuses_writes_and_readiness() {
+    let app = spawn_app().await;
+    let Some(path) = app.sqlite_path.clone() else { return };
+    let server = app.spawn_process().await;
+    let token = app.admin_a();
+    let create = |name: &str| {
+        app.client
+            .post(format!("{}/v4/secureform/secureForms", server.address))
+            .bearer_auth(&token)
+            .json(&form_body(name))
+    };
+    assert_eq!(create("before").send().await.unwrap().status(), 201);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let problem = assert_problem(create("after").send().await.unwrap(), 503, 503001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("removed or replaced"), "{problem}");
+    let ready = app.client.get(format!("{}/health/ready", server.address)).send().await.unwrap();
+    assert_eq!(ready.status(), 503);
+    assert_eq!(app.client.get(format!("{}/health/live", server.address)).send().await.unwrap().status(), 200);
+}
