@@ -4,7 +4,13 @@
 //! one SQLite writer, each a hand-off to the connection's thread; a batch takes
 //! it four or five times for all its creates. A create is answered after its
 //! batch commits, so an acknowledged form is stored. If a batch fails, each of
-//! its creates is tried again alone, so one bad create fails only itself.
+//! its creates is tried again alone, so one bad create fails only itself;
+//! unless the database is away, which fails them all at once.
+//!
+//! A create waits at most `MAX_WAIT` in the queue: one that waited longer
+//! (its batch queued behind others while the database was away) is answered
+//! 503 and not written, so that a create its client gave up on is not
+//! committed later (issue 59 item 4).
 
 use futures_util::FutureExt;
 use sea_orm::DatabaseConnection;
@@ -20,6 +26,8 @@ const MAX_BATCH: usize = 128;
 /// Creates waiting at most; more wait to be queued (back pressure on the
 /// requests, each bounded by the server's request timeout).
 const QUEUE: usize = 1_024;
+/// The longest a create waits in the queue before it is refused unwritten.
+pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct FormWriter(mpsc::Sender<Job>);
@@ -27,6 +35,7 @@ pub struct FormWriter(mpsc::Sender<Job>);
 struct Job {
     form: NewForm,
     answer: oneshot::Sender<ApiResult<SecureForm>>,
+    queued: std::time::Instant,
 }
 
 impl FormWriter {
@@ -45,7 +54,7 @@ impl FormWriter {
 
     pub async fn create(&self, form: NewForm) -> ApiResult<SecureForm> {
         let (answer, answered) = oneshot::channel();
-        self.0.send(Job { form, answer }).await.map_err(|_| stopped())?;
+        self.0.send(Job { form, answer, queued: std::time::Instant::now() }).await.map_err(|_| stopped())?;
         answered.await.map_err(|_| stopped())?
     }
 }
@@ -68,14 +77,38 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
 }
 
 async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
-    let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
-    if forms.len() > 1
-        && let Ok(created) = store::create_all(db, &forms).await
-    {
-        for (answer, form) in answers.into_iter().zip(created) {
-            let _ = answer.send(Ok(form));
-        }
+    // Waited too long, or nobody waits for the answer any more: not written.
+    let (jobs, late): (Vec<Job>, Vec<Job>) =
+        jobs.into_iter().partition(|job| job.queued.elapsed() < MAX_WAIT && !job.answer.is_closed());
+    for job in late {
+        let waited = ApiError::new(
+            crate::error::ErrorCode::DatabaseUnavailable,
+            format!("the create waited {} s for the database and was not written; retry it", MAX_WAIT.as_secs()),
+        )
+        .retry_after(1);
+        let _ = job.answer.send(Err(waited));
+    }
+    if jobs.is_empty() {
         return;
+    }
+    let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
+    if forms.len() > 1 {
+        match store::create_all(db, &forms).await {
+            Ok(created) => {
+                for (answer, form) in answers.into_iter().zip(created) {
+                    let _ = answer.send(Ok(form));
+                }
+                return;
+            }
+            // The database is away: each create alone would wait its own pool timeout.
+            Err(err) if err.code() == crate::error::ErrorCode::DatabaseUnavailable => {
+                for answer in answers {
+                    let _ = answer.send(Err(err.same_for_another_request()));
+                }
+                return;
+            }
+            Err(_) => {}
+        }
     }
     for (form, answer) in forms.iter().zip(answers) {
         let created = store::create_all(db, std::slice::from_ref(form)).await.map(|mut one| one.remove(0));
@@ -119,7 +152,7 @@ mod tests {
         for n in 0..20 {
             let (answer, answered) = oneshot::channel();
             let id = if n == 7 { taken } else { Uuid::now_v7() };
-            batch.push(Job { form: new_form(id, &format!("form {n}")), answer });
+            batch.push(Job { form: new_form(id, &format!("form {n}")), answer, queued: std::time::Instant::now() });
             answers.push(answered);
         }
         write(&db, batch).await;
@@ -159,5 +192,28 @@ mod tests {
             let form = task.await.unwrap().unwrap();
             assert_eq!(store::find(&db, 10000, form.id).await.unwrap().name, format!("together {n}"));
         }
+    }
+
+    /// A create that waited in the queue past `MAX_WAIT` (behind batches that
+    /// waited for a database that was away) is answered 503 and not written.
+    #[tokio::test]
+    async fn a_create_that_waited_too_long_is_refused_unwritten() {
+        let db = demo_database().await;
+        let (late_id, fresh_id) = (Uuid::now_v7(), Uuid::now_v7());
+        let (late, late_answered) = oneshot::channel();
+        let (fresh, fresh_answered) = oneshot::channel();
+        let long_ago = std::time::Instant::now().checked_sub(MAX_WAIT * 2).unwrap();
+        write(
+            &db,
+            vec![
+                Job { form: new_form(late_id, "late"), answer: late, queued: long_ago },
+                Job { form: new_form(fresh_id, "fresh"), answer: fresh, queued: std::time::Instant::now() },
+            ],
+        )
+        .await;
+        let refused = late_answered.await.unwrap().unwrap_err();
+        assert_eq!(refused.code(), crate::error::ErrorCode::DatabaseUnavailable);
+        assert!(store::find(&db, 10000, late_id).await.is_err(), "not written");
+        assert_eq!(fresh_answered.await.unwrap().unwrap().id, fresh_id);
     }
 }
