@@ -150,56 +150,118 @@ pub fn luhn(digits: &[u8]) -> bool {
     sum.is_multiple_of(10)
 }
 
-/// `text` with every card number in it masked to its last four digits: a
-/// run of 12 to 19 digits (single spaces or dashes between them allowed)
-/// that passes the Luhn check, not inside a GUID; `None` when there is none
-/// (most text: nothing is copied).
+/// A decimal digit's value, in any script a person or a program writes one:
+/// ASCII, full-width, Arabic-Indic (both), Devanagari, Bengali.
+fn decimal(c: char) -> Option<u8> {
+    const ZEROS: [u32; 6] = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xff10];
+    let code = u32::from(c);
+    ZEROS.iter().find(|zero| (**zero..**zero + 10).contains(&code)).map(|zero| (code - zero) as u8)
+}
+
+/// Whether `c` may stand between a card number's digits: spaces of every
+/// width, dashes, dots, slashes, underscores, a tab, a zero-width space, `+`
+/// (a query's space).
+fn is_separator(c: char) -> bool {
+    matches!(c, ' ' | '-' | '.' | '/' | '_' | '\t' | '+' | '\u{a0}' | '\u{2000}'..='\u{200b}' | '\u{2010}'..='\u{2015}'
+        | '\u{2212}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}' | '\u{2060}')
+}
+
+/// `text` with every card number in it masked to its last four digits: a run
+/// of 12 to 19 digits (of any script) that passes the Luhn check, with up to
+/// three separators between any two of them (` - `) (any space, dash, dot, slash,
+/// underscore, or their percent-encoding), next to letters or not (`CC4111...`,
+/// `4111...e0`), not inside a GUID; `None` when there is none (most text:
+/// nothing is copied).
 pub fn mask_card_numbers(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
     // Cheap first: fewer than 12 digits cannot hold one.
-    if bytes.iter().filter(|b| b.is_ascii_digit()).count() < 12 {
+    if text.chars().filter(|c| decimal(*c).is_some()).count() < 12 {
         return None;
     }
+    let chars: Vec<char> = text.chars().collect();
     // GUIDs hold long digit runs that are ids, not cards.
-    let mut in_guid = vec![false; bytes.len()];
+    let mut in_guid = vec![false; chars.len()];
+    let char_at: Vec<usize> = text.char_indices().map(|(byte, _)| byte).collect();
     for found in guid().find_iter(text) {
-        in_guid[found.start()..found.end()].fill(true);
+        for (index, byte) in char_at.iter().enumerate() {
+            if (found.start()..found.end()).contains(byte) {
+                in_guid[index] = true;
+            }
+        }
     }
-    let digit = |at: usize| bytes[at].is_ascii_digit() && !in_guid[at];
-    let mut masked = bytes.to_vec();
+    let digit = |at: usize| decimal(chars[at]).is_some() && !in_guid[at];
+    // A separator at `at`: its length in chars (`%20` is three), 0 for none.
+    let separator = |at: usize| -> usize {
+        if is_separator(chars[at]) {
+            return 1;
+        }
+        let encoded: String = chars[at..chars.len().min(at + 3)].iter().collect();
+        match encoded.to_ascii_uppercase().as_str() {
+            "%20" | "%2D" | "%2E" | "%2F" | "%5F" | "%09" | "%2B" => 3,
+            _ => 0,
+        }
+    };
+    let mut masked = chars.clone();
     let mut found = false;
     let mut start = 0;
-    while start < bytes.len() {
+    while start < chars.len() {
         if !digit(start) {
             start += 1;
             continue;
         }
-        let mut positions = vec![start];
+        // The run's groups of digits, split where separators stand.
+        let mut groups = vec![vec![start]];
         let mut at = start + 1;
-        while at < bytes.len() {
+        while at < chars.len() {
             if digit(at) {
-                positions.push(at);
+                if let Some(group) = groups.last_mut() {
+                    group.push(at);
+                }
                 at += 1;
-            } else if matches!(bytes[at], b' ' | b'-') && at + 1 < bytes.len() && digit(at + 1) {
-                at += 1;
-            } else {
+                continue;
+            }
+            let (mut probe, mut gaps) = (at, 0);
+            while probe < chars.len() && gaps < 3 {
+                match separator(probe) {
+                    0 => break,
+                    length => (probe, gaps) = (probe + length, gaps + 1),
+                }
+            }
+            if gaps == 0 || probe >= chars.len() || !digit(probe) {
                 break;
             }
+            groups.push(Vec::new());
+            at = probe;
         }
-        let digits: Vec<u8> = positions.iter().map(|&p| bytes[p]).collect();
-        // Next to a letter, a run is part of a word or an id, not a card.
-        let letter_before = start > 0 && bytes[start - 1].is_ascii_alphanumeric();
-        let letter_after = at < bytes.len() && bytes[at].is_ascii_alphanumeric();
-        let bounded = !letter_before && !letter_after;
-        if bounded && (12..=19).contains(&digits.len()) && luhn(&digits) {
-            for &p in &positions[..positions.len() - 4] {
-                masked[p] = b'*';
+        // The whole run, else the first whole groups in a row that make a card
+        // (`4111111111111111.0`, a card among other numbers).
+        let mut first = 0;
+        while first < groups.len() {
+            let mut window: Vec<usize> = Vec::new();
+            let mut taken = None;
+            for (last, group) in groups.iter().enumerate().skip(first) {
+                window.extend(group);
+                if window.len() > 19 {
+                    break;
+                }
+                let digits: Vec<u8> = window.iter().filter_map(|&p| decimal(chars[p])).map(|d| b'0' + d).collect();
+                if digits.len() >= 12 && luhn(&digits) && (last + 1 == groups.len() || taken.is_none()) {
+                    taken = Some((last, window.clone()));
+                }
             }
-            found = true;
+            match taken {
+                Some((last, positions)) => {
+                    for &p in &positions[..positions.len() - 4] {
+                        masked[p] = '*';
+                    }
+                    found = true;
+                    first = last + 1;
+                }
+                None => first += 1,
+            }
         }
         start = at;
     }
-    found.then(|| String::from_utf8(masked).unwrap_or_default())
+    found.then(|| masked.into_iter().collect())
 }
 
 fn guid() -> &'static regex::Regex {
@@ -429,7 +491,48 @@ mod tests {
         assert_eq!(mask_card_numbers("0192f0c4-0000-7000-8000-000000140001"), None, "ids are not cards");
         assert_eq!(mask_card_numbers("00000000-0000-0000-0000-411111111111"), None, "not even all-digit ones");
         assert_eq!(mask_card_numbers("41111111111111111111"), None, "20 digits are not a card");
-        assert_eq!(mask_card_numbers("x4111111111111111"), None, "part of a word");
+        // Spellings a person or a program writes (issue 56 item 3's and as many more).
+        for spelling in [
+            "4111.1111.1111.1111",
+            "4111/1111/1111/1111",
+            "4111\t1111\t1111\t1111",
+            "4111\u{a0}1111\u{a0}1111\u{a0}1111",
+            "4111  1111  1111  1111",
+            "4111_1111_1111_1111",
+            "CC4111111111111111",
+            "card#4111111111111111x",
+            "4111\u{2014}1111\u{2014}1111\u{2014}1111",
+            "4111\u{200b}1111\u{200b}1111\u{200b}1111",
+            "\u{ff14}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}",
+            "\u{664}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}\u{661}",
+            "4111111111111111e0",
+            "4111%201111%201111%201111",
+            "4111+1111+1111+1111",
+            "4111 - 1111 - 1111 - 1111",
+            "4111.1111-1111/1111",
+            "y=4111.1111.1111.1111",
+            "4111\u{2009}1111\u{2009}1111\u{2009}1111",
+            "4111\u{3000}1111\u{3000}1111\u{3000}1111",
+            "4111\u{2212}1111\u{2212}1111\u{2212}1111",
+            "4111%2D1111%2D1111%2D1111",
+            "5555-5555-5555-4444",
+            "378282246310005",
+            "6011 0009 9013 9424",
+            "3530.1113.3330.0000",
+            "4111111111111111.0",
+            "\"4111111111111111\"",
+            "4111111111111111\n",
+            "x4111111111111111",
+            "4\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1\u{a0}1",
+        ] {
+            let masked = mask_card_numbers(spelling).unwrap_or_else(|| panic!("kept: {spelling:?}"));
+            // All but the last four of the card's 15 or 16 digits are masked.
+            assert!(masked.chars().filter(|c| *c == '*').count() >= 11, "{spelling:?}: {masked}");
+        }
+        // Not cards: too few digits, or a run too long, whatever the spelling.
+        for text in ["4111.1111.1111", "tel. 0044 20 7946 0958", "2026-11-27T17:50:00Z", "41111111111111111111"] {
+            assert_eq!(mask_card_numbers(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -309,12 +309,16 @@ async fn no_store(request: Request, next: Next) -> Response {
     response
 }
 
-/// A client's `X-Request-Id` is kept (and logged) only when short and plain;
-/// otherwise a new one is made, so that nobody writes what they like into the log.
+/// A client's `X-Request-Id` is kept (and logged) only when short and plain
+/// and holding no card number; otherwise a new one is made, so that nobody
+/// writes what they like (or a card) into the log.
 async fn plain_request_id(mut request: Request, next: Next) -> Response {
     let plain = |value: &HeaderValue| {
         let bytes = value.as_bytes();
-        !bytes.is_empty() && bytes.len() <= 128 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
+        !bytes.is_empty()
+            && bytes.len() <= 128
+            && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
+            && value.to_str().is_ok_and(|text| crate::redaction::mask_card_numbers(text).is_none())
     };
     if request.headers().get("x-request-id").is_some_and(|value| !plain(value)) {
         request.headers_mut().remove("x-request-id");

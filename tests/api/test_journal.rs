@@ -376,3 +376,38 @@ async fn the_journal_answers_what_came_after_a_tag_and_a_count() {
     let (total, ids, _) = listed(&app, &token, "?requestIdPrefix=100%25_").await;
     assert_eq!((total, ids.len()), (0, 0), "LIKE's characters stand for themselves");
 }
+
+/// Card numbers in the spellings people and programs write (issue 56 item 3),
+/// in a body, the query, the request id and the idempotency key: none kept.
+#[tokio::test]
+async fn card_numbers_in_any_spelling_are_not_kept() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.partner_admin(1);
+    let body = json!({"name": "CC4111111111111111", "note": "4111.1111.1111.1111", "other": "4111\u{a0}1111\u{a0}1111\u{a0}1111",
+        "wide": "\u{ff14}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}\u{ff11}",
+        "dash": "4111\u{2014}1111\u{2014}1111\u{2014}1111", "n": 4111111111111111u64});
+    let sent = app
+        .client
+        .post(app.url("/api/billing/subscriptions:new?siteId=10000&y=4111.1111.1111.1111&z=4111%201111%201111%201111"))
+        .bearer_auth(&token)
+        .header("idempotency-key", "key-4111111111111111")
+        .header("x-request-id", "4111-1111-1111-1111")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(sent.status().is_client_error(), "{}", sent.status());
+    let entry = journal(&app, &token, "").await.remove(0);
+    let kept = entry.to_string();
+    for leak in [
+        "4111111111111111",
+        "4111.1111.1111",
+        "4111\u{a0}1111",
+        "\u{ff14}\u{ff11}",
+        "4111\u{2014}1111",
+        "4111-1111",
+        "4111%201111",
+    ] {
+        assert!(!kept.contains(leak), "{leak:?} kept: {kept}");
+    }
+}

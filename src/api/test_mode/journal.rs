@@ -450,14 +450,18 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
         partner_id: Set(partner_id),
         site_id: Set(site_id),
         at: Set(sent.at),
-        request_id: Set(crate::error::current_request_id()),
+        // Headers a client fills in may hold a card number too (a key made of one).
+        request_id: Set({
+            let id = crate::error::current_request_id();
+            redaction::mask_card_numbers(&id).unwrap_or(id)
+        }),
         operation_id: Set(operation.to_owned()),
         method: Set(sent.method.as_str().to_owned()),
         path: Set(redaction::mask_card_numbers(&sent.path).unwrap_or(sent.path)),
         query: Set(sent.query.map(|query| redaction::redact_query(&query).unwrap_or(query))),
         status: Set(i32::from(parts.status.as_u16())),
         duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
-        idempotency_key: Set(sent.idempotency_key),
+        idempotency_key: Set(sent.idempotency_key.map(|key| redaction::mask_card_numbers(&key).unwrap_or(key))),
         fault: Set(parts.extensions.get::<FaultKind>().map(|kind| kind.as_str().to_owned())),
         replayed: Set(parts.headers.contains_key(crate::api::billing::idempotency::REPLAYED_HEADER)),
         request_body: Set(request_body),
