@@ -85,6 +85,16 @@ fn to_value(value: &impl serde::Serialize) -> ApiResult<Value> {
     serde_json::to_value(value).map_err(ApiError::internal)
 }
 
+/// The rows of `E` of the tenant's `sites`, by site and then id: one query.
+async fn rows_of_sites<E: EntityTrait>(
+    db: &impl ConnectionTrait,
+    sites: &[i32],
+    site: E::Column,
+    id: E::Column,
+) -> Result<Vec<E::Model>, sea_orm::DbErr> {
+    E::find().filter(site.is_in(sites.iter().copied())).order_by_asc(site).order_by_asc(id).all(db).await
+}
+
 /// `value` without `keys` (what an answer holds that a data set does not).
 fn without(mut value: Value, keys: &[&str]) -> Value {
     if let Some(map) = value.as_object_mut() {
@@ -117,12 +127,7 @@ async fn accounts(
         None => email,
     };
     let permissions = |stored: &str| -> Value { Permission::parse_list(stored).iter().map(|p| p.name()).collect() };
-    let agents = agent::Entity::find()
-        .filter(agent::Column::SiteId.is_in(sites.iter().copied()))
-        .order_by_asc(agent::Column::SiteId)
-        .order_by_asc(agent::Column::Id)
-        .all(db)
-        .await?;
+    let agents = rows_of_sites::<agent::Entity>(db, sites, agent::Column::SiteId, agent::Column::Id).await?;
     let agents = agents.into_iter().map(|a| {
         json!({"id": a.id, "siteId": a.site_id, "email": email(a.email), "displayName": a.display_name,
             "firstName": a.first_name, "lastName": a.last_name, "isAdmin": a.is_admin,
@@ -163,23 +168,25 @@ async fn platform(
         rows.push(of_site(site_id, to_value(&SecureForm::from_row(form).map_err(ApiError::internal)?)?));
     }
     data.insert("secureForms".to_owned(), Value::Array(rows));
-    let numbers = telephony_configuration::Entity::find()
-        .filter(telephony_configuration::Column::SiteId.is_in(sites.iter().copied()))
-        .order_by_asc(telephony_configuration::Column::SiteId)
-        .order_by_asc(telephony_configuration::Column::Id)
-        .all(db)
-        .await?;
+    let numbers = rows_of_sites::<telephony_configuration::Entity>(
+        db,
+        sites,
+        telephony_configuration::Column::SiteId,
+        telephony_configuration::Column::Id,
+    )
+    .await?;
     let mut rows = Vec::with_capacity(numbers.len());
     for number in numbers {
         rows.push(of_site(number.site_id, to_value(&TelephonyConfiguration::from(number))?));
     }
     data.insert("telephonyConfigurations".to_owned(), Value::Array(rows));
-    let trunks = sip_configuration::Entity::find()
-        .filter(sip_configuration::Column::SiteId.is_in(sites.iter().copied()))
-        .order_by_asc(sip_configuration::Column::SiteId)
-        .order_by_asc(sip_configuration::Column::Id)
-        .all(db)
-        .await?;
+    let trunks = rows_of_sites::<sip_configuration::Entity>(
+        db,
+        sites,
+        sip_configuration::Column::SiteId,
+        sip_configuration::Column::Id,
+    )
+    .await?;
     let mut rows = Vec::with_capacity(trunks.len());
     for trunk in trunks {
         let site_id = trunk.site_id;
@@ -191,18 +198,14 @@ async fn platform(
 
 /// Voicebots with their own channel instance, and the channel instances of their own.
 async fn voicebots(db: &impl ConnectionTrait, sites: &[i32], data: &mut Map<String, Value>) -> ApiResult<()> {
-    let bots = voicebot::Entity::find()
-        .filter(voicebot::Column::SiteId.is_in(sites.iter().copied()))
-        .order_by_asc(voicebot::Column::SiteId)
-        .order_by_asc(voicebot::Column::Id)
-        .all(db)
-        .await?;
-    let channels = voicebot_channel_instance::Entity::find()
-        .filter(voicebot_channel_instance::Column::SiteId.is_in(sites.iter().copied()))
-        .order_by_asc(voicebot_channel_instance::Column::SiteId)
-        .order_by_asc(voicebot_channel_instance::Column::Id)
-        .all(db)
-        .await?;
+    let bots = rows_of_sites::<voicebot::Entity>(db, sites, voicebot::Column::SiteId, voicebot::Column::Id).await?;
+    let channels = rows_of_sites::<voicebot_channel_instance::Entity>(
+        db,
+        sites,
+        voicebot_channel_instance::Column::SiteId,
+        voicebot_channel_instance::Column::Id,
+    )
+    .await?;
     let channel = |c: &voicebot_channel_instance::Model| json!({"voiceChannelId": c.voice_channel_id, "infoId": c.info_id, "channelType": c.channel_type});
     let used: std::collections::HashSet<uuid::Uuid> = bots.iter().map(|b| b.channel_id).collect();
     let (bots_channels, own): (Vec<_>, Vec<_>) = channels.iter().partition(|c| used.contains(&c.id));
