@@ -269,6 +269,9 @@ async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
     assert_eq!(refused.len(), 4);
     assert!(refused.iter().all(|(_, retry)| *retry));
     assert!(started.elapsed() >= Duration::from_millis(1500));
+    // The refused ones did not spend the fault: four requests are still to delay.
+    let listed: Value = app.get(FAULTS, &token).await.json().await.unwrap();
+    assert_eq!(listed[0]["remaining"], 4, "{listed}");
     // Another tenant's requests were never counted.
     assert_eq!(app.get(FORMS, &app.admin_b()).await.status(), 200);
 }

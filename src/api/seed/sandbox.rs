@@ -505,7 +505,7 @@ fn empty(place: Place) -> Value {
     json!({
         "partners": [{"id": partner, "name": format!("Sandbox {partner}")}],
         "sites": [{"id": site, "partnerId": partner, "company": format!("Sandbox {partner}")}],
-        "agents": [{"id": agent, "siteId": site, "email": format!("admin@sandbox-{tag}.site{site}.example"), "passwordHash": hash,
+        "agents": [{"id": agent, "siteId": site, "email": format!("admin@sandbox-{tag}.site.example"), "passwordHash": hash,
             "displayName": "Sandbox Admin", "isAdmin": true, "permissions": ["ManageSecureForm", "ManageVoicebot"]}],
         "partnerUsers": [{"id": user, "partnerId": partner, "email": format!("admin@sandbox-{tag}.partner.example"), "passwordHash": hash,
             "displayName": "Sandbox Partner Admin", "permissions": ["ManageSite", "ManageFeature", "ManageProduct", "ManageInvoice"]}],

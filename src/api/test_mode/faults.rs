@@ -427,12 +427,24 @@ pub async fn honour(
                 tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
                 next.run(request).await
             }
-            None => ApiError::new(
-                ErrorCode::Busy,
-                format!("{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once; this one is refused, not held"),
-            )
-            .retry_after(1)
-            .into_response(),
+            None => {
+                // Refused, not delayed: the fault keeps the request it would have spent.
+                use sea_orm::sea_query::ExprTrait;
+                let given_back = row::Entity::update_many()
+                    .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).add(1))
+                    .filter(row::Column::Id.eq(fault.id))
+                    .exec(&state.db)
+                    .await;
+                if let Err(err) = given_back {
+                    tracing::warn!(error = %err, "giving a refused delay back to its fault failed");
+                }
+                ApiError::new(
+                    ErrorCode::Busy,
+                    format!("{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once; this one is refused, not held"),
+                )
+                .retry_after(1)
+                .into_response()
+            }
         },
         FaultKind::DropAfterCommit => {
             let mut response = next.run(request).await;
