@@ -37,12 +37,15 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("favicon.svg", "image/svg+xml", include_str!("../console/favicon.svg")),
 ];
 
-/// `/console` and its files, with strict headers on every answer (a 404 included).
+/// `/console` and its files, with strict headers on every answer: a 404 of a
+/// nested path and a 405 of another method included (answered under these
+/// layers, not by the server's fallback).
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/console", get(page))
         .route("/console/", get(page))
-        .route("/console/{file}", get(asset))
+        // Any depth: a nested path is a file that is not there, answered here.
+        .route("/console/{*file}", get(asset))
         .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
         .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
         .layer(SetResponseHeaderLayer::overriding(REFERRER_POLICY, HeaderValue::from_static("no-referrer")))

@@ -360,8 +360,10 @@ async fn scope_request_id(request: Request, next: Next) -> Response {
 }
 
 /// axum answers a wrong method with a bare 405; give it a problem body too,
-/// keeping its `Allow` header.
+/// keeping its headers (`Allow`, and a path's own, such as the console's
+/// security headers) but those of the body it replaces.
 async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
+    use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
     let response = next.run(request).await;
     if response.status() != StatusCode::METHOD_NOT_ALLOWED {
         return response;
@@ -369,8 +371,8 @@ async fn problem_for_bare_errors(request: Request, next: Next) -> Response {
     let (parts, _) = response.into_parts();
     let mut problem =
         ApiError::new(ErrorCode::MethodNotAllowed, "this path does not support the method").into_response();
-    if let Some(allow) = parts.headers.get(axum::http::header::ALLOW) {
-        problem.headers_mut().insert(axum::http::header::ALLOW, allow.clone());
+    for (name, value) in parts.headers.iter().filter(|(name, _)| ![CONTENT_TYPE, CONTENT_LENGTH].contains(name)) {
+        problem.headers_mut().insert(name.clone(), value.clone());
     }
     problem
 }

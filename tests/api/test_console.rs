@@ -69,6 +69,18 @@ async fn the_console_is_served_in_test_mode_only_with_strict_headers() {
         "the console's 404 has the console's headers too"
     );
     assert_problem(missing, 404, 404001).await;
+    // A nested path and another method: the console's headers too (issue 56 item 7).
+    for (method, path, status) in [
+        (reqwest::Method::GET, "/console/a/b.js", 404),
+        (reqwest::Method::POST, "/console", 405),
+        (reqwest::Method::DELETE, "/console/main.js", 405),
+    ] {
+        let answer = app.client.request(method.clone(), app.url(path)).send().await.unwrap();
+        assert_eq!(answer.status(), status, "{method} {path}");
+        let policy = answer.headers().get("content-security-policy").map(|v| v.to_str().unwrap().to_owned());
+        assert!(policy.is_some_and(|p| p.contains("default-src 'none'")), "{method} {path}");
+        assert_eq!(answer.headers()["x-frame-options"], "DENY", "{method} {path}");
+    }
 }
 
 #[tokio::test]
