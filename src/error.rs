@@ -190,7 +190,7 @@ impl ApiError {
             problem_type: self.code.type_uri(),
             title: self.code.title().to_owned(),
             status: self.code.status().as_u16(),
-            detail: self.detail.clone(),
+            detail: crate::redaction::mask_card_numbers(&self.detail).unwrap_or_else(|| self.detail.clone()),
             code: self.code.code(),
             errors: self.errors.clone(),
             request_id: None,
@@ -366,13 +366,26 @@ impl IntoResponse for ApiError {
                 None => tracing::error!(request_id = %id, detail = %self.detail, "request failed"),
             }
         }
+        // An answer never repeats a card number a client sent (an unknown enum
+        // value, a content type, a path in a hint): masked wherever it stands.
+        let masked = |text: String| crate::redaction::mask_card_numbers(&text).unwrap_or(text);
+        let errors = self
+            .errors
+            .into_iter()
+            .map(|error| FieldProblem {
+                detail: masked(error.detail),
+                pointer: error.pointer.map(masked),
+                parameter: error.parameter.map(masked),
+                ..error
+            })
+            .collect();
         let problem = Problem {
             problem_type: self.code.type_uri(),
             title: self.code.title().to_owned(),
             status: status.as_u16(),
-            detail: self.detail,
+            detail: masked(self.detail),
             code: self.code.code(),
-            errors: self.errors,
+            errors,
             request_id,
         };
         let mut response = (status, axum::Json(problem)).into_response();

@@ -132,17 +132,18 @@ pub fn app(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(middleware::from_fn(problem_for_bare_errors))
         .layer(middleware::from_fn_with_state(state.clone(), crate::api::health::note_storage))
-        .layer(CatchPanicLayer::custom(|_| {
-            ApiError::internal(anyhow::anyhow!("a handler panicked")).into_response()
-        }))
+        .layer(CatchPanicLayer::custom(|_| ApiError::internal(anyhow::anyhow!("a handler panicked")).into_response()))
         .layer(middleware::from_fn(scope_request_id))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<Body>| {
                     let id = request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-                    // The path only: query strings and headers may carry secrets.
-                    tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %request.uri().path())
+                    // The path only (query strings and headers may carry secrets), a
+                    // card number in it masked as the journal masks it.
+                    let path = request.uri().path();
+                    let path = crate::redaction::mask_card_numbers(path).unwrap_or_else(|| path.to_owned());
+                    tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %path)
                 })
                 // The line per answered request is telemetry's (`REQUEST_LOG`), with its operationId.
                 .on_response(()),

@@ -411,3 +411,42 @@ async fn card_numbers_in_any_spelling_are_not_kept() {
         assert!(!kept.contains(leak), "{leak:?} kept: {kept}");
     }
 }
+
+/// No answer repeats a card number a client sent (issue 56 item 3): an enum
+/// value, a content type, a path; and a duplicate key's first value is not
+/// kept raw in the journal.
+#[tokio::test]
+async fn no_answer_nor_journal_entry_repeats_a_card_number() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let (agent, partner) = (app.admin_a(), app.partner_admin(1));
+    let card = "4111111111111111";
+    let answers = [
+        app.get(&format!("/v4/secureform/secureForms?sortOrder={card}"), &agent).await,
+        app.client
+            .post(app.url("/v4/secureform/secureForms"))
+            .bearer_auth(&agent)
+            .header("content-type", format!("application/x-{card}"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+        app.get(&format!("/v4/secureform/secureForm{card}"), &agent).await,
+        app.client.post(app.url("/api/oauth/token")).form(&[("grant_type", card)]).send().await.unwrap(),
+    ];
+    for answer in answers {
+        let status = answer.status();
+        let text = answer.text().await.unwrap();
+        assert!(status.is_client_error() && !text.contains(card), "{status}: {text}");
+    }
+    let raw = format!(r#"{{"name":"{card}","name":"ok","planId":4}}"#);
+    app.client
+        .post(app.url("/api/billing/subscriptions:calculateNew?siteId=10000"))
+        .bearer_auth(&partner)
+        .header("content-type", "application/json")
+        .body(raw)
+        .send()
+        .await
+        .unwrap();
+    let entry = journal(&app, &partner, "").await.remove(0);
+    assert!(!entry.to_string().contains(card), "{entry}");
+}

@@ -484,10 +484,12 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
         Value::String(format!("[not kept: {length} bytes, over {MAX_BODY_BYTES}]"))
     } else {
         match serde_json::from_slice::<Value>(bytes) {
-            // Nothing to hide (most bodies): kept as sent, not written again.
+            // Nothing to hide (most bodies): kept as sent, not written again;
+            // unless the text could hold what the parsed value does not show
+            // (a duplicate key's first value, which parsing drops).
             Ok(mut value) => match redaction::redact_json(&mut value) {
-                false => return std::str::from_utf8(bytes).ok().map(str::to_owned),
-                true => value,
+                false if !names_a_secret(bytes) => return std::str::from_utf8(bytes).ok().map(str::to_owned),
+                _ => value,
             },
             Err(_) => Value::String(format!("[not JSON: {length} bytes]")),
         }
