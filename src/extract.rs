@@ -341,10 +341,29 @@ const FORM: &str = "application/x-www-form-urlencoded";
 fn require_content_type(headers: &HeaderMap, accepts: impl Fn(&str) -> bool, wanted: &str) -> Result<(), ApiError> {
     match media_type(headers) {
         Some(mime) if accepts(&mime) => Ok(()),
-        Some(mime) => Err(ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            format!("content type `{mime}` is not accepted here: send `Content-Type: {wanted}`"),
-        )),
+        Some(mime) => {
+            // Named back only when it is a common type: anything else the client
+            // wrote is not repeated (it may hold a secret).
+            const COMMON: &[&str] = &[
+                "text/plain",
+                "text/html",
+                "text/csv",
+                "text/xml",
+                "application/xml",
+                "application/octet-stream",
+                "multipart/form-data",
+                "application/x-www-form-urlencoded",
+                "application/json",
+            ];
+            let named = match COMMON.contains(&mime.as_str()) {
+                true => format!("content type `{mime}`"),
+                false => "this content type".to_owned(),
+            };
+            Err(ApiError::new(
+                ErrorCode::UnsupportedMediaType,
+                format!("{named} is not accepted here: send `Content-Type: {wanted}`"),
+            ))
+        }
         None => Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             format!("the Content-Type header is missing: send `Content-Type: {wanted}`"),

@@ -263,9 +263,10 @@ async fn grant(
                 .ok_or_else(|| ApiError::new(ErrorCode::InvalidCredentials, "the account no longer exists"))?;
             Ok(Json(account.issue(state, Some(family)).await?))
         }
-        Some(other) => Err(ApiError::new(
+        // Not repeated: what a client writes here may be a secret.
+        Some(_) => Err(ApiError::new(
             ErrorCode::UnsupportedGrantType,
-            format!("grant_type `{other}` is not supported; use password or refresh_token"),
+            "this grant_type is not supported; use password or refresh_token",
         )),
         None => {
             violations.field("/grant_type", ErrorCode::FieldRequired, "is required");

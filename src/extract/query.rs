@@ -95,6 +95,12 @@ pub(super) fn parameter_problem(message: &str) -> (ErrorCode, String) {
         (ErrorCode::FieldWrongType, "must be an integer".to_owned())
     } else if message.starts_with("UUID parsing failed") {
         (ErrorCode::FieldWrongType, "must be a GUID".to_owned())
+    } else if let Some(rest) = message.strip_prefix("unknown variant ") {
+        // The allowed values, not the one sent (it may be a card number or a secret).
+        let allowed = rest.split_once(", ").map_or("another value", |(_, expected)| expected);
+        (ErrorCode::FieldWrongType, format!("is not one of the allowed values: {allowed}"))
+    } else if message.starts_with("provided string was not `true` or `false`") {
+        (ErrorCode::FieldWrongType, "must be `true` or `false`".to_owned())
     } else {
         (ErrorCode::FieldWrongType, message.to_owned())
     }

@@ -438,6 +438,25 @@ async fn no_answer_nor_journal_entry_repeats_a_card_number() {
         let text = answer.text().await.unwrap();
         assert!(status.is_client_error() && !text.contains(card), "{status}: {text}");
     }
+    // Nor any other value outside the document's names: an enum value, a media type, a grant type.
+    let secret = "hunter2secret";
+    let answers = [
+        app.get(&format!("/v4/secureform/secureForms?sortOrder={secret}"), &agent).await,
+        app.client
+            .post(app.url("/v4/secureform/secureForms"))
+            .bearer_auth(&agent)
+            .header("content-type", format!("application/x-{secret}"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+        app.client.post(app.url("/api/oauth/token")).form(&[("grant_type", secret)]).send().await.unwrap(),
+    ];
+    for answer in answers {
+        let status = answer.status();
+        let text = answer.text().await.unwrap();
+        assert!(status.is_client_error() && !text.contains(secret), "{status}: {text}");
+    }
     let raw = format!(r#"{{"name":"{card}","name":"ok","planId":4}}"#);
     app.client
         .post(app.url("/api/billing/subscriptions:calculateNew?siteId=10000"))
