@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A data set (the `switchboard seed --file` format) of COUNT sites of a new
-partner PARTNER, from site id FIRST on, each one renewal behind: billed monthly
-from 2026-01-01, its next billing date the first day of this month (UTC), a
-billing profile in California with a card that settles, and the subscriptions
-of demo site 10000 (Team, 5 agents; Bot Actions, quota and overage) under new
+partner PARTNER, from site id FIRST on, each one renewal due: billed monthly
+from 2026-01-01, its next billing date the first day of this month (UTC, the
+data set's clock), a billing profile in California with a card that settles,
+and the subscriptions of demo site 10000 (Team, 5 agents; Bot Actions, quota and overage) under new
 ids. The renewal benchmark of scripts/bench.sh renews them in one pass.
 
     bench_due_sites.py PARTNER FIRST COUNT > due.json
@@ -15,7 +15,10 @@ demo = json.loads((pathlib.Path(__file__).resolve().parent.parent / "src/api/see
 template = [s for s in demo["subscriptions"] if s["siteId"] == 10000]
 today = datetime.datetime.now(datetime.timezone.utc)
 due = today.replace(day=1, hour=0, minute=0, second=0, microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-data = {"partners": [{"id": partner, "name": f"Renewal bench {partner}"}], "sites": [], "siteBillingConfigs": [],
+# The data set's clock is the due date: a next billing date the clock has
+# passed is a state the API never leaves behind, so a loader refuses it; the
+# partner's clock is frozen there, and the pass renews each site once.
+data = {"clock": due, "partners": [{"id": partner, "name": f"Renewal bench {partner}"}], "sites": [], "siteBillingConfigs": [],
         "siteBillingProfiles": [], "subscriptions": []}
 for site in range(first, first + count):
     data["sites"].append({"id": site, "partnerId": partner, "platformId": 1, "company": f"Renewal {site}"})

@@ -157,10 +157,14 @@ async fn the_currency_only_changes_at_a_zero_balance() {
     app.load(json!({
         "sites": [{"id": 10002, "partnerId": 1}],
         "siteBillingConfigs": [{"siteId": 10002, "billingPeriod": "monthly", "currencyId": "USD", "paymentTermValue": 30}],
+        "subscriptions": [{"id": "0192f0c4-0000-7000-8000-0000009a0003", "siteId": 10002, "planId": 3, "name": "Setup",
+            "createdTime": "2026-11-01T00:00:00Z", "subscriptionPricingModels": [{"id": "0192f0c4-0000-7000-8000-0000009a0004",
+            "name": "Setup", "pricingModel": "byUnit", "unitType": "session", "purchasedQuantity": 1,
+            "subscriptionPriceByUnit": {"oneTimeFee": 12.50}}]}],
         // What it owes: an unpaid invoice of 12.50 (no billing profile, so no tax) makes the balance.
         "invoices": [{"id": "0192f0c4-0000-7000-8000-0000009a0001", "siteId": 10002, "status": "unpaid",
             "createdTime": "2026-11-01T00:00:00Z", "lineItems": [{"id": "0192f0c4-0000-7000-8000-0000009a0002",
-            "name": "Setup", "unitPrice": 12.50, "quantity": 1, "serviceStartDate": "2026-11-01T00:00:00Z",
+            "subscriptionPricingModelId": "0192f0c4-0000-7000-8000-0000009a0004", "name": "Setup", "unitPrice": 12.50, "quantity": 1, "serviceStartDate": "2026-11-01T00:00:00Z",
             "serviceEndDate": "2026-12-01T00:00:00Z", "type": "charge"}]}]
     }))
     .await;

@@ -39,10 +39,14 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         variant(dir.path(), "date.json", |d| d["subscriptions"][0]["createdTime"] = "now-P11X".into()),
         variant(dir.path(), "typo.json", |d| d["siets"] = Value::Array(Vec::new())),
         variant(dir.path(), "newer.json", |d| d["format"] = 2.into()),
-        variant(dir.path(), "dangling.json", |d| d["invoices"][0]["siteId"] = 99.into()),
+        variant(dir.path(), "dangling.json", |d| d["siteBillingProfiles"][0]["siteId"] = 99.into()),
+        variant(dir.path(), "unreachable.json", |d| {
+            d["invoices"][0]["siteId"] = 99.into();
+            d["siteBillingConfigs"][0]["nextBillingDate"] = "now-P1D".into();
+        }),
         FIXTURE.to_owned(),
     ];
-    let out = switchboard(&["data-set", "check", &files[0], &files[1], &files[2], &files[3], &files[4]]);
+    let out = switchboard(&["data-set", "check", &files[0], &files[1], &files[2], &files[3], &files[4], &files[5]]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     for expected in [
@@ -50,7 +54,12 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         "/siets: is not a property of this object; did you mean `sites`?",
         "/format: is format 2; this server reads format 1",
         "site not found",
-        "4 of 5 data sets have problems",
+        // States the API cannot reach, each at its pointer, all at once.
+        "/siteBillingConfigs/0/nextBillingDate: is ",
+        ", behind the data set's clock ",
+        "/invoices/0/lineItems/0/subscriptionPricingModelId: is a pricing model of site 70000's subscription, not of \
+         the invoice's site 99",
+        "5 of 6 data sets have problems",
     ] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
@@ -240,6 +249,52 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
             },
             "/dataSet/invoices/0/siteId",
             "names no site of the data set",
+        ),
+        // States the API cannot reach (each checked against the sandbox's clock).
+        (
+            {
+                let mut d = fixture();
+                d["siteBillingConfigs"][0]["nextBillingDate"] = "now-P1M".into();
+                d
+            },
+            "/dataSet/siteBillingConfigs/0/nextBillingDate",
+            "behind the data set's clock",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["siteBillingConfigs"][0]["nextBillingDate"] = "now+P1M1D".into();
+                d
+            },
+            "/dataSet/siteBillingConfigs/0/nextBillingDate",
+            "not a boundary of the annual periods",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["invoices"][0]["lineItems"][0]["serviceEndDate"] = "now+P2M".into();
+                d
+            },
+            "/dataSet/invoices/0/lineItems/0/serviceEndDate",
+            "at most one billing period (12 months)",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["invoices"][0]["lineItems"][0].as_object_mut().unwrap().remove("subscriptionPricingModelId");
+                d
+            },
+            "/dataSet/invoices/0/lineItems/0/subscriptionPricingModelId",
+            "every line bills a pricing model",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["invoices"][0]["createdTime"] = "now+PT1H".into();
+                d
+            },
+            "/dataSet/invoices/0/createdTime",
+            "it has not happened yet",
         ),
         // A row the rules refuse: the loader's words, naming the row.
         (

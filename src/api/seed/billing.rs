@@ -46,8 +46,8 @@ pub struct SiteBillingConfigSeed {
     pub balance: Option<Money>,
     #[serde(default)]
     pub purchased_agents: i32,
-    /// A site behind on its renewals (the renewal benchmark's); absent: the
-    /// first period boundary after now.
+    /// A boundary of the periods from `billingStartDate`, not behind the
+    /// data set's clock; absent: the first boundary after the server's time at load.
     #[serde(default)]
     pub next_billing_date: Option<DateTime<Utc>>,
     #[serde(flatten)]

@@ -69,7 +69,10 @@ pub fn checked(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Resu
         return Err(bad.into_iter().map(|b| problem(&b.pointer, b.detail)).collect());
     }
     match serde_path_to_error::deserialize::<_, DataSet>(&value) {
-        Ok(_) => Ok(value),
+        Ok(data) => match super::reachable::problems(&data, now) {
+            problems if problems.is_empty() => Ok(value),
+            problems => Err(problems),
+        },
         Err(err) => {
             let pointer = crate::extract::json_pointer(err.path());
             Err(vec![problem(&pointer, in_words(&err.into_inner().to_string()))])

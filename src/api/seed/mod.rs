@@ -28,6 +28,7 @@ use crate::db::entities::{
 
 mod billing;
 pub mod folder;
+mod reachable;
 pub mod relative_time;
 pub mod sandbox;
 mod subscriptions;
