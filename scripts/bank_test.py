@@ -24,7 +24,9 @@ retried with their keys. Then, over HTTP and in the database:
 - each balance is the sum of its unpaid and credit invoices (docs/billing.md),
   in the configuration's currency;
 - a cancelled subscription shows neither cancel nor upgrade;
-- no answer is a 500.
+- no answer is a 500;
+- the state it leaves, exported (`data-set export`), loaded into a sandbox and
+  taken again, is the same up to ids (scripts/snapshot_round_trip.py).
 
 What it checks is deterministic; which interleavings it meets is not (the
 seed fixes the choices, not the timing).
@@ -48,6 +50,8 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+
+import snapshot_round_trip
 
 SITES = [40001, 40002, 40003, 40004, 40005, 40006]
 HOT_SITE = SITES[0]
@@ -494,6 +498,12 @@ def main():
         check(run, Database(args.database_url))
     finally:
         servers.stop()
+    if not run.failures:
+        # The state the run left, exported, loaded into a sandbox and taken again (issue 55 item 9).
+        found, summary = snapshot_round_trip.round_trip(args.bin, env, 1, log_dir)
+        run.failures.extend(f"snapshot round trip: {problem}" for problem in found[:40])
+        if not found:
+            print(f"    the state, exported, loaded into a sandbox and taken again is the same up to ids: {summary}", flush=True)
     if run.failures:
         print(f"    FAILED ({len(run.failures)}); server logs in {log_dir}")
         for failure in run.failures[:40]:

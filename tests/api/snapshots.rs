@@ -94,6 +94,16 @@ async fn a_sandbox_after_a_month_of_changes_loads_back_into_an_equal_sandbox() {
     let cancel = format!("/api/billing/subscriptions/{cancelled}:cancel?siteId={site}");
     let cancelled_answer = app.post(&cancel, &partner, &json!({"ifCreateInvoice": true, "isDraft": false})).await;
     assert_eq!(cancelled_answer.status(), 200, "{}", cancelled_answer.text().await.unwrap());
+    // More agents (the replaced pricing models stay, deleted, for their lines) and flags a client changed.
+    let more = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 9});
+    let changed = app.post(&format!("/api/billing/subscriptions:changes?siteId={site}"), &partner, &more).await;
+    assert_eq!(changed.status(), 200, "{}", changed.text().await.unwrap());
+    let flags =
+        json!({"name": "Platform", "isServicePlan": true, "canBeCancelledByCustomer": false, "isShowCancel": false});
+    let platform = subscriptions.as_array().unwrap().iter().find(|s| s["name"] == "Platform").unwrap();
+    let put =
+        app.put(&format!("/api/billing/subscriptions/{}", platform["id"].as_str().unwrap()), &partner, &flags).await;
+    assert_eq!(put.status(), 200, "{}", put.text().await.unwrap());
     let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-01-01T00:00:00Z"})).await;
     assert_eq!(advanced.status(), 200);
     let taken = snapshot(&app, &first, "").await;
@@ -105,6 +115,11 @@ async fn a_sandbox_after_a_month_of_changes_loads_back_into_an_equal_sandbox() {
     assert!(taken["invoices"].as_array().unwrap().len() >= 4, "the demo's and the renewals'");
     let subscription = taken["subscriptions"].as_array().unwrap().iter().find(|s| s["id"] == cancelled).unwrap();
     assert!(subscription["cancelledTime"].is_string(), "{subscription}");
+    let all = taken["subscriptions"].as_array().unwrap();
+    let models = all.iter().flat_map(|s| s["subscriptionPricingModels"].as_array().unwrap());
+    assert!(models.clone().any(|m| m["isDeleted"] == true), "the replaced models, deleted");
+    let platform = all.iter().find(|s| s["name"] == "Platform").unwrap();
+    assert_eq!((platform["isServicePlan"].clone(), platform["isShowCancel"].clone()), (json!(true), json!(false)));
 
     // Loaded back: a sandbox at the snapshot's clock, with the same state up to ids.
     let second = create(&app, json!({"dataSet": taken})).await;

@@ -72,6 +72,17 @@ pub struct SubscriptionSeed {
     pub cancelled_time: Option<DateTime<Utc>>,
     #[serde(default)]
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
+    /// The flags, when a client changed them (`PUT`); absent: the plan's.
+    #[serde(default)]
+    pub is_service_plan: Option<bool>,
+    #[serde(default)]
+    pub can_be_cancelled_by_customer: Option<bool>,
+    #[serde(default)]
+    pub is_show_upgrade: Option<bool>,
+    #[serde(default)]
+    pub is_one_time_fee_plan: Option<bool>,
+    #[serde(default)]
+    pub is_show_cancel: Option<bool>,
 }
 
 pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
@@ -79,9 +90,17 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
         .await?
         .remove(&input.plan_id)
         .ok_or_else(|| ApiError::not_found("plan"))?;
+    let of_plan = NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, input.billing_months);
     let new = NewSubscription {
         id: input.id,
-        ..NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, input.billing_months)
+        is_service_plan: input.is_service_plan.unwrap_or(of_plan.is_service_plan),
+        can_be_cancelled_by_customer: input
+            .can_be_cancelled_by_customer
+            .unwrap_or(of_plan.can_be_cancelled_by_customer),
+        is_show_upgrade: input.is_show_upgrade.unwrap_or(of_plan.is_show_upgrade),
+        is_one_time_fee_plan: input.is_one_time_fee_plan.unwrap_or(of_plan.is_one_time_fee_plan),
+        is_show_cancel: input.is_show_cancel.unwrap_or(of_plan.is_show_cancel),
+        ..of_plan
     };
     let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;

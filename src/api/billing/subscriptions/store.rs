@@ -481,7 +481,8 @@ pub async fn insert_pricing_model(
         purchased_overage_unit: Set(m.purchased_overage_unit),
         purchased_overage_quantity: Set(m.purchased_overage_quantity),
         is_service_stopped_when_bot_actions_quota_exceeded: Set(m.is_service_stopped_when_bot_actions_quota_exceeded),
-        is_deleted: Set(false),
+        // A data set's model keeps its own (a plan switch deletes the old models, kept for their lines).
+        is_deleted: Set(matches!(segment_ids, SegmentIds::AsGiven) && m.is_deleted),
     })
     .exec_without_returning(db)
     .await?;

@@ -122,6 +122,12 @@ async fn subscriptions_of(db: &impl ConnectionTrait, partner_id: i32) -> ApiResu
             if let Some(at) = row.cancelled_time {
                 item["cancelledTime"] = json!(at);
             }
+            // The flags as stored: a client may have changed the plan's (`PUT`).
+            item["isServicePlan"] = json!(row.is_service_plan);
+            item["canBeCancelledByCustomer"] = json!(row.can_be_cancelled_by_customer);
+            item["isShowUpgrade"] = json!(row.is_show_upgrade);
+            item["isOneTimeFeePlan"] = json!(row.is_one_time_fee_plan);
+            item["isShowCancel"] = json!(row.is_show_cancel);
         }
         item["subscriptionPricingModels"] = to_value(&s.subscription_pricing_models)?;
         out.push(item);
