@@ -12,6 +12,7 @@ mod data_sets;
 mod decimals;
 mod document_examples;
 mod faults;
+mod fixtures;
 mod helpers;
 mod limits;
 mod metrics;

@@ -51,7 +51,8 @@ pub async fn tenant(db: &impl ConnectionTrait, cipher: &FieldCipher, how: &Snaps
     let mut data = Map::new();
     data.insert("format".to_owned(), json!(super::FORMAT));
     if !how.relative {
-        data.insert("clock".to_owned(), json!(how.clock));
+        // To the microsecond: what both databases store of the clock it loads at.
+        data.insert("clock".to_owned(), json!(chrono::SubsecRound::trunc_subsecs(how.clock, 6)));
     }
     data.insert("partners".to_owned(), json!([{"id": partner.id, "name": partner.name}]));
     let set = SiteSet::Partner(partner_id);
