@@ -260,6 +260,34 @@ for count, r in rows:
 print(f"\nper-site cost at {large} over {small} due sites: {(b['seconds'] / large) / (a['seconds'] / small):.2f} (1.00 is flat)")
 PY
 }
+# Data sets on the test-mode server (issue 55 item 10): a sandbox from a
+# 100-site data set, one at a time (target under 200 ms on SQLite); partner
+# 1's site read alone and beside 20 clients making such sandboxes (beside /
+# alone: target >= 0.8); `data-set export` of a 1,000-site tenant (target
+# under 1 s) and of a 100-site one, with their peak memory.
+data_set_bench() { # database-url base partner-token
+  local r sites
+  python3 "$ROOT/scripts/bench_data_sets.py" data 100 901 > "$WORK/hundred.json"
+  settle
+  echo "data_set_loads $(python3 "$ROOT/scripts/bench_data_sets.py" loads "$2" "$WORK/hundred.json" 10 1)" >> "$WORK/test-mode.txt"
+  for r in $(seq 1 "$ROUNDS"); do
+    settle
+    echo "partner_read_alone $(run_wrk "$2/api/billing/sites/10000" "$3" GET "")" >> "$WORK/test-mode.txt"
+    python3 "$ROOT/scripts/bench_data_sets.py" during "$2" "$WORK/hundred.json" "$((DURATION + 2))" 20 > "$WORK/during.txt" &
+    sleep 1
+    echo "partner_read_during_loads $(run_wrk "$2/api/billing/sites/10000" "$3" GET "")" >> "$WORK/test-mode.txt"
+    wait $!
+    echo "data_set_loads_during $(cat "$WORK/during.txt")" >> "$WORK/test-mode.txt"
+  done
+  for sites in 100 1000; do
+    python3 "$ROOT/scripts/bench_data_sets.py" data "$sites" "$((800 + sites / 100))" > "$WORK/export-$sites.json"
+    SWITCHBOARD_DATABASE_URL="$1" "$BIN" seed --file "$WORK/export-$sites.json" > /dev/null
+    settle
+    echo "data_set_export $sites $(SWITCHBOARD_DATABASE_URL="$1" python3 "$ROOT/scripts/bench_data_sets.py" export "$BIN" \
+      "$((800 + sites / 100))" "$WORK/exported-$sites.json")" >> "$WORK/test-mode.txt"
+  done
+}
+
 # Test mode, on a second server with --test-mode and a database of its own,
 # side by side with the first (off): a GET of a demo form on each, rounds
 # interleaved (on / off: target >= 0.5); partner 1's site read on the
@@ -278,7 +306,7 @@ test_mode_bench() {
   fi
   port=$(free_port)
   # No per-address bound on creations: this measures how fast they are made.
-  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --sandbox-create-rate 0 --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &
+  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --sandbox-create-rate 0 --max-sandboxes 100000 --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &
   PIDS+=("$!")
   base="http://127.0.0.1:$port"
   wait_for "$base/health/ready"
@@ -297,6 +325,23 @@ test_mode_bench() {
   created=$(python3 "$ROOT/scripts/bench_sandboxes.py" "$base" "$count" 4)
   echo "sandboxes $created" >> "$WORK/test-mode.txt"
   for r in $(seq 1 "$ROUNDS"); do settle; echo "partner_read_after $(run_wrk "$base/api/billing/sites/10000" "$partner_token" GET "")" >> "$WORK/test-mode.txt"; done
+  data_set_bench "$url" "$base" "$partner_token"
+  python3 - "$WORK/test-mode.txt" "$count" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+loads = next(r[1:] for r in rows if r[0] == "data_set_loads")
+during = next(r[1:] for r in rows if r[0] == "data_set_loads_during")
+alone = statistics.median(float(r[1]) for r in rows if r[0] == "partner_read_alone")
+beside = statistics.median(float(r[1]) for r in rows if r[0] == "partner_read_during_loads")
+exports = {r[1]: r[2:] for r in rows if r[0] == "data_set_export"}
+print(f"\ndata sets: a sandbox from a 100-site data set, one at a time: median {loads[2]} ms, p90 {loads[3]} ms "
+      f"over {loads[0]} (target under 200 ms on SQLite)")
+print(f"data sets: partner 1's site read alone {alone:.0f} req/s, beside 20 clients making such sandboxes "
+      f"({during[0]} made, median {during[2]} ms) {beside:.0f} req/s: beside / alone {beside / alone:.2f} (target >= 0.8)")
+for sites, (seconds, kb, size) in sorted(exports.items(), key=lambda e: int(e[0])):
+    print(f"data sets: `data-set export` of a {sites}-site tenant: {seconds} s, peak {int(kb) / 1024:.0f} MiB, "
+          f"{int(size) / 1e6:.1f} MB written (target under 1 s at 1,000 sites)")
+PY
   python3 - "$WORK/test-mode.txt" "$count" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Data sets in the benchmark (issue 55 item 10; scripts/bench.sh --test-mode).
+
+    bench_data_sets.py data SITES PARTNER > tenant.json
+        A tenant of SITES sites of partner PARTNER (the format's labels): each
+        site with an agent, a monthly billing configuration, a billing profile
+        in California, the demo's Team subscription and an unpaid invoice of
+        it; dates relative to the clock it loads at.
+
+    bench_data_sets.py loads BASE FILE COUNT CLIENTS
+        COUNT sandboxes made from FILE (inline) by CLIENTS at once on the
+        test-mode server at BASE; prints "<count> <seconds> <median ms> <p90 ms>".
+
+    bench_data_sets.py during BASE FILE SECONDS CLIENTS
+        CLIENTS making sandboxes from FILE one after another for SECONDS (the
+        load beside which another tenant's reads are measured); prints as above.
+
+    bench_data_sets.py export BIN PARTNER OUT
+        `BIN data-set export --partner PARTNER > OUT` (its database in the
+        environment): prints "<seconds> <peak KiB> <bytes>".
+"""
+
+import concurrent.futures
+import copy
+import json
+import pathlib
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def label(kind, partner, n):
+    """A stable UUID label of the data set (uuid5: the same file every time)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"switchboard-bench/{partner}/{kind}/{n}"))
+
+
+def data(sites, partner):
+    demo = json.loads((ROOT / "src/api/seed/demo.json").read_text())
+    team = next(s for s in demo["subscriptions"] if s["siteId"] == 10000 and s["name"] == "Team")
+    out = {"format": 1, "partners": [{"id": partner, "name": f"Bench tenant {partner}"}],
+           "partnerUsers": [{"id": label("user", partner, 0), "partnerId": partner, "email": f"admin@partner{partner}.example",
+                             "permissions": ["ManageSite", "ManageFeature", "ManageProduct", "ManageInvoice"]}],
+           "sites": [], "agents": [], "siteBillingConfigs": [], "siteBillingProfiles": [], "subscriptions": [], "invoices": []}
+    for n in range(sites):
+        site = partner * 1000 + n
+        out["sites"].append({"id": site, "partnerId": partner, "platformId": 1, "company": f"Bench site {site}"})
+        out["agents"].append({"id": label("agent", partner, n), "siteId": site, "email": f"admin@site{site}.example",
+                              "displayName": "Bench Admin", "isAdmin": True})
+        out["siteBillingConfigs"].append({"siteId": site, "billingPeriod": "monthly", "currencyId": "USD", "paymentTerm": "Net 30",
+                                          "paymentTermValue": 30, "billingStartDate": "now-P10M", "purchasedAgents": 5})
+        out["siteBillingProfiles"].append({"siteId": site, "firstName": "Bench", "lastName": "Billing", "companyName": f"Bench {site}",
+                                           "email": f"billing@site{site}.example", "countryOrRegion": "US", "stateOrProvince": "CA",
+                                           "city": "San Francisco", "mailingAddress": "1 Market St", "postalOrZipCode": "94105",
+                                           "billTo": f"Bench {site}", "isChargedAutomatically": True, "isEPayment": True,
+                                           "primaryPaymentTypeId": "card", "nameOnPrimaryCard": "Bench Billing",
+                                           "primaryCardNumber": "4242424242424242", "primaryCardExpirationDate": "2030-12-31T00:00:00Z"})
+        subscription = copy.deepcopy(team)
+        model = label("model", partner, n)
+        subscription.update({"id": label("subscription", partner, n), "siteId": site, "createdTime": "now-P10M"})
+        subscription["subscriptionPricingModels"][0]["id"] = model
+        out["subscriptions"].append(subscription)
+        out["invoices"].append({"id": label("invoice", partner, n), "siteId": site, "status": "unpaid", "createdTime": "now-P1D",
+                                "lineItems": [{"id": label("line", partner, n), "subscriptionPricingModelId": model, "name": "Agents",
+                                               "unitPrice": 20.0, "unit": "agent", "quantity": 5, "serviceStartDate": "now-P1D",
+                                               "serviceEndDate": "now+P20D", "months": "1", "licenseTerm": "monthly", "type": "charge"}]})
+    return out
+
+
+def create(base, body):
+    request = urllib.request.Request(base + "/api/test/sandboxes", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    started = time.monotonic()
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        assert answer.status == 201, answer.status
+        answer.read()
+    return (time.monotonic() - started) * 1000
+
+
+def loads(base, path, count, clients):
+    body = json.dumps({"dataSet": json.loads(pathlib.Path(path).read_text())}).encode()
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        times = sorted(pool.map(lambda _: create(base, body), range(count)))
+    seconds = time.monotonic() - started
+    print(f"{count} {seconds:.2f} {statistics.median(times):.0f} {times[int(len(times) * 0.9) - 1]:.0f}")
+
+
+def export(binary, partner, out):
+    """`data-set export` of PARTNER into OUT: prints "<seconds> <peak KiB> <bytes>"."""
+    started = time.monotonic()
+    with open(out, "w") as f:
+        subprocess.run([binary, "data-set", "export", "--partner", partner], stdout=f, check=True)
+    seconds = time.monotonic() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"{seconds:.2f} {peak} {pathlib.Path(out).stat().st_size}")
+
+
+def during(base, path, seconds, clients):
+    """CLIENTS making sandboxes from FILE, one after another, for SECONDS."""
+    body = json.dumps({"dataSet": json.loads(pathlib.Path(path).read_text())}).encode()
+    deadline = time.monotonic() + seconds
+
+    def worker(_):
+        times = []
+        while time.monotonic() < deadline:
+            times.append(create(base, body))
+        return times
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        times = sorted(t for ts in pool.map(worker, range(clients)) for t in ts)
+    print(f"{len(times)} {seconds:.2f} {statistics.median(times):.0f} {times[int(len(times) * 0.9) - 1]:.0f}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["data"]:
+        json.dump(data(int(sys.argv[2]), int(sys.argv[3])), sys.stdout)
+    elif sys.argv[1:2] == ["export"]:
+        export(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1:2] == ["during"]:
+        during(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1:2] == ["loads"]:
+        loads(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    else:
+        sys.exit(__doc__)
