@@ -12,7 +12,6 @@ use crate::api::billing::features;
 use crate::api::billing::invoices;
 use crate::api::billing::money::Money;
 use crate::api::billing::profiles::{self, SiteBillingProfileInput};
-use crate::api::billing::scope::partner_of;
 use crate::billing::invoice::LineSpec;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
@@ -54,15 +53,25 @@ pub struct SiteBillingConfigSeed {
     pub body: SiteBillingConfigInput,
 }
 
-pub async fn billing_config(db: &impl ConnectionTrait, seed: SiteBillingConfigSeed) -> ApiResult<()> {
+/// Stores a configuration of a site of `partners` (the sites' partners, read
+/// once a data set); `currencies` are the ids already found in the catalog.
+pub async fn billing_config(
+    db: &impl ConnectionTrait,
+    seed: SiteBillingConfigSeed,
+    partners: &mut super::Partners,
+    currencies: &mut std::collections::HashSet<String>,
+) -> ApiResult<()> {
     let site_id = seed.body.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
     let mut v = Violations::new();
     let checked = rules::check(seed.body, &mut v);
     v.finish(())?;
-    store::require_currency(db, &checked.currency_id).await?;
+    if !currencies.contains(&checked.currency_id) {
+        store::require_currency(db, &checked.currency_id).await?;
+        currencies.insert(checked.currency_id.clone());
+    }
     let now = Utc::now();
     let start = seed.billing_start_date.unwrap_or_else(|| rules::start_of_day(now));
-    let partner_id = partner_of(db, site_id).await?;
+    let partner_id = partners.of(db, site_id).await?;
     let opening = store::Opening {
         start,
         balance: seed.balance.unwrap_or_default(),
@@ -125,9 +134,10 @@ pub async fn billing_profile(
     db: &impl ConnectionTrait,
     cipher: &FieldCipher,
     input: SiteBillingProfileInput,
+    partners: &mut super::Partners,
 ) -> ApiResult<()> {
     let site_id = input.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
-    let partner_id = partner_of(db, site_id).await?;
+    let partner_id = partners.of(db, site_id).await?;
     profiles::store::insert(db, cipher, partner_id, site_id, profiles::checked(input, Utc::now())?).await
 }
 
@@ -214,7 +224,13 @@ pub async fn site_renewal(db: &impl ConnectionTrait, r: SiteRenewalSeed) -> ApiR
     Ok(())
 }
 
-pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult<()> {
+/// Stores an invoice of a site of `invoicing` (its sites, read once a data set).
+pub async fn invoice(
+    db: &impl ConnectionTrait,
+    invoicing: &std::collections::HashMap<i32, invoices::store::SiteInvoicing>,
+    input: InvoiceSeed,
+) -> ApiResult<()> {
+    let site = invoicing.get(&input.site_id).ok_or_else(|| ApiError::not_found("site"))?;
     let specs = input.line_items.into_iter().map(|item| LineSpec {
         id: item.id,
         subscription_pricing_model_id: item.subscription_pricing_model_id,
@@ -232,8 +248,8 @@ pub async fn invoice(db: &impl ConnectionTrait, input: InvoiceSeed) -> ApiResult
     });
     invoices::store::insert_for_site(
         db,
+        site,
         input.id,
-        input.site_id,
         input.agent_id,
         input.status,
         input.created_time,

@@ -290,6 +290,25 @@ pub async fn is_empty(db: &DatabaseConnection) -> anyhow::Result<bool> {
     Ok(partner::Entity::find().count(db).await? == 0)
 }
 
+/// The partner of each site a load writes rows of: the data set's own sites
+/// as it says, any other (a `seed --file` onto stored sites) read once.
+pub struct Partners(std::collections::HashMap<i32, i32>);
+
+impl Partners {
+    fn of_sites(sites: &[(i32, i32)]) -> Self {
+        Self(sites.iter().copied().collect())
+    }
+
+    pub async fn of(&mut self, db: &impl sea_orm::ConnectionTrait, site_id: i32) -> crate::error::ApiResult<i32> {
+        if let Some(partner) = self.0.get(&site_id) {
+            return Ok(*partner);
+        }
+        let partner = crate::api::billing::scope::partner_of(db, site_id).await?;
+        self.0.insert(site_id, partner);
+        Ok(partner)
+    }
+}
+
 /// Loads `data` in one transaction of `db` (a savepoint when `db` is a transaction already).
 pub async fn load(
     db: &impl TransactionTrait<Transaction = sea_orm::DatabaseTransaction>,
@@ -315,6 +334,7 @@ pub async fn load(
         let id = t.id;
         site_store::insert_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
     }
+    let site_partners: Vec<(i32, i32)> = data.sites.iter().map(|s| (s.id, s.partner_id)).collect();
     for s in data.sites {
         let id = s.id;
         site_store::insert(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
@@ -385,27 +405,38 @@ pub async fn load(
         let id = p.id;
         subscriptions::seed_plan(&txn, p).await.map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
     }
+    // Read once for the rows below (a load writes thousands of rows of a few sites).
+    let mut partners = Partners::of_sites(&site_partners);
+    let mut currencies = std::collections::HashSet::new();
     let stated: Vec<(i32, Option<Money>)> =
         data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        billing::billing_config(&txn, c)
+        billing::billing_config(&txn, c, &mut partners, &mut currencies)
             .await
             .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        billing::billing_profile(&txn, cipher, p)
+        billing::billing_profile(&txn, cipher, p, &mut partners)
             .await
             .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
+    let plans =
+        subscriptions::plans_of(&txn, &data.subscriptions).await.map_err(|err| anyhow::anyhow!("plans: {err}"))?;
     for s in data.subscriptions {
         let id = s.id;
-        subscriptions::seed_subscription(&txn, s).await.map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
+        subscriptions::seed_subscription(&txn, &plans, &mut partners, s)
+            .await
+            .map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
     }
+    let invoiced: Vec<i32> = data.invoices.iter().map(|i| i.site_id).collect();
+    let invoicing = crate::api::billing::invoices::store::invoicing_of(&txn, &invoiced)
+        .await
+        .map_err(|err| anyhow::anyhow!("the invoices' sites: {err}"))?;
     for i in data.invoices {
         let id = i.id;
-        billing::invoice(&txn, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+        billing::invoice(&txn, &invoicing, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
     }
     billing::balances(&txn, &stated).await?;
     for r in data.subscription_product_relations {

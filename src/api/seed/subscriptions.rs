@@ -85,12 +85,21 @@ pub struct SubscriptionSeed {
     pub is_show_cancel: Option<bool>,
 }
 
-pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSeed) -> ApiResult<()> {
-    let plan = plans(db, &BTreeSet::from([input.plan_id]))
-        .await?
-        .remove(&input.plan_id)
-        .ok_or_else(|| ApiError::not_found("plan"))?;
-    let of_plan = NewSubscription::of_plan(&plan, input.site_id, input.name, input.created_time, input.billing_months);
+/// The plans `subscriptions` name, read once for a data set's subscriptions.
+pub async fn plans_of(db: &impl ConnectionTrait, subscriptions: &[SubscriptionSeed]) -> ApiResult<Plans> {
+    Ok(plans(db, &subscriptions.iter().map(|s| s.plan_id).collect::<BTreeSet<i32>>()).await?)
+}
+
+pub type Plans = std::collections::HashMap<i32, crate::billing::engine::Plan<SubscriptionPricingModel>>;
+
+pub async fn seed_subscription(
+    db: &impl ConnectionTrait,
+    plans: &Plans,
+    partners: &mut super::Partners,
+    input: SubscriptionSeed,
+) -> ApiResult<()> {
+    let plan = plans.get(&input.plan_id).ok_or_else(|| ApiError::not_found("plan"))?;
+    let of_plan = NewSubscription::of_plan(plan, input.site_id, input.name, input.created_time, input.billing_months);
     let new = NewSubscription {
         id: input.id,
         is_service_plan: input.is_service_plan.unwrap_or(of_plan.is_service_plan),
@@ -102,7 +111,7 @@ pub async fn seed_subscription(db: &impl ConnectionTrait, input: SubscriptionSee
         is_show_cancel: input.is_show_cancel.unwrap_or(of_plan.is_show_cancel),
         ..of_plan
     };
-    let partner_id = crate::api::billing::scope::partner_of(db, new.site_id).await?;
+    let partner_id = partners.of(db, new.site_id).await?;
     insert_subscription(db, partner_id, &new).await?;
     if let Some(at) = input.cancelled_time {
         cancellation([new.id], at).exec(db).await?;

@@ -152,21 +152,15 @@ pub async fn minor_units(db: &impl ConnectionTrait, currency_id: &str) -> ApiRes
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {currency_id} is missing")))
 }
 
-/// The tax rate for a billing address: the state's rate where one exists, else
-/// the country's; none without a profile.
-async fn tax_for(
-    db: &impl ConnectionTrait,
-    profile: Option<&site_billing_profile::Model>,
-) -> ApiResult<Option<TaxRate>> {
-    let Some(profile) = profile else { return Ok(None) };
-    let rates = tax_rate::Entity::find()
-        .filter(tax_rate::Column::Country.eq(profile.country_or_region.as_str()))
-        .all(db)
-        .await?;
-    let state = rates.iter().find(|r| !r.state.is_empty() && r.state == profile.state_or_province).cloned();
-    Ok(state
-        .or_else(|| rates.into_iter().find(|r| r.state.is_empty()))
-        .map(|r| TaxRate { name: r.name, rate: r.rate.0 }))
+/// The tax rate for a billing address, of `rates` (its country's): the
+/// state's rate where one exists, else the country's; none without a profile.
+fn rate_for(rates: &[tax_rate::Model], profile: Option<&site_billing_profile::Model>) -> Option<TaxRate> {
+    let profile = profile?;
+    let country = rates.iter().filter(|r| r.country == profile.country_or_region);
+    let state = country.clone().find(|r| !r.state.is_empty() && r.state == profile.state_or_province);
+    state
+        .or_else(|| country.clone().find(|r| r.state.is_empty()))
+        .map(|r| TaxRate { name: r.name.clone(), rate: r.rate.0 })
 }
 
 /// What an invoice takes from its site (an apply reads these three of the
@@ -342,31 +336,83 @@ pub async fn bill_to(db: &impl ConnectionTrait, sites: &SiteSet, invoice_id: Uui
 
 /// Writes a data set's invoice of `site_id`: figured with the site's currency
 /// and the tax rate its billing profile chooses, billed to that profile.
+/// What invoicing a site reads of it: its columns an invoice copies, its
+/// currency and that currency's decimals, its profile's tax rate.
+pub struct SiteInvoicing {
+    site: InvoiceSite,
+    currency_id: String,
+    minor_units: u32,
+    tax: Option<TaxRate>,
+    billed_to_profile: bool,
+}
+
+/// `SiteInvoicing` of each of `sites` that exists, in five queries whatever
+/// their number (a data set's invoices are written after one read of their sites).
+pub async fn invoicing_of(db: &impl ConnectionTrait, sites: &[i32]) -> ApiResult<HashMap<i32, SiteInvoicing>> {
+    use crate::db::entities::site_billing_config as config;
+    let ids = || sites.iter().copied();
+    let rows = site::Entity::find().filter(site::Column::Id.is_in(ids())).all(db).await?;
+    let currencies: HashMap<i32, String> = config::Entity::find()
+        .select_only()
+        .column(config::Column::SiteId)
+        .column(config::Column::CurrencyId)
+        .filter(config::Column::SiteId.is_in(ids()))
+        .into_tuple::<(i32, String)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let profiles: HashMap<i32, site_billing_profile::Model> = site_billing_profile::Entity::find()
+        .filter(site_billing_profile::Column::SiteId.is_in(ids()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|p| (p.site_id, p))
+        .collect();
+    let decimals: HashMap<String, u32> =
+        currency::Entity::find().all(db).await?.into_iter().map(|c| (c.id, c.minor_units.max(0) as u32)).collect();
+    let countries = profiles.values().map(|p| p.country_or_region.clone());
+    let rates = tax_rate::Entity::find().filter(tax_rate::Column::Country.is_in(countries)).all(db).await?;
+    let mut out = HashMap::with_capacity(rows.len());
+    for row in rows {
+        let currency_id = currencies.get(&row.id).cloned().unwrap_or_else(|| "USD".to_owned());
+        let minor_units = *decimals
+            .get(&currency_id)
+            .ok_or_else(|| ApiError::internal(anyhow::anyhow!("currency {currency_id} is missing")))?;
+        let profile = profiles.get(&row.id);
+        let invoicing = SiteInvoicing {
+            site: InvoiceSite::from(&row),
+            currency_id,
+            minor_units,
+            tax: rate_for(&rates, profile),
+            billed_to_profile: profile.is_some(),
+        };
+        out.insert(row.id, invoicing);
+    }
+    Ok(out)
+}
+
+/// Writes an invoice of a site as `invoicing` says it is billed (a data
+/// set's: its line figures and tax computed as the billing operations do).
 pub async fn insert_for_site(
     db: &impl ConnectionTrait,
+    invoicing: &SiteInvoicing,
     id: Uuid,
-    site_id: i32,
     agent_id: Option<Uuid>,
     status: String,
     created_time: DateTime<Utc>,
     specs: Vec<LineSpec>,
 ) -> ApiResult<()> {
-    let site = site::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site"))?;
-    let config = crate::db::entities::site_billing_config::Entity::find_by_id(site.id).one(db).await?;
-    let currency_id = config.map(|c| c.currency_id).unwrap_or_else(|| "USD".to_owned());
-    let minor_units = minor_units(db, &currency_id).await?;
-    let profile = site_billing_profile::Entity::find_by_id(site.id).one(db).await?;
-    let tax = tax_for(db, profile.as_ref()).await?;
-    let invoice = Invoice::draft(specs, tax.as_ref(), minor_units);
+    let invoice = Invoice::draft(specs, invoicing.tax.as_ref(), invoicing.minor_units);
     let paid = status == "paid";
     let header = InvoiceHeader {
         id,
-        site: &InvoiceSite::from(&site),
+        site: &invoicing.site,
         agent_id,
         status,
-        currency_id,
+        currency_id: invoicing.currency_id.clone(),
         created_time,
-        billed_to_profile: profile.is_some(),
+        billed_to_profile: invoicing.billed_to_profile,
     };
     Ok(insert_invoice(db, header, &invoice, paid).await?)
 }
