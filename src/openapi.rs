@@ -18,6 +18,7 @@ use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 use standard_responses::{StandardResponse, add_standard_responses};
 
 mod demo_examples;
+mod problem_examples;
 mod standard_responses;
 pub mod v3_0;
 
@@ -167,48 +168,9 @@ pub fn finish(doc: &mut OpenApiDoc) {
             add_idempotency_key(post);
         }
     }
-    give_problem_responses_their_example(doc);
+    problem_examples::give_problem_responses_their_examples(doc);
+    problem_examples::add_problem_code_table(doc);
     drop_unused_responses(doc);
-}
-
-/// An operation's own problem responses (a 404 naming what is not found, a
-/// 409 naming the conflict) get an example of their status: without one,
-/// Swagger UI shows the `Problem` schema's example, a 400's validation
-/// failure, under every status. The example's code is its status's first in
-/// the table (a token endpoint's 401, 429 and 503 the sign-in's), its detail
-/// the response's first sentence.
-fn give_problem_responses_their_example(doc: &mut OpenApiDoc) {
-    let items = doc.paths.paths.values_mut();
-    let all = items.flat_map(|item| [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]);
-    for operation in all.flatten() {
-        let public = operation.security.as_ref().is_some_and(|requirements| requirements.is_empty());
-        for (status, response) in operation.responses.responses.iter_mut() {
-            let RefOr::T(response) = response else { continue };
-            let Some(RefOr::T(content)) = response.content.get_mut(PROBLEM_JSON) else { continue };
-            if content.example.is_some() || !content.examples.is_empty() {
-                continue;
-            }
-            let Ok(status) = status.parse::<u16>() else { continue };
-            let sign_in = |code: ErrorCode| public && code.status().as_u16() == status;
-            let code = [ErrorCode::InvalidCredentials, ErrorCode::TooManyFailedLogins, ErrorCode::Busy]
-                .into_iter()
-                .find(|code| sign_in(*code))
-                .or_else(|| ErrorCode::ALL.iter().copied().find(|code| code.status().as_u16() == status));
-            let Some(code) = code else { continue };
-            let detail = response.description.split(". Or:").next().unwrap_or_default().trim_end_matches('.');
-            let mut example = json!({
-                "type": code.type_uri(),
-                "title": code.title(),
-                "status": status,
-                "detail": if detail.is_empty() { code.title() } else { detail },
-                "code": code.code(),
-            });
-            if code.status().is_server_error() {
-                example["requestId"] = json!("0192f0c4-5b1e-7c3a-9d2e-4f6a8b0c1d2e");
-            }
-            content.example = Some(example);
-        }
-    }
 }
 
 /// Each handler names the permission its caller needs (the `SiteCaller` or
@@ -271,7 +233,8 @@ fn add_idempotency_key(operation: &mut Operation) {
     for standard in [StandardResponse::IdempotencyInFlight, StandardResponse::IdempotencyReused] {
         match responses.get_mut(standard.status()) {
             Some(RefOr::T(own)) => {
-                own.description = format!("{}. Or: {}", own.description, standard.codes()[0].title());
+                // One more cause of the operation's own response (problem_examples reads it).
+                own.description = format!("{}\n{}", own.description, problem_examples::cause_line(standard.codes()[0]));
             }
             Some(RefOr::Ref(_)) => {}
             None => {

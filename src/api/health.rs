@@ -42,7 +42,7 @@ async fn live() -> Json<Health> {
 #[utoipa::path(get, path = "/health/ready", operation_id = "getReadiness", tag = "Health",
     responses(
         (status = 200, description = "The database answers and takes writes", body = Health),
-        (status = 503, description = "The database does not answer, or its disk is full", body = crate::error::Problem,
+        (status = 503, description = "The database does not answer, or its disk is full (`503001`)", body = crate::error::Problem,
             content_type = "application/problem+json"),
     ), security(()))]
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {

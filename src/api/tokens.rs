@@ -292,14 +292,14 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
 enum SignInProblems {
     #[response(
         status = 401,
-        description = "Wrong email, password or refresh token",
+        description = "Wrong email, password or refresh token (`401004`)",
         content_type = "application/problem+json"
     )]
     Refused(crate::error::Problem),
-    #[response(status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again",
+    #[response(status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again (`429001`)",
         content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
     Throttled(crate::error::Problem),
-    #[response(status = 503, description = "Every password check is in use; `Retry-After` says when to try again",
+    #[response(status = 503, description = "Every password check is in use; `Retry-After` says when to try again (`503002`)",
         content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
     Busy(crate::error::Problem),
 }

@@ -134,24 +134,12 @@ impl StandardResponse {
     pub(super) fn response(self) -> Response {
         let codes = self.codes();
         let listed: Vec<String> = codes.iter().map(|c| format!("`{}` {}", c.code(), c.title())).collect();
-        let first = codes[0];
-        let mut example = json!({
-            "type": first.type_uri(),
-            "title": first.title(),
-            "status": first.status().as_u16(),
-            "detail": first.title(),
-            "code": first.code(),
-        });
-        if first == ErrorCode::ValidationFailed {
-            example["detail"] = json!("/color: must be a hex color such as #1a73e8 or #fff");
-            example["errors"] =
-                json!([{"pointer": "/color", "detail": "must be a hex color such as #1a73e8 or #fff", "code": 400012}]);
-        }
-        if first.status().is_server_error() {
-            example["requestId"] = json!("0192f0c4-5b1e-7c3a-9d2e-4f6a8b0c1d2e");
-        }
+        // Each code its own named example (Swagger UI lists them by summary).
+        let examples = super::problem_examples::named_examples(
+            codes.iter().map(|c| (c.title(), *c, super::problem_examples::example(*c, c.title()))),
+        );
         let content =
-            ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).example(Some(example)).build();
+            ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).examples_from_iter(examples).build();
         let mut builder = ResponseBuilder::new()
             .description(format!("Problem details. Codes: {}.", listed.join("; ")))
             .content(PROBLEM_JSON, content);

@@ -1,9 +1,12 @@
 //! What the committed documents show a reader: examples that match their responses.
 
-/// Every problem response of the documents shows an example of its own status
-/// (Swagger UI otherwise shows the `Problem` schema's, a 400, under a 404 or a 409).
+/// Every problem response of the documents shows an example of each of its
+/// causes, of its own status (Swagger UI otherwise shows the `Problem`
+/// schema's, a 400, under a 404 or a 409), and names each cause's code in its
+/// description; every code the server answers is in each document's
+/// `x-problem-codes` table (issue 60 items 2 and 3).
 #[test]
-fn every_problem_response_shows_an_example_of_its_own_status() {
+fn every_problem_response_shows_each_cause_with_its_code_and_every_code_is_listed() {
     let mut checked = 0;
     for file in ["platform-v4.json", "partner-billing-v1.json", "test-v1.json"] {
         let document: serde_json::Value =
@@ -16,15 +19,30 @@ fn every_problem_response_shows_an_example_of_its_own_status() {
                         None => response,
                     };
                     let Some(content) = response["content"].get("application/problem+json") else { continue };
-                    let example = &content["example"];
-                    assert_eq!(example["status"].to_string(), *status, "{file} {method} {path} {status}: {example}");
-                    assert_eq!(example["code"].as_u64().unwrap() / 1000, status.parse::<u64>().unwrap(), "{path}");
-                    checked += 1;
+                    let examples: Vec<&serde_json::Value> = match content["examples"].as_object() {
+                        Some(named) => named.values().map(|e| &e["value"]).collect(),
+                        None => vec![&content["example"]],
+                    };
+                    let description = response["description"].as_str().unwrap();
+                    assert!(!description.contains("Or:"), "{file} {method} {path} {status}: {description}");
+                    for example in examples {
+                        let at = format!("{file} {method} {path} {status}: {example}");
+                        assert_eq!(example["status"].to_string(), *status, "{at}");
+                        let code = example["code"].as_u64().unwrap();
+                        assert_eq!(code / 1000, status.parse::<u64>().unwrap(), "{at}");
+                        assert!(description.contains(&format!("`{code}`")), "{at}: its code in {description:?}");
+                        checked += 1;
+                    }
                 }
             }
         }
+        let listed: Vec<u64> =
+            document["x-problem-codes"].as_array().unwrap().iter().map(|c| c["code"].as_u64().unwrap()).collect();
+        for code in switchboard::error::ErrorCode::ALL {
+            assert!(listed.contains(&u64::from(code.code())), "{file}: {} is not in x-problem-codes", code.code());
+        }
     }
-    assert!(checked > 300, "{checked}");
+    assert!(checked > 600, "{checked}");
 }
 
 /// What a reader of /docs follows: the error table the documents link, and

@@ -12,13 +12,13 @@ use crate::error::Problem;
 pub enum SiteTermsProblems {
     #[response(
         status = 404,
-        description = "The site is not one of the partner's",
+        description = "The site is not one of the partner's (`404001`)",
         content_type = "application/problem+json"
     )]
     NotFound(Problem),
     #[response(
         status = 409,
-        description = "The site has no billing configuration",
+        description = "The site has no billing configuration (`409001`)",
         content_type = "application/problem+json"
     )]
     NoTerms(Problem),
@@ -29,13 +29,13 @@ pub enum SiteTermsProblems {
 pub enum SubscriptionProblems {
     #[response(
         status = 404,
-        description = "The site is not the partner's, or the subscription not the site's",
+        description = "The site is not the partner's, or the subscription not the site's (`404001`)",
         content_type = "application/problem+json"
     )]
     NotFound(Problem),
     #[response(
         status = 409,
-        description = "The subscription is cancelled, or the site has no billing configuration",
+        description = "The subscription is cancelled (`409001`)\nThe site has no billing configuration (`409001`)",
         content_type = "application/problem+json"
     )]
     Cancelled(Problem),
@@ -46,13 +46,13 @@ pub enum SubscriptionProblems {
 pub enum CancelProblems {
     #[response(
         status = 404,
-        description = "The site is not the partner's, or the subscription not the site's",
+        description = "The site is not the partner's, or the subscription not the site's (`404001`)",
         content_type = "application/problem+json"
     )]
     NotFound(Problem),
     #[response(
         status = 409,
-        description = "The subscription is already cancelled, or the site has no billing configuration",
+        description = "The subscription is already cancelled (`409001`)\nThe site has no billing configuration (`409001`)",
         content_type = "application/problem+json"
     )]
     Cancelled(Problem),
@@ -63,13 +63,13 @@ pub enum CancelProblems {
 pub enum ChangesProblems {
     #[response(
         status = 404,
-        description = "The site is not one of the partner's",
+        description = "The site is not one of the partner's (`404001`)",
         content_type = "application/problem+json"
     )]
     NotFound(Problem),
     #[response(
         status = 409,
-        description = "A subscription to change is cancelled, or the site has no billing configuration",
+        description = "A subscription to change is cancelled (`409001`)\nThe site has no billing configuration (`409001`)",
         content_type = "application/problem+json"
     )]
     Cancelled(Problem),
@@ -80,7 +80,7 @@ pub enum ChangesProblems {
 pub enum ConfigUpdateProblems {
     #[response(
         status = 409,
-        description = "The currency would change while the balance is not zero",
+        description = "The currency would change while the balance is not zero (`409001`)",
         content_type = "application/problem+json"
     )]
     CurrencyWithBalance(Problem),

@@ -132,7 +132,7 @@ async fn advance_test_clock(
 #[utoipa::path(delete, path = "/api/test/clock", operation_id = "unfreezeTestClock", tag = TAG,
     responses(
         (status = 204, description = "The clock runs with the system time"),
-        (status = 409, description = "The clock is frozen ahead of the system time", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The clock is frozen ahead of the system time (`409004`)", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn unfreeze_test_clock(

@@ -268,7 +268,7 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
     responses(
         (status = 201, description = "Armed", body = TestFault,
             headers(("Location" = String, description = "The fault: `/api/test/faults/{id}`"))),
-        (status = 409, description = "The tenant has 100 faults armed already", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The tenant has 100 faults armed already (`409001`)", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!([]))))]
 async fn arm_test_fault(

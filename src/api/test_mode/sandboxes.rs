@@ -196,8 +196,8 @@ struct ResetPath;
     responses(
         (status = 201, description = "The sandbox", body = TestSandbox,
             headers(("Location" = String, description = "The sandbox: `/api/test/sandboxes/{partnerId}`"))),
-        (status = 409, description = "As many sandboxes as `--max-sandboxes` are live", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "This client address created sandboxes faster than `--sandbox-create-burst` and `--sandbox-create-rate` allow",
+        (status = 409, description = "As many sandboxes as `--max-sandboxes` are live (`409001`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This client address created sandboxes faster than `--sandbox-create-burst` and `--sandbox-create-rate` allow (`429002`)",
             body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until this address may create one again"))),
     ),

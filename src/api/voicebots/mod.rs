@@ -50,7 +50,7 @@ impl ChannelType {
 pub enum ConfigurationInUse {
     #[response(
         status = 409,
-        description = "A channel instance still uses the configuration",
+        description = "A channel instance still uses the configuration (`409002`)",
         content_type = "application/problem+json"
     )]
     InUse(crate::error::Problem),

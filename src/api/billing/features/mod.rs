@@ -127,8 +127,8 @@ struct SubscriptionSiteParams {
     request_body = ProductFeaturePointsRequest,
     responses(
         (status = 200, description = "The feature points are set"),
-        (status = 404, description = "The site is not the partner's, or the subscription not the site's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "The site is not the partner's, or the subscription not the site's (`404001`)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled (`409001`)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn set_subscription_product_feature_points(

@@ -79,8 +79,8 @@ async fn get_site_billing_profile(
                 ("GetSiteBillingProfile" = (operation_id = "getSiteBillingProfile", parameters(("siteId" = "$response.body#/siteId")))),
                 ("UpdateSiteBillingProfile" = (operation_id = "updateSiteBillingProfile", parameters(("siteId" = "$response.body#/siteId")))),
             )),
-        (status = 404, description = "The site is not one of the partner's", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The site already has a billing profile", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "The site is not one of the partner's (`404001`)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The site already has a billing profile (`409001`)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn create_site_billing_profile(

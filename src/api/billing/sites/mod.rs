@@ -47,7 +47,7 @@ struct ListSitesParams {
     params(ListSitesParams),
     responses(
         (status = 200, description = "The partner's sites", body = [Site]),
-        (status = 422, description = "The partner has more than 1,000 sites: page through them with the site search, or name one with `id`",
+        (status = 422, description = "The partner has more than 1,000 sites: page through them with the site search, or name one with `id` (`422002`)",
             body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]

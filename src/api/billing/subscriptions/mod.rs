@@ -82,7 +82,7 @@ async fn get_subscription(
     request_body = SubscriptionInput,
     responses(
         (status = 200, description = "The updated subscription", body = Subscription),
-        (status = 409, description = "The subscription is cancelled", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The subscription is cancelled (`409001`)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn update_subscription(

@@ -135,7 +135,7 @@ async fn update_channel_instance(
     params(("id" = Uuid, Path, description = "Id of the channel instance")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 409, description = "A voicebot still uses the channel instance", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A voicebot still uses the channel instance (`409002`)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn delete_channel_instance(

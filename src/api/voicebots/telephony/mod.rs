@@ -62,7 +62,7 @@ async fn get_telephony_configuration(
     request_body = TelephonyConfigurationInput,
     responses(
         (status = 201, description = "The stored configuration", body = TelephonyConfiguration),
-        (status = 409, description = "The site already has a configuration for this number", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The site already has a configuration for this number (`409001`)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageVoicebot"]))))]
 async fn create_telephony_configuration(
