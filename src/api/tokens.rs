@@ -291,6 +291,12 @@ fn required(violations: &mut Violations, pointer: &str, value: Option<String>) -
 #[allow(dead_code)] // The variants document answers; `ApiError` makes them.
 enum SignInProblems {
     #[response(
+        status = 400,
+        description = "A field of the form is missing or invalid (`400001`)\nThe body is not a well-formed form (`400002`)\nThe grant type is not supported (`400004`)",
+        content_type = "application/problem+json"
+    )]
+    Invalid(crate::error::Problem),
+    #[response(
         status = 401,
         description = "Wrong email, password or refresh token (`401004`)",
         content_type = "application/problem+json"

@@ -117,7 +117,7 @@ impl StandardResponse {
     pub(super) fn codes(self) -> &'static [ErrorCode] {
         use ErrorCode::*;
         match self {
-            StandardResponse::BadRequest => &[ValidationFailed, MalformedBody, InvalidParameter, UnsupportedGrantType],
+            StandardResponse::BadRequest => &[ValidationFailed, MalformedBody, InvalidParameter],
             StandardResponse::Unauthorized => &[MissingToken, InvalidToken, ExpiredToken, InvalidCredentials],
             StandardResponse::Forbidden => &[MissingPermission, ForeignSite],
             StandardResponse::NotFound => &[NotFound],
@@ -140,8 +140,18 @@ impl StandardResponse {
         );
         let content =
             ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).examples_from_iter(examples).build();
+        let mut description = format!("Problem details. Codes: {}.", listed.join("; "));
+        if matches!(self, StandardResponse::BadRequest) {
+            // The reasons `errors[].code` gives for each field or parameter.
+            let reasons: Vec<String> = ErrorCode::ALL
+                .iter()
+                .filter(|c| (400010..400100).contains(&c.code()))
+                .map(|c| format!("`{}` {}", c.code(), c.title()))
+                .collect();
+            description.push_str(&format!(" Each entry of `errors` has its reason code: {}.", reasons.join("; ")));
+        }
         let mut builder = ResponseBuilder::new()
-            .description(format!("Problem details. Codes: {}.", listed.join("; ")))
+            .description(description)
             .content(PROBLEM_JSON, content);
         let string_header = |description: &str| {
             HeaderBuilder::new().schema(Some(Object::with_type(Type::String))).description(Some(description)).build()
