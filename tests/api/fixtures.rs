@@ -12,8 +12,10 @@ const ADMIN: &str = "0192f0c4-0000-7000-8000-000000800002";
 async fn sandbox_of(app: &TestApp, data_set: &str) -> Value {
     let response = app.client.post(app.url("/api/test/sandboxes")).json(&json!({"dataSet": data_set})).send().await;
     let response = response.unwrap();
-    assert_eq!(response.status(), 201);
-    response.json().await.unwrap()
+    let status = response.status();
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    answer
 }
 
 async fn post(app: &TestApp, path: &str, token: &str, body: Value) -> Value {
