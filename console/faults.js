@@ -54,7 +54,7 @@ export function show(container, context) {
       h("select", { id: "fault-kind", name: "kind" }, kinds.map((kind) => h("option", { value: kind }, kind))),
       h("label", { for: "fault-status" }, "Status (kind status)"),
       number("fault-status", input.status, 503),
-      h("label", { for: "fault-delay" }, "Delay in ms (kind delay)"),
+      h("label", { for: "fault-delay" }, "Delay in ms (kinds delay, slowBody)"),
       number("fault-delay", input.delayMs, 2000),
       h("label", { for: "fault-times" }, "Times"),
       number("fault-times", input.times, 1),
@@ -66,7 +66,7 @@ export function show(container, context) {
     const kind = form.elements.kind.value;
     const body = { operationId: form.elements.operationId.value, kind, times: Number(form.elements["fault-times"].value) };
     if (kind === "status") body.status = Number(form.elements["fault-status"].value);
-    if (kind === "delay") body.delayMs = Number(form.elements["fault-delay"].value);
+    if (kind === "delay" || kind === "slowBody") body.delayMs = Number(form.elements["fault-delay"].value);
     await context.attempt(async () => {
       await call("POST", "/api/test/faults", { json: body });
       await load();

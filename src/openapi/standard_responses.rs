@@ -150,9 +150,7 @@ impl StandardResponse {
                 .collect();
             description.push_str(&format!(" Each entry of `errors` has its reason code: {}.", reasons.join("; ")));
         }
-        let mut builder = ResponseBuilder::new()
-            .description(description)
-            .content(PROBLEM_JSON, content);
+        let mut builder = ResponseBuilder::new().description(description).content(PROBLEM_JSON, content);
         let string_header = |description: &str| {
             HeaderBuilder::new().schema(Some(Object::with_type(Type::String))).description(Some(description)).build()
         };

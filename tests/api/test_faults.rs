@@ -341,3 +341,42 @@ async fn parser_faults_change_the_real_answer_the_way_vendors_do() {
     assert_eq!(answer.status(), 502);
     assert_eq!(app.count_rows("secure_forms").await, before + 1, "the effect happened");
 }
+
+/// `unknownEnumValue`: an open enum (`billingPeriod`) answers a value outside
+/// its list; an answer without one is unchanged (issue 58 item 2).
+#[tokio::test]
+async fn unknown_enum_value_writes_a_value_outside_an_open_enums_list() {
+    let app = test_mode().await;
+    let token = app.partner_admin(1);
+    let config = "/api/billing/siteBillingConfigs/10000";
+    let real: Value = app.get(config, &token).await.json().await.unwrap();
+    assert_eq!(real["billingPeriod"], "monthly");
+    arm(&app, &token, json!({"operationId": "getSiteBillingConfig", "kind": "unknownEnumValue"})).await;
+    let changed: Value = app.get(config, &token).await.json().await.unwrap();
+    assert_eq!(changed["billingPeriod"], "unknownValue");
+    assert_eq!(changed["currencyId"], real["currencyId"], "the rest as it is");
+    assert_eq!(app.get(config, &token).await.json::<Value>().await.unwrap(), real, "spent");
+}
+
+/// `slowBody`: the headers come at once, the body over `delayMs`; the answer
+/// is the operation's own (issue 58 item 2).
+#[tokio::test]
+async fn slow_body_sends_the_headers_at_once_and_the_body_over_its_delay() {
+    let app = test_mode().await;
+    let token = app.admin_a();
+    let real = app.get(FORMS, &token).await.text().await.unwrap();
+    arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "slowBody", "delayMs": 1000})).await;
+    let started = Instant::now();
+    let answer = app.get(FORMS, &token).await;
+    let headers_after = started.elapsed();
+    assert_eq!(answer.status(), 200);
+    let text = answer.text().await.unwrap();
+    let body_after = started.elapsed();
+    assert!(headers_after < Duration::from_millis(500), "headers after {headers_after:?}");
+    assert!(body_after >= Duration::from_millis(900), "body after {body_after:?}");
+    assert_eq!(text, real);
+    // It needs its delay, as `delay` does.
+    let response = app.post(FAULTS, &token, &json!({"operationId": "listSecureForms", "kind": "slowBody"})).await;
+    let problem = assert_problem(response, 400, 400001).await;
+    assert_eq!(problem["errors"][0]["pointer"], "/delayMs", "{problem}");
+}

@@ -65,17 +65,26 @@ pub enum FaultKind {
     /// Runs the operation and answers the first half of its body only: a client must treat a
     /// body that does not parse as a failed call (and retry with its `Idempotency-Key`).
     TruncatedBody,
+    /// Runs the operation; every open enum of its answer (a property the document marks
+    /// `x-extensible-enum`, such as `billingPeriod`) holds a value outside its list
+    /// (`unknownValue`): a client must keep such a value, not fail. An answer with none is unchanged.
+    UnknownEnumValue,
+    /// Runs the operation and sends its answer's body in pieces spread over `delayMs`: a
+    /// client's read timeout, not its connect timeout, decides.
+    SlowBody,
 }
 
 /// Every kind, in the order the document lists them.
-const KINDS: [FaultKind; 7] = [
+const KINDS: [FaultKind; 9] = [
     FaultKind::Status,
     FaultKind::Delay,
     FaultKind::DropAfterCommit,
     FaultKind::ExtraProperties,
+    FaultKind::UnknownEnumValue,
     FaultKind::NotJson,
     FaultKind::WrongContentType,
     FaultKind::TruncatedBody,
+    FaultKind::SlowBody,
 ];
 
 impl FaultKind {
@@ -88,6 +97,8 @@ impl FaultKind {
             FaultKind::NotJson => "notJson",
             FaultKind::WrongContentType => "wrongContentType",
             FaultKind::TruncatedBody => "truncatedBody",
+            FaultKind::UnknownEnumValue => "unknownEnumValue",
+            FaultKind::SlowBody => "slowBody",
         }
     }
 
@@ -133,7 +144,9 @@ fn schema_conditions() -> serde_json::Value {
     // Each subschema names the properties it requires (linters ask for it).
     let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
     // The kinds that take neither: the operation's own answer, dropped or changed.
-    let neither = ["dropAfterCommit", "extraProperties", "notJson", "wrongContentType", "truncatedBody"].map(|kind| {
+    let neither =
+        ["dropAfterCommit", "extraProperties", "unknownEnumValue", "notJson", "wrongContentType", "truncatedBody"];
+    let neither = neither.map(|kind| {
         when_equals("kind", json!(kind), json!({"not": {"anyOf": [present("status"), present("delayMs")]}}))
     });
     let mut conditions = vec![
@@ -145,6 +158,11 @@ fn schema_conditions() -> serde_json::Value {
         when_equals(
             "kind",
             json!("delay"),
+            json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")}),
+        ),
+        when_equals(
+            "kind",
+            json!("slowBody"),
             json!({"required": ["delayMs"], "properties": {"delayMs": {}}, "not": present("status")}),
         ),
     ];
@@ -244,7 +262,8 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
             }
         };
     let status = bounded("/status", input.status, input.kind == FaultKind::Status, 400..=599);
-    let delay = bounded("/delayMs", input.delay_ms, input.kind == FaultKind::Delay, 1..=MAX_DELAY_MS);
+    let takes_delay = matches!(input.kind, FaultKind::Delay | FaultKind::SlowBody);
+    let delay = bounded("/delayMs", input.delay_ms, takes_delay, 1..=MAX_DELAY_MS);
     let times = bounded("/times", Some(input.times.unwrap_or(1)), true, 1..=MAX_TIMES).unwrap_or(1);
     let after = bounded("/after", Some(input.after.unwrap_or(0)), true, 0..=MAX_TIMES).unwrap_or(0);
     v.finish((status, delay, times, after))
@@ -258,9 +277,11 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
 /// `Retry-After: 1` on 429 and 503; `delay` holds the answer `delayMs` and then serves it;
 /// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
 /// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
+/// The kinds that test a client's parser run the operation and change its answer (each kind's
+/// description says how and what a client should do); `slowBody` sends it over `delayMs`.
 /// Faults of the same operation take requests oldest first. Honoured by every instance sharing
 /// the database. At most 100 armed at once per tenant (409). At most 16 requests of a tenant
-/// are held by delay faults at once on an instance; past it a delayed request is answered 503
+/// are held by delay and slowBody faults at once on an instance; past it one is answered 503
 /// (`503002`, `Retry-After: 1`) at once instead of held. Only for an operation the token
 /// may call itself (it holds its permissions; else 403): a fault breaks it for the whole tenant.
 #[utoipa::path(post, path = "/api/test/faults", operation_id = "createTestFault", tag = TAG,
@@ -451,15 +472,56 @@ pub async fn honour(
             response.extensions_mut().insert(CloseWithoutAnswer);
             response
         }
-        FaultKind::ExtraProperties | FaultKind::NotJson | FaultKind::WrongContentType | FaultKind::TruncatedBody => {
-            parser_test::answer(kind, next.run(request).await).await
-        }
+        FaultKind::ExtraProperties
+        | FaultKind::UnknownEnumValue
+        | FaultKind::NotJson
+        | FaultKind::WrongContentType
+        | FaultKind::TruncatedBody => parser_test::answer(kind, next.run(request).await).await,
+        FaultKind::SlowBody => match state.held_delays.take(tenant) {
+            // Counted as a delay while it trickles: the guard goes with the body.
+            Some(held) => {
+                let spread = Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64);
+                let mut response = next.run(request).await;
+                let held = std::sync::Arc::new(std::sync::Mutex::new(Some(held)));
+                response.extensions_mut().insert(Trickle { spread, held });
+                response
+            }
+            None => ApiError::new(
+                ErrorCode::Busy,
+                format!(
+                    "{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once"
+                ),
+            )
+            .retry_after(1)
+            .into_response(),
+        },
     };
     response.extensions_mut().insert(kind);
     response
 }
 
 mod parser_test;
+
+/// A `slowBody` answer, sent in pieces once the journal has copied it
+/// (`trickled`, the last step of `test_mode::intercept`): the journal keeps the
+/// real answer, the client gets it slowly.
+#[derive(Clone)]
+pub struct Trickle {
+    spread: Duration,
+    /// Counts the request among the tenant's delayed ones until its body is sent.
+    held: std::sync::Arc<std::sync::Mutex<Option<Held>>>,
+}
+
+/// `response`, trickled when a `slowBody` fault answered it.
+pub async fn trickled(response: Response) -> Response {
+    match response.extensions().get::<Trickle>().cloned() {
+        Some(Trickle { spread, held }) => {
+            let held = held.lock().unwrap_or_else(|p| p.into_inner()).take();
+            parser_test::trickle(response, spread, held).await
+        }
+        None => response,
+    }
+}
 
 /// Requests of one tenant held by delay faults at once, on this instance:
 /// past it a delayed request is refused (503) rather than held, so that one
@@ -471,7 +533,7 @@ pub const MAX_HELD_PER_TENANT: usize = 16;
 pub struct HeldDelays(std::sync::Arc<std::sync::Mutex<HashMap<Tenant, usize>>>);
 
 /// A request held by a delay fault, counted until dropped (answered or abandoned).
-struct Held(HeldDelays, Tenant);
+pub(super) struct Held(HeldDelays, Tenant);
 
 impl HeldDelays {
     fn take(&self, tenant: Tenant) -> Option<Held> {

@@ -101,7 +101,7 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
     if response.status() == axum::http::StatusCode::UNAUTHORIZED {
         return response;
     }
-    journal::record(&state, tenant, operation.id, sent, response).await
+    faults::trickled(journal::record(&state, tenant, operation.id, sent, response).await).await
 }
 
 /// The operationIds of the vendor's documents (platform, billing), sorted:
