@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
@@ -65,7 +66,7 @@ struct ServeArgs {
     #[arg(long, env = "SWITCHBOARD_PUBLIC_URL")]
     public_url: Option<String>,
     /// Do not load the demo data set into an empty database.
-    #[arg(long, env = "SWITCHBOARD_NO_DEMO")]
+    #[arg(long, env = "SWITCHBOARD_NO_DEMO", value_parser = BoolishValueParser::new())]
     no_demo: bool,
     /// Load this data set into an empty database instead of the demo one: a
     /// file, or the name of one in --data-sets. Its relative dates (`now-P11M`)
@@ -86,7 +87,7 @@ struct ServeArgs {
     renewal_interval: u64,
     /// Serve the test-mode operations (`/api/test/...`) and their document,
     /// `/openapi/test-v1.json`. Never in production: a partner can move its clock.
-    #[arg(long, env = "SWITCHBOARD_TEST_MODE")]
+    #[arg(long, env = "SWITCHBOARD_TEST_MODE", value_parser = BoolishValueParser::new())]
     test_mode: bool,
     /// Test mode's sandboxes live at once at most (creating one more is 409).
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
@@ -109,7 +110,7 @@ struct ServeArgs {
     /// Refuse (400 `400017`) a body property or query parameter the operation
     /// does not know, naming the nearest one it does; on in test mode. Off,
     /// unknown names are ignored.
-    #[arg(long, env = "SWITCHBOARD_STRICT_NAMES")]
+    #[arg(long, env = "SWITCHBOARD_STRICT_NAMES", value_parser = BoolishValueParser::new())]
     strict_names: bool,
 }
 

@@ -57,6 +57,15 @@ fn openapi_check_passes_on_the_committed_documents_and_fails_on_stale_ones() {
 
 /// The first lines a `serve` prints, until it says it listens and a little after.
 fn banner(dir: &std::path::Path, extra: &[&str]) -> String {
+    banner_of(dir, extra, &[])
+}
+
+/// `banner` of a `serve` with `env` set.
+fn banner_with_env(dir: &std::path::Path, env: &[(&str, &str)]) -> String {
+    banner_of(dir, &[], env)
+}
+
+fn banner_of(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> String {
     use std::io::{BufRead, BufReader};
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
@@ -67,6 +76,8 @@ fn banner(dir: &std::path::Path, extra: &[&str]) -> String {
         .env("SWITCHBOARD_SECRET", "cli-test-secret-cli-test-secret-cli")
         .env_remove("SWITCHBOARD_SECRET_FILE")
         .env_remove("SWITCHBOARD_NO_DEMO")
+        .env_remove("SWITCHBOARD_TEST_MODE")
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -189,6 +200,21 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
     let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_LISTEN", "localhost")]);
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--listen"), "{stderr}");
+    let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_TEST_MODE", "maybe")]);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--test-mode"), "{stderr}");
+}
+
+/// A switch's variable takes what a shell or compose file writes for on and
+/// off (`1`, `yes`, `on`; `0`, `no`, `off`), not only `true` and `false`.
+#[test]
+fn a_switch_takes_1_yes_and_on_for_true() {
+    for (value, on) in [("1", true), ("yes", true), ("on", true), ("0", false), ("no", false), ("off", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let printed = banner_with_env(dir.path(), &[("SWITCHBOARD_TEST_MODE", value)]);
+        assert!(printed.contains("listening on"), "{value}: {printed}");
+        assert_eq!(printed.contains("Test mode: on"), on, "{value}: {printed}");
+    }
 }
 
 #[test]
