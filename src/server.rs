@@ -332,11 +332,12 @@ async fn plain_request_id(mut request: Request, next: Next) -> Response {
 /// interface's prefix, or test mode's paths on a server without test mode.
 fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method, path: &str) -> ApiError {
     const NONE: &str = "no operation is served at this path";
-    if (path.starts_with("/api/test/") || path == "/console" || path.starts_with("/console/")) && !test_mode {
+    let test_mode_path = path.starts_with("/api/test/") || path == "/console" || path.starts_with("/console/");
+    if (test_mode_path || path == "/openapi/test-v1.json") && !test_mode {
         return ApiError::new(
             ErrorCode::NoRoute,
             format!(
-                "{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/... and /console"
+                "{NONE}: test mode is off on this server; start it with --test-mode (SWITCHBOARD_TEST_MODE=true) to serve /api/test/..., its document /openapi/test-v1.json and /console"
             ),
         );
     }
@@ -347,7 +348,16 @@ fn no_route(operations: &telemetry::Operations, test_mode: bool, method: &Method
         trimmed.strip_prefix("/v4/").map(|rest| format!("/api/{rest}")),
         trimmed.strip_prefix("/api/").map(|rest| format!("/v4/{rest}")),
     ];
-    match candidates.into_iter().flatten().find(|candidate| operations.served(method, candidate, test_mode).is_some()) {
+    let served =
+        candidates.into_iter().flatten().find(|candidate| operations.served(method, candidate, test_mode).is_some());
+    // Else a typo of a fixed segment (`/v4/secureform/secureForm`), the ids as sent.
+    let near = served.or_else(|| {
+        let with_v4 = (!path.starts_with("/v4/") && !path.starts_with("/api/")).then(|| format!("/v4{trimmed}"));
+        std::iter::once(trimmed.to_owned())
+            .chain(with_v4)
+            .find_map(|candidate| operations.near(method, &candidate, test_mode))
+    });
+    match near {
         Some(near) => ApiError::new(ErrorCode::NoRoute, format!("{NONE}; did you mean {method} {near}?")),
         None => ApiError::new(ErrorCode::NoRoute, NONE),
     }

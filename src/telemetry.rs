@@ -317,6 +317,43 @@ impl Operations {
         }
     }
 
+    /// A served path `path` may have meant: one `method` serves with the same
+    /// number of segments, each of `path`'s either what the template says or,
+    /// for a fixed one, a near spelling of it (`/api/billing/site/10000` for
+    /// `/api/billing/sites/{siteId}`), the ids as sent. The nearest of those.
+    pub fn near(&self, method: &Method, path: &str, test_mode: bool) -> Option<String> {
+        let templates = self.by_method.get(method)?;
+        let segments: Vec<&str> = path.split('/').skip(1).collect();
+        let mut best: Option<(usize, String)> = None;
+        for template in templates.iter().filter(|t| t.segments.len() == segments.len()) {
+            let mut distance = 0;
+            let mut written = Vec::with_capacity(segments.len());
+            for (segment, value) in template.segments.iter().zip(&segments) {
+                match segment {
+                    Segment::Literal(literal) if literal == value => written.push(literal.as_str()),
+                    Segment::Literal(literal) => match crate::unknown_names::nearest(value, &[literal.as_str()]) {
+                        Some(near) => {
+                            distance += strsim::damerau_levenshtein(value, near);
+                            written.push(near);
+                        }
+                        None => break,
+                    },
+                    parameter if parameter.matches(value) => written.push(value),
+                    _ => break,
+                }
+            }
+            if written.len() < segments.len() || distance == 0 {
+                continue;
+            }
+            let candidate = format!("/{}", written.join("/"));
+            if self.served(method, &candidate, test_mode).is_some() && best.as_ref().is_none_or(|(d, _)| distance < *d)
+            {
+                best = Some((distance, candidate));
+            }
+        }
+        best.map(|(_, path)| path)
+    }
+
     pub(crate) fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
         let Some(templates) = self.by_method.get(method) else { return &self.unmatched };
         let segments: Vec<&str> = path.split('/').skip(1).collect();

@@ -559,6 +559,11 @@ async fn a_404_names_the_near_path_that_is_served() {
         ("/v4/billing/sites/10000", "did you mean GET /api/billing/sites/10000?"),
         ("/api/voicebot/voicebots", "did you mean GET /v4/voicebot/voicebots?"),
         ("/api/test/clock", "test mode is off on this server; start it with --test-mode"),
+        ("/openapi/test-v1.json", "test mode is off on this server; start it with --test-mode"),
+        // A typo deeper in the path: the nearest served path, with the ids as sent.
+        ("/v4/secureform/secureForm", "did you mean GET /v4/secureform/secureForms?"),
+        ("/api/billing/site/10000", "did you mean GET /api/billing/sites/10000?"),
+        ("/secureform/secureFroms", "did you mean GET /v4/secureform/secureForms?"),
     ] {
         let problem = assert_problem(app.get(path, &token).await, 404, 404002).await;
         assert!(detail(problem.clone()).contains(hint), "{path}: {problem}");
