@@ -102,6 +102,16 @@ fn value_problem(message: &str) -> (ErrorCode, String) {
             _ => (code, format!("expected {expected}, got {}", sent_words(sent))),
         };
     }
+    if message == "input is out of range" {
+        // Written as RFC 3339 but no instant of the calendar: February 30, hour 25.
+        return (
+            ErrorCode::FieldOutOfRange,
+            format!(
+                "is not a date and time of the calendar (a day past its month's last, an hour past 23, a minute or \
+                 second past 59); expected {DATE_TIME}"
+            ),
+        );
+    }
     if CHRONO_PARSE_ERRORS.contains(&message) {
         return (ErrorCode::FieldWrongType, format!("expected {DATE_TIME}"));
     }

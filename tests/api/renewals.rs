@@ -316,3 +316,20 @@ async fn test_mode_off_serves_no_clock_and_no_document() {
     assert!(!listed.contains("test-v1"), "Swagger UI does not list it");
     assert_eq!(renewals_of(&app, SITE_A).await, 0);
 }
+
+/// A date written as RFC 3339 that is no day of the calendar (February 30) is
+/// named so, not only "expected RFC 3339" (issue 57 item 9).
+#[tokio::test]
+async fn an_impossible_date_is_named_as_one() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let token = app.partner_admin(1);
+    for (to, code, words) in
+        [("2027-02-30T00:00:00Z", 400013, "is not a date and time of the calendar"), ("30/02/2027", 400011, "RFC 3339")]
+    {
+        let response = app.post("/api/test/clock:advance", &token, &serde_json::json!({"to": to})).await;
+        let problem = assert_problem(response, 400, 400001).await;
+        assert_eq!(problem["errors"][0]["pointer"], "/to", "{problem}");
+        assert_eq!(problem["errors"][0]["code"], code, "{problem}");
+        assert!(problem["errors"][0]["detail"].as_str().unwrap().contains(words), "{problem}");
+    }
+}
