@@ -312,6 +312,15 @@ impl Violations {
         self.found == 0
     }
 
+    /// These problems but those at a body pointer `skip` says to leave out
+    /// (values another check already reported).
+    pub fn without(mut self, skip: impl Fn(&str) -> bool) -> Violations {
+        let before = self.listed.len();
+        self.listed.retain(|problem| !problem.pointer.as_deref().is_some_and(&skip));
+        self.found -= before - self.listed.len();
+        self
+    }
+
     /// Whether a problem with the body value at `pointer` is already listed, so a
     /// rule that builds on that value's form need not report it twice.
     pub fn has_problem_at(&self, pointer: &str) -> bool {

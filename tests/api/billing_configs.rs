@@ -98,7 +98,8 @@ async fn create_reports_every_bad_field_at_once() {
         400001,
     )
     .await;
-    assert_eq!(error_locations(&problem), ["/billingPeriod"]);
+    // A value of the wrong type does not hide the missing ones: one pass lists them all.
+    assert_eq!(error_locations(&problem), ["/billingPeriod", "/currencyId", "/paymentTermValue"]);
     let mut unknown = body(site);
     unknown["currencyId"] = json!("XXX");
     let problem = assert_problem(app.post(CONFIGS, &token, &unknown).await, 400, 400001).await;

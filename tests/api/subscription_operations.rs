@@ -245,3 +245,34 @@ async fn subscription_names_refuse_control_and_direction_characters() {
         document["components"]["schemas"]["PlanRequest"]["properties"]["name"]["pattern"].as_str().unwrap().to_owned();
     assert!(pattern.contains("\\u202a-\\u202e") && pattern.contains("\\u0000"), "{pattern}");
 }
+
+/// A value of the wrong type does not hide the body's other problems: one
+/// answer lists them all, as the documents promise (issue 60 item 9).
+#[tokio::test]
+async fn a_wrong_type_and_the_other_problems_come_in_one_answer() {
+    let app = spawn_app().await;
+    let token = app.partner_admin(1);
+    let path = "/api/billing/subscriptions:calculateNew?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000";
+    let body =
+        json!({"planId": "four", "name": "", "overageQuota": -1, "purchasedQuantityByUnit": 0, "billingPeriod": "x"});
+    let problem = assert_problem(app.post(path, &token, &body).await, 400, 400001).await;
+    let mut found: Vec<(String, u64)> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["pointer"].as_str().unwrap().to_owned(), e["code"].as_u64().unwrap()))
+        .collect();
+    found.sort();
+    let expected = [
+        ("/billingPeriod", 400011),
+        ("/name", 400010),
+        ("/overageQuota", 400013),
+        ("/planId", 400011),
+        ("/purchasedQuantityByUnit", 400013),
+    ];
+    assert_eq!(found, expected.map(|(p, c)| (p.to_owned(), c)), "{problem}");
+    // Each pass reads the body again: a body over 256 KiB gets its first problem only.
+    let big = json!({"planId": "four", "overageQuota": "many", "padding": "x".repeat(300_000)});
+    let problem = assert_problem(app.post(path, &token, &big).await, 400, 400001).await;
+    assert_eq!(problem["errors"].as_array().unwrap().len(), 1, "{problem}");
+}
