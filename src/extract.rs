@@ -69,8 +69,8 @@ impl<S: Send + Sync, T: DeserializeOwned + BodyRules> FromRequest<S> for JsonBod
 /// value out cannot help: a list item (the items after it would move), or a
 /// property that must be there. Bounded, since each pass reads the whole body
 /// again: a body over 256 KiB gets its first problem only, any other at most
-/// `MAX_PASSES` (what a hand-written body holds; a flood of wrong values does
-/// not buy a flood of passes).
+/// `MAX_PASSES` and `rereads` reads in all (what a hand-written body holds; a
+/// flood of wrong values does not buy a flood of passes).
 fn every_problem<T: DeserializeOwned + BodyRules>(
     bytes: &[u8],
     err: serde_path_to_error::Error<serde_json::Error>,
@@ -79,6 +79,7 @@ fn every_problem<T: DeserializeOwned + BodyRules>(
     let mut taken_out: Vec<String> = Vec::new();
     let mut err = err;
     let mut value: Option<serde_json::Value> = None;
+    let mut rereads = rereads(bytes.len());
     const MAX_PASSES: usize = 20;
     let passes = if bytes.len() > 256 * 1024 { 0 } else { MAX_PASSES };
     let mut pass = 0;
@@ -106,7 +107,11 @@ fn every_problem<T: DeserializeOwned + BodyRules>(
             return violations;
         }
         taken_out.push(pointer);
-        match deserialize_value::<T>(body) {
+        if rereads == 0 {
+            return violations;
+        }
+        rereads -= 1;
+        match deserialize_value::<T>(body, &mut rereads) {
             Ok(read) => {
                 let under = |at: &str| taken_out.iter().any(|out| at == out || at.starts_with(&format!("{out}/")));
                 violations.extend(read.rule_problems().without(under));
@@ -321,7 +326,16 @@ fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_t
         return Err(err);
     }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Err(err) };
-    deserialize_value(&mut value)
+    deserialize_value(&mut value, &mut rereads(bytes.len()))
+}
+
+/// How many times a body of `len` bytes may be read again from its value
+/// (a decimal rewritten, a wrong value set aside): 2 MiB of reading in all,
+/// at most 200 reads. Each read is the whole body: unbounded, a fuzzer's
+/// 200 KiB bodies with a few wrong values each cost a read per value per
+/// pass and held a core (schemathesis, in CI).
+fn rereads(len: usize) -> usize {
+    (2 * 1024 * 1024 / len.max(1)).clamp(1, 200)
 }
 
 /// serde_json's words for a decimal where an integer is expected, read from
@@ -335,17 +349,24 @@ fn is_decimal_for_integer(err: &serde_path_to_error::Error<serde_json::Error>) -
 /// where an integer is expected (as `deserialize_body` does), in place.
 fn deserialize_value<T: DeserializeOwned>(
     value: &mut serde_json::Value,
+    rereads: &mut usize,
 ) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
     loop {
         let err = match serde_path_to_error::deserialize(&*value) {
             Ok(body) => return Ok(body),
             Err(err) => err,
         };
-        if !is_decimal_for_integer(&err) {
+        // Out of reads: the decimal is answered as the wrong type it is for serde.
+        if !is_decimal_for_integer(&err) || *rereads == 0 {
             return Err(err);
         }
+        *rereads -= 1;
         let Some(slot) = value.pointer_mut(&json_pointer(err.path())) else { return Err(err) };
+        // The pointer names a number already whole: rewriting it changes nothing (a loop).
         let serde_json::Value::Number(number) = slot else { return Err(err) };
+        if !number.is_f64() {
+            return Err(err);
+        }
         let Some(integer) = whole_number(number) else { return Err(err) };
         *slot = integer.into();
     }
