@@ -354,7 +354,16 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
             operations(item).into_iter().map(move |id| (id, parameter.clone()))
         })
         .collect();
-    for item in doc.paths.paths.values_mut() {
+    // The reads below a resource (`GET /api/test/sandboxes/{partnerId}/data-set`), by the
+    // path they sit under: a create links to them too, so a stateful run reaches them.
+    let reads_below: Vec<(String, String)> = doc
+        .paths
+        .paths
+        .iter()
+        .filter_map(|(path, item)| Some((path.clone(), item.get.as_ref()?.operation_id.clone()?)))
+        .filter(|(path, _)| path.matches('{').count() == 1 && !path.ends_with('}'))
+        .collect();
+    for (path, item) in doc.paths.paths.iter_mut() {
         let Some(create) = item.post.as_mut() else { continue };
         let Some(resource) = create.operation_id.as_deref().and_then(|id| id.strip_prefix("create")).map(str::to_owned)
         else {
@@ -380,6 +389,17 @@ fn link_created_resources(doc: &mut OpenApiDoc) {
                     .build();
                 created.links.insert(name, RefOr::T(link));
             }
+        }
+        for (below, target) in reads_below.iter().filter(|(below, _)| below.starts_with(&format!("{path}/{{"))) {
+            let Some(parameter) = below.split_once('{').and_then(|(_, rest)| rest.split_once('}')).map(|(p, _)| p)
+            else {
+                continue;
+            };
+            let link = LinkBuilder::new()
+                .operation_id(target.clone())
+                .parameter(parameter, format!("$response.body#/{parameter}"))
+                .build();
+            created.links.insert(link_name(target), RefOr::T(link));
         }
     }
 }
