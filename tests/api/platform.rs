@@ -219,8 +219,9 @@ fn every_operation_is_documented_with_id_tag_summary_and_problems() {
                         .iter()
                         .filter(|verb| every_id.contains(&format!("{verb}{resource}")))
                         .count();
+                    // And to the reads below the resource (a sandbox's snapshot).
                     assert!(
-                        served > 0 && links == served,
+                        served > 0 && links >= served,
                         "{id}: links to read, update and delete ({links} of {served})"
                     );
                 }
