@@ -58,78 +58,7 @@ impl<S: Send + Sync, T: DeserializeOwned + BodyRules> FromRequest<S> for JsonBod
             violations.field("", ErrorCode::FieldWrongType, "the body must be a JSON object");
             return Err(violations.into_error());
         }
-        deserialize_body(&bytes).map(JsonBody).map_err(|err| every_problem::<T>(&bytes, err).into_error())
-    }
-}
-
-/// `err`'s problem, and every other of the body in the same answer (issue 60
-/// item 9): the value `err` points at is taken out (an optional property then
-/// reads as absent) and the body read again, for each value of the wrong type;
-/// once it reads, its field rules check the values left. Stops where taking a
-/// value out cannot help: a list item (the items after it would move), or a
-/// property that must be there. Bounded, since each pass reads the whole body
-/// again: a body over 256 KiB gets its first problem only, any other at most
-/// `MAX_PASSES` and `rereads` reads in all (what a hand-written body holds; a
-/// flood of wrong values does not buy a flood of passes).
-fn every_problem<T: DeserializeOwned + BodyRules>(
-    bytes: &[u8],
-    err: serde_path_to_error::Error<serde_json::Error>,
-) -> Violations {
-    let mut violations = Violations::new();
-    let mut taken_out: Vec<String> = Vec::new();
-    let mut err = err;
-    let mut value: Option<serde_json::Value> = None;
-    let mut rereads = rereads(bytes.len());
-    const MAX_PASSES: usize = 20;
-    let passes = if bytes.len() > 256 * 1024 { 0 } else { MAX_PASSES };
-    let mut pass = 0;
-    loop {
-        pass += 1;
-        let pointer = json_pointer(err.path());
-        let message = err.into_inner().to_string();
-        // serde_json appends " at line L column C"; the pointer says where.
-        let message = message.split(" at line ").next().unwrap_or_default();
-        let (code, detail) = value_problem(message);
-        violations.field(pointer.clone(), code, detail);
-        if code == ErrorCode::FieldRequired || violations.is_full() || pass > passes {
-            return violations;
-        }
-        let body = match &mut value {
-            Some(body) => body,
-            None => match serde_json::from_slice(bytes) {
-                Ok(body) => value.insert(body),
-                Err(_) => return violations,
-            },
-        };
-        let Some((parent, key)) = pointer.rsplit_once('/') else { return violations };
-        let Some(serde_json::Value::Object(map)) = body.pointer_mut(parent) else { return violations };
-        if map.remove(&key.replace("~1", "/").replace("~0", "~")).is_none() {
-            return violations;
-        }
-        taken_out.push(pointer);
-        if rereads == 0 {
-            return violations;
-        }
-        rereads -= 1;
-        match deserialize_value::<T>(body, &mut rereads) {
-            Ok(read) => {
-                let under = |at: &str| taken_out.iter().any(|out| at == out || at.starts_with(&format!("{out}/")));
-                violations.extend(read.rule_problems().without(under));
-                return violations;
-            }
-            Err(next) => {
-                // A property taken out that must be there: its problem is listed already.
-                let message = next.inner().to_string();
-                let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split_once('`'));
-                if let Some((name, _)) = missing {
-                    let at = format!("{}/{}", json_pointer(next.path()), name.replace('~', "~0").replace('/', "~1"));
-                    if taken_out.contains(&at) {
-                        return violations;
-                    }
-                }
-                err = next;
-            }
-        }
+        deserialize_body(&bytes).map(JsonBody).map_err(|err| body_rules::every_problem::<T>(&bytes, err).into_error())
     }
 }
 
