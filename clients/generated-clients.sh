@@ -54,10 +54,11 @@ generate() { # document generator output [flags...]
 
 log "openapi-generator python"
 generate platform-v4 python "$OUT/python-platform" --additional-properties=packageName=platform_v4
-generate partner-billing-v1 python "$OUT/python-billing" --additional-properties=packageName=partner_billing_v1
+# Money (`format: decimal`) as Python's Decimal: the scenario checks amounts arrive exact.
+generate partner-billing-v1 python "$OUT/python-billing" --additional-properties=packageName=partner_billing_v1,mapNumberTo=Decimal
 PYTHONPATH="$OUT/python-platform:$OUT/python-billing" "$VENV/bin/python" "$CLIENTS/scenarios/openapi_generator_python.py" "$BASE"
 
-log "openapi-generator go (enumClassPrefix=true)"
+log "openapi-generator go (enumClassPrefix=true, money as float64)"
 # Offline: the generated modules' one import outside the standard library
 # comes from Debian's source package; the scenario's module points at all three.
 GO_DEPS="$OUT/go-validator"
@@ -67,7 +68,7 @@ printf 'module gopkg.in/validator.v2\n\ngo 1.18\n' > "$GO_DEPS/go.mod"
 for name in platform billing; do
   doc=$([ "$name" = platform ] && echo platform-v4 || echo partner-billing-v1)
   generate "$doc" go "$OUT/go-$name" --git-user-id switchboard --git-repo-id "$name" \
-    --additional-properties="packageName=$name,enumClassPrefix=true"
+    --additional-properties="packageName=$name,enumClassPrefix=true" --type-mappings=number+decimal=float64
   (cd "$OUT/go-$name" && go mod edit -go=1.19 -replace "gopkg.in/validator.v2=$GO_DEPS")
 done
 cp -r "$CLIENTS/scenarios/go" "$OUT/go-scenario"
@@ -112,6 +113,10 @@ for doc in platform-v4 partner-billing-v1; do
   javac -nowarn -d "$OUT/java-$doc/classes" -cp "$JARS" $(find "$OUT/java-$doc/src/main/java" -name '*.java')
   echo "    $doc: $(find "$OUT/java-$doc/classes" -name '*.class' | wc -l) classes compiled"
 done
+# Money is `format: decimal`: Java's generator keeps it exact with no mapping of ours.
+grep -q "private BigDecimal newAmount;" "$OUT/java-partner-billing-v1/src/main/java/org/openapitools/client/model/SubscriptionOutput.java" \
+  || { echo "java: SubscriptionOutput.newAmount is not a BigDecimal"; exit 1; }
+echo "    partner-billing-v1: money is java.math.BigDecimal"
 
 log "progenitor (the OpenAPI 3.0.3 editions)"
 rust_client_run "$CLIENTS/scenarios/progenitor/Cargo.toml"

@@ -18,6 +18,7 @@ use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 use standard_responses::{StandardResponse, add_standard_responses};
 
 mod demo_examples;
+mod glossary;
 mod problem_examples;
 mod standard_responses;
 pub mod v3_0;
@@ -73,18 +74,20 @@ fn token_scheme(doc: &OpenApiDoc) -> &'static TokenScheme {
         description = "Secure forms (interface A) and voicebots (interface B) of the support platform. \
             Sign in with `POST /oauth/token` and send the access token as `Authorization: Bearer <token>` \
             (*Authorize* above). On a server with the demo data, the sign-in's pre-filled body is the demo \
-            admin `admin@site10000.example` with `demo-password`. Every error is an RFC 9457 problem with a stable `code`; every code is in [the table of error codes](/docs/errors.md)."
+            admin `admin@site10000.example` with `demo-password`. Every path here is under `/v4`; the sign-in \
+            and the health probes are answered at the server root as well (`/oauth/token`, `/health/ready`). \
+            Every error is an RFC 9457 problem with a stable `code`; every code is in [the table of error codes](/docs/errors.md)."
     ),
     servers((url = "/v4", description = "The server that serves this document, under `/v4`")),
     components(schemas(Problem, FieldProblem)),
     tags(
-        (name = "Authentication", description = "Tokens for site agents"),
+        (name = "Authentication", description = "Tokens for site agents (answered under `/v4` and at the server root)"),
         (name = "Secure forms", description = "Payment-style form definitions (permission ManageSecureForm)"),
         (name = "Voicebots", description = "Voicebots that answer phone calls (permission ManageVoicebot)"),
         (name = "Voicebot channel instances", description = "A voice channel linked to a telephony or SIP configuration (permission ManageVoicebot)"),
         (name = "Telephony configurations", description = "Telephony-provider phone numbers (permission ManageVoicebot)"),
         (name = "SIP configurations", description = "SIP trunks; passwords are encrypted at rest (permission ManageVoicebot)"),
-        (name = "Health", description = "Liveness and readiness probes"),
+        (name = "Health", description = "Liveness and readiness probes, for a load balancer or an orchestrator (answered under `/v4` and at the server root; no token)"),
     )
 )]
 pub struct PlatformDoc;
@@ -171,6 +174,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
     problem_examples::give_problem_responses_their_examples(doc);
     problem_examples::add_problem_code_table(doc);
     drop_unused_responses(doc);
+    glossary::describe(doc);
 }
 
 /// Each handler names the permission its caller needs (the `SiteCaller` or

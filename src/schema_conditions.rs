@@ -10,10 +10,13 @@ use utoipa::Modify;
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{OpenApi, RefOr};
 
-/// The `allOf` conditions of the component schema `schema`.
+/// The `allOf` conditions of the component schema `schema`, and the same rules
+/// in words: Swagger UI shows the conditions as raw `if`/`then`, so the
+/// schema's description says them as a reader needs them.
 pub struct SchemaConditions {
     pub schema: &'static str,
     pub all_of: fn() -> Value,
+    pub says: &'static str,
 }
 
 impl Modify for SchemaConditions {
@@ -21,6 +24,8 @@ impl Modify for SchemaConditions {
         let Some(components) = openapi.components.as_mut() else { return };
         if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(self.schema) {
             object.extensions.get_or_insert_with(Default::default).insert("allOf".to_owned(), (self.all_of)());
+            let own = object.description.take().unwrap_or_default();
+            object.description = Some(format!("{own}\n\nRules between fields: {}", self.says).trim_start().to_owned());
         }
     }
 }

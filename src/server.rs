@@ -37,11 +37,11 @@ pub struct Documents {
 /// The platform routes, the partner billing routes and their documents.
 ///
 /// Interfaces A and B are served under `/v4`, and their document has the
-/// spec's paths (`/secureform/...`) under a server URL ending in `/v4`, so a
-/// client given the spec's `base_url` works unchanged. The token endpoint and the
-/// health probes are not part of that base: their path items name the server
-/// root, and they are answered at the root and under `/v4` alike, for clients
-/// that put every path under the base URL.
+/// contract's paths (`/secureform/...`) under a server URL ending in `/v4`, so a
+/// client given the contract's base URL works unchanged. The token endpoint and
+/// the health probes are answered at the root and under `/v4` alike, for clients
+/// that put every path under the base URL; the document lists them under `/v4`
+/// (`openapi::add_root_paths` says why).
 fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents) {
     let (v4_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(secure_forms::router())

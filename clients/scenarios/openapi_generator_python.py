@@ -8,6 +8,7 @@ the product feature points. Exits non-zero on anything unexpected.
     PYTHONPATH=<generated packages> python openapi_generator_python.py http://127.0.0.1:8080
 """
 
+import json
 import sys
 from decimal import Decimal
 
@@ -53,7 +54,15 @@ expect(len(subscriptions) >= 1, "site 10000's subscriptions")
 preview = billing.SubscriptionOperationsApi(client).calculate_new_subscription(
     site_id=10000, agent_id="0192f0c4-0000-7000-8000-000000010000",
     plan_request=billing.PlanRequest(plan_id=4, name="Platform", billing_period=billing.BillingMonths.Monthly))
-expect(Decimal(str(preview.new_amount)) > 0 and preview.subscription_id is None, f"a preview: {preview}")
+expect(isinstance(preview.new_amount, Decimal) and preview.new_amount > 0 and preview.subscription_id is None,
+       f"a preview with Decimal amounts (mapNumberTo=Decimal): {preview}")
+# Exact: the amounts equal the digits on the wire, read as decimals.
+raw = billing.SubscriptionOperationsApi(client).calculate_new_subscription_without_preload_content(
+    site_id=10000, agent_id="0192f0c4-0000-7000-8000-000000010000",
+    plan_request=billing.PlanRequest(plan_id=4, name="Platform", billing_period=billing.BillingMonths.Monthly))
+wire = json.loads(raw.data, parse_float=Decimal)
+expect((preview.new_amount, preview.new_tax, preview.currency_id) == (wire["newAmount"], wire["newTax"], wire["currencyId"]),
+       f"the amounts as sent: {wire}")
 points = billing.FeaturePointsApi(client).list_product_feature_points()
 expect(points is not None, "the product feature points")
 print("    openapi-generator python: every step answered as expected")

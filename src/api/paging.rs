@@ -18,12 +18,13 @@ const DEFAULT_PAGE_SIZE: i32 = 50;
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct PageParams {
-    /// 1-based page number. A page past the last is empty (with the links
-    /// and `total`); the maximum bounds how deep a client can ask, not the data.
+    /// 1-based page number, 1 to 1,000,000 (1 when absent). A page past the last
+    /// is empty (with the links and `total`); the maximum bounds how deep a client
+    /// can ask, not the data.
     #[rule(range(min = 1, max = 1000000))]
     #[param(default = 1)]
     page_index: Option<i32>,
-    /// Items per page.
+    /// Items per page, 1 to 100 (50 when absent).
     #[rule(range(min = 1, max = 100))]
     #[param(default = 50)]
     page_size: Option<i32>,

@@ -47,7 +47,12 @@ struct TokenRequestForm {
 /// The fields each grant needs, stated in the document (`if`/`then`): the one
 /// object of `TokenRequestForm` does not say it by its shape.
 pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
-    &[crate::schema_conditions::SchemaConditions { schema: "TokenRequestForm", all_of: schema_conditions }];
+    &[crate::schema_conditions::SchemaConditions {
+        schema: "TokenRequestForm",
+        all_of: schema_conditions,
+        says: "`grant_type=password` needs `email` and `password`; `grant_type=refresh_token` needs \
+               `refresh_token`.",
+    }];
 
 fn schema_conditions() -> serde_json::Value {
     use crate::schema_conditions::when_equals;

@@ -126,6 +126,8 @@ pub struct SiteTerms {
     pub period: BillingPeriod,
     pub purchased_agents: i32,
     pub balance: Decimal,
+    /// The site's currency (ISO 4217), named on every figure an operation answers.
+    pub currency: String,
     /// Decimals of the site's currency.
     pub minor_units: u32,
     /// The billing profile's rate; none without a profile.
@@ -167,6 +169,8 @@ pub struct Outcome {
     pub tax: Decimal,
     pub invoice_id: Option<Uuid>,
     pub charge_result: bool,
+    /// The currency of every figure above: the site's.
+    pub currency: String,
 }
 
 /// A pricing model to write, in its subscription's order.
@@ -559,6 +563,7 @@ impl<M: PricedModel> Ledger<M> {
             tax: invoice.tax,
             invoice_id: None,
             charge_result,
+            currency: site.currency.clone(),
         };
         if mode == InvoiceMode::None || invoice.lines.is_empty() {
             return (outcome, writes);

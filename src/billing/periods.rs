@@ -25,7 +25,8 @@ pub fn next_billing_date(start: DateTime<Utc>, months: u32, now: DateTime<Utc>) 
     }
 }
 
-/// How often a site is billed: 1, 3, 6 or 12 calendar months.
+/// How often a site is billed: `monthly` (1 calendar month), `quarterly` (3),
+/// `semi-annual` (6) or `annual` (12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub enum BillingPeriod {
     #[serde(rename = "monthly")]

@@ -93,6 +93,7 @@ fn site_10000() -> SiteTerms {
         period: BillingPeriod::Monthly,
         purchased_agents: 5,
         balance: Decimal::ZERO,
+        currency: "USD".to_owned(),
         minor_units: 2,
         tax: Some(TaxRate { name: "US-CA sales tax".to_owned(), rate: dec!(0.0825) }),
         charged_automatically: false,

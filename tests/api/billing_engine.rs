@@ -124,7 +124,10 @@ async fn cancelling_credits_the_rest_of_the_period_against_the_line_it_cancels()
     let preview =
         ok(&app, &on_site(&format!("/{TEAM_A}:calculateCancel"), SITE_A, ADMIN_A), json!({"comment": "moving on"}))
             .await;
-    assert_eq!(preview, r#"{"srcAmount":-33.33,"srcTax":-2.75,"newAmount":0.00,"newTax":0.00,"chargeResult":true}"#);
+    assert_eq!(
+        preview,
+        r#"{"srcAmount":-33.33,"srcTax":-2.75,"newAmount":0.00,"newTax":0.00,"chargeResult":true,"currencyId":"USD"}"#
+    );
     assert_eq!(state(&app).await, before, "a preview writes nothing");
 
     let applied = ok(&app, &changes(&format!("/{TEAM_A}:cancel"), SITE_A), change_request(json!([]))).await;
@@ -233,7 +236,7 @@ async fn an_upgrade_mid_period_credits_the_old_lines_and_charges_the_new_ones() 
     // credits -16.33 and -8.33 (taxes -1.35, -0.69), charge 33.33 (tax 2.75): 8.67 and 0.71.
     let body = change_request(json!([switch_to(4, BOTS_A, 1, "Team")]));
     let preview = ok(&app, &changes(":calculateChanges", SITE_A), body.clone()).await;
-    assert_eq!(preview, format!(r#"{{"amount":8.67,"tax":0.71,"invoiceId":"{ZERO}"}}"#));
+    assert_eq!(preview, format!(r#"{{"amount":8.67,"tax":0.71,"invoiceId":"{ZERO}","currencyId":"USD"}}"#));
     assert_eq!(state(&app).await, before, "a preview writes nothing");
     let applied = ok(&app, &changes(":changes", SITE_A), body).await;
     assert_eq!(figures_of(&applied), figures_of(&preview), "preview and apply agree");
@@ -262,7 +265,7 @@ async fn a_downgrade_mid_period_gives_money_back() {
     // Example 25: Team (100.00) down to Platform (99.00): -33.33 + 33.00 = -0.33; taxes -2.75 + 2.72 = -0.03.
     let body = change_request(json!([switch_to(5, TEAM_A, 4, "Platform")]));
     let preview = ok(&app, &changes(":calculateChanges", SITE_A), body.clone()).await;
-    assert_eq!(preview, format!(r#"{{"amount":-0.33,"tax":-0.03,"invoiceId":"{ZERO}"}}"#));
+    assert_eq!(preview, format!(r#"{{"amount":-0.33,"tax":-0.03,"invoiceId":"{ZERO}","currencyId":"USD"}}"#));
     let applied = ok(&app, &changes(":changes", SITE_A), body).await;
     assert_eq!(figures_of(&applied), figures_of(&preview));
     assert_eq!(balance(&app, SITE_A).await, "-0.36");
@@ -280,7 +283,10 @@ async fn switching_plans_credits_and_charges_on_one_invoice() {
     // Example 26: Bot Actions switched to Platform: src -24.66 / -2.04, new 33.00 / 2.72.
     let body = json!({"planId": 4, "name": "Platform"});
     let preview = ok(&app, &on_site(&format!("/{BOTS_A}:calculateSwitchPlan"), SITE_A, ADMIN_A), body.clone()).await;
-    assert_eq!(preview, r#"{"srcAmount":-24.66,"srcTax":-2.04,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
+    assert_eq!(
+        preview,
+        r#"{"srcAmount":-24.66,"srcTax":-2.04,"newAmount":33.00,"newTax":2.72,"chargeResult":true,"currencyId":"USD"}"#
+    );
     assert_eq!(state(&app).await, before, "a preview writes nothing");
     let (id, applied) = created(&app, &on_site(&format!("/{BOTS_A}:switchPlan"), SITE_A, ADMIN_A), body).await;
     assert_eq!(applied, preview, "preview and apply agree byte for byte");
@@ -320,7 +326,10 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     );
     let (_, applied) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body.clone()).await;
     // Example 17 again, now applied.
-    assert_eq!(applied, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#);
+    assert_eq!(
+        applied,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true,"currencyId":"USD"}"#
+    );
     assert_eq!(applied, preview);
     let after = rows(&app).await;
     let delta: Vec<i64> = after.iter().zip(&before.0).map(|(a, b)| a - b).collect();
@@ -334,7 +343,10 @@ async fn adding_a_plan_writes_subscription_invoice_and_bill_to_and_books_what_is
     profile["primaryCardNumber"] = json!("4000000000000002");
     assert_eq!(app.put(profile_path, &token, &profile).await.status(), 200);
     let (_, declined) = created(&app, &on_site(":new", SITE_A, ADMIN_A), body).await;
-    assert_eq!(declined, r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":false}"#);
+    assert_eq!(
+        declined,
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":false,"currencyId":"USD"}"#
+    );
     assert_eq!(balance(&app, SITE_A).await, "35.72");
 }
 
@@ -345,13 +357,13 @@ async fn semi_annual_and_month_end_periods() {
     assert_eq!(
         ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), json!({"planId": 4, "name": "P", "billingPeriod": 6}))
             .await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":119.12,"newTax":9.83,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":119.12,"newTax":9.83,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 28: monthly from Jan 31: the period is Oct 31 - Nov 30 (clamped), 9 of 30 days: 99.00 x 9/30 = 29.70.
     assert_eq!(
         ok(&app, &on_site(":calculateNew", SITE_B, AGENT_B), json!({"planId": 4, "name": "P", "billingPeriod": 1}))
             .await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":29.70,"newTax":0.00,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":29.70,"newTax":0.00,"chargeResult":true,"currencyId":"USD"}"#
     );
 }
 
@@ -361,7 +373,7 @@ async fn a_leap_year_february_has_29_days() {
     // Example 29: Feb 1 - Mar 1 2028 (29 days), 15 left: 99.00 x 15/29 = 51.2069 -> 51.21; tax 4.224825 -> 4.22.
     assert_eq!(
         ok(&app, &on_site(":calculateNew", SITE_A, ADMIN_A), json!({"planId": 4, "name": "P"})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":51.21,"newTax":4.22,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":51.21,"newTax":4.22,"chargeResult":true,"currencyId":"USD"}"#
     );
 }
 
@@ -371,7 +383,7 @@ async fn purchased_agents_reprice_every_by_agents_model() {
     // Example 30: 5 -> 6 agents on Team: -33.33 + 40.00 = 6.67; taxes -2.75 + 3.30 = 0.55.
     let body = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 6});
     let preview = ok(&app, &changes(":calculateChanges", SITE_A), body.clone()).await;
-    assert_eq!(preview, format!(r#"{{"amount":6.67,"tax":0.55,"invoiceId":"{ZERO}"}}"#));
+    assert_eq!(preview, format!(r#"{{"amount":6.67,"tax":0.55,"invoiceId":"{ZERO}","currencyId":"USD"}}"#));
     let applied = ok(&app, &changes(":changes", SITE_A), body).await;
     assert_eq!(figures_of(&applied), figures_of(&preview));
     let config: Value =
@@ -398,13 +410,13 @@ async fn a_change_made_without_an_invoice_is_not_credited_later() {
     let answered = ok(&app, &changes(":changes", SITE_A), silent).await;
     assert_eq!(
         answered,
-        format!(r#"{{"amount":206.67,"tax":17.05,"invoiceId":"{ZERO}"}}"#),
+        format!(r#"{{"amount":206.67,"tax":17.05,"invoiceId":"{ZERO}","currencyId":"USD"}}"#),
         "figures only, no invoice"
     );
     let invoices = app.count_rows("invoices").await;
     let back = json!({"ifCreateInvoice": true, "isDraft": false, "purchasedAgents": 5});
     let preview = ok(&app, &changes(":calculateChanges", SITE_A), back.clone()).await;
-    assert_eq!(preview, format!(r#"{{"amount":0.00,"tax":0.00,"invoiceId":"{ZERO}"}}"#));
+    assert_eq!(preview, format!(r#"{{"amount":0.00,"tax":0.00,"invoiceId":"{ZERO}","currencyId":"USD"}}"#));
     let applied = ok(&app, &changes(":changes", SITE_A), back).await;
     assert_eq!(figures_of(&applied), figures_of(&preview));
     assert_eq!(app.count_rows("invoices").await, invoices + 1);
@@ -466,7 +478,7 @@ async fn if_create_invoice_and_is_draft_are_honored() {
         json!({"ifCreateInvoice": false, "isDraft": false, "subscriptionChangeDtos": add}),
     )
     .await;
-    assert_eq!(no_invoice, format!(r#"{{"amount":33.00,"tax":2.72,"invoiceId":"{ZERO}"}}"#));
+    assert_eq!(no_invoice, format!(r#"{{"amount":33.00,"tax":2.72,"invoiceId":"{ZERO}","currencyId":"USD"}}"#));
     let after = rows(&app).await;
     assert_eq!((after[0] - before[0], after[3] - before[3]), (1, 0), "the subscription is added, no invoice written");
 

@@ -108,6 +108,23 @@ async fn pricing_models_are_refused_at_the_pointer_of_what_is_wrong() {
     )
     .unwrap();
     assert_eq!(app.post(PREVIEW, &app.partner_admin(1), &body).await.status(), 200);
+    // A price may come as a string of its digits, as clients keeping amounts in
+    // a decimal type send it: priced as the number is, and held to the same bounds.
+    let priced = |price: Value| {
+        request(
+            0,
+            json!([{"name": "Agents", "pricingModel": "byAgents", "purchasedQuantity": 3,
+        "subscriptionPriceSegmentByAgents": [{"from": 1, "to": 100, "monthlyPrice": price}]}]),
+        )
+    };
+    let as_number = figures(&app, PREVIEW, priced(json!(29.99))).await;
+    assert_eq!(figures(&app, PREVIEW, priced(json!("29.99"))).await, as_number);
+    assert_ne!(figures(&app, PREVIEW, priced(json!("19.99"))).await, as_number);
+    for price in ["-0.01", "19.99001", "twenty"] {
+        let problem =
+            assert_problem(app.post(PREVIEW, &app.partner_admin(1), &priced(json!(price))).await, 400, 400001).await;
+        assert_eq!(error_locations(&problem), [at("/subscriptionPriceSegmentByAgents/0/monthlyPrice")], "{price}");
+    }
     // At every bound at once the figures are computed without overflow: 1e8
     // overage units at 1e9 each for 10/30 of a month, 33333333333333333.33, and
     // the quota's 1e9 x 10/30 = 333333333.33; taxes 2750000000000000.00 and 27500000.00.

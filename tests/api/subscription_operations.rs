@@ -43,34 +43,34 @@ async fn previews_of_adding_match_the_worked_examples_and_write_nothing() {
     // Example 17: Platform (flat 99.00 monthly), 10 of 30 days, 8.25 % tax.
     assert_eq!(
         figures(&app, &site_a, json!({"planId": 4, "name": "Platform"})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.00,"newTax":2.72,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 18: Team for the site's 5 agents: 5 x 20.00 x 10/30 = 33.33; tax 2.749725 -> 2.75.
     assert_eq!(
         figures(&app, &site_a, json!({"planId": 1, "name": "Team"})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.33,"newTax":2.75,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":33.33,"newTax":2.75,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 19: Bot Actions with 300 overage units: 16.33 + 5.00; taxes 1.35 + 0.41.
     assert_eq!(
         figures(&app, &site_a, json!({"planId": 2, "name": "Bots", "overageQuota": 300, "overageQuotaUnit": 100}))
             .await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":21.33,"newTax":1.76,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":21.33,"newTax":1.76,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 20: a one-time fee is never prorated; its tax 37.125 rounds half away from zero.
     assert_eq!(
         figures(&app, &site_a, json!({"planId": 3, "name": "Onboarding"})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":450.00,"newTax":37.13,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":450.00,"newTax":37.13,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 21: site 10001 is billed quarterly (Oct 31 - Jan 31, 92 days, 71 left), no state tax.
     assert_eq!(
         figures(&app, &calculate_new(SITE_B, AGENT_B), json!({"planId": 4, "name": "Platform"})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":217.75,"newTax":0.00,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":217.75,"newTax":0.00,"chargeResult":true,"currencyId":"USD"}"#
     );
     // Example 22: an annual period asked for explicitly: 12 months from 2026-01-01, 41 of 365 days left.
     // 1009.80 x 41/365 = 113.4290... -> 113.43; tax 9.357975 -> 9.36.
     assert_eq!(
         figures(&app, &site_a, json!({"planId": 4, "name": "Platform", "billingPeriod": 12})).await,
-        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":113.43,"newTax":9.36,"chargeResult":true}"#
+        r#"{"srcAmount":0.00,"srcTax":0.00,"newAmount":113.43,"newTax":9.36,"chargeResult":true,"currencyId":"USD"}"#
     );
     assert_eq!(billing_rows(&app).await, before, "a preview writes nothing");
 }

@@ -70,7 +70,7 @@ func main() {
 	preview, _, err := bapi.SubscriptionOperationsAPI.CalculateNewSubscription(pauth).SiteId(10000).
 		AgentId("0192f0c4-0000-7000-8000-000000010000").PlanRequest(*plan).Execute()
 	expect(err == nil && preview.NewAmount > 0 && preview.SubscriptionId == nil, "a preview", err)
-	var amount float64 = preview.NewAmount // money is float64, never float32
+	var amount float64 = preview.NewAmount // money is float64 (--type-mappings=number+decimal=float64), never float32
 	_ = amount
 	points, _, err := bapi.FeaturePointsAPI.ListProductFeaturePoints(pauth).Execute()
 	expect(err == nil && points != nil, "the product feature points", err)

@@ -110,7 +110,7 @@ pub struct SubscriptionDto {
     /// The site of the request when present.
     #[schema(example = 10000)]
     pub site_id: Option<i32>,
-    /// Name of the subscription (the spec lists an int; requests send text).
+    /// Name of the subscription, shown on invoices (text, 1 to 200 characters).
     #[rule(text(max = 200, required, display_in_schema))]
     pub name: Option<String>,
     #[rule(required)]
@@ -163,7 +163,8 @@ pub struct ChangeRequest {
 /// The invoice of a batch of changes.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"amount": -26.40, "tax": -2.18, "invoiceId": "0192f0c4-0000-7000-8000-0000000f0001"}))]
+#[schema(example = json!({"amount": -26.40, "tax": -2.18, "invoiceId": "0192f0c4-0000-7000-8000-0000000f0001",
+    "currencyId": "USD"}))]
 pub struct SubscriptionsChangeOutput {
     /// Sum of the lines' amounts (credits negative).
     pub amount: Money,
@@ -172,6 +173,10 @@ pub struct SubscriptionsChangeOutput {
     /// The invoice written; the all-zero guid for a preview, or when no invoice
     /// was asked for or there was nothing to invoice.
     pub invoice_id: Uuid,
+    /// The currency (ISO 4217 code) of both amounts: the site's billing
+    /// configuration's `currencyId`.
+    #[schema(example = "USD", pattern = "^[A-Z]{3}$")]
+    pub currency_id: String,
 }
 
 #[switchboard_macros::rules(params)]
@@ -331,6 +336,7 @@ async fn run_changes(
             amount: Money(outcome.amount),
             tax: Money(outcome.tax),
             invoice_id: if preview { Uuid::nil() } else { outcome.invoice_id.unwrap_or_default() },
+            currency_id: outcome.currency,
         };
         Answer::json(StatusCode::OK, None, &output)
     })

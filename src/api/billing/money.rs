@@ -5,7 +5,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaFormat, Type};
 
 use crate::db::money::StoredDecimal;
 
@@ -42,19 +42,27 @@ impl<'de> Deserialize<'de> for Money {
     }
 }
 
-/// `double`: generators without a decimal type take the widest float (Go's
-/// `float64`; without a format openapi-generator's Go client used `float32`,
-/// which loses cents past 100,000). docs/clients.md names, per generator, the type
-/// mapping that makes amounts exact.
-const MONEY_FORMAT: utoipa::openapi::schema::SchemaFormat =
-    utoipa::openapi::schema::SchemaFormat::KnownFormat(utoipa::openapi::schema::KnownFormat::Double);
+/// `decimal`: not one of OpenAPI's registered formats, but the one generators
+/// read as "keep it exact" (openapi-generator's Java and C# make a BigDecimal
+/// or decimal of it; its Python client a `Decimal` with `mapNumberTo=Decimal`).
+/// `double` told them to make a float. docs/clients.md names, per generator,
+/// what a client gets and how to keep amounts exact.
+fn money_format() -> SchemaFormat {
+    SchemaFormat::Custom("decimal".to_owned())
+}
+
+/// What every amount's description says after its own words: how it is written
+/// and read, so that a reader of any document knows without the format.
+const DIGITS: &str = "Sent and answered as a JSON number with its significant digits and at least two decimal \
+                      places (`0.00`, `25.00`, `0.0825`), never rounded through a float; a JSON string of the same \
+                      digits (`\"19.99\"`, as clients that keep amounts as decimals send them) is read too.";
 
 impl utoipa::PartialSchema for Money {
     fn schema() -> RefOr<Schema> {
         ObjectBuilder::new()
             .schema_type(Type::Number)
-            .format(Some(MONEY_FORMAT))
-            .description(Some("An exact decimal amount, written with its significant digits and at least two decimal places (`0.00`, `25.00`, `0.0825`), never rounded through a float."))
+            .format(Some(money_format()))
+            .description(Some(format!("An exact decimal amount in the currency its answer names. {DIGITS}")))
             .examples([serde_json::json!(19.99)])
             .into()
     }
@@ -125,10 +133,13 @@ impl utoipa::PartialSchema for Price {
         let bound = MAX_PRICE.to_string().parse::<f64>().unwrap_or(1e9);
         ObjectBuilder::new()
             .schema_type(Type::Number)
-            .format(Some(MONEY_FORMAT))
+            .format(Some(money_format()))
             .minimum(Some(0.0))
             .maximum(Some(bound))
-            .description(Some("A price or discount: an exact decimal with at most 4 decimal places (more is a 400), written with its significant digits and at least two decimal places, never rounded through a float."))
+            .description(Some(format!(
+                "A price or discount in the site's currency: an exact decimal from 0 to 1,000,000,000 with at most \
+                 {PRICE_SCALE} decimal places (more is a 400). {DIGITS}"
+            )))
             .examples([serde_json::json!(19.99)])
             .into()
     }

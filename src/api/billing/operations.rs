@@ -46,7 +46,11 @@ impl utoipa::PartialSchema for BillingMonths {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::Integer)
-            .description(Some("Months per billing period: 1 monthly, 3 quarterly, 6 semi-annual, 12 annual."))
+            .description(Some(
+                "Months per billing period, as a request gives it: 1 monthly, 3 quarterly, 6 semi-annual, 12 \
+                 annual. Answers name a period in words (a billing configuration's `billingPeriod` is `monthly`, \
+                 `quarterly`, `semi-annual` or `annual`).",
+            ))
             .enum_values(Some([1, 3, 6, 12]))
             .extensions(Some(
                 ExtensionsBuilder::new()
@@ -99,7 +103,8 @@ pub struct PlanRequest {
 /// the current billing period, and whether the charge is settled.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"srcAmount": 0.00, "srcTax": 0.00, "newAmount": 33.00, "newTax": 2.72, "chargeResult": true}))]
+#[schema(example = json!({"srcAmount": 0.00, "srcTax": 0.00, "newAmount": 33.00, "newTax": 2.72, "chargeResult": true,
+    "currencyId": "USD"}))]
 pub struct SubscriptionOutput {
     /// Id of the subscription the operation created (`:new`, `:switchPlan`;
     /// also in `Location`). Absent from previews, which create nothing.
@@ -114,6 +119,10 @@ pub struct SubscriptionOutput {
     /// site's automatically charged card and accepted. A preview answers what
     /// its apply would.
     pub charge_result: bool,
+    /// The currency (ISO 4217 code) of every amount above: the site's billing
+    /// configuration's `currencyId`.
+    #[schema(example = "USD", pattern = "^[A-Z]{3}$")]
+    pub currency_id: String,
 }
 
 #[switchboard_macros::rules(params)]
@@ -196,6 +205,7 @@ impl From<Outcome> for SubscriptionOutput {
             new_amount: Money(o.new_amount),
             new_tax: Money(o.new_tax),
             charge_result: o.charge_result,
+            currency_id: o.currency,
         }
     }
 }

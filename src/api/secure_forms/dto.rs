@@ -8,7 +8,12 @@ use validator::Validate;
 
 use crate::db::entities::secure_form;
 
-/// The type of a secure form field.
+/// What a secure form field takes: `text` one line, `textArea` several lines,
+/// `radioBox` one of its options, `checkbox` a yes or no, `dropdownList` one
+/// of its options from a list, `checkboxList` any of its options, `datePicker`
+/// a date, `cardNumber` a payment card's number, `expirationDate` a card's
+/// expiry month, `CSC/CVV` a card's security code. `radioBox`,
+/// `dropdownList` and `checkboxList` need options; no other type has any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FieldType {
@@ -133,13 +138,14 @@ pub struct SecureFormFieldInput {
     pub field_type: Option<FieldType>,
     /// Position of the field; defaults to its index in `fields`.
     pub order: Option<i32>,
-    /// Default false.
+    /// Whether the customer must fill the field in; default false.
     #[schema(default = false)]
     pub is_required: Option<bool>,
-    /// Default true.
+    /// Whether the customer sees the field; default true.
     #[schema(default = true)]
     pub is_visible: Option<bool>,
-    /// Default false.
+    /// Whether the field is a system field (one the platform itself fills in, not
+    /// the customer); default false.
     #[schema(default = false)]
     pub is_system: Option<bool>,
     /// Only for `text` and `textArea`; needs `customValidationErrorMessage`.

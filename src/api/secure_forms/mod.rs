@@ -79,8 +79,11 @@ struct ListSecureFormsParams {
     /// Must be the token's site when sent.
     #[param(nullable = false)]
     site_id: Option<i32>,
+    /// What the page is sorted by: `name` (the default) or `createdTime` (when the
+    /// form was created); forms that tie are ordered by id.
     #[param(schema_with = sort_by_schema)]
     sort_by: Option<SecureFormSortBy>,
+    /// `asc` (the default) or `desc`.
     #[param(schema_with = sort_order_schema)]
     sort_order: Option<SortOrder>,
 }

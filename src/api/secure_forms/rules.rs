@@ -12,8 +12,13 @@ use crate::schema_conditions::{SchemaConditions, when_equals};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
 
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
-    &[SchemaConditions { schema: "SecureFormFieldInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
+    schema: "SecureFormFieldInput",
+    all_of: schema_conditions,
+    says: "`isInputValidationEnabled` true is for `text` and `textArea` fields only and needs \
+               `customValidationErrorMessage`; `radioBox`, `dropdownList` and `checkboxList` fields need at least \
+               one option, and no other type may have any.",
+}];
 
 /// What `validate` checks between a field's properties, for the OpenAPI
 /// document: validation on needs a free-text type and a message; choice types

@@ -43,7 +43,27 @@ pub const MAX_TIMES: i64 = 1_000;
 /// Faults a tenant may have armed at once: what `listTestFaults` answers stays bounded.
 pub const MAX_ARMED: u64 = 100;
 
-/// What an armed fault does to a request.
+/// What an armed fault does to a request, and what a client should do about it:
+///
+/// - `status`: answers `status` as a problem without running the operation
+///   (`Retry-After: 1` on 429 and 503).
+/// - `delay`: holds the answer `delayMs`, then runs the operation and answers.
+/// - `dropAfterCommit`: runs the operation, commits, then closes the connection
+///   without an answer: a retry with the same `Idempotency-Key` gets the stored answer.
+/// - `extraProperties`: every object of the answer gains a property no document
+///   names (`unexpectedProperty`), the additive change every API makes: ignore it.
+/// - `unknownEnumValue`: every open enum of the answer (marked `x-extensible-enum`,
+///   such as `billingPeriod`) holds a value outside its list (`unknownValue`): keep it.
+/// - `notJson`: answers 502 with an HTML error page, as a proxy in front of a
+///   vendor does: report it, do not fail parsing it.
+/// - `wrongContentType`: answers the body as `text/plain`: check the content type
+///   before parsing.
+/// - `truncatedBody`: answers the first half of the body only: treat a body that
+///   does not parse as a failed call (and retry with its `Idempotency-Key`).
+/// - `slowBody`: sends the body in pieces spread over `delayMs`: the read timeout,
+///   not the connect timeout, decides.
+///
+/// All but `status` run the operation: its effect happens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FaultKind {
@@ -136,7 +156,12 @@ pub struct TestFaultInput {
 /// What each kind needs and refuses, stated in the document (`if`/`then`):
 /// `checked` enforces the same.
 pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
-    &[crate::schema_conditions::SchemaConditions { schema: "TestFaultInput", all_of: schema_conditions }];
+    &[crate::schema_conditions::SchemaConditions {
+        schema: "TestFaultInput",
+        all_of: schema_conditions,
+        says: "`status` is required with (and only with) `kind` `status`; `delayMs` with (and only with) \
+               `delay` and `slowBody`.",
+    }];
 
 fn schema_conditions() -> serde_json::Value {
     use crate::schema_conditions::when_equals;
@@ -277,8 +302,8 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
 /// `Retry-After: 1` on 429 and 503; `delay` holds the answer `delayMs` and then serves it;
 /// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
 /// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
-/// The kinds that test a client's parser run the operation and change its answer (each kind's
-/// description says how and what a client should do); `slowBody` sends it over `delayMs`.
+/// The kinds that test a client's parser run the operation and change its answer (`FaultKind`
+/// says how each does and what a client should do); `slowBody` sends it over `delayMs`.
 /// Faults of the same operation take requests oldest first. Honoured by every instance sharing
 /// the database. At most 100 armed at once per tenant (409). At most 16 requests of a tenant
 /// are held by delay and slowBody faults at once on an instance; past it one is answered 503

@@ -20,7 +20,8 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().merge(bots::router()).merge(channels::router()).merge(telephony::router()).merge(sip::router())
 }
 
-/// What a channel instance's `infoId` names.
+/// What a channel instance's `infoId` names: `telephony` (a telephony-provider
+/// configuration) or `sip` (a SIP configuration).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelType {

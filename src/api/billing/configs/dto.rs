@@ -103,9 +103,9 @@ pub struct SiteBillingConfig {
     #[schema(read_only)]
     pub site_id: i32,
     /// How often the site is billed: `monthly`, `quarterly`, `semi-annual` or
-    /// `annual` today. The spec calls the list open-ended, so an answer may
-    /// hold a value not listed: a string here (a client keeps reading), while
-    /// requests take only the values listed (`BillingPeriod`).
+    /// `annual` today. The list is open-ended, so an answer may hold a value
+    /// not listed: a string here (a client keeps reading), while requests take
+    /// only the values listed (`BillingPeriod`).
     #[schema(value_type = String, example = "monthly", extensions(("x-extensible-enum" = json!(["monthly", "quarterly", "semi-annual", "annual"]))))]
     pub billing_period: BillingPeriod,
     /// The first billing date (the start of the UTC day the configuration was created).
@@ -127,7 +127,8 @@ pub struct SiteBillingConfig {
     pub is_billing_email_sent_automatically: bool,
     pub is_billing_popup_automatically: bool,
     pub payment_term: String,
-    /// Days the customer has to pay (a number, although the spec lists a string).
+    /// Days the customer has to pay an invoice (0 to 999), always answered as a
+    /// number; requests may send it as a number or a string of digits.
     pub payment_term_value: i32,
     /// The currency `currencyId` names.
     #[schema(read_only)]

@@ -63,7 +63,7 @@ async fn get_site_billing_config(
 ///
 /// `siteId` in the body names one of the partner's sites, which must have no
 /// configuration yet (409 otherwise). Billing starts at the start of the current
-/// UTC day with a zero balance. Answers 200, as the spec says.
+/// UTC day with a zero balance. Answers 200 (not 201) with the stored configuration.
 #[utoipa::path(post, path = "/api/billing/siteBillingConfigs", operation_id = "createSiteBillingConfig", tag = TAG,
     request_body = SiteBillingConfigInput,
     responses(
@@ -135,8 +135,8 @@ async fn update_site_billing_config(
 
 /// Replace a site's billing config (POST alias)
 ///
-/// The spec's request sample sends the update as a POST: the same operation as
-/// the PUT, kept for clients written from that sample. Prefer the PUT.
+/// The same operation as the PUT, for clients that send the update as a POST.
+/// Prefer the PUT.
 #[utoipa::path(post, path = "/api/billing/siteBillingConfigs/{siteId}", operation_id = "updateSiteBillingConfigByPost", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
     request_body = SiteBillingConfigInput,

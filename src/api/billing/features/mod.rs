@@ -55,8 +55,6 @@ async fn list_subscription_product_relations(
 /// List subscription pricing models
 ///
 /// Every pricing model of the partner's subscriptions with its price segments.
-/// The spec's sample shows product-relation shaped objects here, but the
-/// operation and its type are pricing models: this answers the documented type.
 #[utoipa::path(get, path = "/api/billing/subscriptionPricingModels", operation_id = "listSubscriptionPricingModels",
     tag = TAG,
     responses((status = 200, description = "The pricing models of the partner's subscriptions", body = [SubscriptionPricingModel])),

@@ -32,8 +32,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 struct ListInvoiceBillTosParams {
-    /// Only the records of this site (a site id written as digits, as the spec
-    /// types it as a string). A site that is not the partner's gives an empty page.
+    /// Only the records of this site: its id, written as digits (this parameter
+    /// is a string). A site that is not the partner's gives an empty page.
     #[rule(pattern = "^[0-9]{1,10}$", says = "a site id of 1 to 10 digits, such as 10000")]
     #[param(example = "10000")]
     site_id: Option<String>,

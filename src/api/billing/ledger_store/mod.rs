@@ -297,6 +297,7 @@ fn assemble(
         period: BillingPeriod::parse(&config.billing_period).unwrap_or(BillingPeriod::Monthly),
         purchased_agents: config.purchased_agents,
         balance: config.balance.0,
+        currency: config.currency_id.clone(),
         minor_units,
         tax,
         charged_automatically: payment.as_ref().is_some_and(|p| p.is_charged_automatically),

@@ -129,8 +129,8 @@ pub struct SiteBillingProfile {
     pub primary_wallet_billing_agreement_id: String,
     pub primary_wallet_email: String,
     pub name_on_primary_card: String,
-    /// Masked to the last four digits (`************4242`), deliberately unlike the
-    /// spec's "returned in responses"; empty when there is no card.
+    /// Masked to the last four digits (`************4242`): a full card number is
+    /// never answered. Empty when there is no card.
     pub primary_card_number: String,
     /// Always empty: security codes are never stored (PCI DSS 3.3.1).
     #[serde(rename = "primaryCardCSCOrCVD")]

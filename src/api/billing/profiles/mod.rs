@@ -70,7 +70,7 @@ async fn get_site_billing_profile(
 /// Create a site's billing profile
 ///
 /// `siteId` in the body names one of the partner's sites, which must have no
-/// profile yet (409 otherwise). Answers 200, as the spec says.
+/// profile yet (409 otherwise). Answers 200 (not 201) with the stored profile.
 #[utoipa::path(post, path = "/api/billing/siteBillingProfiles", operation_id = "createSiteBillingProfile", tag = TAG,
     request_body = SiteBillingProfileInput,
     responses(
@@ -131,8 +131,8 @@ async fn update_site_billing_profile(
 
 /// Replace a site's billing profile (POST alias)
 ///
-/// The spec's request sample sends the update as a POST: the same operation as
-/// the PUT, kept for clients written from that sample. Prefer the PUT.
+/// The same operation as the PUT, for clients that send the update as a POST.
+/// Prefer the PUT.
 #[utoipa::path(post, path = "/api/billing/siteBillingProfiles/{siteId}", operation_id = "updateSiteBillingProfileByPost", tag = TAG,
     params(("siteId" = i32, Path, description = "Id of the site")),
     request_body = SiteBillingProfileInput,

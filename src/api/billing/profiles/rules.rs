@@ -52,8 +52,12 @@ fn card(
 }
 
 /// A card number needs its expiration date, for the OpenAPI document's `allOf`.
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
-    &[SchemaConditions { schema: "SiteBillingProfileInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
+    schema: "SiteBillingProfileInput",
+    all_of: schema_conditions,
+    says: "a card number needs its expiration date (`primaryCardExpirationDate` with \
+               `primaryCardNumber`, `secondaryCardExpirationDate` with `secondaryCardNumber`).",
+}];
 
 fn schema_conditions() -> serde_json::Value {
     let with_number = |card: &str| {

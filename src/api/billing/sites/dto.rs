@@ -111,7 +111,7 @@ pub struct SiteContractAttachment {
     #[serde(default)]
     #[schema(required = true, read_only)]
     pub site_id: i32,
-    /// Id of the contract (spelled as the spec spells it).
+    /// Id of the site's contract (`sitecontractId`, with a lower-case `c`).
     #[serde(default, rename = "sitecontractId")]
     #[schema(required = true, read_only)]
     pub site_contract_id: Uuid,
@@ -326,8 +326,14 @@ pub struct SitePagedModel {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub next_billing_date: Option<DateTime<Utc>>,
-    /// Zero while the site has no billing configuration.
+    /// What the site owes (positive) or is owed (negative), in `currencyId`;
+    /// zero while the site has no billing configuration.
     pub balance: Money,
+    /// The currency (ISO 4217 code) of `balance`: the billing configuration's;
+    /// absent while the site has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, example = "USD", pattern = "^[A-Z]{3}$")]
+    pub currency_id: Option<String>,
     pub purchased_agents: i32,
     /// Agents of the site that are active.
     pub active_agents: i32,
@@ -336,7 +342,11 @@ pub struct SitePagedModel {
     pub subscription: Vec<String>,
 }
 
-/// One page of site search results.
+/// One page of site search results. Every list pages the same way (`pageIndex`,
+/// `pageSize`) and links its neighbours (`nextPage`, `previousPage`); the site
+/// search alone also answers where the page is (`pageIndex`, `pageSize`,
+/// `pageCount`) and holds its sites in `items`, where the other lists name
+/// their array after what it holds (`secureForms`, `invoiceBillTos`).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SitePage {

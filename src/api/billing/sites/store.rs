@@ -343,6 +343,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
                 billing_start_date: config.as_ref().map(|c| c.billing_start_date),
                 next_billing_date: config.as_ref().map(|c| c.next_billing_date),
                 balance: config.as_ref().map(|c| c.balance.into()).unwrap_or_default(),
+                currency_id: config.as_ref().map(|c| c.currency_id.clone()),
                 purchased_agents: config.as_ref().map(|c| c.purchased_agents).unwrap_or_default(),
                 active_agents: site_agents.iter().filter(|a| a.is_active).count() as i32,
                 agent: site_agents

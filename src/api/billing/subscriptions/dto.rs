@@ -166,7 +166,10 @@ priced! {
     }
 }
 
-/// How a pricing model charges.
+/// How a pricing model charges: `byAgents` per agent, priced by the segment
+/// whose `from`..`to` holds the number of agents; `byVolume` the selected
+/// volume segment's quota price plus overage; `byUnit` a one-time fee per unit;
+/// `flatFee` one price per period.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PricingModelKind {
@@ -421,11 +424,13 @@ pub struct SubscriptionInput {
     pub is_service_plan: Option<bool>,
     #[rule(required)]
     pub can_be_cancelled_by_customer: Option<bool>,
-    /// Unchanged when absent.
+    /// Whether the customer is offered an upgrade of this subscription;
+    /// unchanged when absent.
     pub is_show_upgrade: Option<bool>,
-    /// Unchanged when absent.
+    /// Whether the subscription's plan is paid once rather than every period;
+    /// unchanged when absent.
     pub is_one_time_fee_plan: Option<bool>,
-    /// Unchanged when absent.
+    /// Whether the customer is shown a way to cancel it; unchanged when absent.
     pub is_show_cancel: Option<bool>,
     /// Sent when a Subscription read is sent back: must be the subscription's
     /// own (see above). Not in the schema: nothing is set with it, so a

@@ -17,6 +17,8 @@ pub const DEFAULT_WAITING_SECONDS: i32 = 90;
 
 pub const DEFAULT_CONFIDENCE_SCORE: i32 = 50;
 
+/// Where the voicebot's training is: `processing` (training), `succeeded`
+/// (trained) or `failed` (the last training failed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TrainingStatus {
@@ -25,6 +27,8 @@ pub enum TrainingStatus {
     Failed,
 }
 
+/// Where the voicebot's last import is: `none` (nothing imported yet),
+/// `processing`, `succeeded` or `failed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ImportingStatus {
@@ -34,7 +38,8 @@ pub enum ImportingStatus {
     Failed,
 }
 
-/// Languages a voicebot can speak.
+/// Languages a voicebot can speak: `en` English, `zh-CN` Chinese (simplified),
+/// `zh-TW` Chinese (traditional).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum LanguageId {
     #[serde(rename = "en")]

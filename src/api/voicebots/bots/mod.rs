@@ -44,8 +44,9 @@ enum VoicebotInclude {
 #[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 struct IncludeChannelParams {
-    /// `voicebotChannelInstance` embeds `channel`; the only value allowed here (the
-    /// spec's comma-separated list has no other member for this operation).
+    /// `voicebotChannelInstance` embeds each voicebot's channel instance as
+    /// `channel`. The only value this operation takes; leave it out for the
+    /// voicebots alone.
     #[param(inline, example = "voicebotChannelInstance")]
     include: Option<VoicebotInclude>,
 }

@@ -32,11 +32,11 @@ pub struct VoicebotChannelInstanceInput {
     pub channel_type: Option<ChannelType>,
 }
 
+// A plain `oneOf` told apart by `channelType`'s one value per kind, without a
+// `discriminator`: with one, openapi-generator's Rust client reads the tag off
+// before the variant, which requires it too, and cannot decode `info`.
 /// The configuration a channel instance's `infoId` names; its `channelType`
-/// (the instance's) says which kind it is. A plain `oneOf` told apart by
-/// `channelType`'s one value per kind, without a `discriminator`: with one,
-/// openapi-generator's Rust client reads the tag off before the variant,
-/// which requires it too, and cannot decode `info`.
+/// (the instance's, one value per kind) says which kind it is.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum ChannelInfo {

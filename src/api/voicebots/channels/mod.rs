@@ -46,8 +46,9 @@ enum ChannelInstanceInclude {
 #[derive(Deserialize, IntoParams, Validate)]
 #[into_params(parameter_in = Query)]
 struct IncludeInfoParams {
-    /// `info` embeds the configuration `infoId` names; the only value allowed here (the
-    /// spec's comma-separated list has no other member for this operation).
+    /// `info` embeds the configuration `infoId` names (a telephony provider's or
+    /// SIP configuration) as `info`. The only value this operation takes; leave
+    /// it out for the instances alone.
     #[param(inline, example = "info")]
     include: Option<ChannelInstanceInclude>,
 }

@@ -21,8 +21,16 @@ pub struct ChannelDraft {
 /// `read_input`'s rules in JSON Schema: a standalone channel instance needs
 /// `channelType` with `infoId`; a voicebot's `channel` needs all three properties.
 pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[
-    SchemaConditions { schema: "VoicebotChannelInstanceInput", all_of: schema_conditions },
-    SchemaConditions { schema: "VoicebotInput", all_of: complete_channel_condition },
+    SchemaConditions {
+        schema: "VoicebotChannelInstanceInput",
+        all_of: schema_conditions,
+        says: "`channelType` is required with `infoId` (it says which kind of configuration `infoId` names).",
+    },
+    SchemaConditions {
+        schema: "VoicebotInput",
+        all_of: complete_channel_condition,
+        says: "a `channel` sent needs all of `voiceChannelId`, `infoId` and `channelType`.",
+    },
 ];
 
 fn schema_conditions() -> serde_json::Value {

@@ -32,13 +32,15 @@ pub struct SipConfigurationInput {
     #[schema(format = Password)]
     #[rule(required, length(min = 1, max = 255))]
     pub password: Option<String>,
-    /// Default false. When true, `authUsername` is required.
+    /// Whether the SIP server asks for an authentication user name besides
+    /// `username`; default false. When true, `authUsername` is required.
     #[schema(default = false)]
     pub is_auth_username_required: Option<bool>,
     /// Required when `isAuthUsernameRequired` is true.
     #[rule(text(max = 255, nul_in_schema))]
     pub auth_username: Option<String>,
-    /// Default false. When true, `outboundProxy` is required.
+    /// Whether calls go out through a proxy; default false. When true,
+    /// `outboundProxy` is required.
     #[schema(default = false)]
     pub is_outbound_proxy_required: Option<bool>,
     /// Required when `isOutboundProxyRequired` is true; host or IPv4 with an optional port.
@@ -55,7 +57,8 @@ pub struct SipConfiguration {
     #[serde(rename = "sIPServer")]
     pub sip_server: String,
     pub username: String,
-    /// Returned as the spec says; stored encrypted (AES-256-GCM).
+    /// The SIP account's password, answered as it was sent; stored encrypted
+    /// (AES-256-GCM).
     pub password: String,
     pub is_auth_username_required: bool,
     pub auth_username: String,

@@ -18,8 +18,12 @@ fn check_host_length(v: &mut Violations, pointer: &str, value: &str) {
 }
 
 /// `check`'s requirements between properties, in the document.
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
-    &[SchemaConditions { schema: "SipConfigurationInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
+    schema: "SipConfigurationInput",
+    all_of: schema_conditions,
+    says: "`authUsername` is required when `isAuthUsernameRequired` is true, and `outboundProxy` when \
+               `isOutboundProxyRequired` is true.",
+}];
 
 /// The conditional requirements of the input schema, for the OpenAPI document.
 fn schema_conditions() -> serde_json::Value {

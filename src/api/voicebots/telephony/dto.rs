@@ -5,7 +5,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use validator::Validate;
 
-/// Countries the telephony provider serves.
+/// Countries the telephony provider serves, as ISO 3166-1 codes: `BE` Belgium,
+/// `CA` Canada, `DK` Denmark, `FR` France, `AT` Austria, `FI` Finland, `US`
+/// United States, `NL` Netherlands, `CL` Chile, `GB` United Kingdom, `IL`
+/// Israel, `PR` Puerto Rico, `ZA` South Africa, `AU` Australia. A number must
+/// be one of its country's (its E.164 country code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(example = "US")]
 pub enum PhoneNumberCountry {

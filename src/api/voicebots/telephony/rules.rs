@@ -49,8 +49,12 @@ fn country_number_pattern(country: PhoneNumberCountry) -> String {
 /// The number's pattern for each country, as one `anyOf` of the body: one branch
 /// per pattern (JSON Schema's `if`/`then` per country would multiply out into
 /// thousands of branches for generators).
-pub const SCHEMA_CONDITIONS: &[SchemaConditions] =
-    &[SchemaConditions { schema: "TelephonyConfigurationInput", all_of: schema_conditions }];
+pub const SCHEMA_CONDITIONS: &[SchemaConditions] = &[SchemaConditions {
+    schema: "TelephonyConfigurationInput",
+    all_of: schema_conditions,
+    says: "`phoneNumber` must be a number of `phoneNumberCountry`: it starts with that country's \
+               calling code (`+1` for `US`, `CA` and `PR`, `+44` for `GB`, ...) and has that country's length.",
+}];
 
 fn schema_conditions() -> serde_json::Value {
     let mut branches: Vec<(Vec<&str>, String)> = Vec::new();
