@@ -1,7 +1,9 @@
 // Swagger UI in a real browser (scripts/test.sh): Debian's Chromium driven by
 // playwright-core opens /docs, signs in as pre-filled, authorizes with a token, runs "Try it out" on
 // listing secure forms, switches to the partner billing document, authorizes
-// again and reads a site, checking the 200s on the page. Saves a screenshot.
+// again, reads a site, previews and applies a new subscription (the apply twice,
+// with an edited body) and reads an error example, checking the answers on the
+// page. Saves a screenshot.
 //
 //   node swagger-ui.mjs <base-url> <platform-token> <partner-token> <screenshot.png>
 import { launchChromium } from "./chromium.mjs";
@@ -63,6 +65,39 @@ const site = await tryOut("#operations-Sites-getSite", async (block) => {
 });
 if (site !== "200") throw new Error(`getSite answered ${site}`);
 ok("Try it out: getSite(10000) answered 200");
+
+// A preview and an apply as pre-filled, then the apply again with an edited body: with the
+// pre-filled key it is refused (the key's description says to change it), with a key of its own
+// it is applied. The answers name their currency.
+const operations = "#operations-Subscription_operations-";
+const previewed = await tryOut(`${operations}calculateNewSubscription`);
+if (previewed !== "200") throw new Error(`calculateNewSubscription as pre-filled answered ${previewed}`);
+const previewBody = await page.locator(`${operations}calculateNewSubscription .live-responses-table .microlight`).first().innerText();
+if (!previewBody.includes('"currencyId"')) throw new Error(`the preview names no currency: ${previewBody}`);
+ok("Try it out: calculateNewSubscription as pre-filled answered 200 with its currency");
+const applied = await tryOut(`${operations}addSubscription`);
+if (applied !== "200") throw new Error(`addSubscription as pre-filled answered ${applied}`);
+const apply = page.locator(`${operations}addSubscription`);
+const body = apply.locator("textarea.body-param__text");
+await body.fill((await body.inputValue()).replace(/"name": *"[^"]*"/, '"name": "Edited in Swagger UI"'));
+async function execute() {
+  await apply.getByRole("button", { name: "Execute" }).click();
+  const status = apply.locator(".live-responses-table .response .response-col_status").first();
+  await status.waitFor();
+  return (await status.innerText()).trim();
+}
+const reused = await execute();
+if (reused !== "422") throw new Error(`an edited body under the pre-filled key answered ${reused}`);
+await apply.locator("tr[data-param-name='Idempotency-Key'] input").fill(`swagger-ui-${Date.now()}`);
+const ownKey = await execute();
+if (ownKey !== "200") throw new Error(`an edited body under a key of its own answered ${ownKey}`);
+ok("Try it out: addSubscription as pre-filled 200; edited under the same key 422, under its own key 200");
+
+// An error response's example is of its own status (getSite's 404 shows a 404).
+const notFound = page.locator("#operations-Sites-getSite .responses-table tr.response[data-code='404']");
+const example = await notFound.locator(".microlight, .example").first().innerText();
+if (!/"status": *404/.test(example)) throw new Error(`getSite's 404 example: ${example.slice(0, 300)}`);
+ok("getSite's 404 shows a 404 example");
 
 // Back to the platform document: its token is still there (each document has its own scheme,
 // and Swagger UI keeps authorizations), and the Authorize dialog says where a token comes from.

@@ -125,8 +125,13 @@ pub struct BillingDoc;
 /// probes). They are answered at the server root and under `/v4` alike, so the
 /// document lists them under its one server (`/v4`): a path-level `servers`
 /// naming the root made openapi-generator's Python and Go clients call
-/// `//oauth/token`.
-pub fn add_root_paths(doc: &mut OpenApiDoc, root: OpenApiDoc) {
+/// `//oauth/token`. The sign-in comes first, as a reader starts there; the
+/// probes come last.
+pub fn add_root_paths(doc: &mut OpenApiDoc, mut root: OpenApiDoc) {
+    let own = std::mem::take(&mut doc.paths.paths);
+    let (sign_in, probes): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut root.paths.paths).into_iter().partition(|(path, _)| path.ends_with("/token"));
+    doc.paths.paths = sign_in.into_iter().chain(own).chain(probes).collect();
     doc.merge(root);
 }
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_SECURITY_POLICY, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -192,6 +194,24 @@ pub const ERRORS_PAGE: &str = "/docs/errors.md";
 
 /// Swagger UI, which loads only its own files: a content security policy that
 /// says so, and no framing (clickjacking).
+/// The title of the /docs page, where Swagger UI's own says "Swagger UI".
+const DOCS_TITLE: &str = "<title>switchboard API reference</title>";
+
+/// Gives Swagger UI's page (its one HTML answer, a few KiB) the docs' title.
+async fn titled(response: Response) -> Response {
+    let html = response.headers().get(CONTENT_TYPE).is_some_and(|value| value.as_bytes().starts_with(b"text/html"));
+    if !html {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(page) = axum::body::to_bytes(body, 256 * 1024).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let page = String::from_utf8_lossy(&page).replacen("<title>Swagger UI</title>", DOCS_TITLE, 1);
+    parts.headers.remove(CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(page))
+}
+
 fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
     const POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
         img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -211,6 +231,7 @@ fn swagger_ui(docs: Documents, test_mode: bool) -> Router<AppState> {
         ([(axum::http::header::CONTENT_TYPE, "text/markdown; charset=utf-8")], include_str!("../docs/errors.md"))
     });
     Router::from(SwaggerUi::new("/docs").urls(urls).config(config))
+        .layer(middleware::map_response(titled))
         .route(ERRORS_PAGE, errors)
         .layer(SetResponseHeaderLayer::overriding(CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)))
         .layer(SetResponseHeaderLayer::overriding(X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
@@ -241,7 +262,7 @@ async fn absolute_servers(State(state): State<AppState>, request: Request, next:
         }
     }
     let body = serde_json::to_vec(&document).unwrap_or_else(|_| bytes.to_vec());
-    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.remove(CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(body))
 }
 

@@ -66,7 +66,25 @@ async fn the_docs_link_a_served_error_table_and_say_where_tokens_come_from() {
         let schemes = doc["components"]["securitySchemes"].as_object().unwrap();
         assert_eq!(schemes.keys().collect::<Vec<_>>(), [scheme], "{file}");
         assert!(schemes[scheme]["description"].as_str().unwrap().contains(sign_in), "{file}: the demo account");
+        // Operations in a reader's order: the sign-in first, each preview before its apply.
+        let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+        let at = |path: &str| paths.iter().position(|p| p.as_str() == path);
+        if let Some(sign_in) = at("/oauth/token").or(at("/api/oauth/token")) {
+            assert_eq!(sign_in, 0, "{file}: {paths:?}");
+        }
+        for (preview, apply) in [
+            ("/api/billing/subscriptions:calculateNew", "/api/billing/subscriptions:new"),
+            ("/api/billing/subscriptions/{id}:calculateSwitchPlan", "/api/billing/subscriptions/{id}:switchPlan"),
+            ("/api/billing/subscriptions/{id}:calculateCancel", "/api/billing/subscriptions/{id}:cancel"),
+            ("/api/billing/subscriptions:calculateChanges", "/api/billing/subscriptions:changes"),
+        ] {
+            if let (Some(preview), Some(apply)) = (at(preview), at(apply)) {
+                assert_eq!(preview + 1, apply, "{file}: {paths:?}");
+            }
+        }
     }
+    let page = app.client.get(app.url("/docs/")).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("<title>switchboard API reference</title>"), "{page}");
 }
 
 /// Every property, parameter and enum value of the committed documents is

@@ -26,11 +26,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
 /// suffix in one segment, so they are served by `subscription_actions` and
-/// documented under the spec's paths here.
+/// documented here, each preview before its apply.
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
-    super::operations::switch_subscription_plan,
     super::operations::calculate_switch_subscription_plan,
+    super::operations::switch_subscription_plan,
     super::operations::calculate_cancel_subscription,
     super::changes::cancel_subscription
 ))]

@@ -33,7 +33,7 @@ const TAG: &str = "Subscription operations";
 type Plans = HashMap<i32, Plan<SubscriptionPricingModel>>;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(change_subscriptions)).routes(routes!(calculate_subscription_changes))
+    OpenApiRouter::new().routes(routes!(calculate_subscription_changes)).routes(routes!(change_subscriptions))
 }
 
 /// What a change does (sent as its number).

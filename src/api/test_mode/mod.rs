@@ -52,11 +52,12 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
 pub struct TestDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
+    // A suite's order: a sandbox first, then its clock, faults and journal.
     OpenApiRouter::with_openapi(TestDoc::openapi())
+        .merge(sandboxes::router())
         .merge(clock::router())
         .merge(faults::router())
         .merge(journal::router())
-        .merge(sandboxes::router())
 }
 
 /// The header the test console (`/console`) sends on every request: its own

@@ -169,10 +169,12 @@ pub struct SandboxSiteState {
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ResetPath::openapi())
+    // In a reader's order: create, read, snapshot, reset (delete is with read).
+    OpenApiRouter::new()
         .routes(routes!(create_test_sandbox))
         .routes(routes!(get_test_sandbox, delete_test_sandbox))
         .routes(routes!(snapshot::get_test_sandbox_data_set))
+        .merge(OpenApiRouter::with_openapi(ResetPath::openapi()))
 }
 
 mod snapshot;
