@@ -290,6 +290,7 @@ pub fn describe(doc: &mut OpenApi) {
                 set_description(property, text);
             }
             say_pattern(property);
+            say_bounds(property);
         });
     }
     for item in doc.paths.paths.values_mut() {
@@ -326,6 +327,57 @@ fn say_pattern(property: &mut RefOr<Schema>) {
     };
     let own = object.description.take().unwrap_or_default();
     object.description = Some(if own.is_empty() { words.to_owned() } else { format!("{own} {words}") });
+}
+
+/// A property's bounds in words, where its description does not give them:
+/// Swagger UI shows `maxLength` and `maximum` apart from the text, and generated
+/// clients' doc comments show only the text.
+fn say_bounds(property: &mut RefOr<Schema>) {
+    let (bounds, description) = match property {
+        RefOr::T(Schema::Object(object)) => {
+            let number = |bound: &Option<utoipa::Number>| match bound {
+                Some(utoipa::Number::Int(n)) => Some(n.to_string()),
+                Some(utoipa::Number::UInt(n)) => Some(n.to_string()),
+                Some(utoipa::Number::Float(n)) => Some(n.to_string()),
+                None => None,
+            };
+            let bounds = match (number(&object.minimum), number(&object.maximum)) {
+                (Some(min), Some(max)) => {
+                    Some((max.clone(), format!("From {} to {}.", thousands(&min), thousands(&max))))
+                }
+                (None, Some(max)) => Some((max.clone(), format!("At most {}.", thousands(&max)))),
+                _ => object
+                    .max_length
+                    .map(|max| (max.to_string(), format!("At most {} characters.", thousands(&max.to_string())))),
+            };
+            (bounds, &mut object.description)
+        }
+        RefOr::T(Schema::Array(array)) => {
+            let words = |max: usize| (max.to_string(), format!("At most {} items.", thousands(&max.to_string())));
+            (array.max_items.map(words), &mut array.description)
+        }
+        _ => return,
+    };
+    let Some((max, words)) = bounds else { return };
+    let own = description.take().unwrap_or_default();
+    let said = own.contains(&max) || own.contains(&thousands(&max));
+    *description = Some(match (said, own.is_empty()) {
+        (true, _) => own,
+        (false, true) => words,
+        (false, false) => format!("{own} {words}"),
+    });
+}
+
+/// `100000` -> `100,000`, as the descriptions write large bounds.
+fn thousands(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 && c.is_ascii_digit() {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn words_for(family: &str, field: &str, own: &BTreeMap<(String, String), String>) -> Option<String> {
@@ -427,6 +479,8 @@ mod tests {
         assert_eq!(family("SubscriptionPriceByUnitDto"), "SubscriptionPriceByUnit");
         assert_eq!(family("Voicebot"), "Voicebot");
         assert_eq!(words("SecureFormField"), "secure form field");
+        assert_eq!(thousands("100000000"), "100,000,000");
+        assert_eq!(thousands("600"), "600");
     }
 
     #[test]
