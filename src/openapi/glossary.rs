@@ -372,7 +372,7 @@ fn say_bounds(property: &mut RefOr<Schema>) {
 fn thousands(digits: &str) -> String {
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 && c.is_ascii_digit() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) && c.is_ascii_digit() {
             out.push(',');
         }
         out.push(c);
