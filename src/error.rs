@@ -44,7 +44,7 @@ error_codes! {
     FieldOutOfRange = 400013, BAD_REQUEST, "field-out-of-range", "A value or its length is outside the allowed range";
     FieldNotUnique = 400014, BAD_REQUEST, "field-not-unique", "A value must be unique but is repeated";
     FieldNotAllowed = 400015, BAD_REQUEST, "field-not-allowed", "A value is not allowed in this combination";
-    FieldMismatch = 400016, BAD_REQUEST, "field-mismatch", "An id does not match the resource it is sent for";
+    FieldMismatch = 400016, BAD_REQUEST, "field-mismatch", "An id does not match the resource it is sent for, or a value that cannot change here differs from the stored one";
     UnknownName = 400017, BAD_REQUEST, "unknown-name", "A property or query parameter the operation does not know";
     MissingToken = 401001, UNAUTHORIZED, "missing-token", "No bearer token was sent";
     InvalidToken = 401002, UNAUTHORIZED, "invalid-token", "The bearer token is malformed, wrongly signed or for another interface";

@@ -232,6 +232,9 @@ impl<'a> Walk<'a> {
                     let length = pointer.len();
                     pointer.push('/');
                     pointer.push_str(&escape(key));
+                    if input_children.is_empty() {
+                        self.sent_back(item, &answer_children, pointer);
+                    }
                     self.value(item, input_children, answer_children, pointer);
                     pointer.truncate(length);
                 }
@@ -248,6 +251,66 @@ impl<'a> Walk<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A read-only property (one only the answers have) sent back: the
+    /// operation ignores it, but a value of another type or format than the
+    /// answers' cannot be one read from them, so strict mode refuses it where a
+    /// lenient server would drop it in silence (issue 57 item 6). Scalars only.
+    fn sent_back(&mut self, value: &Value, answers: &[&'a Value], pointer: &str) {
+        let sent = match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) | Value::Object(_) => return,
+        };
+        let answers = self.flatten(answers.to_vec());
+        let typed: Vec<&Value> = answers.iter().copied().filter(|schema| schema.get("type").is_some()).collect();
+        if typed.is_empty() {
+            return;
+        }
+        if self.violations.is_full() {
+            self.violations.also_found();
+            return;
+        }
+        let types: Vec<&str> = typed
+            .iter()
+            .flat_map(|schema| match &schema["type"] {
+                Value::String(one) => vec![one.as_str()],
+                Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let fits = types.iter().any(|t| *t == sent || (*t == "number" && sent == "integer"));
+        if !fits {
+            self.violations.field(
+                pointer.to_owned(),
+                ErrorCode::FieldWrongType,
+                format!(
+                    "is read-only, answered as {}: a value sent back must be one as answered (or leave it out)",
+                    types.join(" or ")
+                ),
+            );
+            return;
+        }
+        let Value::String(text) = value else { return };
+        let formats: Vec<&str> = typed.iter().filter_map(|schema| schema.get("format")?.as_str()).collect();
+        let malformed = match formats.as_slice() {
+            ["date-time", ..] => chrono::DateTime::parse_from_rfc3339(text).is_err().then_some("an RFC 3339 date-time"),
+            ["uuid", ..] => uuid::Uuid::parse_str(text).is_err().then_some("a UUID"),
+            _ => None,
+        };
+        if let Some(shape) = malformed {
+            self.violations.field(
+                pointer.to_owned(),
+                ErrorCode::FieldInvalidFormat,
+                format!(
+                    "is read-only, answered as {shape}: a value sent back must be one as answered (or leave it out)"
+                ),
+            );
         }
     }
 

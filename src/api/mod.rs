@@ -6,6 +6,7 @@ pub mod billing;
 pub mod counts;
 pub mod health;
 pub mod paging;
+pub mod read_only;
 pub mod secure_forms;
 pub mod seed;
 pub mod site_scoped;

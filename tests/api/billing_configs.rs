@@ -152,6 +152,44 @@ async fn update_replaces_settings_and_keeps_what_the_service_owns() {
     assert_problem(app.put(&format!("{CONFIGS}/10000"), &manager(&app, 2), &update).await, 404, 404001).await;
 }
 
+/// Strict mode (test mode) does not drop read-only values in silence (issue
+/// 57 item 6): one that is not as answered, or differs from the stored one, is
+/// refused at its pointer, naming where it changes; sent back as answered, the
+/// update goes through.
+#[tokio::test]
+async fn strict_mode_refuses_read_only_values_that_were_not_read() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let token = manager(&app, 1);
+    let read: Value = app.get(&format!("{CONFIGS}/10000"), &token).await.json().await.unwrap();
+    let with = |changes: Value| {
+        let mut body = read.clone();
+        body.as_object_mut().unwrap().extend(changes.as_object().unwrap().clone());
+        body
+    };
+    let malformed =
+        with(json!({"billingStartDate": "01/12/2026", "nextBillingDate": "next tuesday", "balance": "none"}));
+    let problem = assert_problem(app.put(&format!("{CONFIGS}/10000"), &token, &malformed).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/balance", "/billingStartDate", "/nextBillingDate"]);
+    let changed = with(json!({"billingStartDate": "2025-01-01T00:00:00Z", "balance": 5, "purchasedAgents": 99}));
+    let problem = assert_problem(app.put(&format!("{CONFIGS}/10000"), &token, &changed).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/balance", "/billingStartDate", "/purchasedAgents"]);
+    let details = problem["errors"].to_string();
+    assert!(details.contains("subscriptions:changes") && details.contains("invoices move it"), "{details}");
+    // Read, changed where it may change, and sent back whole: applied.
+    let response = app.put(&format!("{CONFIGS}/10000"), &token, &with(json!({"paymentTerm": "Net 15"}))).await;
+    assert_eq!(response.status(), 200);
+    let after: Value = response.json().await.unwrap();
+    assert_eq!((&after["paymentTerm"], &after["billingStartDate"]), (&json!("Net 15"), &read["billingStartDate"]));
+    // A subscription's createdTime, likewise: sent back as read it passes, changed it is named.
+    let listed: Value = app.get("/api/billing/subscriptions?siteId=10000", &token).await.json().await.unwrap();
+    let mut subscription = listed.as_array().unwrap().iter().find(|s| s["status"] != "cancelled").unwrap().clone();
+    let path = format!("/api/billing/subscriptions/{}", subscription["id"].as_str().unwrap());
+    assert_eq!(app.put(&path, &token, &subscription).await.status(), 200);
+    subscription["createdTime"] = json!("2020-01-01T00:00:00Z");
+    let problem = assert_problem(app.put(&path, &token, &subscription).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/createdTime"]);
+}
+
 #[tokio::test]
 async fn the_currency_only_changes_at_a_zero_balance() {
     let app = spawn_app().await;

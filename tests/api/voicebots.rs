@@ -73,6 +73,28 @@ async fn read_only_statuses_in_a_body_are_ignored() {
     assert_eq!(bot["importingStatus"], "none");
 }
 
+/// Strict mode (test mode): an update refuses read-only values that differ
+/// from the stored ones, naming where each changes; sent back as read, it passes
+/// (issue 57 item 6).
+#[tokio::test]
+async fn strict_mode_refuses_changed_read_only_values_on_update() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let path = format!("{BOTS}/{DEMO_BOT}");
+    let read: Value =
+        app.get(&format!("{path}?include=voicebotChannelInstance"), &app.admin_a()).await.json().await.unwrap();
+    let mut body = read.clone();
+    body["trainingStatus"] = json!("failed");
+    body["lastUpdatedTime"] = json!("2020-01-01T00:00:00Z");
+    body["importingStatus"] = json!(7);
+    let problem = assert_problem(app.put(&path, &app.admin_a(), &body).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/importingStatus"], "a wrong type first: {problem}");
+    body["importingStatus"] = read["importingStatus"].clone();
+    let problem = assert_problem(app.put(&path, &app.admin_a(), &body).await, 400, 400001).await;
+    assert_eq!(error_locations(&problem), ["/lastUpdatedTime", "/trainingStatus"]);
+    assert!(problem["errors"].to_string().contains("training"), "{problem}");
+    assert_eq!(app.put(&path, &app.admin_a(), &read).await.status(), 200, "sent back as read");
+}
+
 #[tokio::test]
 async fn include_decides_whether_the_channel_is_embedded() {
     let app = spawn_app().await;

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use validator::Validate;
 
 use crate::api::billing::money::Money;
+use crate::api::read_only::{ReadOnly, SentBack};
 use crate::billing::periods::BillingPeriod;
 
 /// A currency of the catalog.
@@ -57,7 +58,9 @@ impl utoipa::ToSchema for PaymentTermValue {}
 // Create and update take this body; the document gives create its own copy
 // with `siteId` required (`openapi::SITE_KEYED_CREATES`).
 /// Read-only properties (`billingStartDate`, `nextBillingDate`, `balance`,
-/// `purchasedAgents`) are ignored when sent.
+/// `purchasedAgents`) are ignored when sent; in strict mode (test mode,
+/// `--strict-names`) an update refuses one that differs from the stored value
+/// or is not as answered (400, naming where it changes).
 #[switchboard_macros::rules]
 #[switchboard_macros::rules]
 #[derive(Debug, Deserialize, ToSchema, Validate)]
@@ -94,6 +97,37 @@ pub struct SiteBillingConfigInput {
     /// Days the customer has to pay, 0 to 999: a number, or its digits as a string.
     #[rule(required)]
     pub payment_term_value: Option<PaymentTermValue>,
+    /// The read-only values of an answer sent back (not in the schema: nothing
+    /// is set with them): ignored, or compared in strict mode (`READ_ONLY`).
+    #[schema(ignore)]
+    pub billing_start_date: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub next_billing_date: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub balance: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub purchased_agents: Option<serde_json::Value>,
+}
+
+/// The configuration's read-only values and where each does change
+/// (`api::read_only`: compared with the stored ones in strict mode).
+pub const READ_ONLY: [ReadOnly; 4] = [
+    ReadOnly { name: "billingStartDate", changes: "it is set when the configuration is created" },
+    ReadOnly { name: "nextBillingDate", changes: "renewals and a new billingPeriod move it" },
+    ReadOnly { name: "balance", changes: "invoices move it" },
+    ReadOnly {
+        name: "purchasedAgents",
+        changes: "change it with POST /api/billing/subscriptions:changes (`purchasedAgents`), which prices it",
+    },
+];
+
+/// Takes the read-only values an update body sent back.
+pub fn sent_back(input: &mut SiteBillingConfigInput) -> SentBack {
+    SentBack::default()
+        .with("billingStartDate", input.billing_start_date.take())
+        .with("nextBillingDate", input.next_billing_date.take())
+        .with("balance", input.balance.take())
+        .with("purchasedAgents", input.purchased_agents.take())
 }
 
 /// A site's billing configuration.

@@ -116,18 +116,20 @@ async fn update_site_billing_config(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Path(site_id): Path<i32>,
-    JsonBody(input): JsonBody<SiteBillingConfigInput>,
+    JsonBody(mut input): JsonBody<SiteBillingConfigInput>,
 ) -> ApiResult<Json<SiteBillingConfig>> {
     let mut v = Violations::new();
     if input.site_id.is_some_and(|id| id != site_id) {
         v.field("/siteId", ErrorCode::FieldMismatch, "must equal the siteId in the path");
     }
+    let sent = dto::sent_back(&mut input);
+    let sent = state.strict_names.then_some(&sent);
     let checked = rules::check(input, &mut v);
     v.finish(())?;
     let partner_id = caller.partner_id;
     let stored = on_locked_site(&state.db, partner_id, site_id, async |txn| {
         let now = partner_now(txn, partner_id, state.clock).await?;
-        store::update(txn, partner_id, site_id, checked, now).await
+        store::update(txn, partner_id, site_id, checked, now, sent).await
     })
     .await?;
     Ok(Json(stored))

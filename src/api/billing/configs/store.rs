@@ -9,6 +9,7 @@ use super::dto::{Currency, SiteBillingConfig};
 use super::rules::Checked;
 use crate::api::billing::money::Money;
 use crate::api::billing::scope::{SiteSet, partner_site};
+use crate::api::read_only::SentBack;
 use crate::api::text::can_name_a_row;
 use crate::billing::periods::{BillingPeriod, next_billing_date};
 use crate::db::entities::{currency, site_billing_config as row};
@@ -159,9 +160,14 @@ pub async fn update(
     site_id: i32,
     checked: Checked,
     now: DateTime<Utc>,
+    sent: Option<&SentBack>,
 ) -> ApiResult<SiteBillingConfig> {
     require_currency(db, &checked.currency_id).await?;
     partner_site(db, partner_id, site_id).await?;
+    // One more read, only when values were sent back (strict mode).
+    if let Some(sent) = sent.filter(|sent| !sent.is_empty()) {
+        sent.unchanged(&find(db, partner_id, site_id).await?, &super::dto::READ_ONLY)?;
+    }
     let stored =
         row::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site billing config"))?;
     if stored.currency_id != checked.currency_id && !stored.balance.0.is_zero() {

@@ -10,6 +10,7 @@ use validator::Validate;
 
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::money::Money;
+use crate::api::read_only::ReadOnly;
 use crate::billing::engine::PricedModel;
 use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};
 
@@ -437,4 +438,12 @@ pub struct SubscriptionInput {
     /// generated client has no reason to send it.
     #[schema(ignore)]
     pub subscription_pricing_models: Option<serde_json::Value>,
+    /// A read-only value of a Subscription read sent back: ignored, or
+    /// compared in strict mode (`READ_ONLY`).
+    #[schema(ignore)]
+    pub created_time: Option<serde_json::Value>,
 }
+
+/// A subscription's read-only values an update compares in strict mode (`api::read_only`).
+pub const READ_ONLY: [ReadOnly; 1] =
+    [ReadOnly { name: "createdTime", changes: "it is set when the subscription is added" }];

@@ -19,6 +19,7 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
+use crate::api::read_only::SentBack;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
 use crate::extract::{JsonBody, Path, Query};
@@ -89,9 +90,11 @@ async fn update_subscription(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
     Path(id): Path<Uuid>,
-    JsonBody(input): JsonBody<SubscriptionInput>,
+    JsonBody(mut input): JsonBody<SubscriptionInput>,
 ) -> ApiResult<Json<Subscription>> {
     Violations::checked(&input).finish(())?;
     let name = input.name.clone().unwrap_or_default();
-    Ok(Json(store::update(&state.db, caller.partner_id, id, name, input).await?))
+    let sent = SentBack::default().with("createdTime", input.created_time.take());
+    let sent = state.strict_names.then_some(&sent);
+    Ok(Json(store::update(&state.db, caller.partner_id, id, name, input, sent).await?))
 }

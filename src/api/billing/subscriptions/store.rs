@@ -525,15 +525,15 @@ pub async fn insert_pricing_model(
     Ok(())
 }
 
-/// Renames a subscription of `sites` and sets its flags (absent ones keep
-/// theirs): 404 for another partner's, 400 for a plan or site it does not
-/// have, 409 when cancelled.
+/// Renames a subscription of `sites` and sets its flags (absent ones keep theirs): 404 for
+/// another partner's, 400 for a plan or site it does not have, 409 when cancelled.
 pub async fn update(
     db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
     partner_id: i32,
     id: Uuid,
     name: String,
     input: SubscriptionInput,
+    sent: Option<&crate::api::read_only::SentBack>,
 ) -> ApiResult<Subscription> {
     let selection = Selection::one(SiteSet::Partner(partner_id), id);
     let txn = db.begin().await?;
@@ -589,6 +589,7 @@ pub async fn update(
             let stored = serde_json::to_value(&updated.subscription_pricing_models).map_err(ApiError::internal)?;
             super::unchanged::pricing_models(sent, &stored).finish(())?;
         }
+        sent.map_or(Ok(()), |sent| sent.unchanged(&updated, &super::dto::READ_ONLY))?;
         Ok(updated)
     }
     .await;

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use validator::Validate;
 
+use crate::api::read_only::{ReadOnly, SentBack};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
 use crate::api::voicebots::channels::{VoicebotChannelInstance, VoicebotChannelInstanceInput};
 
@@ -126,6 +127,33 @@ pub struct VoicebotInput {
     /// The bot's own channel instance: created with the bot, updated with it.
     #[rule(required)]
     pub channel: Option<VoicebotChannelInstanceInput>,
+    /// The read-only values of an answer sent back (not in the schema: nothing
+    /// is set with them): ignored, or compared in strict mode (`READ_ONLY`).
+    #[schema(ignore)]
+    pub training_status: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub importing_status: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub last_updated_time: Option<serde_json::Value>,
+    #[schema(ignore)]
+    pub channel_id: Option<serde_json::Value>,
+}
+
+/// A voicebot's read-only values and where each does change (`api::read_only`).
+pub const READ_ONLY: [ReadOnly; 4] = [
+    ReadOnly { name: "trainingStatus", changes: "the platform's training of the bot sets it" },
+    ReadOnly { name: "importingStatus", changes: "the platform's imports into the bot set it" },
+    ReadOnly { name: "lastUpdatedTime", changes: "every update sets it" },
+    ReadOnly { name: "channelId", changes: "it names the bot's own channel instance, which `channel` updates" },
+];
+
+/// Takes the read-only values an update body sent back.
+pub fn sent_back(input: &mut VoicebotInput) -> SentBack {
+    SentBack::default()
+        .with("trainingStatus", input.training_status.take())
+        .with("importingStatus", input.importing_status.take())
+        .with("lastUpdatedTime", input.last_updated_time.take())
+        .with("channelId", input.channel_id.take())
 }
 
 /// A word or phrase that makes the bot wait.

@@ -122,10 +122,12 @@ async fn update_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
     Path(id): Path<Uuid>,
-    JsonBody(input): JsonBody<VoicebotInput>,
+    JsonBody(mut input): JsonBody<VoicebotInput>,
 ) -> ApiResult<Json<Voicebot>> {
+    let sent = dto::sent_back(&mut input);
     let drafted = rules::validate(input, Some(id));
-    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, drafted).await?))
+    let sent = state.strict_names.then_some(&sent);
+    Ok(Json(store::replace(&state.db, &state.cipher, caller.site_id, id, drafted, sent).await?))
 }
 
 /// Delete a voicebot

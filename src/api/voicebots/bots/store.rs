@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use super::rules::Draft;
+use crate::api::read_only::SentBack;
 use crate::api::voicebots::catalog;
 use crate::api::voicebots::channels::store as channels;
 use crate::crypto::FieldCipher;
@@ -213,9 +214,14 @@ pub async fn replace(
     site_id: i32,
     id: Uuid,
     drafted: Drafted<Draft>,
+    sent: Option<&SentBack>,
 ) -> ApiResult<Voicebot> {
     let txn = db.begin().await?;
     let stored = find_row(&txn, site_id, id).await?;
+    // One more read, only when values were sent back (strict mode).
+    if let Some(sent) = sent.filter(|sent| !sent.is_empty()) {
+        sent.unchanged(&find(&txn, cipher, site_id, id, false).await?, &super::dto::READ_ONLY)?;
+    }
     let draft = verified(&txn, site_id, drafted).await?;
     channels::update(&txn, stored.channel_id, draft.channel.clone()).await?;
     row::Entity::update(row::ActiveModel { id: Set(id), ..values(&draft, Utc::now()) }).exec(&txn).await?;
