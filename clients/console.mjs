@@ -197,6 +197,29 @@ check(invoicesAfter >= 2, `the renewal's invoice beside the first: ${invoicesAft
 ok(`${advanced}, then ${toDate}; State shows next billing date ${after.slice(0, 10)} and ${invoicesAfter} invoices of site ${siteId}`);
 await checkScreen("state");
 
+// Money as the API writes it (at least two decimals, never a float's `13.2` or `0`), invoices
+// newest first, and no screen wider than the window at a phone's, a tablet's and a desktop's width.
+const money = await page.locator(`.site[aria-label="Site ${siteId}"] td.money`).allInnerTexts();
+check(money.length > 0 && money.every((text) => /^-?\d+\.\d{2,}$/.test(text)), `amounts as written: ${money.slice(0, 12).join(" ")}`);
+const captions = await page.locator(`.site[aria-label="Site ${siteId}"] .invoice caption`).allInnerTexts();
+const froms = captions.map((caption) => caption.match(/service from (\S+)/)?.[1] || "");
+check(froms.every((from, i) => i === 0 || froms[i - 1] >= from), `invoices newest first: ${froms.join(", ")}`);
+for (const width of [360, 768, 1440]) {
+  await page.setViewportSize({ width, height: 900 });
+  for (const name of ["state", "requests", "time", "faults"]) {
+    await screen(name);
+    await page.waitForTimeout(200);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 0, `${name} at ${width} px overflows by ${overflow} px`);
+    await page.screenshot({ path: `${outputDir}/console-${name}-${width}.png`, fullPage: true });
+  }
+}
+await page.setViewportSize({ width: 1400, height: 1000 });
+await screen("state");
+await page.locator(".site").first().waitFor();
+check((await fetch(`${base}/console/favicon.svg`)).status === 200, "the favicon is served");
+ok("money with its digits, invoices newest first, no screen overflows at 360, 768 or 1440 px (screenshots kept), the favicon served");
+
 // State: the sandbox as it is now, downloaded as a data set file (loaded back at the end).
 const [download] = await Promise.all([
   page.waitForEvent("download"),

@@ -30,6 +30,39 @@ export const session = {
   },
 };
 
+/**
+ * A number with a fraction, kept as the server wrote it (`13.20`, not `13.2`): shown as its
+ * text, written back into JSON as the same digits, and a JS number only where arithmetic asks.
+ */
+export class Decimal {
+  constructor(text) { this.text = text; }
+  toString() { return this.text; }
+  valueOf() { return Number(this.text); }
+  toJSON() { return typeof JSON.rawJSON === "function" ? JSON.rawJSON(this.text) : Number(this.text); }
+}
+
+/** JSON.parse's reviver: whole numbers stay numbers (ids, counts); the others keep their digits. */
+function exactNumbers(key, value, context) {
+  if (typeof value !== "number" || !context || typeof context.source !== "string") return value;
+  return /^-?\d+$/.test(context.source) ? value : new Decimal(context.source);
+}
+
+/** The exact sum of decimals written as text (`0.10` + `0.20` is `0.30`), with the most decimals of any. */
+export function sum(values) {
+  const texts = values.map((value) => String(value ?? "0"));
+  const scale = Math.max(2, ...texts.map((text) => (text.split(".")[1] || "").length));
+  let total = 0n;
+  for (const text of texts) {
+    const negative = text.startsWith("-");
+    const [whole, fraction = ""] = text.replace("-", "").split(".");
+    const units = BigInt(whole || "0") * 10n ** BigInt(scale) + BigInt((fraction + "0".repeat(scale)).slice(0, scale) || "0");
+    total += negative ? -units : units;
+  }
+  const sign = total < 0n ? "-" : "";
+  const digits = (total < 0n ? -total : total).toString().padStart(scale + 1, "0");
+  return `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}
+
 export class Problem extends Error {
   constructor(status, problem) {
     const detail = problem.detail || problem.title || `the server answered ${status}`;
@@ -59,7 +92,7 @@ export async function call(method, path, { json, form, auth = true } = {}) {
   const text = await answer.text();
   let data = null;
   try {
-    data = text ? JSON.parse(text) : null;
+    data = text ? JSON.parse(text, exactNumbers) : null;
   } catch {
     data = { title: text.slice(0, 200) };
   }

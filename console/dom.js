@@ -36,18 +36,22 @@ export function fill(element, ...children) {
   return element;
 }
 
-/** JSON pretty-printed for a <pre>. */
-export function pretty(value) {
+/** A body for a <pre>: as compact as it was sent (numbers with their digits), indented when asked. */
+export function pretty(value, indented = false) {
   if (value === undefined || value === null) return "(none)";
-  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  return typeof value === "string" ? value : JSON.stringify(value, null, indented ? 2 : undefined);
 }
 
-/** A table: columns [{ label, cell: row => node|text }], rows. */
+/**
+ * A table: columns [{ label, cell: row => node|text, class }], rows. In a box that scrolls
+ * sideways on a narrow screen, so the page itself never does.
+ */
 export function table(caption, columns, rows, rowAttributes = () => ({})) {
-  return h("table", {},
+  return h("div", { class: "scroll" }, h("table", {},
     h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column.label)))),
-    h("tbody", {}, rows.map((row) => h("tr", rowAttributes(row), columns.map((column) => h("td", {}, column.cell(row)))))));
+    h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col", class: column.class }, column.label)))),
+    h("tbody", {}, rows.map((row) => h("tr", rowAttributes(row),
+      columns.map((column) => h("td", { class: column.class }, column.cell(row))))))));
 }
 
 /** A date-time as the server sent it, shortened for reading. */

@@ -83,6 +83,8 @@ export function show(container, context) {
     if (!document.body.dataset.journalRenderedMs) document.body.dataset.journalRenderedMs = String(Math.round(performance.now()));
   }
 
+  // Bodies as the journal kept them (compact, every digit), indented only when asked.
+  let indented = false;
   function open(entry) {
     selected = entry;
     const target = `${entry.path}${entry.query ? `?${entry.query}` : ""}`;
@@ -98,8 +100,11 @@ export function show(container, context) {
           operation ? h("a", { href: swaggerLink(operation, entry.operationId), target: "_blank", rel: "noopener" }, "in Swagger UI") : ""),
         h("dt", {}, "Idempotency key"), h("dd", {}, entry.idempotencyKey || "(none)"),
         h("dt", {}, "Request id"), h("dd", {}, h("code", {}, entry.requestId))),
-      h("h4", {}, "Request body"), h("pre", { class: "body" }, pretty(entry.requestBody)),
-      h("h4", {}, "Response body"), h("pre", { class: "body" }, pretty(entry.responseBody)),
+      h("label", { class: "inline" },
+        h("input", { type: "checkbox", id: "pretty-bodies", checked: indented, onchange: (event) => { indented = event.target.checked; open(entry); } }),
+        "Indent the bodies"),
+      h("h4", {}, "Request body"), h("pre", { class: "body" }, pretty(entry.requestBody, indented)),
+      h("h4", {}, "Response body"), h("pre", { class: "body" }, pretty(entry.responseBody, indented)),
       h("button", { type: "button", onclick: () => copyCurl(entry, curl) }, "Copy as curl"),
       curl);
     render();

@@ -1,7 +1,7 @@
 // State: a read-only look at what the tests left — the partner's sites with
 // their billing configuration, subscriptions with their line items, and the
 // invoices those lines make up; the sandbox's download as a data set, reset and delete.
-import { call, session } from "./api.js";
+import { call, session, sum } from "./api.js";
 import { fill, h, table, when } from "./dom.js";
 
 export function show(container, context) {
@@ -106,36 +106,43 @@ function siteSection(site, subscriptions) {
     if (!invoices.has(line.invoiceId)) invoices.set(line.invoiceId, []);
     invoices.get(line.invoiceId).push(line);
   }
+  // Newest first: an invoice is dated by the service its lines start (the API answers lines, not invoices).
+  const dated = [...invoices].map(([invoiceId, items]) => ({ invoiceId, items, from: items.map((line) => line.serviceStartDate).sort()[0] || "" }))
+    .sort((a, b) => (a.from < b.from ? 1 : a.from > b.from ? -1 : 0));
+  const currency = config.currency ? `${config.currency.id} (${config.currency.symbol})` : config.currencyId ?? "";
   return h("section", { class: "site", "aria-label": `Site ${site.id}` },
     h("h3", {}, `Site ${site.id}`, site.company ? ` — ${site.company}` : ""),
     h("dl", { class: "facts" },
       h("dt", {}, "Billing period"), h("dd", {}, config.billingPeriod ?? "(no configuration)"),
       h("dt", {}, "Next billing date"), h("dd", { class: "next-billing-date" }, when(config.nextBillingDate)),
-      h("dt", {}, "Balance"), h("dd", {}, config.balance ?? ""),
-      h("dt", {}, "Currency"), h("dd", {}, config.currency ? `${config.currency.id} (${config.currency.symbol})` : config.currencyId ?? "")),
+      h("dt", {}, "Balance"), h("dd", { class: "money" }, config.balance ?? ""),
+      h("dt", {}, "Currency"), h("dd", {}, currency)),
     h("h4", {}, "Subscriptions"),
     subscriptions.length === 0 ? h("p", { class: "muted" }, "None.") : table(`Subscriptions of site ${site.id}`, [
       { label: "Name", cell: (s) => s.name },
-      { label: "Plan", cell: (s) => s.planId },
+      { label: "Plan", cell: (s) => `plan ${s.planId}${s.isServicePlan ? " (service)" : ""}` },
       { label: "Created", cell: (s) => when(s.createdTime) },
-      { label: "Line items", cell: (s) => (s.lineItems || []).length },
+      { label: "Line items", cell: (s) => (s.lineItems || []).length, class: "number" },
     ], subscriptions),
-    h("h4", {}, "Invoices"),
-    invoices.size === 0 ? h("p", { class: "muted" }, "None.") : [...invoices].map(([invoiceId, items]) => invoice(invoiceId, items)));
+    h("h4", {}, "Invoices, newest first"),
+    invoices.size === 0 ? h("p", { class: "muted" }, "None.") : dated.map(({ invoiceId, items, from }) => invoice(invoiceId, items, from)));
 }
 
-function invoice(invoiceId, items) {
-  const sum = (field) => items.reduce((total, line) => total + Number(line[field] || 0), 0).toFixed(2);
+function invoice(invoiceId, items, from) {
+  const total = (field) => sum(items.map((line) => line[field]));
+  const kinds = [...new Set(items.map((line) => line.type).filter(Boolean))].join(", ");
   return h("div", { class: "invoice" },
-    table(`Invoice ${invoiceId}`, [
+    table(`Invoice ${invoiceId}, service from ${when(from).slice(0, 10)}${kinds ? ` (${kinds})` : ""}`, [
       { label: "Subscription", cell: (line) => line.subscription },
       { label: "Line", cell: (line) => line.name },
-      { label: "Service", cell: (line) => `${when(line.serviceStartDate)} → ${when(line.serviceEndDate)}` },
-      { label: "Quantity", cell: (line) => line.quantity ?? "" },
-      { label: "Unit price", cell: (line) => line.unitPrice ?? "" },
-      { label: "Amount", cell: (line) => line.amount ?? "" },
-      { label: "Tax", cell: (line) => line.tax ?? "" },
-      { label: "Total", cell: (line) => line.lineTotal ?? "" },
+      { label: "Kind", cell: (line) => line.type ?? "" },
+      { label: "Service", cell: (line) => `${when(line.serviceStartDate).slice(0, 10)} → ${when(line.serviceEndDate).slice(0, 10)}` },
+      { label: "Quantity", cell: (line) => line.quantity ?? "", class: "number" },
+      { label: "Unit price", cell: (line) => line.unitPrice ?? "", class: "money" },
+      { label: "Discount", cell: (line) => line.discount ?? "", class: "money" },
+      { label: "Amount", cell: (line) => line.amount ?? "", class: "money" },
+      { label: "Tax", cell: (line) => line.tax ?? "", class: "money" },
+      { label: "Total", cell: (line) => line.lineTotal ?? "", class: "money" },
     ], items),
-    h("p", { class: "totals" }, `Totals: amount ${sum("amount")}, tax ${sum("tax")}, total ${sum("lineTotal")}`));
+    h("p", { class: "totals" }, `Totals: amount ${total("amount")}, tax ${total("tax")}, total ${total("lineTotal")}`));
 }

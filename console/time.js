@@ -18,7 +18,9 @@ export function show(container, context) {
   let clock = null;
   const status = h("p", { id: "clock-now", "aria-live": "polite" });
   const periodSelect = h("select", { id: "period-site" });
-  const dateInput = h("input", { id: "advance-to", type: "datetime-local", step: 1, required: true });
+  // ISO 8601 in UTC, as every date the API and the console write (a browser's date picker shows its locale's).
+  const dateInput = h("input", { id: "advance-to", type: "text", required: true, size: 22, spellcheck: "false",
+    pattern: "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?Z?", placeholder: "2027-01-01T00:00:00Z" });
   const log = h("ol", { id: "advances", class: "plain" });
 
   fill(container,
@@ -32,7 +34,7 @@ export function show(container, context) {
       h("label", { for: "period-site", class: "visually-hidden" }, "Site whose billing period or date to advance by"),
       periodSelect,
       h("button", { type: "button", onclick: () => advance(() => new Date(chosen()?.nextBillingDate)) }, "Advance to its next billing date")),
-    h("form", { class: "actions", onsubmit: (event) => { event.preventDefault(); advance(() => new Date(`${dateInput.value}Z`)); } },
+    h("form", { class: "actions", onsubmit: (event) => { event.preventDefault(); advance(() => new Date(dateInput.value.trim().replace(/Z?$/, "Z"))); } },
       h("label", { for: "advance-to" }, "Advance to (UTC)"), dateInput,
       h("button", { type: "submit" }, "Advance")),
     h("div", { class: "actions" },
@@ -44,7 +46,7 @@ export function show(container, context) {
     try {
       clock = await call("GET", "/api/test/clock");
       fill(status, `Now ${when(clock.now)}: `, clock.frozen ? "frozen (moves only when advanced)" : "running with the system clock");
-      dateInput.value = clock.now.slice(0, 19);
+      dateInput.value = `${clock.now.slice(0, 19)}Z`;
     } catch (error) {
       context.report(error);
     }
