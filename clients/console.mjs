@@ -202,8 +202,9 @@ await checkScreen("state");
 const money = await page.locator(`.site[aria-label="Site ${siteId}"] td.money`).allInnerTexts();
 check(money.length > 0 && money.every((text) => /^-?\d+\.\d{2,}$/.test(text)), `amounts as written: ${money.slice(0, 12).join(" ")}`);
 const captions = await page.locator(`.site[aria-label="Site ${siteId}"] .invoice caption`).allInnerTexts();
-const froms = captions.map((caption) => caption.match(/service from (\S+)/)?.[1] || "");
+const froms = captions.map((caption) => caption.match(/service from (\d{4}-\d{2}-\d{2})/)?.[1] || "");
 check(froms.every((from, i) => i === 0 || froms[i - 1] >= from), `invoices newest first: ${froms.join(", ")}`);
+check(captions.every((caption) => /, (paid|credit|open \(unpaid or draft\))$/.test(caption)), `each invoice's status: ${captions.join(" | ")}`);
 for (const width of [360, 768, 1440]) {
   await page.setViewportSize({ width, height: 900 });
   for (const name of ["state", "requests", "time", "faults"]) {
@@ -218,7 +219,7 @@ await page.setViewportSize({ width: 1400, height: 1000 });
 await screen("state");
 await page.locator(".site").first().waitFor();
 check((await fetch(`${base}/console/favicon.svg`)).status === 200, "the favicon is served");
-ok("money with its digits, invoices newest first, no screen overflows at 360, 768 or 1440 px (screenshots kept), the favicon served");
+ok("money with its digits, invoices newest first with their status, no screen overflows at 360, 768 or 1440 px (screenshots kept), the favicon served");
 
 // State: the sandbox as it is now, downloaded as a data set file (loaded back at the end).
 const [download] = await Promise.all([

@@ -128,11 +128,16 @@ function siteSection(site, subscriptions) {
     invoices.size === 0 ? h("p", { class: "muted" }, "None.") : dated.map(({ invoiceId, items, from }) => invoice(invoiceId, items, from)));
 }
 
+/** What the lines say of their invoice: a credit, paid (every line's paidAmount is its total), or still open. */
+function status(items, total) {
+  if (total.startsWith("-")) return "credit";
+  return items.every((line) => sum([line.paidAmount]) === sum([line.lineTotal])) ? "paid" : "open (unpaid or draft)";
+}
+
 function invoice(invoiceId, items, from) {
   const total = (field) => sum(items.map((line) => line[field]));
-  const kinds = [...new Set(items.map((line) => line.type).filter(Boolean))].join(", ");
   return h("div", { class: "invoice" },
-    table(`Invoice ${invoiceId}, service from ${when(from).slice(0, 10)}${kinds ? ` (${kinds})` : ""}`, [
+    table(`Invoice ${invoiceId}, service from ${when(from).slice(0, 10)}, ${status(items, total("lineTotal"))}`, [
       { label: "Subscription", cell: (line) => line.subscription },
       { label: "Line", cell: (line) => line.name },
       { label: "Kind", cell: (line) => line.type ?? "" },
