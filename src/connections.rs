@@ -7,6 +7,7 @@
 //! refuses by itself are answered as problems too (`refused_heads`).
 
 mod refused_heads;
+mod resettable;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -111,10 +112,16 @@ pub async fn serve(
     Ok(())
 }
 
-/// Marks an answer whose connection is closed without writing it (test
-/// mode's `dropAfterCommit` fault sets it; `serve_connection` does the closing).
-#[derive(Clone, Copy, Debug)]
-pub struct CloseWithoutAnswer;
+/// Marks an answer whose connection is closed without writing it (test mode's
+/// `dropAfterCommit` and `resetBeforeAnswer` faults set it; `serve_connection`
+/// does the closing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseWithoutAnswer {
+    /// An orderly close: the client reads the end of the stream.
+    Close,
+    /// A reset (TCP RST, `resettable`): the client reads "connection reset by peer".
+    Reset,
+}
 
 async fn serve_connection(
     stream: TcpStream,
@@ -125,16 +132,19 @@ async fn serve_connection(
     limits: ConnectionLimits,
 ) {
     let state = slot.state.clone();
+    let (stream, reset) = resettable::Resettable::new(stream);
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer));
         request.extensions_mut().insert(BodyTimeout(limits.body_timeout));
         let busy = Busy::enter(&state);
         let app = app.clone();
+        let reset = reset.clone();
         async move {
             let response = app.oneshot(request.map(Body::new)).await.unwrap_or_else(|never| match never {});
             drop(busy);
             // Test mode's `dropAfterCommit`: an error of the service makes hyper close the connection unanswered.
-            if response.extensions().get::<CloseWithoutAnswer>().is_some() {
+            if let Some(close) = response.extensions().get::<CloseWithoutAnswer>() {
+                reset.store(*close == CloseWithoutAnswer::Reset, Ordering::Relaxed);
                 return Err(std::io::Error::other("a test-mode fault closes the connection without an answer"));
             }
             Ok(response)

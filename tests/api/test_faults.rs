@@ -88,6 +88,55 @@ async fn drop_after_commit_closes_unanswered_and_a_retry_with_the_key_gets_the_s
     );
 }
 
+/// `resetBeforeAnswer` has `dropAfterCommit`'s effect, but the client reads a
+/// reset (TCP RST) where `dropAfterCommit` gives an orderly end of stream.
+#[tokio::test]
+async fn reset_before_answer_commits_then_resets_where_drop_after_commit_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = test_mode().await;
+    let token = app.partner_admin(1);
+    let address = app.url("").trim_start_matches("http://").trim_end_matches('/').to_owned();
+    let body = json!({"planId": 4, "name": "Platform"}).to_string();
+    let raw = |key: &str| {
+        format!(
+            "POST /api/billing/subscriptions:new?siteId={SITE_A}&agentId={ADMIN_A} HTTP/1.1\r\nHost: {address}\r\n\
+             Authorization: Bearer {token}\r\nIdempotency-Key: {key}\r\nContent-Type: application/json\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let read_answer = |request: String| {
+        let address = address.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer).await.map(|_| answer)
+        }
+    };
+    for (kind, key) in [("resetBeforeAnswer", "reset-1"), ("dropAfterCommit", "drop-2")] {
+        arm(&app, &token, json!({"operationId": "addSubscription", "kind": kind})).await;
+        let subscriptions = app.count_rows("subscriptions").await;
+        let read = read_answer(raw(key)).await;
+        match kind {
+            "resetBeforeAnswer" => assert_eq!(
+                read.as_ref().map_err(std::io::Error::kind).err(),
+                Some(std::io::ErrorKind::ConnectionReset),
+                "{kind}: {read:?}"
+            ),
+            _ => assert_eq!(read.as_ref().map(Vec::len).ok(), Some(0), "{kind}: an orderly end, no byte: {read:?}"),
+        }
+        assert_eq!(app.count_rows("subscriptions").await, subscriptions + 1, "{kind}: committed");
+        let retried = read_answer(raw(key)).await.unwrap();
+        let retried = String::from_utf8_lossy(&retried);
+        assert!(
+            retried.starts_with("HTTP/1.1 200") && retried.to_lowercase().contains("idempotent-replayed: true"),
+            "{retried}"
+        );
+        assert_eq!(app.count_rows("subscriptions").await, subscriptions + 1, "{kind}: no second effect");
+    }
+}
+
 #[tokio::test]
 async fn faults_are_the_callers_own() {
     let app = test_mode().await;

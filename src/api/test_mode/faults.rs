@@ -101,8 +101,9 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
 /// first `after` (default 0) through untouched: `status` answers
 /// that status as a problem (code `<status>999`) without running the operation, with
 /// `Retry-After: 1` on 429 and 503; `delay` holds the answer `delayMs` and then serves it;
-/// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer,
-/// so that a retry with the same `Idempotency-Key` gets the stored answer and no second effect.
+/// `dropAfterCommit` runs the operation, commits, and closes the connection without an answer
+/// (`resetBeforeAnswer` resets it instead), so that a retry with the same `Idempotency-Key` gets
+/// the stored answer and no second effect.
 /// The kinds that test a client's parser run the operation and change its answer (`FaultKind`
 /// says how each does and what a client should do); `slowBody` sends it over `delayMs`.
 /// Faults of the same operation take requests oldest first. Honoured by every instance sharing
@@ -295,7 +296,12 @@ pub async fn honour(
         },
         FaultKind::DropAfterCommit => {
             let mut response = next.run(request).await;
-            response.extensions_mut().insert(CloseWithoutAnswer);
+            response.extensions_mut().insert(CloseWithoutAnswer::Close);
+            response
+        }
+        FaultKind::ResetBeforeAnswer => {
+            let mut response = next.run(request).await;
+            response.extensions_mut().insert(CloseWithoutAnswer::Reset);
             response
         }
         FaultKind::ExtraProperties

@@ -51,7 +51,11 @@ pub async fn answer(kind: FaultKind, response: Response) -> Response {
             }
             Err(_) => Body::from(bytes),
         },
-        FaultKind::Status | FaultKind::Delay | FaultKind::DropAfterCommit | FaultKind::SlowBody => Body::from(bytes),
+        FaultKind::Status
+        | FaultKind::Delay
+        | FaultKind::DropAfterCommit
+        | FaultKind::ResetBeforeAnswer
+        | FaultKind::SlowBody => Body::from(bytes),
     };
     Response::from_parts(parts, body)
 }

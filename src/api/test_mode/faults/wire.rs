@@ -21,6 +21,8 @@ pub const MAX_ARMED: u64 = 100;
 /// - `delay`: holds the answer `delayMs`, then runs the operation and answers.
 /// - `dropAfterCommit`: runs the operation, commits, then closes the connection
 ///   without an answer: a retry with the same `Idempotency-Key` gets the stored answer.
+/// - `resetBeforeAnswer`: the same, but the connection is reset (TCP RST), as a
+///   crashed proxy does: "connection reset by peer"; retry with the same key.
 /// - `extraProperties`: every object of the answer gains a property no document
 ///   names (`unexpectedProperty`), the additive change every API makes: ignore it.
 /// - `unknownEnumValue`: every open enum of the answer (marked `x-extensible-enum`,
@@ -44,6 +46,9 @@ pub enum FaultKind {
     Delay,
     /// Runs the operation, commits, then closes the connection without an answer.
     DropAfterCommit,
+    /// Runs the operation, commits, then resets the connection (TCP RST) before any byte of
+    /// the answer: a client sees "connection reset by peer", not an empty answer.
+    ResetBeforeAnswer,
     /// Runs the operation; every object of its JSON answer gains a property no document names
     /// (`unexpectedProperty`), the additive change every API makes: a client must ignore it.
     ExtraProperties,
@@ -66,10 +71,11 @@ pub enum FaultKind {
 }
 
 /// Every kind, in the order the document lists them.
-const KINDS: [FaultKind; 9] = [
+const KINDS: [FaultKind; 10] = [
     FaultKind::Status,
     FaultKind::Delay,
     FaultKind::DropAfterCommit,
+    FaultKind::ResetBeforeAnswer,
     FaultKind::ExtraProperties,
     FaultKind::UnknownEnumValue,
     FaultKind::NotJson,
@@ -84,6 +90,7 @@ impl FaultKind {
             FaultKind::Status => "status",
             FaultKind::Delay => "delay",
             FaultKind::DropAfterCommit => "dropAfterCommit",
+            FaultKind::ResetBeforeAnswer => "resetBeforeAnswer",
             FaultKind::ExtraProperties => "extraProperties",
             FaultKind::NotJson => "notJson",
             FaultKind::WrongContentType => "wrongContentType",
@@ -140,8 +147,15 @@ fn schema_conditions() -> serde_json::Value {
     // Each subschema names the properties it requires (linters ask for it).
     let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
     // The kinds that take neither: the operation's own answer, dropped or changed.
-    let neither =
-        ["dropAfterCommit", "extraProperties", "unknownEnumValue", "notJson", "wrongContentType", "truncatedBody"];
+    let neither = [
+        "dropAfterCommit",
+        "resetBeforeAnswer",
+        "extraProperties",
+        "unknownEnumValue",
+        "notJson",
+        "wrongContentType",
+        "truncatedBody",
+    ];
     let neither = neither.map(|kind| {
         when_equals("kind", json!(kind), json!({"not": {"anyOf": [present("status"), present("delayMs")]}}))
     });
