@@ -241,6 +241,8 @@ const outside = await fetch(`${base}/api/oauth/token`, { method: "POST", body: n
 check(outside.status === 200, `they sign in from outside the page (${outside.status})`);
 await page.getByRole("button", { name: "Sign out" }).click();
 await page.locator("#sandbox-form").waitFor();
+const card = await page.locator("#sandbox-text").innerText();
+check(card.includes("did not delete it") && card.includes("Delete the sandbox"), `the signed-out sandbox says it stays and how to delete it: ${card}`);
 await page.getByRole("button", { name: "Sign in again" }).click();
 await page.locator("#who-text", { hasText: `partner ${partnerId}` }).waitFor();
 await screen("state");

@@ -1,6 +1,6 @@
 // The console's shell: signing in, the screens and the problem line.
 import { Problem, call, session } from "./api.js";
-import { fill } from "./dom.js";
+import { fill, when } from "./dom.js";
 import * as requests from "./requests.js";
 import * as time from "./time.js";
 import * as faults from "./faults.js";
@@ -48,12 +48,17 @@ function signOut() {
 function showSandboxCard() {
   const sandbox = session.sandbox;
   $("sandbox-form").hidden = !sandbox;
-  if (sandbox) fill($("sandbox-text"), `Partner ${sandbox.partnerId}, ${sandbox.email}.`);
+  if (sandbox) {
+    fill($("sandbox-text"), `Partner ${sandbox.partnerId}, ${sandbox.email}. Signing out did not delete it: it stays`,
+      sandbox.expiresAt ? ` until ${when(sandbox.expiresAt)} unless used (each use keeps it longer)` : " until it expires unused",
+      ". To delete it now, sign in again and choose \u201cDelete the sandbox\u201d on State.");
+  }
 }
 
 /** A new sandbox's answer: remembered for this tab, then signed in as its partner. */
 async function signInToSandbox(sandbox) {
-  session.sandbox = { partnerId: sandbox.partnerId, email: sandbox.partner.email, password: sandbox.partner.password };
+  session.sandbox = { partnerId: sandbox.partnerId, email: sandbox.partner.email, password: sandbox.partner.password,
+    expiresAt: sandbox.expiresAt };
   await signIn(sandbox.partner.accessToken);
 }
 
