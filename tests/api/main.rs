@@ -31,6 +31,7 @@ mod snapshots;
 mod storage_full;
 mod subscription_operations;
 mod test_console;
+mod test_document_examples;
 mod test_faults;
 mod test_journal;
 mod test_sandboxes;
