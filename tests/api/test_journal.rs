@@ -375,6 +375,20 @@ async fn the_journal_answers_what_came_after_a_tag_and_a_count() {
     assert_eq!((total, ids), (3, vec!["app-3".to_owned(), "app-2".to_owned(), "test-1".to_owned()]));
     let (total, ids, _) = listed(&app, &token, "?requestIdPrefix=100%25_").await;
     assert_eq!((total, ids.len()), (0, 0), "LIKE's characters stand for themselves");
+    // By the text of a body sent or answered: exactly, case as written, card numbers by their last four.
+    for (id, name) in [("body-1", "Donation 100%_off"), ("body-2", "Pay 4111111111111111")] {
+        let form = json!({"name": name, "greetingMessage": "<p>Hi</p>", "color": "#0a0", "submitButtonText": "Give",
+            "fields": [{"name": "card", "displayName": "Card",
+            "type": "cardNumber", "order": 1}]});
+        let sent =
+            app.client.post(app.url("/v4/secureform/secureForms")).bearer_auth(&token).header("x-request-id", id);
+        assert_eq!(sent.json(&form).send().await.unwrap().status(), 201);
+    }
+    let (total, ids, _) = listed(&app, &token, "?bodyContains=100%25_off").await;
+    assert_eq!((total, ids), (1, vec!["body-1".to_owned()]), "in the body sent and the answer, counted once");
+    assert_eq!(listed(&app, &token, "?bodyContains=donation").await.0, 0, "case as written");
+    assert_eq!(listed(&app, &token, "?bodyContains=4111111111111111").await.0, 0, "a card number is not kept");
+    assert_eq!(listed(&app, &token, "?bodyContains=1111\"").await.1, ["body-2"], "its last four are");
 }
 
 /// Card numbers in the spellings people and programs write (issue 56 item 3),

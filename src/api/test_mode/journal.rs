@@ -160,6 +160,11 @@ struct JournalParams {
     #[rule(text(max = 200))]
     #[param(example = "app-")]
     request_id_prefix: Option<String>,
+    /// Only requests whose body sent or answered contains this text exactly (case as
+    /// written), as the journal keeps them: secrets masked, so search a card by its last four.
+    #[rule(text(max = 200))]
+    #[param(example = "Platform")]
+    body_contains: Option<String>,
 }
 
 /// List the journaled requests
@@ -207,13 +212,23 @@ async fn list_test_requests(
     if let Some(after) = params.after {
         found = found.filter(row::Column::Id.gt(after));
     }
+    use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, LikeExpr};
     if let Some(prefix) = params.request_id_prefix.filter(|prefix| !prefix.is_empty()) {
         // LIKE's own characters in the prefix stand for themselves.
         let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-        use sea_orm::sea_query::ExprTrait;
+        found = found.filter(Expr::col(row::Column::RequestId).like(LikeExpr::new(format!("{escaped}%")).escape('\\')));
+    }
+    if let Some(text) = params.body_contains.filter(|text| !text.is_empty()) {
+        // A substring's position, the same on both databases (LIKE folds ASCII case on
+        // SQLite only); at most the tenant's last 1,000 rows are scanned, whatever is asked.
+        let position = match sea_orm::ConnectionTrait::get_database_backend(&state.reads) {
+            sea_orm::DbBackend::Postgres => "strpos",
+            _ => "instr",
+        };
+        let contains =
+            |column: row::Column| Func::cust(Alias::new(position)).arg(Expr::col(column)).arg(text.clone()).gt(0);
         found = found.filter(
-            sea_orm::sea_query::Expr::col(row::Column::RequestId)
-                .like(sea_orm::sea_query::LikeExpr::new(format!("{escaped}%")).escape('\\')),
+            sea_orm::Condition::any().add(contains(row::Column::RequestBody)).add(contains(row::Column::ResponseBody)),
         );
     }
     let total = sea_orm::PaginatorTrait::count(found.clone(), &state.reads).await?;
