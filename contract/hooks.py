@@ -68,3 +68,53 @@ class SandboxBearer:
     def __call__(self, request):
         request.headers["Authorization"] = f"Bearer {self.token}"
         return request
+
+
+# Stateful links fill a request body from an earlier answer: a voicebot's
+# `channel` read with `include=voicebotChannelInstance` carries `voiceChannel`,
+# a name only answers have. The server takes such names back by design (a
+# body read from an answer and sent back passes: docs/decisions.md, "A typo
+# never passes in silence"), while the document served in test mode closes
+# request bodies (`additionalProperties: false`), so schemathesis would count
+# the accepted body as schema-violating. A client building a body from a read
+# keeps the request's own names; so does this, for positive cases.
+@schemathesis.hook("before_call")
+def keep_request_names(context, case, kwargs):
+    if case.meta is not None and case.meta.generation.mode != GenerationMode.POSITIVE:
+        return
+    if not isinstance(case.body, dict):
+        return
+    raw = case.operation.schema.raw_schema
+    schema = (case.operation.definition.raw.get("requestBody") or {}).get("content", {}).get("application/json", {}).get("schema")
+    if schema is None:
+        return
+    _strip(case.body, schema, raw, 0)
+    if isinstance(kwargs.get("json"), dict):
+        _strip(kwargs["json"], schema, raw, 0)
+
+
+def _names(schema, raw, depth):
+    """The properties a (closed) request schema names, with their schemas; None if it names none."""
+    if depth > 16 or not isinstance(schema, dict):
+        return None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        return _names(raw["components"]["schemas"].get(ref.rsplit("/", 1)[1], {}), raw, depth + 1)
+    names = dict(schema.get("properties") or {}) if "properties" in schema else None
+    for key in ("allOf", "oneOf", "anyOf"):
+        for part in schema.get(key) or []:
+            more = _names(part, raw, depth + 1)
+            if more is not None:
+                names = {**(names or {}), **more}
+    return names
+
+
+def _strip(body, schema, raw, depth):
+    names = _names(schema, raw, depth)
+    if names is None or not isinstance(body, dict):
+        return
+    for key in [key for key in body if key not in names]:
+        del body[key]
+    for key, value in body.items():
+        if isinstance(value, dict):
+            _strip(value, names[key], raw, depth + 1)

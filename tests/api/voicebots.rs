@@ -90,9 +90,10 @@ async fn strict_mode_refuses_changed_read_only_values_on_update() {
     assert_eq!(error_locations(&problem), ["/importingStatus"], "a wrong type first: {problem}");
     body["importingStatus"] = read["importingStatus"].clone();
     let problem = assert_problem(app.put(&path, &app.admin_a(), &body).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/lastUpdatedTime", "/trainingStatus"]);
+    assert_eq!(error_locations(&problem), ["/trainingStatus"], "lastUpdatedTime moves with every update: not compared");
     assert!(problem["errors"].to_string().contains("training"), "{problem}");
     assert_eq!(app.put(&path, &app.admin_a(), &read).await.status(), 200, "sent back as read");
+    assert_eq!(app.put(&path, &app.admin_a(), &read).await.status(), 200, "and the same read sent again");
 }
 
 #[tokio::test]

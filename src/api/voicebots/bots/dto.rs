@@ -134,16 +134,15 @@ pub struct VoicebotInput {
     #[schema(ignore)]
     pub importing_status: Option<serde_json::Value>,
     #[schema(ignore)]
-    pub last_updated_time: Option<serde_json::Value>,
-    #[schema(ignore)]
     pub channel_id: Option<serde_json::Value>,
 }
 
 /// A voicebot's read-only values and where each does change (`api::read_only`).
-pub const READ_ONLY: [ReadOnly; 4] = [
+/// Not `lastUpdatedTime`: every update moves it, so a body read once and sent
+/// twice would be refused the second time.
+pub const READ_ONLY: [ReadOnly; 3] = [
     ReadOnly { name: "trainingStatus", changes: "the platform's training of the bot sets it" },
     ReadOnly { name: "importingStatus", changes: "the platform's imports into the bot set it" },
-    ReadOnly { name: "lastUpdatedTime", changes: "every update sets it" },
     ReadOnly { name: "channelId", changes: "it names the bot's own channel instance, which `channel` updates" },
 ];
 
@@ -152,7 +151,6 @@ pub fn sent_back(input: &mut VoicebotInput) -> SentBack {
     SentBack::default()
         .with("trainingStatus", input.training_status.take())
         .with("importingStatus", input.importing_status.take())
-        .with("lastUpdatedTime", input.last_updated_time.take())
         .with("channelId", input.channel_id.take())
 }
 
