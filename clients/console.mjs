@@ -205,6 +205,8 @@ const captions = await page.locator(`.site[aria-label="Site ${siteId}"] .invoice
 const froms = captions.map((caption) => caption.match(/service from (\d{4}-\d{2}-\d{2})/)?.[1] || "");
 check(froms.every((from, i) => i === 0 || froms[i - 1] >= from), `invoices newest first: ${froms.join(", ")}`);
 check(captions.every((caption) => /, (paid|credit|open \(unpaid or draft\))$/.test(caption)), `each invoice's status: ${captions.join(" | ")}`);
+const plans = await page.locator(`.site[aria-label="Site ${siteId}"] .invoice tbody tr td:nth-child(2)`).allInnerTexts();
+check(plans.length > 0 && plans.every((plan) => /^\S.* \(plan \d+\)$/.test(plan)), `each line's plan by name: ${plans.slice(0, 6).join(" | ")}`);
 for (const width of [360, 768, 1440]) {
   await page.setViewportSize({ width, height: 900 });
   for (const name of ["state", "requests", "time", "faults"]) {
@@ -219,7 +221,7 @@ await page.setViewportSize({ width: 1400, height: 1000 });
 await screen("state");
 await page.locator(".site").first().waitFor();
 check((await fetch(`${base}/console/favicon.svg`)).status === 200, "the favicon is served");
-ok("money with its digits, invoices newest first with their status, no screen overflows at 360, 768 or 1440 px (screenshots kept), the favicon served");
+ok("money with its digits, invoices newest first with their status and plan names, no screen overflows at 360, 768 or 1440 px (screenshots kept), the favicon served");
 
 // State: the sandbox as it is now, downloaded as a data set file (loaded back at the end).
 const [download] = await Promise.all([

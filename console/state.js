@@ -98,9 +98,14 @@ function credentials(partnerId) {
     h("p", { class: "muted" }, "Or POST these to /api/oauth/token (grant_type=password) for a fresh token; every account of the sandbox has this password."));
 }
 
+/** A subscription's plan by its catalog name, with its id (what requests name it by). */
+function planOf(subscription) {
+  return subscription.planName ? `${subscription.planName} (plan ${subscription.planId})` : `plan ${subscription.planId}`;
+}
+
 function siteSection(site, subscriptions) {
   const config = site.siteBillingConfig || {};
-  const lines = subscriptions.flatMap((subscription) => (subscription.lineItems || []).map((line) => ({ ...line, subscription: subscription.name })));
+  const lines = subscriptions.flatMap((subscription) => (subscription.lineItems || []).map((line) => ({ ...line, subscription: subscription.name, plan: planOf(subscription) })));
   const invoices = new Map();
   for (const line of lines) {
     if (!invoices.has(line.invoiceId)) invoices.set(line.invoiceId, []);
@@ -120,7 +125,7 @@ function siteSection(site, subscriptions) {
     h("h4", {}, "Subscriptions"),
     subscriptions.length === 0 ? h("p", { class: "muted" }, "None.") : table(`Subscriptions of site ${site.id}`, [
       { label: "Name", cell: (s) => s.name },
-      { label: "Plan", cell: (s) => `plan ${s.planId}${s.isServicePlan ? " (service)" : ""}` },
+      { label: "Plan", cell: (s) => `${planOf(s)}${s.isServicePlan ? " (service)" : ""}` },
       { label: "Created", cell: (s) => when(s.createdTime) },
       { label: "Line items", cell: (s) => (s.lineItems || []).length, class: "number" },
     ], subscriptions),
@@ -139,6 +144,7 @@ function invoice(invoiceId, items, from) {
   return h("div", { class: "invoice" },
     table(`Invoice ${invoiceId}, service from ${when(from).slice(0, 10)}, ${status(items, total("lineTotal"))}`, [
       { label: "Subscription", cell: (line) => line.subscription },
+      { label: "Plan", cell: (line) => line.plan },
       { label: "Line", cell: (line) => line.name },
       { label: "Kind", cell: (line) => line.type ?? "" },
       { label: "Service", cell: (line) => `${when(line.serviceStartDate).slice(0, 10)} → ${when(line.serviceEndDate).slice(0, 10)}` },

@@ -185,9 +185,15 @@ async fn strict_mode_refuses_read_only_values_that_were_not_read() {
     let mut subscription = listed.as_array().unwrap().iter().find(|s| s["status"] != "cancelled").unwrap().clone();
     let path = format!("/api/billing/subscriptions/{}", subscription["id"].as_str().unwrap());
     assert_eq!(app.put(&path, &token, &subscription).await.status(), 200);
+    // Its plan is named from the catalog (the demo's plan 1 is "Team"); the name is read-only too.
+    assert_eq!(
+        subscription["planName"],
+        json!(["Team", "Bot Actions", "Onboarding", "Platform"][subscription["planId"].as_u64().unwrap() as usize - 1])
+    );
     subscription["createdTime"] = json!("2020-01-01T00:00:00Z");
+    subscription["planName"] = json!("Enterprise");
     let problem = assert_problem(app.put(&path, &token, &subscription).await, 400, 400001).await;
-    assert_eq!(error_locations(&problem), ["/createdTime"]);
+    assert_eq!(error_locations(&problem), ["/createdTime", "/planName"]);
 }
 
 #[tokio::test]

@@ -292,6 +292,10 @@ pub struct Subscription {
     #[schema(read_only)]
     pub id: Uuid,
     pub plan_id: i32,
+    /// The name of the plan `planId` names, as the plan catalog holds it
+    /// (`name` is the subscription's own). Read-only.
+    #[schema(read_only, example = "Team")]
+    pub plan_name: String,
     pub site_id: i32,
     pub name: String,
     pub is_service_plan: bool,
@@ -442,8 +446,13 @@ pub struct SubscriptionInput {
     /// compared in strict mode (`READ_ONLY`).
     #[schema(ignore)]
     pub created_time: Option<serde_json::Value>,
+    /// A read-only value of a Subscription read sent back, as `createdTime`.
+    #[schema(ignore)]
+    pub plan_name: Option<serde_json::Value>,
 }
 
 /// A subscription's read-only values an update compares in strict mode (`api::read_only`).
-pub const READ_ONLY: [ReadOnly; 1] =
-    [ReadOnly { name: "createdTime", changes: "it is set when the subscription is added" }];
+pub const READ_ONLY: [ReadOnly; 2] = [
+    ReadOnly { name: "createdTime", changes: "it is set when the subscription is added" },
+    ReadOnly { name: "planName", changes: "it is the name of the plan `planId` names; switch plans with :switchPlan" },
+];

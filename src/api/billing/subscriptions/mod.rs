@@ -6,6 +6,7 @@
 
 pub mod dto;
 pub mod input;
+mod plans;
 pub mod store;
 mod unchanged;
 
@@ -94,7 +95,8 @@ async fn update_subscription(
 ) -> ApiResult<Json<Subscription>> {
     Violations::checked(&input).finish(())?;
     let name = input.name.clone().unwrap_or_default();
-    let sent = SentBack::default().with("createdTime", input.created_time.take());
+    let sent =
+        SentBack::default().with("createdTime", input.created_time.take()).with("planName", input.plan_name.take());
     let sent = state.strict_names.then_some(&sent);
     Ok(Json(store::update(&state.db, caller.partner_id, id, name, input, sent).await?))
 }

@@ -1,8 +1,6 @@
-//! Subscriptions in the database: the reads (one query, four with invoice
-//! lines, whatever the number of rows), the plan catalog, and the inserts of
+//! Subscriptions in the database: the reads (two queries, five with invoice
+//! lines, whatever the number of rows), and the inserts of
 //! subscriptions and pricing models with their segments.
-
-use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::{Expr, Query, SelectStatement};
 use sea_orm::{
@@ -12,17 +10,17 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::dto::*;
+use super::plans::plan_names;
+pub use super::plans::{PlanCatalog, plans};
 use crate::api::billing::invoices::dto::InvoiceLineItem;
 use crate::api::billing::invoices::store::line_items_where;
 use crate::api::billing::scope::{SiteSet, lock_site};
 use crate::api::billing::store_error::StoreError;
 use crate::billing::BillingError;
-use crate::billing::engine::{NewSubscription, Plan};
+use crate::billing::engine::NewSubscription;
 use crate::billing::pricing::PeriodPrices;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{
-    plan, subscription, subscription_price_segment as segment, subscription_pricing_model as model,
-};
+use crate::db::entities::{subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
@@ -175,9 +173,9 @@ impl Selection {
 }
 
 /// The selected subscriptions (by site, then creation), each with its pricing
-/// models and segments, and with its invoice lines when asked. One statement
-/// (the subscriptions joined to their models and segments), four with the
-/// lines, whatever the number of rows.
+/// models and segments, its plan's name, and with its invoice lines when
+/// asked. Two statements (the subscriptions joined to their models and
+/// segments; their plans' names), five with the lines, whatever the number of rows.
 pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Vec<Subscription>, StoreError> {
     let tree = subscription::Entity::find()
         .filter(selection.subscriptions())
@@ -208,10 +206,12 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
         }
         false => std::iter::empty().collect(),
     };
+    let plan_names = plan_names(db, tree.iter().map(|(s, _)| s.plan_id).collect()).await?;
     tree.into_iter()
         .map(|(s, models)| {
             let line_items = models.iter().flat_map(|(m, _)| lines.take(&m.id)).collect();
-            subscription_out(s, models, line_items)
+            let plan_name = plan_names.get(&s.plan_id).cloned().unwrap_or_default();
+            Ok(Subscription { plan_name, ..subscription_out(s, models, line_items)? })
         })
         .collect()
 }
@@ -227,6 +227,8 @@ fn subscription_out(
     Ok(Subscription {
         id: s.id,
         plan_id: s.plan_id,
+        // Named by `load`; the ledger's reads (`tree_from_json`) do not answer it.
+        plan_name: String::new(),
         site_id: s.site_id,
         name: s.name,
         is_service_plan: s.is_service_plan,
@@ -308,76 +310,6 @@ pub fn tree_from_json(json: Option<&str>) -> Result<Vec<Subscription>, StoreErro
 
 fn internal(err: String) -> StoreError {
     StoreError::corrupt(err)
-}
-
-/// The plans of the catalog among `ids`, with their pricing model templates. One query.
-pub async fn plans(
-    db: &impl ConnectionTrait,
-    ids: &BTreeSet<i32>,
-) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let mut plans = HashMap::new();
-    for p in plan::Entity::find().filter(plan::Column::Id.is_in(ids.iter().copied())).all(db).await? {
-        let templates = serde_json::from_str(&p.pricing_models).map_err(StoreError::corrupt)?;
-        plans.insert(
-            p.id,
-            Plan {
-                id: p.id,
-                is_service_plan: p.is_service_plan,
-                can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
-                is_one_time_fee_plan: p.is_one_time_fee_plan,
-                is_show_upgrade: p.is_show_upgrade,
-                is_show_cancel: p.is_show_cancel,
-                templates,
-            },
-        );
-    }
-    Ok(plans)
-}
-
-/// The plans of the catalog kept in memory, each read once. Plans are written
-/// by data sets only (`crate::seed`, plain inserts) and never changed or
-/// deleted, so a kept plan stays true. A plan not kept yet is read from the
-/// database, which finds one that a data set loaded after this instance
-/// started; ids that name no plan are not kept, so what is kept is bounded by
-/// the catalog, not by what callers send.
-#[derive(Default)]
-pub struct PlanCatalog {
-    kept: std::sync::RwLock<HashMap<i32, Plan<SubscriptionPricingModel>>>,
-}
-
-impl PlanCatalog {
-    /// The plans of `ids` that exist; one statement when some are not kept yet, none otherwise.
-    pub async fn plans(
-        &self,
-        db: &impl ConnectionTrait,
-        ids: &BTreeSet<i32>,
-    ) -> Result<HashMap<i32, Plan<SubscriptionPricingModel>>, StoreError> {
-        let mut found = HashMap::with_capacity(ids.len());
-        let mut missing = BTreeSet::new();
-        {
-            let kept = self.kept.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-            for &id in ids {
-                match kept.get(&id) {
-                    Some(plan) => {
-                        found.insert(id, plan.clone());
-                    }
-                    None => {
-                        missing.insert(id);
-                    }
-                }
-            }
-        }
-        if !missing.is_empty() {
-            let read = plans(db, &missing).await?;
-            let mut kept = self.kept.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-            kept.extend(read.iter().map(|(id, plan)| (*id, plan.clone())));
-            found.extend(read);
-        }
-        Ok(found)
-    }
 }
 
 fn segment_row(
