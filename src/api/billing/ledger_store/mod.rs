@@ -17,7 +17,7 @@ use super::scope::{SiteSet, lock_site};
 use super::store_error::StoreError;
 use super::subscriptions::dto::{CANCELLED, SubscriptionPricingModel};
 use super::subscriptions::store::{
-    PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load,
+    PlanCatalog, SegmentIds, Selection, insert_pricing_model, insert_subscription, load_tree,
 };
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, OpenCharge, Plan, SiteTerms, Subscription, Writes};
@@ -238,7 +238,7 @@ pub(super) async fn open_renewals(
         with_line_items: false,
     };
     let mut subscriptions: HashMap<i32, Vec<Subscription<SubscriptionPricingModel>>> = HashMap::new();
-    for s in load(db, &selection).await? {
+    for s in load_tree(db, &selection).await? {
         subscriptions.entry(s.site_id).or_default().push(engine_subscription(s));
     }
     Ok(sites
@@ -321,7 +321,7 @@ async fn subscriptions_of(
     if !wants.names_subscriptions() {
         return Ok(Vec::new());
     }
-    Ok(load(db, &selection_of(partner_id, site_id, wants)).await?.into_iter().map(engine_subscription).collect())
+    Ok(load_tree(db, &selection_of(partner_id, site_id, wants)).await?.into_iter().map(engine_subscription).collect())
 }
 
 /// The subscriptions `wants` names on the partner's site.

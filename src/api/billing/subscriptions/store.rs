@@ -177,6 +177,17 @@ impl Selection {
 /// asked. Two statements (the subscriptions joined to their models and
 /// segments; their plans' names), five with the lines, whatever the number of rows.
 pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Vec<Subscription>, StoreError> {
+    let mut subscriptions = load_tree(db, selection).await?;
+    let names = plan_names(db, subscriptions.iter().map(|s| s.plan_id).collect()).await?;
+    for subscription in &mut subscriptions {
+        subscription.plan_name = names.get(&subscription.plan_id).cloned().unwrap_or_default();
+    }
+    Ok(subscriptions)
+}
+
+/// What `load` reads but the plans' names, which the billing rules do not
+/// need: one statement, four with the lines.
+pub async fn load_tree(db: &impl ConnectionTrait, selection: &Selection) -> Result<Vec<Subscription>, StoreError> {
     let tree = subscription::Entity::find()
         .filter(selection.subscriptions())
         .find_also_related(model::Entity)
@@ -206,12 +217,10 @@ pub async fn load(db: &impl ConnectionTrait, selection: &Selection) -> Result<Ve
         }
         false => std::iter::empty().collect(),
     };
-    let plan_names = plan_names(db, tree.iter().map(|(s, _)| s.plan_id).collect()).await?;
     tree.into_iter()
         .map(|(s, models)| {
             let line_items = models.iter().flat_map(|(m, _)| lines.take(&m.id)).collect();
-            let plan_name = plan_names.get(&s.plan_id).cloned().unwrap_or_default();
-            Ok(Subscription { plan_name, ..subscription_out(s, models, line_items)? })
+            subscription_out(s, models, line_items)
         })
         .collect()
 }
@@ -227,7 +236,7 @@ fn subscription_out(
     Ok(Subscription {
         id: s.id,
         plan_id: s.plan_id,
-        // Named by `load`; the ledger's reads (`tree_from_json`) do not answer it.
+        // Named by `load`; the billing rules' reads (`load_tree`, `tree_from_json`) do not need it.
         plan_name: String::new(),
         site_id: s.site_id,
         name: s.name,
