@@ -363,6 +363,27 @@ for attempt in range(20):
         time.sleep(0.5)
 sys.exit("not served again after PostgreSQL came back")
 PY
+  # An apply that claimed its key, then lost PostgreSQL: the retry is answered
+  # soon after PostgreSQL is back (the key released then), not 409 for the lease.
+  log "an Idempotency-Key claimed when PostgreSQL went away is free once it is back"
+  local partner sent
+  partner=$(demo_token partner)
+  (echo "BEGIN; SELECT id FROM sites WHERE id = 10000 FOR UPDATE;"; sleep 60) |
+    as_pg psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d outage -q >/dev/null 2>&1 &
+  local holder=$!
+  sleep 1
+  python3 "$ROOT/scripts/key_after_restart.py" send "http://127.0.0.1:$PORT" "$partner" restart-key-1 > "$WORK/key-sent" &
+  local sender=$!
+  sleep 1.5
+  as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null
+  wait "$sender"
+  sent=$(cat "$WORK/key-sent")
+  echo "    the apply that lost PostgreSQL: $sent"
+  [ "$sent" = 503 ] || { echo "expected 503, got $sent" >&2; exit 1; }
+  kill "$holder" 2>/dev/null || true
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  python3 "$ROOT/scripts/key_after_restart.py" retry "http://127.0.0.1:$PORT" "$partner" restart-key-1
 }
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then

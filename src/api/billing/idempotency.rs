@@ -5,7 +5,8 @@
 //! with the same key and the same method, path, query and body gets that
 //! answer again with no new effect; with anything else, 422; while the first
 //! still runs, 409 with `Retry-After`. A failed request releases its key, so it
-//! can be retried. Keys are scoped per partner and forgotten after 24 hours.
+//! can be retried (when the database is away, as soon as it answers again).
+//! Keys are scoped per partner and forgotten after 24 hours.
 //!
 //! A key is in flight only while its request is: the claim is a token of the
 //! request's own, names its instance (`db::instances`), and is a lease (valid
@@ -414,8 +415,9 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let outcome = AssertUnwindSafe(next.run(request)).catch_unwind().await;
     drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
-    if !succeeded && let Err(err) = key_row::Entity::delete_many().filter(claim.still_held()).exec(&state.db).await {
-        tracing::error!(error = %err, "could not release an idempotency key");
+    if !succeeded && let Err(err) = release(&state.db, &claim).await {
+        tracing::warn!(error = %err, "could not release an idempotency key; releasing it once the database answers");
+        release_later(state.db.clone(), claim.clone());
     }
     let response = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !succeeded || response.extensions().get::<Recorded>().is_some() {
@@ -439,6 +441,32 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         Err(err) => tracing::error!(error = %err, "could not store the answer of an idempotent request"),
     }
     Response::from_parts(parts, Body::from(body))
+}
+
+/// Frees a failed request's key for its retry (unless another request took it over).
+async fn release(db: &DatabaseConnection, claim: &KeyClaim) -> Result<(), sea_orm::DbErr> {
+    key_row::Entity::delete_many().filter(claim.still_held()).exec(db).await.map(drop)
+}
+
+/// How often a key whose release failed is tried again.
+const RELEASE_RETRY_EVERY: StdDuration = StdDuration::from_millis(250);
+
+/// Releases `claim` as soon as the database answers again: a release fails
+/// when the database went away under the request (a PostgreSQL restart), and
+/// its key would otherwise wait for its lease to end, answering each retry
+/// 409003 for up to `LEASE` after the database is back. Tried until the lease
+/// would have freed the key anyway; each try is bounded by the pool's wait.
+fn release_later(db: DatabaseConnection, claim: KeyClaim) {
+    tokio::spawn(async move {
+        let given_up = tokio::time::Instant::now() + LEASE;
+        while tokio::time::Instant::now() < given_up {
+            tokio::time::sleep(RELEASE_RETRY_EVERY).await;
+            if release(&db, &claim).await.is_ok() {
+                tracing::info!("released an idempotency key once the database answered again");
+                return;
+            }
+        }
+    });
 }
 
 /// What a billing operation is, for its key: a preview (nothing to commit
