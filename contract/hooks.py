@@ -1,6 +1,7 @@
 """schemathesis hooks for switchboard's contract tests (SCHEMATHESIS_HOOKS=contract/hooks.py).
 
-Every billing POST takes an optional `Idempotency-Key`. schemathesis draws the few
+Every billing POST and every creating POST of the platform takes an optional
+`Idempotency-Key`. schemathesis draws the few
 shortest valid keys ("0", "00", ...) again and again for different requests, and
 reusing a key for another request is rightly refused (422 `422001`, as the IETF
 Idempotency-Key draft asks). A client sends a fresh key per operation it means to

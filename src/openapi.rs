@@ -169,11 +169,14 @@ pub fn finish(doc: &mut OpenApiDoc) {
         {
             add_standard_responses(operation, scheme.name, has_path_params, writes);
         }
-        if path.starts_with("/api/billing/")
-            && !crate::api::billing::idempotency::is_preview(path)
+        let keyed = match path.starts_with("/api/billing/") {
+            true => (!crate::api::idempotency::is_preview(path)).then_some(KeyScope::Partner),
+            false => (!path.starts_with("/api/") && !path.ends_with("/oauth/token")).then_some(KeyScope::Site),
+        };
+        if let Some(scope) = keyed
             && let Some(post) = &mut item.post
         {
-            add_idempotency_key(post);
+            add_idempotency_key(post, scope);
         }
     }
     problem_examples::give_problem_responses_their_examples(doc);
@@ -209,16 +212,28 @@ fn describe_permissions(doc: &mut OpenApiDoc) {
     }
 }
 
-/// Every billing POST takes an optional `Idempotency-Key`
-/// (`crate::api::billing::idempotency`) and may answer its 409 and 422.
-fn add_idempotency_key(operation: &mut Operation) {
-    use crate::api::billing::idempotency::{HEADER, KEPT_HOURS};
+/// Whose keys an operation's are: a partner's (billing), a site's (platform creates).
+#[derive(Clone, Copy)]
+enum KeyScope {
+    Partner,
+    Site,
+}
+
+/// Every billing POST but the previews, and every creating POST of the
+/// platform, takes an optional `Idempotency-Key` (`crate::api::idempotency`)
+/// and may answer its 409 and 422.
+fn add_idempotency_key(operation: &mut Operation, scope: KeyScope) {
+    use crate::api::idempotency::{HEADER, KEPT_HOURS, MAX_KEY_LENGTH, MAX_PLATFORM_KEY_LENGTH};
+    let (longest, owner, previews) = match scope {
+        KeyScope::Partner => (MAX_KEY_LENGTH, "partner", " Previews take no key: they write nothing."),
+        KeyScope::Site => (MAX_PLATFORM_KEY_LENGTH, "site", ""),
+    };
     use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
     use utoipa::openapi::schema::ObjectBuilder;
     let schema = ObjectBuilder::new()
         .schema_type(Type::String)
         .min_length(Some(1))
-        .max_length(Some(255))
+        .max_length(Some(longest))
         .pattern(Some("^[!-~]+$"));
     let parameter = ParameterBuilder::new()
         .name(HEADER)
@@ -226,10 +241,10 @@ fn add_idempotency_key(operation: &mut Operation) {
         .required(utoipa::openapi::Required::False)
         .description(Some(format!(
             "Makes a retry safe: the first request with a key runs; a later one with the same key, method, path, query \
-             and body (from the same partner, within {KEPT_HOURS} hours) gets the stored answer again with no new effect \
-             (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409. The \
-             example is the same for every reader of these docs: send a value of your own (a UUID) for each new \
-             request you mean. Previews take no key: they write nothing."
+             and body (from the same {owner}, within {KEPT_HOURS} hours) gets the stored answer again with no new \
+             effect (header `Idempotent-Replayed: true`); with anything else, 422; while the first still runs, 409. \
+             The example is the same for every reader of these docs: send a value of your own (a UUID) for each new \
+             request you mean. At most {longest} visible ASCII characters.{previews}"
         )))
         .schema(Some(schema))
         // One key per operation: a collection imported into Postman (which

@@ -5,6 +5,7 @@
 pub mod billing;
 pub mod counts;
 pub mod health;
+pub mod idempotency;
 pub mod paging;
 pub mod read_only;
 pub mod secure_forms;

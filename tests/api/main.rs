@@ -17,6 +17,7 @@ mod helpers;
 mod limits;
 mod metrics;
 mod platform;
+mod platform_keys;
 mod products;
 mod renewal_races;
 mod renewals;

@@ -13,10 +13,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
+use crate::api::idempotency::{Answer, KeyClaim, Receipt};
 use std::collections::{BTreeSet, HashMap};
 
 use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use axum::response::{IntoResponse, Response};
 use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 
-use super::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
+use crate::api::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;

@@ -8,7 +8,6 @@ pub mod changes;
 pub mod clock;
 pub mod configs;
 pub mod features;
-pub mod idempotency;
 pub mod invoices;
 pub mod ledger_run;
 pub mod ledger_store;

@@ -15,12 +15,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use super::idempotency::{Answer, KeyClaim, Receipt};
 use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::api::AppState;
+use crate::api::idempotency::{Answer, KeyClaim, Receipt};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;

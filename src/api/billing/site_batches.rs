@@ -36,12 +36,12 @@ use futures_util::FutureExt;
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use tokio::sync::oneshot;
 
-use super::idempotency::KeyClaim;
 use super::ledger_run::{Applied, Respond, Steps, alone, response};
 use super::ledger_store::{KnownSite, Opened, Operation};
 use super::scope::lock_site;
 use super::store_error::StoreError;
 use crate::api::AppState;
+use crate::api::idempotency::KeyClaim;
 use crate::billing::BillingError;
 use crate::db::deferred::Deferred;
 use crate::error::{ApiError, ApiResult, ErrorCode};

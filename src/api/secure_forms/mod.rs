@@ -6,11 +6,11 @@ pub mod store;
 mod svg;
 pub mod writer;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -21,6 +21,7 @@ use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
 use crate::api::AppState;
+use crate::api::idempotency::{KeyClaim, Recorded};
 use crate::api::paging::{PageParams, Paged};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
 use crate::error::ApiResult;
@@ -153,12 +154,19 @@ async fn get_secure_form(
 async fn create_secure_form(
     State(state): State<AppState>,
     caller: SiteCaller<ManageSecureForm>,
+    key: Option<Extension<KeyClaim>>,
     JsonBody(input): JsonBody<SecureFormInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Response> {
     let draft = rules::validate(input, Target::Create)?;
-    let form = state.forms.create(store::NewForm { site_id: caller.site_id, id: Uuid::now_v7(), draft }).await?;
+    let claim = key.map(|Extension(claim)| claim);
+    let recorded = claim.is_some();
+    let form = state.forms.create(store::NewForm { site_id: caller.site_id, id: Uuid::now_v7(), draft, claim }).await?;
     let location = format!("{BASE}/{}", form.id);
-    Ok(crate::api::created(location, form))
+    let mut response = crate::api::created(location, form).into_response();
+    if recorded {
+        response.extensions_mut().insert(Recorded);
+    }
+    Ok(response)
 }
 
 /// Replace a secure form

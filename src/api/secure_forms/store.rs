@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use axum::http::StatusCode;
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder};
 use sea_orm::{
@@ -16,6 +17,7 @@ use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
+use crate::api::idempotency::{Answer, KeyClaim};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
@@ -147,6 +149,9 @@ pub struct NewForm {
     pub site_id: i32,
     pub id: Uuid,
     pub draft: FormDraft,
+    /// The request's `Idempotency-Key`: its answer is recorded in the
+    /// transaction that stores the form, so both commit or neither does.
+    pub claim: Option<KeyClaim>,
 }
 
 /// Rows per INSERT: far under both databases' limits on bound values (SQLite
@@ -163,7 +168,7 @@ pub async fn create_all(
     let now = Utc::now();
     let mut children = Children::default();
     let mut rows = Vec::with_capacity(forms.len());
-    for NewForm { site_id, id, draft } in forms {
+    for NewForm { site_id, id, draft, .. } in forms {
         let fields_json = children.add(*id, &draft.fields);
         rows.push(form::ActiveModel {
             id: Set(*id),
@@ -178,8 +183,16 @@ pub async fn create_all(
         form::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(&txn).await?;
     }
     children.insert(&txn).await?;
+    let created: Vec<SecureForm> =
+        created.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<_>>().map_err(ApiError::internal)?;
+    for (form, stored) in forms.iter().zip(&created) {
+        if let Some(claim) = &form.claim {
+            let location = Some(format!("{}/{}", super::BASE, stored.id));
+            claim.record(&txn, &Answer::json(StatusCode::CREATED, location, stored)?).await?;
+        }
+    }
     txn.commit().await?;
-    created.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<_>>().map_err(ApiError::internal)
+    Ok(created)
 }
 
 /// Full replacement. Fields and options keep the ids the body names (after

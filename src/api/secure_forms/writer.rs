@@ -130,7 +130,7 @@ mod tests {
             "fields": [{"name": "card", "displayName": "Card", "type": "text", "order": 1}]
         }))
         .unwrap();
-        NewForm { site_id: 10000, id, draft: validate(input, Target::Create).unwrap() }
+        NewForm { site_id: 10000, id, draft: validate(input, Target::Create).unwrap(), claim: None }
     }
 
     async fn demo_database() -> DatabaseConnection {

@@ -567,7 +567,7 @@ async fn secure_form(
             option.id = option.id.or(id);
         }
     }
-    let form = secure_forms::store::NewForm { site_id, id: id.unwrap_or_else(uuid::Uuid::now_v7), draft };
+    let form = secure_forms::store::NewForm { site_id, id: id.unwrap_or_else(uuid::Uuid::now_v7), draft, claim: None };
     let mut created = secure_forms::store::create_all(txn, std::slice::from_ref(&form)).await?;
     Ok(created.remove(0))
 }

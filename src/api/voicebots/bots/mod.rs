@@ -6,10 +6,10 @@ pub mod dto;
 pub mod rules;
 pub mod store;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -17,10 +17,12 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::api::AppState;
+use crate::api::idempotency::{self, KeyClaim};
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
 pub use dto::*;
+use sea_orm::TransactionTrait;
 
 const TAG: &str = "Voicebots";
 
@@ -102,12 +104,16 @@ async fn get_voicebot(
 async fn create_voicebot(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
+    key: Option<Extension<KeyClaim>>,
     JsonBody(input): JsonBody<VoicebotInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Response> {
     let drafted = rules::validate(input, None);
-    let stored = store::create(&state.db, &state.cipher, caller.site_id, drafted).await?;
+    let txn = state.db.begin().await?;
+    let stored = store::create(&txn, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebots/{}", stored.id);
-    Ok(crate::api::created(location, stored))
+    let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
+    txn.commit().await?;
+    Ok(answer)
 }
 
 /// Replace a voicebot

@@ -191,20 +191,17 @@ pub async fn list(
     load(db, cipher, rows, include_channel).await
 }
 
-/// Creates the site's voicebot and its own channel instance in one transaction.
+/// Creates the site's voicebot and its own channel instance in `txn`.
 pub async fn create(
-    db: &DatabaseConnection,
+    txn: &DatabaseTransaction,
     cipher: &FieldCipher,
     site_id: i32,
     drafted: Drafted<Draft>,
 ) -> ApiResult<Voicebot> {
     let id = Uuid::now_v7();
-    let txn = db.begin().await?;
-    let draft = verified(&txn, site_id, drafted).await?;
-    insert(&txn, site_id, id, Uuid::now_v7(), draft, Utc::now()).await?;
-    let stored = find(&txn, cipher, site_id, id, true).await?;
-    txn.commit().await?;
-    Ok(stored)
+    let draft = verified(txn, site_id, drafted).await?;
+    insert(txn, site_id, id, Uuid::now_v7(), draft, Utc::now()).await?;
+    find(txn, cipher, site_id, id, true).await
 }
 
 /// Replaces the site's voicebot and updates its own channel instance.

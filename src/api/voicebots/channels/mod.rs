@@ -7,10 +7,10 @@ pub mod dto;
 pub mod rules;
 pub mod store;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -18,11 +18,13 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::api::AppState;
+use crate::api::idempotency::{self, KeyClaim};
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, Path, Query};
 pub use dto::*;
 pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
+use sea_orm::TransactionTrait;
 
 const TAG: &str = "Voicebot channel instances";
 
@@ -101,12 +103,16 @@ async fn get_channel_instance(
 async fn create_channel_instance(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
+    key: Option<Extension<KeyClaim>>,
     JsonBody(input): JsonBody<VoicebotChannelInstanceInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Response> {
     let drafted = rules::validate(input);
-    let stored = store::create(&state.db, &state.cipher, caller.site_id, drafted).await?;
+    let txn = state.db.begin().await?;
+    let stored = store::create(&txn, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebotChannelInstances/{}", stored.id);
-    Ok(crate::api::created(location, stored))
+    let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
+    txn.commit().await?;
+    Ok(answer)
 }
 
 /// Replace a voicebot channel instance

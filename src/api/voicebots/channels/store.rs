@@ -75,7 +75,7 @@ pub(crate) async fn verified(
 
 /// Creates a standalone channel instance of the site.
 pub async fn create(
-    db: &DatabaseConnection,
+    db: &impl ConnectionTrait,
     cipher: &FieldCipher,
     site_id: i32,
     drafted: Drafted<ChannelDraft>,

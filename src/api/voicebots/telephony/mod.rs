@@ -6,19 +6,21 @@ pub mod dto;
 pub mod rules;
 pub mod store;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::{Extension, Json};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::api::AppState;
+use crate::api::idempotency::{self, KeyClaim};
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::extract::{JsonBody, Path};
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
+use sea_orm::TransactionTrait;
 
 const TAG: &str = "Telephony configurations";
 
@@ -68,14 +70,18 @@ async fn get_telephony_configuration(
 async fn create_telephony_configuration(
     State(state): State<AppState>,
     caller: SiteCaller<ManageVoicebot>,
+    key: Option<Extension<KeyClaim>>,
     JsonBody(input): JsonBody<TelephonyConfigurationInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Response> {
     let draft = rules::validate(input, None)?;
     let id = Uuid::now_v7();
-    store::insert(&state.db, caller.site_id, id, draft).await?;
-    let stored = store::find(&state.db, caller.site_id, id).await?;
+    let txn = state.db.begin().await?;
+    store::insert(&txn, caller.site_id, id, draft).await?;
+    let stored = store::find(&txn, caller.site_id, id).await?;
     let location = format!("/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}");
-    Ok(crate::api::created(location, stored))
+    let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
+    txn.commit().await?;
+    Ok(answer)
 }
 
 /// Update a telephony configuration

@@ -30,7 +30,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, Utc};
 use futures_util::FutureExt;
 use sea_orm::sea_query::{ExprTrait, OnConflict};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect,
+};
 use uuid::Uuid;
 
 use crate::api::AppState;
@@ -53,7 +55,7 @@ pub const LEASE: StdDuration = StdDuration::from_secs(10);
 const RENEW_EVERY: StdDuration = StdDuration::from_secs(3);
 /// `Retry-After` of a key in flight: requests take milliseconds.
 const RETRY_IN_FLIGHT_SECONDS: u64 = 1;
-const MAX_KEY_LENGTH: usize = 255;
+pub const MAX_KEY_LENGTH: usize = 255;
 const IN_FLIGHT: &str = "inFlight";
 const DONE: &str = "done";
 
@@ -69,7 +71,10 @@ fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
 #[derive(Clone, Debug)]
 pub struct KeyClaim {
     partner_id: i32,
+    /// As stored: the key sent, under its site for a platform create (`Owner`).
     key: String,
+    /// As sent, for messages.
+    sent: String,
     token: String,
 }
 
@@ -90,6 +95,26 @@ impl Answer {
     pub fn json(status: StatusCode, location: Option<String>, value: &impl serde::Serialize) -> ApiResult<Self> {
         Ok(Self { status, location, body: serde_json::to_vec(value).map_err(ApiError::internal)? })
     }
+}
+
+/// A create's 201 answer, recorded under the request's key when it sent one
+/// (`key`) in `txn`, the transaction of the create: both commit or neither
+/// does, so a retry after a crash between them cannot create twice.
+pub async fn created(
+    txn: &impl ConnectionTrait,
+    key: Option<&KeyClaim>,
+    location: String,
+    body: &impl serde::Serialize,
+) -> ApiResult<Response> {
+    let answer = Answer::json(StatusCode::CREATED, Some(location), body)?;
+    if let Some(claim) = key {
+        claim.record(txn, &answer).await?;
+    }
+    let mut response = answer.into_response();
+    if key.is_some() {
+        response.extensions_mut().insert(Recorded);
+    }
+    Ok(response)
 }
 
 impl IntoResponse for Answer {
@@ -126,7 +151,7 @@ impl KeyClaim {
         )
         .await?;
         if stored != 1 {
-            return Err(in_flight(&self.key));
+            return Err(in_flight(&self.sent));
         }
         Ok(())
     }
@@ -135,7 +160,7 @@ impl KeyClaim {
     pub async fn record_after(&self, db: &impl ConnectionTrait, writes: Deferred, answer: &Answer) -> ApiResult<()> {
         self.collect(&writes, answer).await?;
         if writes.run_counted(db).await? != 1 {
-            return Err(in_flight(&self.key));
+            return Err(in_flight(&self.sent));
         }
         Ok(())
     }
@@ -201,12 +226,13 @@ fn lease_end() -> DateTime<Utc> {
 async fn claim(
     db: &DatabaseConnection,
     instance: &Instance,
-    partner_id: i32,
-    key: &str,
+    owner: &Owner,
     fingerprint: &str,
     now: DateTime<Utc>,
 ) -> Result<Claim, ApiError> {
-    let mine = KeyClaim { partner_id, key: key.to_owned(), token: Uuid::new_v4().to_string() };
+    let (partner_id, key) = (owner.partner_id, owner.stored.as_str());
+    let mine =
+        KeyClaim { partner_id, key: key.to_owned(), sent: owner.sent.clone(), token: Uuid::new_v4().to_string() };
     let forgotten_before = now - Duration::hours(KEPT_HOURS);
     let mut forgot = false;
     let row = loop {
@@ -371,16 +397,80 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     if request.method() != Method::POST || is_preview(request.uri().path()) {
         return next.run(request).await;
     }
-    let Some(raw) = request.headers().get(HEADER) else {
-        return next.run(request).await;
-    };
-    let key = match raw.to_str() {
-        Ok(k) if !k.is_empty() && k.len() <= MAX_KEY_LENGTH && k.bytes().all(|b| b.is_ascii_graphic()) => k.to_owned(),
-        _ => return key_problem("must be 1 to 255 visible ASCII characters"),
+    let key = match sent_key(request.headers(), MAX_KEY_LENGTH) {
+        Ok(Some(key)) => key,
+        Ok(None) => return next.run(request).await,
+        Err(detail) => return key_problem(&detail),
     };
     let Some(partner_id) = partner_of(&state, request.headers()) else {
         return next.run(request).await;
     };
+    keyed(state, Owner { partner_id, stored: key.clone(), sent: key }, request, next).await
+}
+
+/// The longest key a platform create takes: stored under its site
+/// (`site 2147483647 ` before it), in the column of 255.
+pub const MAX_PLATFORM_KEY_LENGTH: usize = 200;
+
+/// The middleware of the platform routes: every creating POST (forms,
+/// voicebots, channel instances, telephony and SIP configurations; not the
+/// token endpoint) takes a key as billing's POSTs do, scoped to the caller's
+/// site. A key is stored under the site's partner (the table's owner), with
+/// the site in the key, so a site's keys never meet another site's.
+pub async fn platform_idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST || request.uri().path().ends_with("/oauth/token") {
+        return next.run(request).await;
+    }
+    let key = match sent_key(request.headers(), MAX_PLATFORM_KEY_LENGTH) {
+        Ok(Some(key)) => key,
+        Ok(None) => return next.run(request).await,
+        Err(detail) => return key_problem(&detail),
+    };
+    let Some(site_id) = bearer_token(request.headers())
+        .ok()
+        .and_then(|token| state.tokens.verify(token, Audience::Platform, TokenKind::Access).ok())
+        .and_then(|claims| claims.site_id)
+    else {
+        return next.run(request).await;
+    };
+    let partner: Result<Option<i32>, _> = crate::db::entities::site::Entity::find_by_id(site_id)
+        .select_only()
+        .column(crate::db::entities::site::Column::PartnerId)
+        .into_tuple()
+        .one(&state.db)
+        .await;
+    match partner {
+        Ok(Some(partner_id)) => {
+            let owner = Owner { partner_id, stored: format!("site {site_id} {key}"), sent: key };
+            keyed(state, owner, request, next).await
+        }
+        // A token of a site that is gone: the operation answers it.
+        Ok(None) => next.run(request).await,
+        Err(err) => ApiError::from(err).into_response(),
+    }
+}
+
+/// Whose a key is: the partner whose row it is, the key as stored, as sent.
+struct Owner {
+    partner_id: i32,
+    stored: String,
+    sent: String,
+}
+
+/// The request's key, if it sent one (why not, when it is malformed).
+fn sent_key(headers: &HeaderMap, longest: usize) -> Result<Option<String>, String> {
+    let Some(raw) = headers.get(HEADER) else { return Ok(None) };
+    match raw.to_str() {
+        Ok(k) if !k.is_empty() && k.len() <= longest && k.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(k.to_owned()))
+        }
+        _ => Err(format!("must be 1 to {longest} visible ASCII characters")),
+    }
+}
+
+/// Runs the request under its key: replayed, refused, or run and its answer stored.
+async fn keyed(state: AppState, owner: Owner, request: Request, next: Next) -> Response {
+    let key = owner.sent.clone();
     let within = crate::extract::body_timeout(&request);
     let (parts, body) = request.into_parts();
     let bytes = match tokio::time::timeout(within, to_bytes(body, BODY_LIMIT_BYTES)).await {
@@ -394,7 +484,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
     let now = state.clock.now();
-    let claim = match claim(&state.db, &state.instance, partner_id, &key, &fingerprint, now).await {
+    let claim = match claim(&state.db, &state.instance, &owner, &fingerprint, now).await {
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {
