@@ -9,6 +9,7 @@ pub mod instances;
 pub mod money;
 pub mod on_thread;
 pub mod reads;
+pub mod space;
 
 use std::time::Duration;
 
@@ -43,7 +44,10 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .min_connections(1)
             .test_before_acquire(false)
             .map_sqlx_sqlite_opts(|opts| {
-                sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                // Incremental auto-vacuum takes effect in a file made now (`db::space`).
+                sqlite_pragmas(opts)
+                    .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                    .auto_vacuum(sea_orm::sqlx::sqlite::SqliteAutoVacuum::Incremental)
             })
             .map_sqlx_sqlite_pool_opts(|pool| {
                 pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection)))

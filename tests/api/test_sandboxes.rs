@@ -565,3 +565,46 @@ async fn an_idle_sandbox_expires_and_a_used_one_lives_on() {
     // Its place is free again.
     create(&app, json!({"dataSet": "empty"})).await;
 }
+
+/// A deleted sandbox's pages go back to the file system (SQLite: the file is
+/// made with incremental auto-vacuum and free pages are handed back after the
+/// delete), not kept as free pages of a file that never shrinks (issue 59).
+#[tokio::test]
+async fn a_deleted_sandboxs_space_is_given_back_to_the_file_system() {
+    let app = test_mode().await;
+    if app.db.get_database_backend() != sea_orm::DatabaseBackend::Sqlite {
+        return;
+    }
+    assert_eq!(app.scalar("PRAGMA auto_vacuum").await, 2, "incremental");
+    let sandbox = create(&app, json!({"dataSet": "demo"})).await;
+    let token = agent_token(&sandbox, 0);
+    let long_text = "x".repeat(1_000);
+    let sent = futures_util::future::join_all((0..600).map(|n| {
+        let mut body = crate::secure_forms::form_body(&format!("Filler {n}"));
+        body["greetingMessage"] = json!(long_text);
+        let (app, token) = (&app, &token);
+        async move { app.post("/v4/secureform/secureForms", token, &body).await.status().as_u16() }
+    }))
+    .await;
+    assert!(sent.iter().all(|&status| status == 201), "{sent:?}");
+    let full = app.scalar("PRAGMA page_count").await;
+    let response = app
+        .client
+        .delete(app.url(&format!("{SANDBOXES}/{}", sandbox["partnerId"])))
+        .bearer_auth(partner_token(&sandbox))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    // Handed back in the background, a slice at a time.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let (mut pages, mut free) = (full, i64::MAX);
+    while std::time::Instant::now() < deadline {
+        (pages, free) = (app.scalar("PRAGMA page_count").await, app.scalar("PRAGMA freelist_count").await);
+        if free < 256 && pages < full / 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(free < 256 && pages < full / 2, "{full} pages with the sandbox, {pages} after ({free} free)");
+}

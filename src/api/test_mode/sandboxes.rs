@@ -317,6 +317,7 @@ async fn delete_test_sandbox(
     sandbox::delete_tenant(&txn, partner_id).await?;
     row::Entity::delete_by_id(partner_id).exec(&txn).await?;
     txn.commit().await?;
+    crate::db::space::reclaim_later(&state.db);
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -99,6 +99,9 @@ pub async fn expire_idle(db: &DatabaseConnection, expiry: Expiry) -> Result<usiz
         txn.commit().await?;
         tracing::info!(partner_id, "deleted a sandbox unused for --sandbox-ttl or older than --sandbox-max-age");
     }
+    if !idle.is_empty() {
+        crate::db::space::reclaim_later(db);
+    }
     Ok(idle.len())
 }
 
