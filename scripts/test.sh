@@ -324,10 +324,11 @@ PY
 # Retry-After within 5 s, /health/ready is 503, and once PostgreSQL is back the
 # same process serves again (no restart).
 pg_outage() {
-  local token
+  local token partner sent
   log "PostgreSQL stopped while serving, then started again"
   start_server postgres outage
   token=$(demo_token site)
+  partner=$(demo_token partner)
   as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null
   python3 - "http://127.0.0.1:$PORT" "$token" <<'PY'
 import json, sys, time, urllib.request, urllib.error
@@ -346,6 +347,29 @@ for path, auth in (("/v4/secureform/secureForms", True), ("/health/ready", False
     assert status == 503 and took < 5, (status, took)
     assert headers.get("content-type") == "application/problem+json" and headers.get("retry-after"), headers
     assert json.loads(body)["code"] == 503001, body
+PY
+  # Applies queued on one site while PostgreSQL is away are answered together,
+  # not one pool timeout (3 s) after another.
+  python3 - "http://127.0.0.1:$PORT" "$partner" <<'PY'
+import concurrent.futures, sys, time, urllib.error, urllib.request
+base, token = sys.argv[1], sys.argv[2]
+def apply(n):
+    request = urllib.request.Request(
+        base + "/api/billing/subscriptions:new?siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000",
+        data=b'{"planId": 1, "name": "While away %d"}' % n, method="POST",
+        headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            status = answer.status
+    except urllib.error.HTTPError as err:
+        status = err.code
+    return status, time.monotonic() - started
+with concurrent.futures.ThreadPoolExecutor(16) as pool:
+    answers = list(pool.map(apply, range(16)))
+slowest = max(took for _, took in answers)
+print(f"    16 applies on one site: {sorted(set(s for s, _ in answers))} within {slowest:.2f} s")
+assert all(status == 503 for status, _ in answers) and slowest < 10, answers
 PY
   as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
     -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
@@ -366,8 +390,6 @@ PY
   # An apply that claimed its key, then lost PostgreSQL: the retry is answered
   # soon after PostgreSQL is back (the key released then), not 409 for the lease.
   log "an Idempotency-Key claimed when PostgreSQL went away is free once it is back"
-  local partner sent
-  partner=$(demo_token partner)
   # The stop below ends this session with the others.
   as_pg psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d outage -q \
     -c "BEGIN; SELECT id FROM sites WHERE id = 10000 FOR UPDATE; SELECT pg_sleep(60);" >/dev/null 2>&1 &

@@ -154,13 +154,33 @@ async fn run_batch(state: &AppState, batch: Vec<Box<dyn Apply>>) {
                 }
                 return;
             }
+            // The database is away: each alone would wait its own pool
+            // timeout, the last of the batch one per apply ahead of it.
+            Err(err) if crate::error::database_unreachable(&err) => {
+                let away = ApiError::from(err);
+                for apply in batch {
+                    apply.reply(Err(away.same_for_another_request()));
+                }
+                return;
+            }
             Err(err) => {
                 tracing::warn!(error = %err, applies = batch.len(), "a batch of applies was refused; running them one at a time")
             }
         }
     }
+    let mut away: Option<ApiError> = None;
     for apply in batch {
+        // Once one apply found the database away, the rest are answered so at once.
+        if let Some(away) = &away {
+            apply.reply(Err(away.same_for_another_request()));
+            continue;
+        }
         let answer = alone(state, apply.op(), apply.claim(), |opened| apply.apply(opened)).await;
+        if let Err(err) = &answer
+            && err.code() == ErrorCode::DatabaseUnavailable
+        {
+            away = Some(err.same_for_another_request());
+        }
         apply.reply(answer);
     }
 }
