@@ -38,16 +38,21 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options.acquire_timeout(Duration::from_secs(10)).connect_timeout(Duration::from_secs(3)).sqlx_logging(false);
     if is_sqlite(url) {
+        // Auto-vacuum is set as a file is made: on a file that has tables the
+        // pragma changes nothing, and on one opened read-only it is refused.
+        let made_now = sqlite_file(url).is_none_or(|file| file.metadata().map_or(true, |m| m.len() == 0));
         prepare_sqlite_directory(url)?;
         options
             .max_connections(1)
             .min_connections(1)
             .test_before_acquire(false)
-            .map_sqlx_sqlite_opts(|opts| {
-                // Incremental auto-vacuum takes effect in a file made now (`db::space`).
-                sqlite_pragmas(opts)
-                    .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
-                    .auto_vacuum(sea_orm::sqlx::sqlite::SqliteAutoVacuum::Incremental)
+            .map_sqlx_sqlite_opts(move |opts| {
+                let opts = sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal);
+                // Incremental auto-vacuum, so deleted rows' pages can go back (`db::space`).
+                match made_now {
+                    true => opts.auto_vacuum(sea_orm::sqlx::sqlite::SqliteAutoVacuum::Incremental),
+                    false => opts,
+                }
             })
             .map_sqlx_sqlite_pool_opts(|pool| {
                 pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection)))
