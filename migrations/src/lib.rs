@@ -29,6 +29,7 @@ mod m20261206_000023_site_revisions_per_statement;
 mod m20261207_000024_sandbox_data_sets;
 mod m20261208_000025_fault_positions;
 mod m20261209_000026_sandbox_data_set_names;
+mod m20261210_000027_gateway_charges;
 
 pub struct Migrator;
 
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000024_sandbox_data_sets::Migration),
             Box::new(m20261208_000025_fault_positions::Migration),
             Box::new(m20261209_000026_sandbox_data_set_names::Migration),
+            Box::new(m20261210_000027_gateway_charges::Migration),
         ]
     }
 }

@@ -128,6 +128,11 @@ impl IntoResponse for Answer {
 }
 
 impl KeyClaim {
+    /// The key as its request sent it.
+    pub fn sent(&self) -> &str {
+        &self.sent
+    }
+
     fn this_key(&self) -> sea_orm::sea_query::SimpleExpr {
         key_row::Column::PartnerId.eq(self.partner_id).and(key_row::Column::Key.eq(self.key.as_str()))
     }

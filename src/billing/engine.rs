@@ -192,6 +192,16 @@ pub struct IssuedInvoice {
     pub paid: bool,
 }
 
+/// A charge the simulated gateway made to the site's card for the issued
+/// invoice: an automatically charged card and something to pay. Credits are
+/// booked on the balance, never refunded to a card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatewayCharge {
+    pub amount: Decimal,
+    pub card_last_four: String,
+    pub succeeded: bool,
+}
+
 /// Every row an operation writes, in an order the foreign keys accept.
 #[derive(Clone, Debug)]
 pub struct Writes<M> {
@@ -204,6 +214,8 @@ pub struct Writes<M> {
     /// The site's new purchased agents.
     pub purchased_agents: Option<i32>,
     pub invoice: Option<IssuedInvoice>,
+    /// The gateway's charge for that invoice, when it made one.
+    pub charge: Option<GatewayCharge>,
     /// The site's new balance.
     pub balance: Option<Decimal>,
 }
@@ -217,6 +229,7 @@ impl<M> Default for Writes<M> {
             cancelled: Vec::new(),
             purchased_agents: None,
             invoice: None,
+            charge: None,
             balance: None,
         }
     }
@@ -579,6 +592,13 @@ impl<M: PricedModel> Ledger<M> {
         }
         let id = Uuid::now_v7();
         outcome.invoice_id = Some(id);
+        if status != "draft" && total > Decimal::ZERO && site.charged_automatically {
+            writes.charge = site.card_number.as_deref().map(|card| GatewayCharge {
+                amount: total,
+                card_last_four: card[card.len().saturating_sub(4)..].to_owned(),
+                succeeded: charge_result,
+            });
+        }
         writes.invoice = Some(IssuedInvoice { id, status, invoice, paid: status == "paid" });
         (outcome, writes)
     }

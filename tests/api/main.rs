@@ -31,6 +31,7 @@ mod sites;
 mod snapshots;
 mod storage_full;
 mod subscription_operations;
+mod test_charges;
 mod test_console;
 mod test_document_examples;
 mod test_faults;

@@ -63,7 +63,7 @@ async fn renewals_of(app: &TestApp, site: i32) -> i64 {
 }
 
 /// Site 10000's billing profile with `card`, charged automatically.
-fn profile_with_card(card: &str) -> Value {
+pub fn profile_with_card(card: &str) -> Value {
     json!({"siteId": SITE_A, "firstName": "Ada", "lastName": "Owner", "companyName": "Acme Support",
         "email": "billing@acme.example", "countryOrRegion": "US", "stateOrProvince": "CA", "city": "San Francisco",
         "mailingAddress": "1 Market St", "postalOrZipCode": "94105", "billTo": "Acme Support", "isChargedAutomatically": true,

@@ -135,13 +135,13 @@ async fn write(db: &impl ConnectionTrait, applied: Applied, receipt: Option<&Key
     if db.get_database_backend() == DbBackend::Postgres {
         // Every write and the key's answer in one round trip, while the site's lock is held.
         let deferred = Deferred::new();
-        site.save(&deferred, writes).await?;
+        site.save(&deferred, writes, receipt.map(KeyClaim::sent)).await?;
         match receipt {
             Some(claim) => claim.record_after(db, deferred, &answer).await?,
             None => _ = deferred.run_counted(db).await?,
         }
     } else {
-        site.save(db, writes).await?;
+        site.save(db, writes, receipt.map(KeyClaim::sent)).await?;
         if let Some(claim) = receipt {
             claim.record(db, &answer).await?;
         }

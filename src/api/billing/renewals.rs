@@ -408,7 +408,7 @@ async fn renew_opened(
         }
         // A renewal's invoice is dated at the start of its period, however late it runs.
         site.now = period.start;
-        site.save(writes_to, writes).await?;
+        site.save(writes_to, writes, None).await?;
         site_renewal::Entity::insert(site_renewal::ActiveModel {
             site_id: Set(site_id),
             period_start: Set(period.start),

@@ -239,7 +239,7 @@ async fn in_transaction(
             }
         };
         site.after(&mut writes);
-        rows.save(&pending.writes, writes).await?;
+        rows.save(&pending.writes, writes, apply.claim().map(KeyClaim::sent)).await?;
         if let Some(claim) = apply.claim() {
             claim
                 .collect(&pending.writes, &answer)

@@ -3,6 +3,7 @@
 //! routed: every `/api/test/...` path answers 404 like any unknown path, and
 //! the vendor's two documents never mention it.
 
+pub mod charges;
 pub mod clock;
 pub mod faults;
 pub mod journal;
@@ -44,6 +45,7 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
     components(schemas(Problem, FieldProblem)),
     tags(
         (name = "Test clock", description = "The partner's clock: read it, advance it (running the renewals it passes), give it back to the system clock"),
+        (name = "Test gateway", description = "The simulated payment gateway's charges of the caller's sites' cards: what \"charged once\" is asserted with"),
         (name = "Test faults", description = "Faults armed for the caller's own next requests of an operation: an error status, a delay, or a connection closed after the commit"),
         (name = "Test journal", description = "What the caller's client sent and got: its last 1,000 requests, secrets masked"),
         (name = "Test sandboxes", description = "Disposable tenants: a partner with its sites, accounts and clock, created without a token, reset to their first state, deleted with everything they own"),
@@ -58,6 +60,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(clock::router())
         .merge(faults::router())
         .merge(journal::router())
+        .merge(charges::router())
 }
 
 /// The header the test console (`/console`) sends on every request: its own

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod chatbot_engine;
 pub mod currency;
 pub mod feature_point_item;
+pub mod gateway_charge;
 pub mod idempotency_key;
 pub mod invoice;
 pub mod invoice_bill_to;

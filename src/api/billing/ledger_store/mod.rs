@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Condition, Expr, Query};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use super::invoices::store::{InvoiceHeader, InvoiceSite, insert_invoice};
@@ -27,7 +27,8 @@ use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::by_parent::ByParent;
 use crate::db::entities::{
-    invoice_line_item as line, site_billing_config as config, subscription, subscription_pricing_model as model,
+    gateway_charge, invoice_line_item as line, site_billing_config as config, subscription,
+    subscription_pricing_model as model,
 };
 use crate::db::money::StoredDecimal;
 
@@ -389,11 +390,13 @@ fn open_charge() -> Condition {
 impl SiteRows {
     /// Writes what the operation did: new subscriptions and pricing models,
     /// deleted models, cancellations, purchased agents, the invoice with its
-    /// lines and bill-to copy, the balance.
+    /// lines and bill-to copy and the gateway's charge for it (with `key`, the
+    /// request's `Idempotency-Key`), the balance.
     pub(super) async fn save(
         &self,
         txn: &impl ConnectionTrait,
         writes: Writes<SubscriptionPricingModel>,
+        key: Option<&str>,
     ) -> Result<(), sea_orm::DbErr> {
         let site_id = self.site.id;
         for new in &writes.subscriptions {
@@ -423,6 +426,22 @@ impl SiteRows {
                 billed_to_profile: self.billed_to_profile,
             };
             insert_invoice(txn, header, &issued.invoice, issued.paid).await?;
+            if let Some(charge) = writes.charge {
+                gateway_charge::Entity::insert(gateway_charge::ActiveModel {
+                    id: Set(Uuid::now_v7()),
+                    partner_id: Set(self.site.partner_id),
+                    site_id: Set(site_id),
+                    invoice_id: Set(issued.id),
+                    amount: Set(charge.amount.into()),
+                    currency_id: Set(self.currency_id.clone()),
+                    card_last_four: Set(charge.card_last_four),
+                    outcome: Set(if charge.succeeded { "succeeded" } else { "declined" }.to_owned()),
+                    idempotency_key: Set(key.map(str::to_owned)),
+                    created_time: Set(self.now),
+                })
+                .exec_without_returning(txn)
+                .await?;
+            }
         }
         if writes.purchased_agents.is_some() || writes.balance.is_some() {
             let mut update = config::Entity::update_many().filter(config::Column::SiteId.eq(site_id));

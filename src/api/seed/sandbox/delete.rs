@@ -15,6 +15,7 @@ pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result
         "subscription_product_relations",
         "subscription_feature_limitation_configs",
         "site_renewals",
+        "gateway_charges",
         "invoice_bill_tos",
         "invoice_line_items",
         "invoices",
