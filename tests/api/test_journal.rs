@@ -483,3 +483,51 @@ async fn no_answer_nor_journal_entry_repeats_a_card_number() {
     let entry = journal(&app, &partner, "").await.remove(0);
     assert!(!entry.to_string().contains(card), "{entry}");
 }
+
+/// Test mode's controls are entries of their own kind, in order with the
+/// requests: a clock move with the renewals it ran, a fault armed, the
+/// request it answered, the fault disarmed; a reset (issue 58 item 4).
+#[tokio::test]
+async fn clock_moves_faults_and_resets_are_journaled_in_order_with_the_requests() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let created =
+        app.client.post(app.url("/api/test/sandboxes")).json(&json!({"dataSet": "demo"})).send().await.unwrap();
+    assert_eq!(created.status(), 201);
+    let sandbox: Value = created.json().await.unwrap();
+    let (partner, token) =
+        (sandbox["partnerId"].as_i64().unwrap(), sandbox["partner"]["accessToken"].as_str().unwrap());
+    let moved = app.post("/api/test/clock:advance", token, &json!({"to": "2026-12-01T00:00:00Z"})).await;
+    assert_eq!(moved.status(), 200);
+    let armed = app
+        .post("/api/test/faults", token, &json!({"operationId": "listSites", "kind": "status", "status": 503}))
+        .await;
+    assert_eq!(armed.status(), 201);
+    let fault: Value = armed.json().await.unwrap();
+    assert_eq!(app.get("/api/billing/sites", token).await.status(), 503);
+    let disarmed =
+        app.client.delete(app.url(&format!("/api/test/faults/{}", fault["id"].as_str().unwrap()))).bearer_auth(token);
+    assert_eq!(disarmed.send().await.unwrap().status(), 204);
+    // Reads of test mode are not entries.
+    assert_eq!(app.get("/api/test/clock", token).await.status(), 200);
+    let entries = journal(&app, token, "").await;
+    let kinds: Vec<(&str, &str)> =
+        entries.iter().rev().map(|e| (e["kind"].as_str().unwrap(), e["operationId"].as_str().unwrap())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("clock", "advanceTestClock"),
+            ("fault", "createTestFault"),
+            ("request", "listSites"),
+            ("fault", "deleteTestFault")
+        ]
+    );
+    let renewals = entries.last().unwrap()["responseBody"]["renewals"].as_i64().unwrap();
+    assert!(renewals > 0, "the clock move says the renewals it ran");
+    assert_eq!(entries[1]["fault"], "status", "the fault that acted is named on the request it answered");
+    // A reset takes the entries before it with the rest of the sandbox's state.
+    let reset = app.post(&format!("/api/test/sandboxes/{partner}:reset"), token, &json!({})).await;
+    assert_eq!(reset.status(), 200);
+    let after: Vec<String> =
+        journal(&app, token, "").await.iter().map(|e| e["kind"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(after, ["reset"]);
+}

@@ -61,6 +61,36 @@ const LINGER: Duration = Duration::from_millis(20);
 /// How long a read of the journal waits for this instance's queue.
 const FLUSH_WITHIN: Duration = Duration::from_secs(5);
 
+/// What an entry of the journal is:
+///
+/// - `request`: a request of the tenant's client to an operation of the platform or billing
+///   document.
+/// - `clock`: the partner's clock moved (`advanceTestClock`: its answer counts the renewals it
+///   ran) or was given back to the system clock (`unfreezeTestClock`).
+/// - `fault`: a fault armed (`createTestFault`, its answer the fault) or disarmed
+///   (`deleteTestFault`); a fault that acted is named on the request it answered (`fault`).
+/// - `reset`: the sandbox reset to its first state (`resetTestSandbox`); the entries before
+///   it went with the rest of its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum EntryKind {
+    Request,
+    Clock,
+    Fault,
+    Reset,
+}
+
+impl EntryKind {
+    fn of(operation: &str) -> Self {
+        match operation {
+            "advanceTestClock" | "unfreezeTestClock" => Self::Clock,
+            "createTestFault" | "deleteTestFault" => Self::Fault,
+            "resetTestSandbox" => Self::Reset,
+            _ => Self::Request,
+        }
+    }
+}
+
 /// One request in the journal.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -70,11 +100,15 @@ const FLUSH_WITHIN: Duration = Duration::from_secs(5);
     "operationId": "addSubscription", "method": "POST", "path": "/api/billing/subscriptions:new",
     "query": "siteId=10000&agentId=0192f0c4-0000-7000-8000-000000010000", "status": 200, "durationMs": 12,
     "idempotencyKey": "order-1", "requestBody": {"planId": 4, "name": "Platform"},
-    "responseBody": {"subscriptionId": "0192f0c4-0000-7000-8000-0000001400aa"}, "replayed": false}))]
+    "responseBody": {"subscriptionId": "0192f0c4-0000-7000-8000-0000001400aa"}, "replayed": false,
+    "kind": "request"}))]
 pub struct JournaledRequest {
     /// The entry's id, in the order entries were journaled: pass the newest one seen as `after`
     /// to list only what came since.
     pub id: uuid::Uuid,
+    /// A client's request, or one of test mode's controls that changed what later requests
+    /// meet (a clock move, a fault armed or disarmed, a reset), in order with them.
+    pub kind: EntryKind,
     /// When the request arrived (system time).
     pub at: DateTime<Utc>,
     /// The request's `x-request-id`, as the server's log names it.
@@ -112,6 +146,7 @@ impl From<row::Model> for JournaledRequest {
     fn from(r: row::Model) -> Self {
         let body = |text: Option<String>| text.and_then(|text| serde_json::from_str(&text).ok());
         Self {
+            kind: EntryKind::of(&r.operation_id),
             id: r.id,
             at: r.at,
             request_id: r.request_id,
@@ -174,8 +209,10 @@ struct JournalParams {
 /// JSON with card numbers (found by value: 12 to 19 Luhn-valid digits, anywhere, in the path
 /// and query too) masked to their last four, and values under keys naming a secret
 /// (password, pwd, token, api key, authorization, cookie, otp, pin, csc, ...) replaced by
-/// `"[redacted]"`; no header is kept. Test-mode operations are not
-/// journaled. Only requests of operations the token may call itself are listed (it holds
+/// `"[redacted]"`; no header is kept. Test mode's reads are not journaled; its controls are,
+/// as entries of their `kind` in order with the requests: a clock moved (with the renewals it
+/// ran) or given back, a fault armed or disarmed, the sandbox reset (not when the console did
+/// it: its own screens show those). Only requests of operations the token may call itself are listed (it holds
 /// their permissions: docs/auth.md). An `operationId` that is not of the caller's document
 /// is a 400; one the token may not call, a 403.
 #[utoipa::path(get, path = "/api/test/requests", operation_id = "listTestRequests", tag = TAG,
@@ -252,8 +289,12 @@ async fn clear_test_requests(State(state): State<AppState>, caller: TenantCaller
 }
 
 /// The journal rows of the caller's tenant, of operations it may call.
+/// The tenant's entries of operations the caller may call, and test mode's controls (`CONTROLS`).
 fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
-    super::visible_rows(caller, row::Column::PartnerId, row::Column::SiteId, row::Column::OperationId)
+    let operations = sea_orm::Condition::any()
+        .add(row::Column::OperationId.is_in(super::callable(caller)))
+        .add(row::Column::OperationId.is_in(super::CONTROLS));
+    super::rows_of(caller.tenant, row::Column::PartnerId, row::Column::SiteId).add(operations)
 }
 
 /// The journal rows of `tenant`.

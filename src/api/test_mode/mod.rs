@@ -79,7 +79,7 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
     let audience = match operation.document {
         Document::Platform => Audience::Platform,
         Document::Billing => Audience::Partner,
-        Document::Test => return next.run(request).await,
+        Document::Test => return control(&state, operation.id, request, next).await,
     };
     // Verified once: the operation's extractor takes the claims from here.
     let token = crate::auth::bearer_token(request.headers())
@@ -106,6 +106,38 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
         return response;
     }
     faults::trickled(journal::record(&state, tenant, operation.id, sent, response).await).await
+}
+
+/// Test mode's own operations that change what a tenant's requests meet:
+/// journaled in order with its client's requests, as entries of their kind
+/// (`journal::EntryKind`), so that a failure's printout shows where the test
+/// moved time, armed or disarmed a fault, or reset its sandbox. Reads, the
+/// journal's own clearing and sandboxes made or deleted are not.
+pub const CONTROLS: [&str; 5] =
+    ["advanceTestClock", "unfreezeTestClock", "createTestFault", "deleteTestFault", "resetTestSandbox"];
+
+/// A test-mode operation: journaled when it is one of `CONTROLS` called with
+/// a tenant's token (not by the console, whose actions its own screens show).
+async fn control(state: &AppState, operation: &'static str, request: Request, next: Next) -> Response {
+    if !CONTROLS.contains(&operation) || request.headers().contains_key(CONSOLE_HEADER) {
+        return next.run(request).await;
+    }
+    let Ok(token) = crate::auth::bearer_token(request.headers()) else { return next.run(request).await };
+    let tenant = [Audience::Partner, Audience::Platform].into_iter().find_map(|audience| {
+        let claims = state.tokens.verify(token, audience, TokenKind::Access).ok()?;
+        match audience {
+            Audience::Partner => claims.partner_id.map(Tenant::Partner),
+            Audience::Platform => claims.site_id.map(Tenant::Site),
+        }
+    });
+    let Some(tenant) = tenant else { return next.run(request).await };
+    let (request, sent) = journal::watch(request);
+    let response = next.run(request).await;
+    // Refused (a deleted sandbox's token, a missing permission, a bad body): nothing changed.
+    if !response.status().is_success() {
+        return response;
+    }
+    journal::record(state, tenant, operation, sent, response).await
 }
 
 /// The operationIds of the vendor's documents (platform, billing), sorted:
