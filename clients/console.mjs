@@ -330,6 +330,14 @@ await page.locator("p", { hasText: "0 of 0 requests" }).waitFor();
 check((await api("GET", "/api/test/requests", token)).body.length === 0, "the journal cleared");
 ok("cleared the journal");
 
+// A fault armed and disarmed by the suite (not the console) is an entry of its own kind.
+const armedBySuite = await api("POST", "/api/test/faults", token, { json: { operationId: "listSites", kind: "status", status: 503 } });
+check(armedBySuite.status === 201, `the suite armed a fault: ${armedBySuite.status}`);
+check((await api("DELETE", `/api/test/faults/${armedBySuite.body.id}`, token)).status === 204, "the suite disarmed it");
+await screen("requests");
+await page.locator("#journal tbody tr", { hasText: "test fault" }).nth(1).waitFor();
+ok("a fault the suite armed and disarmed shows in Requests as two test fault entries");
+
 // Reset, then delete: the sandbox and its token are gone.
 await screen("state");
 await page.getByRole("button", { name: "Reset to how it was created" }).click();

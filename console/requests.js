@@ -71,7 +71,9 @@ export function show(container, context) {
       h("td", {}, entry.operationId),
       h("td", { class: `status s${String(entry.status)[0]}` }, String(entry.status)),
       h("td", { class: "number" }, String(entry.durationMs)),
-      h("td", {}, [entry.fault ? `fault: ${entry.fault}` : "", entry.replayed ? "replayed" : ""].filter(Boolean).join(", "))));
+      // Test mode's own controls (a clock move, a fault armed or disarmed, a reset) say so.
+      h("td", {}, [entry.kind && entry.kind !== "request" ? `test ${entry.kind}` : "", entry.fault ? `fault: ${entry.fault}` : "",
+        entry.replayed ? "replayed" : ""].filter(Boolean).join(", "))));
     fill(list, h("table", { id: "journal" },
       h("caption", { class: "visually-hidden" }, "The journal, newest first"),
       h("thead", {}, h("tr", {}, ["Time (UTC)", "Request", "Operation", "Status", "ms", "Note"].map((label) => h("th", { scope: "col" }, label)))),
