@@ -127,3 +127,73 @@ def test_the_client_survives_a_property_it_does_not_know(sandbox: Sandbox):
     listed = list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id)
     assert isinstance(listed, list) and listed, listed
     assert listed[0].additional_properties["unexpectedProperty"] == "added by a test fault (extraProperties)"
+
+
+# One test per remaining fault kind: what a client meets, and what it should do
+# (the test document's FaultKind says each).
+
+
+def arm(sandbox: Sandbox, operation: str, kind: str, **extra) -> None:
+    body = test_models.TestFaultInput.from_dict({"operationId": operation, "kind": kind, **extra})
+    assert isinstance(create_test_fault.sync(client=sandbox.test_mode, body=body), test_models.TestFault)
+
+
+def test_a_delayed_answer_meets_the_clients_timeout(sandbox: Sandbox):
+    arm(sandbox, "listSubscriptions", "delay", delayMs=1500)
+    impatient = sandbox.billing.with_timeout(httpx.Timeout(0.3))
+    with pytest.raises(httpx.TimeoutException):
+        list_subscriptions.sync(client=impatient, site_id=sandbox.site_id)
+    # A read is safe to send again; the fault acted once.
+    assert isinstance(list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id), list)
+
+
+def test_a_connection_reset_after_the_commit_is_retried_with_its_key(sandbox: Sandbox):
+    before = subscription_count(sandbox)
+    arm(sandbox, "addSubscription", "resetBeforeAnswer")
+    key = str(uuid.uuid4())
+    with pytest.raises(httpx.TransportError):  # "connection reset by peer"
+        add_platform_plan(sandbox, key=key)
+    retried = add_platform_plan(sandbox, key=key)
+    assert retried.status_code == 200 and retried.headers["idempotent-replayed"] == "true"
+    assert subscription_count(sandbox) == before + 1
+
+
+def test_an_html_error_page_is_reported_not_parsed(sandbox: Sandbox):
+    arm(sandbox, "listSubscriptions", "notJson")
+    answered = list_subscriptions.sync_detailed(client=sandbox.billing, site_id=sandbox.site_id)
+    # An undocumented status: the generated client parses nothing and the suite sees why.
+    assert answered.status_code == 502 and answered.parsed is None
+    assert answered.headers["content-type"].startswith("text/html") and b"<html" in answered.content.lower()
+
+
+def test_a_body_under_another_content_type_is_refused_by_a_careful_client(sandbox: Sandbox):
+    arm(sandbox, "listSubscriptions", "wrongContentType")
+    answered = list_subscriptions.sync_detailed(client=sandbox.billing, site_id=sandbox.site_id)
+    # The generated client parses JSON whatever the header says; a careful one checks it first.
+    assert answered.status_code == 200
+    assert not answered.headers["content-type"].startswith("application/json"), answered.headers
+
+
+def test_a_truncated_body_fails_the_call_and_a_retry_reads_it_whole(sandbox: Sandbox):
+    arm(sandbox, "listSubscriptions", "truncatedBody")
+    with pytest.raises(ValueError):  # json.JSONDecodeError
+        list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id)
+    assert isinstance(list_subscriptions.sync(client=sandbox.billing, site_id=sandbox.site_id), list)
+
+
+def test_an_open_enum_keeps_a_value_it_does_not_know(sandbox: Sandbox):
+    arm(sandbox, "getSiteBillingConfig", "unknownEnumValue")
+    config = get_site_billing_config.sync(sandbox.site_id, client=sandbox.billing)
+    # `billingPeriod` is open (x-extensible-enum): a string, so the value is kept, not refused.
+    assert isinstance(config, billing_models.SiteBillingConfig), config
+    assert config.billing_period == "unknownValue"
+
+
+def test_a_trickling_body_is_read_within_a_read_timeout_shorter_than_it(sandbox: Sandbox):
+    arm(sandbox, "listSubscriptions", "slowBody", delayMs=1500)
+    # httpx's read timeout bounds each wait for the next bytes, not the whole body.
+    patient_per_read = sandbox.billing.with_timeout(httpx.Timeout(5.0, read=1.0))
+    started = datetime.datetime.now()
+    listed = list_subscriptions.sync(client=patient_per_read, site_id=sandbox.site_id)
+    assert isinstance(listed, list) and listed
+    assert (datetime.datetime.now() - started).total_seconds() >= 1.2
