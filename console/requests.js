@@ -114,20 +114,27 @@ export function show(container, context) {
     detail.querySelector("h3").focus();
   }
 
-  // Polled cheaply: the newest entry only; the whole list when it changed.
+  // Polled cheaply: the newest entry only; when it changed, what came since it
+  // (`after`, ids grow with time), or the whole list when the journal shrank
+  // (cleared, or a sandbox reset).
   let busy = false;
   async function refresh() {
     if (busy || (!live.checked && shownNewest !== null)) return;
     busy = true;
     try {
-      const newest = (await call("GET", "/api/test/requests?limit=1"))[0]?.requestId || "";
+      const newest = (await call("GET", "/api/test/requests?limit=1"))[0]?.id || "";
       const now = performance.now();
       budget = Math.min(REFETCH_BURST, budget + (now - budgetAt) / REFETCH_MS);
       budgetAt = now;
       if (newest !== shownNewest && budget >= 1) {
         budget -= 1;
-        entries = await call("GET", `/api/test/requests?limit=${LIMIT}`);
-        shownNewest = entries[0]?.requestId || "";
+        if (shownNewest && newest > shownNewest) {
+          const since = await call("GET", `/api/test/requests?after=${shownNewest}&limit=${LIMIT}`);
+          entries = since.concat(entries).slice(0, LIMIT);
+        } else {
+          entries = await call("GET", `/api/test/requests?limit=${LIMIT}`);
+        }
+        shownNewest = entries[0]?.id || "";
         if (selected) selected = entries.find((entry) => entry.requestId === selected.requestId) || null;
         render();
       }
