@@ -86,6 +86,8 @@ pub struct StorageHealth {
     epoch: std::sync::OnceLock<std::time::Instant>,
     /// The SQLite file was removed or replaced while serving (`watch_file`).
     gone: std::sync::atomic::AtomicBool,
+    /// The watched file and its identity (device, inode) when serving began.
+    watched: std::sync::OnceLock<(std::path::PathBuf, (u64, u64))>,
 }
 
 impl StorageHealth {
@@ -105,28 +107,46 @@ impl StorageHealth {
         self.gone.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Watches the SQLite file at `path` every second, from now on: removed
-    /// or replaced by another file, the open connections would go on writing
-    /// to a file nobody can open again (a restart starts on a new, empty one),
-    /// so writes are refused and readiness fails from then on (issue 59 item 2).
+    /// Watches the SQLite file at `path` every second, from now on, and after
+    /// every write that failed (`note_storage`): removed or replaced by another
+    /// file, the open connections would go on writing to a file nobody can
+    /// open again (a restart starts on a new, empty one), so writes are
+    /// refused and readiness fails from then on (issue 59 item 2).
     pub fn watch_file(self: &std::sync::Arc<Self>, path: std::path::PathBuf) {
         use std::os::unix::fs::MetadataExt;
         let Ok(opened) = std::fs::metadata(&path).map(|m| (m.dev(), m.ino())) else { return };
+        if self.watched.set((path, opened)).is_err() {
+            return;
+        }
         let health = std::sync::Arc::downgrade(self);
         tokio::spawn(async move {
             let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
             loop {
                 every.tick().await;
                 let Some(health) = health.upgrade() else { return };
-                let now = std::fs::metadata(&path).map(|m| (m.dev(), m.ino()));
-                if now.as_ref().ok() != Some(&opened) {
-                    health.gone.store(true, std::sync::atomic::Ordering::Relaxed);
-                    tracing::error!(path = %path.display(), "the database file was removed or replaced while serving: \
-                        writes answer 503 and /health/ready 503 until a restart on the restored file");
+                if !health.check_file() {
                     return;
                 }
             }
         });
+    }
+
+    /// Whether the watched file is still the one serving began on (true when
+    /// none is watched); once it is not, `gone` for good, said once.
+    fn check_file(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Some((path, opened)) = self.watched.get() else { return true };
+        if self.is_gone() {
+            return false;
+        }
+        if std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok().as_ref() == Some(opened) {
+            return true;
+        }
+        if !self.gone.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::error!(path = %path.display(), "the database file was removed or replaced while serving: \
+                writes answer 503 and /health/ready 503 until a restart on the restored file");
+        }
+        false
     }
 
     pub fn set_full(&self, full: bool) {
@@ -160,6 +180,33 @@ pub async fn note_storage(
         state.storage.set_full(true);
     } else if writes && response.status().is_success() {
         state.storage.set_full(false);
+    } else if writes && response.status().is_server_error() {
+        // A write that failed may have met a file moved under it: look now, not at the next tick.
+        state.storage.check_file();
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file replaced under the server is seen by the next check (the one a
+    /// failed write makes), not only at the timer's next tick.
+    #[tokio::test]
+    async fn a_replaced_file_is_seen_at_the_next_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        std::fs::write(&path, b"one").unwrap();
+        let health = std::sync::Arc::new(StorageHealth::default());
+        health.watch_file(path.clone());
+        assert!(health.check_file() && !health.is_gone());
+        // Another file moved over it (both exist at once, so two inodes).
+        let other = dir.path().join("restored.sqlite");
+        std::fs::write(&other, b"another file").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(!health.check_file());
+        assert!(health.is_gone(), "for good");
+        assert!(!health.check_file());
+    }
 }
