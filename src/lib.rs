@@ -17,6 +17,7 @@ pub mod error;
 pub mod extract;
 pub mod healthcheck;
 pub mod logging;
+pub mod nearest;
 pub mod openapi;
 pub mod rate_limit;
 pub mod redaction;

@@ -331,7 +331,7 @@ impl Operations {
             for (segment, value) in template.segments.iter().zip(&segments) {
                 match segment {
                     Segment::Literal(literal) if literal == value => written.push(literal.as_str()),
-                    Segment::Literal(literal) => match crate::unknown_names::nearest(value, &[literal.as_str()]) {
+                    Segment::Literal(literal) => match crate::nearest::nearest(value, &[literal.as_str()]) {
                         Some(near) => {
                             distance += strsim::damerau_levenshtein(value, near);
                             written.push(near);
