@@ -37,22 +37,22 @@ use on_thread::OnThreadReads;
 pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
     let mut options = ConnectOptions::new(url.to_owned());
     options.acquire_timeout(Duration::from_secs(10)).connect_timeout(Duration::from_secs(3)).sqlx_logging(false);
+    // Incremental auto-vacuum, so deleted rows' pages can go back (`db::space`):
+    // set once, on a file made now, before its first table. Not a connect
+    // option: every connection the pool opens would run it again, and on a
+    // full disk that write fails the connection itself (a 503 for every write
+    // where a 507 was due); on a file that has tables it changes nothing, and
+    // one opened read-only refuses it.
+    let mut made_now = false;
     if is_sqlite(url) {
-        // Auto-vacuum is set as a file is made: on a file that has tables the
-        // pragma changes nothing, and on one opened read-only it is refused.
-        let made_now = sqlite_file(url).is_none_or(|file| file.metadata().map_or(true, |m| m.len() == 0));
+        made_now = sqlite_file(url).is_some_and(|file| file.metadata().map_or(true, |m| m.len() == 0));
         prepare_sqlite_directory(url)?;
         options
             .max_connections(1)
             .min_connections(1)
             .test_before_acquire(false)
-            .map_sqlx_sqlite_opts(move |opts| {
-                let opts = sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal);
-                // Incremental auto-vacuum, so deleted rows' pages can go back (`db::space`).
-                match made_now {
-                    true => opts.auto_vacuum(sea_orm::sqlx::sqlite::SqliteAutoVacuum::Incremental),
-                    false => opts,
-                }
+            .map_sqlx_sqlite_opts(|opts| {
+                sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
             })
             .map_sqlx_sqlite_pool_opts(|pool| {
                 pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection)))
@@ -67,7 +67,15 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .test_before_acquire_if_idle_for(Duration::from_secs(1));
     }
     // The error's own words only: its source chain repeats them.
-    Database::connect(options).await.map_err(|err| anyhow::anyhow!("connecting to {}: {err}", redact(url)))
+    let db = Database::connect(options).await.map_err(|err| anyhow::anyhow!("connecting to {}: {err}", redact(url)))?;
+    if made_now {
+        use sea_orm::ConnectionTrait;
+        // The connection already set WAL, which wrote the header: a VACUUM of
+        // the empty file applies the setting (instant: there is nothing in it).
+        db.execute_unprepared("PRAGMA auto_vacuum = INCREMENTAL").await?;
+        db.execute_unprepared("VACUUM").await?;
+    }
+    Ok(db)
 }
 
 /// Whether the writer's connection, given back to its pool, may serve the
