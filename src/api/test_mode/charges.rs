@@ -29,7 +29,7 @@ pub const MAX_LISTED: u64 = 1_000;
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"id": "019ac7d2-5a10-7000-8000-000000000001", "siteId": 10000,
-    "invoiceId": "019ac7d2-5a10-7000-8000-0000000000aa", "amount": "188.35", "currencyId": "USD",
+    "invoiceId": "019ac7d2-5a10-7000-8000-0000000000aa", "amount": 188.35, "currencyId": "USD",
     "cardLastFour": "4242", "outcome": "succeeded", "idempotencyKey": "addSubscription-1",
     "createdTime": "2026-12-01T00:00:00Z"}))]
 pub struct TestCharge {
