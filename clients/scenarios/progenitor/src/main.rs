@@ -47,7 +47,7 @@ async fn main() {
         json!({"name": "Generated progenitor", "greetingMessage": "<p>Hi</p>", "color": "#0a0", "submitButtonText": "Pay",
         "fields": [{"name": "card", "displayName": "Card", "type": "cardNumber", "order": 1, "isRequired": true}]}),
     );
-    let created = client.create_secure_form(&form).await.expect("create a form").into_inner();
+    let created = client.create_secure_form(None, &form).await.expect("create a form").into_inner();
     let read = client.get_secure_form(&created.id).await.expect("read the form").into_inner();
     expect(read.name.to_string() == "Generated progenitor", "read the form back");
     let page = client

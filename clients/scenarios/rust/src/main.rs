@@ -41,7 +41,7 @@ async fn main() {
         "Generated rust".into(),
         "Pay".into(),
     );
-    let created = platform::secure_forms_api::create_secure_form(&config, input).await.expect("create a form");
+    let created = platform::secure_forms_api::create_secure_form(&config, input, None).await.expect("create a form");
     let id = created.id.to_string();
     expect(
         platform::secure_forms_api::get_secure_form(&config, &id).await.expect("read").name == "Generated rust",
