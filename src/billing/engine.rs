@@ -192,16 +192,6 @@ pub struct IssuedInvoice {
     pub paid: bool,
 }
 
-/// A charge the simulated gateway made to the site's card for the issued
-/// invoice: an automatically charged card and something to pay. Credits are
-/// booked on the balance, never refunded to a card.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GatewayCharge {
-    pub amount: Decimal,
-    pub card_last_four: String,
-    pub succeeded: bool,
-}
-
 /// Every row an operation writes, in an order the foreign keys accept.
 #[derive(Clone, Debug)]
 pub struct Writes<M> {
@@ -215,7 +205,7 @@ pub struct Writes<M> {
     pub purchased_agents: Option<i32>,
     pub invoice: Option<IssuedInvoice>,
     /// The gateway's charge for that invoice, when it made one.
-    pub charge: Option<GatewayCharge>,
+    pub charge: Option<gateway::GatewayCharge>,
     /// The site's new balance.
     pub balance: Option<Decimal>,
 }
@@ -592,12 +582,8 @@ impl<M: PricedModel> Ledger<M> {
         }
         let id = Uuid::now_v7();
         outcome.invoice_id = Some(id);
-        if status != "draft" && total > Decimal::ZERO && site.charged_automatically {
-            writes.charge = site.card_number.as_deref().map(|card| GatewayCharge {
-                amount: total,
-                card_last_four: card[card.len().saturating_sub(4)..].to_owned(),
-                succeeded: charge_result,
-            });
+        if status != "draft" {
+            writes.charge = gateway::charge(total, site.charged_automatically, site.card_number.as_deref());
         }
         writes.invoice = Some(IssuedInvoice { id, status, invoice, paid: status == "paid" });
         (outcome, writes)

@@ -19,6 +19,27 @@ pub fn settles(total: Decimal, charged_automatically: bool, card: Option<&str>) 
     }
 }
 
+/// A charge the gateway made to a site's card for an issued invoice.
+/// Credits are booked on the balance, never refunded to a card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatewayCharge {
+    pub amount: Decimal,
+    pub card_last_four: String,
+    pub succeeded: bool,
+}
+
+/// The charge an issued invoice of `total` makes: one when there is
+/// something to pay and the site's card is charged automatically, whatever
+/// the gateway answers (`settles`).
+pub fn charge(total: Decimal, charged_automatically: bool, card: Option<&str>) -> Option<GatewayCharge> {
+    let card = card.filter(|_| charged_automatically && total > Decimal::ZERO)?;
+    Some(GatewayCharge {
+        amount: total,
+        card_last_four: card[card.len().saturating_sub(4)..].to_owned(),
+        succeeded: settles(total, charged_automatically, Some(card)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
