@@ -25,6 +25,14 @@ retried with their keys. Then, over HTTP and in the database:
   in the configuration's currency;
 - a cancelled subscription shows neither cancel nor upgrade;
 - no answer is a 500;
+- with `--disk-full` (SQLite, as root): the database sits on a tmpfs of its
+  own, filled to its last byte for 5 s a fifth of the way in; with
+  `--restart-database CMD` (PostgreSQL): CMD (a crash and a start) runs a fifth
+  of the way in. Only then, and for a few seconds after, may an answer be
+  503 or 507; half of those are retried with their keys, half given up: a
+  given-up write must have left nothing (it is not among the acknowledged,
+  which the checks above compare with the database), a retried one is
+  answered, and no key still waits (409003) 3 s after the database is back;
 - the state it leaves, exported (`data-set export`), loaded into a sandbox and
   taken again, is the same up to ids (scripts/snapshot_round_trip.py).
 
@@ -35,6 +43,7 @@ seed fixes the choices, not the timing).
 """
 
 import argparse
+import atexit
 import decimal
 import http.client
 import json
@@ -61,6 +70,11 @@ SECRET = "bank-test-secret-0123456789abcdef0123"
 NIL = "00000000-0000-0000-0000-000000000000"
 # A key cut by the kill answers this soon after the restart (a usual client retry policy).
 CRASH_RETRY_SECONDS = 3.0
+# The outage phase: a fifth of the way in, the disk held full this long.
+DISK_FULL_SECONDS = 5.0
+# After the outage, answers may still say so this long (pooled connections
+# found broken, the storage check): then every write succeeds again.
+OUTAGE_GRACE_SECONDS = 5.0
 
 
 def agent_of(site):
@@ -193,6 +207,9 @@ class Run:
         self.cut = set()  # keys a request of which lost its connection
         self.restarted_at = None  # when the killed instance was ready again
         self.answered_late = []  # (key, seconds after the restart) of keys cut by the kill
+        self.outage = None  # the phase: a callable that takes the database away and gives it back
+        self.outage_window = None  # (from, until) monotonic: the outage and its grace
+        self.outage_back = None  # when the database was back
 
     def fail(self, what):
         with self.lock:
@@ -233,15 +250,35 @@ class Run:
         body = {"ifCreateInvoice": rng.random() < 0.8, "isDraft": False, "purchasedAgents": rng.randint(1, 12)}
         return kind, site, f"/api/billing/subscriptions:changes?siteId={site}", body
 
+    def in_outage(self):
+        window = self.outage_window
+        return window is not None and window[0] <= time.monotonic() <= window[1]
+
+    def outage_answer(self, status):
+        """A 503 or 507 while the database is away (or just back): allowed."""
+        return status in (503, 507) and self.in_outage()
+
+    def unsettled(self, key, status, raw):
+        """Whether to send the key again: its answer lost (0), in flight (409003),
+        or the database away. A key still in flight 3 s after the database came
+        back is stranded: a failure."""
+        waiting = status == 409 and b"409003" in raw
+        back = self.outage_back
+        if waiting and back is not None and self.first_sent.get(key, back) < back and time.monotonic() - back > CRASH_RETRY_SECONDS:
+            self.fail(f"key {key} still in flight {time.monotonic() - back:.1f} s after the database came back")
+            return False
+        return status == 0 or waiting or self.outage_answer(status)
+
     def settle(self, path, body, key, first):
-        """Retries a key whose answer was lost (0) or in flight (409003) until it answers."""
+        """Retries a key whose answer was lost (0), in flight (409003) or refused
+        while the database was away, until it answers."""
         status, headers, raw = first
         deadline = time.monotonic() + 30
-        while status == 0 or (status == 409 and b"409003" in raw):
+        while self.unsettled(key, status, raw):
             if time.monotonic() > deadline:
                 self.fail(f"key {key} still unanswered after 30 s: {status} {raw[:200]!r}")
                 return None
-            time.sleep(0.2)
+            time.sleep(0.5 if status in (503, 507) else 0.2)
             self.count("retried")
             status, headers, raw = call(self.servers.base(random), "POST", path, self.token, body, key)
             if status == 0:
@@ -265,6 +302,9 @@ class Run:
 
     def record(self, kind, site, path, key, body, outcome, rng):
         status, headers, raw = outcome
+        if self.outage_answer(status):
+            self.count(f"refused {status} in the outage, given up")
+            return
         if status >= 500:
             self.fail(f"{kind} {key}: {status} {raw[:300]!r}")
             return
@@ -285,7 +325,7 @@ class Run:
         roll = rng.random()
         if roll < 0.14:
             again = call(self.servers.base(rng), "POST", path, self.token, body, key)
-            if again[0] == 0 or (again[0] == 409 and b"409003" in again[2]):
+            if self.unsettled(key, again[0], again[2]):
                 again = self.settle(path, body, key, again) or again
             if again[0] != status or again[2] != raw or again[1].get("idempotent-replayed") != "true":
                 self.fail(f"replay of {key} differs: {again[0]} {again[2][:200]!r} against {status} {raw[:200]!r}")
@@ -293,7 +333,7 @@ class Run:
         elif roll < 0.22:
             other = dict(body, name=self.next_name()) if "name" in body else dict(body, ifCreateInvoice=not body["ifCreateInvoice"])
             reused = call(self.servers.base(rng), "POST", path, self.token, other, key)
-            if reused[0] not in (0, 422):  # 0: cut by the kill
+            if reused[0] not in (0, 422) and not self.outage_answer(reused[0]):  # 0: cut by the kill
                 self.fail(f"key {key} reused with another body answered {reused[0]} {reused[2][:200]!r}")
             self.count("reused")
 
@@ -318,9 +358,10 @@ class Run:
                 t.join()
             self.count("sent twice at once")
             for outcome in outcomes:
-                if outcome[0] >= 500:
+                if outcome[0] >= 500 and not self.outage_answer(outcome[0]):
                     self.fail(f"twin {key}: {outcome[0]} {outcome[2][:300]!r}")
-            outcome = self.settle(path, body, key, (0, {}, b"")) if any(o[0] in (0, 409) for o in outcomes) else outcomes[0]
+            unsettled = any(o[0] in (0, 409) or self.outage_answer(o[0]) for o in outcomes)
+            outcome = self.settle(path, body, key, (0, {}, b"")) if unsettled else outcomes[0]
         elif roll < 0.09:
             abandon(self.servers.base(rng), path, self.token, body, key)
             self.count("abandoned")
@@ -329,7 +370,11 @@ class Run:
             outcome = call(self.servers.base(rng), "POST", path, self.token, body, key)
             if outcome[0] == 0:
                 self.cut.add(key)
-            if outcome[0] == 0 or (outcome[0] == 409 and b"409003" in outcome[2]):
+            # Refused while the database was away: half retried with the key, half given up.
+            retry_refused = rng.random() < 0.5
+            if outcome[0] == 0 or (outcome[0] == 409 and b"409003" in outcome[2]) or (self.outage_answer(outcome[0]) and retry_refused):
+                if self.outage_answer(outcome[0]):
+                    self.count(f"refused {outcome[0]} in the outage, retried with its key")
                 outcome = self.settle(path, body, key, outcome)
         if outcome:
             self.record(kind, site, path, key, body, outcome, rng)
@@ -349,7 +394,7 @@ class Run:
             body = {"name": self.names[target], "isServicePlan": False, "canBeCancelledByCustomer": True, "isShowCancel": True, "isShowUpgrade": True}
             status, _, raw = call(self.servers.base(rng), "PUT", f"/api/billing/subscriptions/{target}", self.token, body)
             expected = (200, 409)
-        if status not in expected and status != 0:
+        if status not in expected and status != 0 and not self.outage_answer(status):
             self.fail(f"racing PUT answered {status} {raw[:300]!r}")
         self.count(f"racing put {status}")
 
@@ -366,7 +411,14 @@ class Run:
         threads = [threading.Thread(target=self.client, args=(n, until)) for n in range(self.clients)]
         for t in threads:
             t.start()
-        time.sleep(self.seconds / 2)
+        if self.outage:
+            time.sleep(self.seconds / 5)
+            self.outage_window = (time.monotonic(), float("inf"))
+            what = self.outage()
+            self.outage_back = time.monotonic()
+            self.outage_window = (self.outage_window[0], self.outage_back + OUTAGE_GRACE_SECONDS)
+            print(f"    {what}; back {self.outage_back - self.outage_window[0]:.1f} s after it began", flush=True)
+        time.sleep(max(0.0, self.seconds / 2 - (time.monotonic() - (until - self.seconds))))
         print(f"    kill -9 of instance 0 at {self.seconds / 2:.0f} s, then started again", flush=True)
         killed = time.monotonic()
         self.servers.kill_and_restart(0)
@@ -374,6 +426,44 @@ class Run:
         print(f"    instance 0 ready again {self.restarted_at - killed:.2f} s after the kill", flush=True)
         for t in threads:
             t.join()
+
+
+class FullDisk:
+    """A tmpfs of its own for the SQLite file; called, it fills the tmpfs to its
+    last byte, holds it full for DISK_FULL_SECONDS, and makes room again."""
+
+    def __init__(self, work, url):
+        self.mount = os.path.join(work, "disk")
+        os.makedirs(self.mount)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256M", "tmpfs", self.mount], check=True)
+        name = os.path.basename(url.removeprefix("sqlite:").removeprefix("//").split("?")[0]) or "bank.db"
+        self.url = f"sqlite://{self.mount}/{name}?mode=rwc"
+
+    def __call__(self):
+        filler = os.path.join(self.mount, "filler")
+        written = 0
+        with open(filler, "wb", buffering=0) as f:
+            for size in (1 << 20, 1 << 12, 1):
+                block = b"\0" * size
+                try:
+                    while True:
+                        written += f.write(block) or 0
+                except OSError:
+                    pass
+        time.sleep(DISK_FULL_SECONDS)
+        os.unlink(filler)
+        return f"disk full for {DISK_FULL_SECONDS:.0f} s ({written / (1 << 20):.0f} MiB of filler)"
+
+    def close(self):
+        subprocess.run(["umount", self.mount], check=False)
+
+
+def restart_database(command):
+    """The phase of `--restart-database`: the command, as a shell runs it."""
+    def outage():
+        subprocess.run(command, shell=True, executable="/bin/bash", check=True)
+        return "the database restarted"
+    return outage
 
 
 class Database:
@@ -476,8 +566,19 @@ def main():
     parser.add_argument("--clients", type=int, default=24)
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--disk-full", action="store_true", help="SQLite: the file on a tmpfs filled for a while (root)")
+    parser.add_argument("--restart-database", metavar="CMD", help="a shell command that restarts the database, run once")
     args = parser.parse_args()
     log_dir = tempfile.mkdtemp(prefix="bank-test-")
+    outage, disk = None, None
+    if args.disk_full and os.geteuid() != 0:
+        print("    the disk-full phase skipped: mounting a tmpfs needs root", flush=True)
+    elif args.disk_full:
+        disk = outage = FullDisk(log_dir, args.database_url)
+        atexit.register(disk.close)
+        args.database_url = disk.url
+    elif args.restart_database:
+        outage = restart_database(args.restart_database)
     env = dict(os.environ, SWITCHBOARD_DATABASE_URL=args.database_url, SWITCHBOARD_SECRET=SECRET)
     servers = Servers(args.bin, args.database_url, args.instances, log_dir)
     try:
@@ -488,6 +589,7 @@ def main():
         token = subprocess.run([args.bin, "token", "--partner", "1", "--email", "admin@partner1.example"], env=env, check=True,
                                capture_output=True, text=True).stdout.strip()
         run = Run(servers, token, args.seconds, args.clients, args.seed)
+        run.outage = outage
         started = time.monotonic()
         run.run()
         print(f"    {args.clients} clients for {time.monotonic() - started:.0f} s on {args.instances} instance(s): "
@@ -495,6 +597,8 @@ def main():
         if run.answered_late:
             print(f"    keys cut by the kill: {len(run.answered_late)}, answered at most "
                   f"{max(run.answered_late):.2f} s after the restart (bound {CRASH_RETRY_SECONDS:.0f} s)", flush=True)
+        if outage and not any(what.startswith("refused 50") for what in run.counts):
+            run.failures.append("no write was refused during the outage phase: it tested nothing")
         check(run, Database(args.database_url))
     finally:
         servers.stop()

@@ -47,6 +47,13 @@ wait_for() { # url
   echo "timed out waiting for $1" >&2; return 1
 }
 
+# The throwaway cluster's start and its crash (an immediate stop: no checkpoint, as a kill).
+pg_start() {
+  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+}
+pg_stop() { as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null; }
+
 find_pg_bin() {
   local dir
   for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }; done
@@ -74,18 +81,23 @@ BIN="$TARGET_DIR/debug/switchboard"
 
 # The bank test (scripts/bank_test.py): random billing applies with retries,
 # reused keys, duplicates, abandoned requests and a kill -9, then every
-# invariant checked over HTTP and in the database.
+# invariant checked over HTTP and in the database. Its outage phase: on
+# SQLite a full disk (the file on a tmpfs of its own, filled for 5 s), on
+# PostgreSQL a crash and restart of the database (`restart_pg`).
 bank_test() { # backend
-  local url instances=1
+  local url instances=1 outage=(--disk-full)
   if [ "$1" = postgres ]; then
     as_pg psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE DATABASE bank" >/dev/null
     url="postgres://postgres@127.0.0.1:$PG_PORT/bank"
     instances=2
+    # A crash (immediate stop), 3 s away, and a start, in the shell bank_test.py runs it with.
+    outage=(--restart-database "$(declare -f as_pg pg_start pg_stop); PG_BIN=$PG_BIN PG_DIR=$PG_DIR PG_PORT=$PG_PORT; pg_stop; sleep 3; pg_start")
   else
     url="sqlite://$WORK/bank.db?mode=rwc"
   fi
-  log "bank test: $1, $instances instance(s)"
-  PATH="${PG_BIN:-/usr/bin}:$PATH" python3 "$ROOT/scripts/bank_test.py" --bin "$BIN" --database-url "$url" --instances "$instances" --seconds 40
+  log "bank test: $1, $instances instance(s), ${outage[0]#--}"
+  PATH="${PG_BIN:-/usr/bin}:$PATH" python3 "$ROOT/scripts/bank_test.py" --bin "$BIN" --database-url "$url" \
+    --instances "$instances" --seconds 40 "${outage[@]}"
 }
 bank_test sqlite
 
@@ -138,8 +150,7 @@ if [ "${SKIP_POSTGRES:-0}" != 1 ]; then
   [ "$(id -u)" = 0 ] && chown postgres "$PG_DIR"
   PG_PORT=$(free_port)
   as_pg initdb -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
-  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  pg_start
   log "cargo test --test api (PostgreSQL)"
   TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres" cargo test --locked --test api
   bank_test postgres
@@ -329,7 +340,7 @@ pg_outage() {
   start_server postgres outage
   token=$(demo_token site)
   partner=$(demo_token partner)
-  as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null
+  pg_stop
   python3 - "http://127.0.0.1:$PORT" "$token" <<'PY'
 import json, sys, time, urllib.request, urllib.error
 base, token = sys.argv[1], sys.argv[2]
@@ -371,8 +382,7 @@ slowest = max(took for _, took in answers)
 print(f"    16 applies on one site: {sorted(set(s for s, _ in answers))} within {slowest:.2f} s")
 assert all(status == 503 for status, _ in answers) and slowest < 10, answers
 PY
-  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  pg_start
   python3 - "http://127.0.0.1:$PORT" "$token" <<'PY'
 import sys, time, urllib.request
 base, token = sys.argv[1], sys.argv[2]
@@ -397,13 +407,12 @@ PY
   python3 "$ROOT/scripts/key_after_restart.py" send "http://127.0.0.1:$PORT" "$partner" restart-key-1 > "$WORK/key-sent" &
   local sender=$!
   sleep 1.5
-  as_pg pg_ctl -D "$PG_DIR/data" -m immediate stop >/dev/null
+  pg_stop
   wait "$sender"
   sent=$(cat "$WORK/key-sent")
   echo "    the apply that lost PostgreSQL: $sent"
   [ "$sent" = 503 ] || { echo "expected 503, got $sent" >&2; exit 1; }
-  as_pg pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+  pg_start
   python3 "$ROOT/scripts/key_after_restart.py" retry "http://127.0.0.1:$PORT" "$partner" restart-key-1
 }
 

@@ -37,6 +37,9 @@ pub struct Settings {
     pub sandbox_creations: Option<(NonZeroU32, NonZeroU32)>,
     /// Between renewal passes (`--renewal-interval`); zero: no loop.
     pub renewal_interval: Duration,
+    /// How long a write waits for the database in all (queued, then for a
+    /// connection) before it is answered 503 unwritten (`--write-wait`).
+    pub write_wait: Duration,
     /// The system clock of billing (a fixed one in tests of figures).
     pub clock: Clock,
     /// Requests a second per caller (`--rate-limit`); none: unlimited.
@@ -60,6 +63,7 @@ impl Default for Settings {
             sandbox_max_age: None,
             sandbox_creations: None,
             renewal_interval: Duration::from_secs(60),
+            write_wait: crate::api::DEFAULT_WRITE_WAIT,
             clock: Clock::System,
             rate_limit: None,
             limits: ConnectionLimits::default(),
@@ -89,6 +93,7 @@ impl Application {
             sandbox_max_age,
             sandbox_creations,
             renewal_interval,
+            write_wait,
             clock,
             rate_limit,
             limits,
@@ -104,7 +109,7 @@ impl Application {
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
         let sandbox_max_age = sandbox_max_age.filter(|age| test_mode && !age.is_zero());
         let expiry = crate::api::test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
-        let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry);
+        let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry, write_wait);
         let tokens = Arc::new(TokenService::new(secret));
         let state = SharedState {
             public_url: public_url.map(Arc::from),
@@ -120,6 +125,7 @@ impl Application {
             clock,
             instance,
             data_sets,
+            write_wait,
             ..SharedState::new(db, reads, tokens, cipher, queues)
         }
         .into();
@@ -163,7 +169,15 @@ impl AppState {
     /// queues' tasks run until the state is dropped. Serving builds its state
     /// with `Application`.
     pub fn new(db: DatabaseConnection, reads: Readers, tokens: Arc<TokenService>, cipher: Arc<FieldCipher>) -> Self {
-        let (_, queues) = Background::start(&db, &reads, Clock::System, None, false, Default::default());
+        let (_, queues) = Background::start(
+            &db,
+            &reads,
+            Clock::System,
+            None,
+            false,
+            Default::default(),
+            crate::api::DEFAULT_WRITE_WAIT,
+        );
         SharedState::new(db, reads, tokens, cipher, queues).into()
     }
 }

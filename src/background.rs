@@ -54,9 +54,10 @@ impl Background {
         renewals: Option<RenewalLoop>,
         test_mode: bool,
         sandbox_expiry: crate::api::test_mode::sandboxes::Expiry,
+        write_wait: std::time::Duration,
     ) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
-        let (forms, forms_task) = FormWriter::spawn(db.clone());
+        let (forms, forms_task) = FormWriter::spawn(db.clone(), write_wait);
         let mut queues = vec![forms_task];
         let write_batches = reads.on_thread.as_ref().map(|r| {
             let (batches, task) = WriteBatches::spawn(r.writer(), db.clone());

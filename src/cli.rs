@@ -112,6 +112,12 @@ struct ServeArgs {
     /// unknown names are ignored.
     #[arg(long, env = "SWITCHBOARD_STRICT_NAMES", value_parser = BoolishValueParser::new())]
     strict_names: bool,
+    /// Seconds a write waits for the database in all (queued behind others,
+    /// then for a connection) before it is answered 503 and not
+    /// written, so that a write its client gave up on never commits later.
+    #[arg(long, env = "SWITCHBOARD_WRITE_WAIT", value_name = "SECONDS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=300))]
+    write_wait: u64,
 }
 
 #[derive(Subcommand)]
@@ -256,6 +262,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 None,
                 false,
                 Default::default(),
+                crate::api::DEFAULT_WRITE_WAIT,
             );
             let renewals = crate::api::billing::renewals::Renewals::new(
                 db,
@@ -476,6 +483,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
             .map(|rate| (rate, std::num::NonZeroU32::new(args.sandbox_create_burst).unwrap_or(rate))),
         max_sandboxes: args.max_sandboxes,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
+        write_wait: std::time::Duration::from_secs(args.write_wait),
         rate_limit: args.rate_limit,
         instance: crate::db::instances::Instance::join(&db).await.context("registering this instance")?,
         data_sets: folder,

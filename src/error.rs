@@ -460,10 +460,14 @@ impl From<DbErr> for ApiError {
 }
 
 /// The error the database itself answered, if `err` is one (not a lost
-/// connection or a decoding failure).
+/// connection or a decoding failure). sea-orm reports a failed BEGIN or
+/// COMMIT as `Conn`: SQLite's full disk at COMMIT is one of those.
 fn database_error(err: &DbErr) -> Option<&dyn sea_orm::sqlx::error::DatabaseError> {
     use sea_orm::{RuntimeErr, sqlx};
-    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err)) | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))) = err else {
+    let (DbErr::Query(RuntimeErr::SqlxError(sqlx_err))
+    | DbErr::Exec(RuntimeErr::SqlxError(sqlx_err))
+    | DbErr::Conn(RuntimeErr::SqlxError(sqlx_err))) = err
+    else {
         return None;
     };
     match sqlx_err.as_ref() {

@@ -17,7 +17,7 @@ pub mod text;
 pub mod tokens;
 pub mod voicebots;
 
-pub use state::{AppState, SharedState};
+pub use state::{AppState, DEFAULT_WRITE_WAIT, SharedState};
 
 /// A 201 answer carrying the new resource's path in `Location`.
 pub fn created<T: serde::Serialize>(location: String, body: T) -> impl axum::response::IntoResponse {

@@ -17,6 +17,10 @@ use super::secure_forms::store::FormReads;
 use super::secure_forms::writer::FormWriter;
 use super::test_mode::journal::Journal;
 
+/// How long a write waits for the database in all (queued, then for a
+/// connection) before it is answered 503 unwritten (`--write-wait`).
+pub const DEFAULT_WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The queues requests write through, each drained by a task of its own
 /// (the application's background work starts them).
 pub struct Queues {
@@ -94,6 +98,9 @@ pub struct SharedState {
     pub journal: Option<Journal>,
     /// This process among the instances sharing the database (`db::instances`).
     pub instance: crate::db::instances::Instance,
+    /// How long a write waits for the database in all before it is refused
+    /// unwritten (`--write-wait`; `DEFAULT_WRITE_WAIT`).
+    pub write_wait: std::time::Duration,
     /// Where applies on one site wait for their batch on PostgreSQL (`billing::site_batches`).
     pub site_batches: super::billing::site_batches::SiteBatches,
     /// PostgreSQL: what billing previews read, in batches (`ledger_store::PreviewReads`).
@@ -156,6 +163,7 @@ impl SharedState {
             sites: Default::default(),
             plans: Default::default(),
             instance: crate::db::instances::Instance::unregistered(),
+            write_wait: DEFAULT_WRITE_WAIT,
             site_batches: Default::default(),
             storage: Default::default(),
             data_sets: None,

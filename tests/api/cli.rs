@@ -203,6 +203,10 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
     let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_TEST_MODE", "maybe")]);
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--test-mode"), "{stderr}");
+    // A write wait of 0 would refuse every write: out of its range (1-300 s).
+    let (status, stderr, _) = run_with(&["serve"], &[("SWITCHBOARD_WRITE_WAIT", "0")]);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--write-wait"), "{stderr}");
 }
 
 /// A switch's variable takes what a shell or compose file writes for on and

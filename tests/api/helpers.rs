@@ -202,6 +202,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         sandbox_creations,
         max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
         renewal_interval,
+        write_wait: switchboard::api::DEFAULT_WRITE_WAIT,
         clock,
         rate_limit: None,
         limits,

@@ -20,7 +20,7 @@
 //! for what another did; this is why `ledger_run::run` takes steps that clone.
 //!
 //! A request that gives up before its apply was taken for a batch (its
-//! client left, or it waited `QUEUE_WITHIN`) takes it out of the queue: it
+//! client left, or it waited the write wait, `--write-wait`) takes it out of the queue: it
 //! never runs. One that was taken runs to its end, its answer recorded with
 //! its effect when it has an idempotency key, like an apply whose client
 //! left after it began.
@@ -29,7 +29,6 @@ use std::collections::{HashMap, VecDeque};
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
 
 use axum::response::Response;
 use futures_util::FutureExt;
@@ -48,9 +47,6 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Applies run in one transaction at most; more wait for the next batch.
 const MAX_BATCH: usize = 32;
-/// A wait longer than this for the apply to be taken is answered 503
-/// (`503002`) with `Retry-After`.
-const QUEUE_WITHIN: Duration = Duration::from_secs(30);
 
 /// The applies waiting, per (partner, site); a site is here while a task
 /// runs its batches.
@@ -88,11 +84,13 @@ impl SiteBatches {
         if first {
             tokio::spawn(run_batches(state.clone(), site));
         }
-        match tokio::time::timeout(QUEUE_WITHIN, &mut answered).await {
+        // A wait longer than the write wait for the apply to be taken is answered 503 (`503002`).
+        let within = state.write_wait;
+        match tokio::time::timeout(within, &mut answered).await {
             Ok(answer) => answer.unwrap_or_else(|_| Err(stopped())),
             Err(_) if waiter.give_up() => Err(ApiError::new(
                 ErrorCode::Busy,
-                format!("applies on site {} waited longer than {QUEUE_WITHIN:?} for each other", site.1),
+                format!("applies on site {} waited longer than {within:?} for each other", site.1),
             )
             .retry_after(1)),
             // Taken: it runs to its end; its answer comes.

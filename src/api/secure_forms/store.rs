@@ -158,13 +158,10 @@ pub struct NewForm {
 /// 32,766, PostgreSQL 65,535) at a dozen columns a row.
 const ROWS_PER_INSERT: usize = 1_000;
 
-/// Creates `forms` in one transaction, all or none: one INSERT per table (per
-/// thousand rows) whatever their number, which is what lets the writer
-/// (`writer`) commit every create waiting at a moment together.
-pub async fn create_all(
-    db: &impl TransactionTrait<Transaction = DatabaseTransaction>,
-    forms: &[NewForm],
-) -> ApiResult<Vec<SecureForm>> {
+/// Creates `forms` in `txn` (all or none commit with it): one INSERT per
+/// table (per thousand rows) whatever their number, which is what lets the
+/// writer (`writer`) commit every create waiting at a moment together.
+pub async fn create_all(txn: &DatabaseTransaction, forms: &[NewForm]) -> ApiResult<Vec<SecureForm>> {
     let now = Utc::now();
     let mut children = Children::default();
     let mut rows = Vec::with_capacity(forms.len());
@@ -178,20 +175,18 @@ pub async fn create_all(
         });
     }
     let created = rows.iter().cloned().map(TryIntoModel::try_into_model).collect::<Result<Vec<_>, _>>()?;
-    let txn = db.begin().await?;
     for chunk in rows.chunks(ROWS_PER_INSERT) {
-        form::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(&txn).await?;
+        form::Entity::insert_many(chunk.iter().cloned()).exec_without_returning(txn).await?;
     }
-    children.insert(&txn).await?;
+    children.insert(txn).await?;
     let created: Vec<SecureForm> =
         created.into_iter().map(SecureForm::from_row).collect::<anyhow::Result<_>>().map_err(ApiError::internal)?;
     for (form, stored) in forms.iter().zip(&created) {
         if let Some(claim) = &form.claim {
             let location = Some(format!("{}/{}", super::BASE, stored.id));
-            claim.record(&txn, &Answer::json(StatusCode::CREATED, location, stored)?).await?;
+            claim.record(txn, &Answer::json(StatusCode::CREATED, location, stored)?).await?;
         }
     }
-    txn.commit().await?;
     Ok(created)
 }
 

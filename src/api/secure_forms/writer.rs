@@ -7,13 +7,17 @@
 //! its creates is tried again alone, so one bad create fails only itself;
 //! unless the database is away, which fails them all at once.
 //!
-//! A create waits at most `MAX_WAIT` in the queue: one that waited longer
-//! (its batch queued behind others while the database was away) is answered
-//! 503 and not written, so that a create its client gave up on is not
-//! committed later (issue 59 item 4).
+//! A create waits at most the write wait (`--write-wait`, 5 s) in all for its
+//! transaction to begin: queued, then for a connection. One that waited
+//! longer (its batch queued behind others while the database was away) is
+//! answered 503 and not written, so that a create its client gave up on is
+//! not committed later (issue 59 item 4). Once begun, a batch runs to its
+//! COMMIT: an answer never says "not written" of a write that may commit.
+
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use sea_orm::DatabaseConnection;
+use sea_orm::{DatabaseConnection, TransactionTrait};
 use tokio::sync::{mpsc, oneshot};
 
 use super::dto::SecureForm;
@@ -26,35 +30,38 @@ const MAX_BATCH: usize = 128;
 /// Creates waiting at most; more wait to be queued (back pressure on the
 /// requests, each bounded by the server's request timeout).
 const QUEUE: usize = 1_024;
-/// The longest a create waits in the queue before it is refused unwritten.
-pub const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
 #[derive(Clone)]
-pub struct FormWriter(mpsc::Sender<Job>);
+pub struct FormWriter {
+    sender: mpsc::Sender<Job>,
+    wait: Duration,
+}
 
 struct Job {
     form: NewForm,
     answer: oneshot::Sender<ApiResult<SecureForm>>,
-    queued: std::time::Instant,
+    /// Past this the create is refused unwritten (queued + the write wait).
+    deadline: Instant,
 }
 
 impl FormWriter {
-    /// Starts the writer on `db`; it runs until every `FormWriter` is
-    /// dropped, then ends (its task's handle) once the queue is written.
-    pub fn spawn(db: DatabaseConnection) -> (Self, tokio::task::JoinHandle<()>) {
+    /// Starts the writer on `db`, each create waiting at most `wait` for its
+    /// transaction to begin; it runs until every `FormWriter` is dropped, then
+    /// ends (its task's handle) once the queue is written.
+    pub fn spawn(db: DatabaseConnection, wait: Duration) -> (Self, tokio::task::JoinHandle<()>) {
         let (sender, receiver) = mpsc::channel(QUEUE);
         let task = tokio::spawn(run(db, receiver));
-        (Self(sender), task)
+        (Self { sender, wait }, task)
     }
 
     /// Creates queued and not yet taken into a batch.
     pub fn waiting(&self) -> usize {
-        self.0.max_capacity() - self.0.capacity()
+        self.sender.max_capacity() - self.sender.capacity()
     }
 
     pub async fn create(&self, form: NewForm) -> ApiResult<SecureForm> {
         let (answer, answered) = oneshot::channel();
-        self.0.send(Job { form, answer, queued: std::time::Instant::now() }).await.map_err(|_| stopped())?;
+        let deadline = Instant::now() + self.wait;
+        self.sender.send(Job { form, answer, deadline }).await.map_err(|_| stopped())?;
         answered.await.map_err(|_| stopped())?
     }
 }
@@ -78,22 +85,16 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
 
 async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
     // Waited too long, or nobody waits for the answer any more: not written.
+    let now = Instant::now();
     let (jobs, late): (Vec<Job>, Vec<Job>) =
-        jobs.into_iter().partition(|job| job.queued.elapsed() < MAX_WAIT && !job.answer.is_closed());
+        jobs.into_iter().partition(|job| job.deadline > now && !job.answer.is_closed());
     for job in late {
-        let waited = ApiError::new(
-            crate::error::ErrorCode::DatabaseUnavailable,
-            format!("the create waited {} s for the database and was not written; retry it", MAX_WAIT.as_secs()),
-        )
-        .retry_after(1);
-        let _ = job.answer.send(Err(waited));
+        let _ = job.answer.send(Err(not_written()));
     }
-    if jobs.is_empty() {
-        return;
-    }
+    let Some(deadline) = jobs.iter().map(|job| job.deadline).max() else { return };
     let (forms, answers): (Vec<NewForm>, Vec<_>) = jobs.into_iter().map(|job| (job.form, job.answer)).unzip();
     if forms.len() > 1 {
-        match store::create_all(db, &forms).await {
+        match create_together(db, &forms, deadline).await {
             Ok(created) => {
                 for (answer, form) in answers.into_iter().zip(created) {
                     let _ = answer.send(Ok(form));
@@ -111,9 +112,29 @@ async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
         }
     }
     for (form, answer) in forms.iter().zip(answers) {
-        let created = store::create_all(db, std::slice::from_ref(form)).await.map(|mut one| one.remove(0));
+        let created = create_together(db, std::slice::from_ref(form), deadline).await.map(|mut one| one.remove(0));
         let _ = answer.send(created);
     }
+}
+
+/// `forms` in one transaction, begun before `deadline` or not at all.
+async fn create_together(db: &DatabaseConnection, forms: &[NewForm], deadline: Instant) -> ApiResult<Vec<SecureForm>> {
+    let txn = match tokio::time::timeout_at(deadline.into(), db.begin()).await {
+        Ok(begun) => begun?,
+        Err(_) => return Err(not_written()),
+    };
+    let created = store::create_all(&txn, forms).await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// A create that waited its whole write wait, refused before anything was written.
+fn not_written() -> ApiError {
+    ApiError::new(
+        crate::error::ErrorCode::DatabaseUnavailable,
+        "the create waited its whole write wait for the database and was not written; retry it",
+    )
+    .retry_after(1)
 }
 
 #[cfg(test)]
@@ -147,12 +168,12 @@ mod tests {
     async fn a_refused_create_fails_alone_in_its_batch() {
         let db = demo_database().await;
         let taken = Uuid::now_v7();
-        FormWriter::spawn(db.clone()).0.create(new_form(taken, "first")).await.unwrap();
+        FormWriter::spawn(db.clone(), WAIT).0.create(new_form(taken, "first")).await.unwrap();
         let (mut batch, mut answers) = (Vec::new(), Vec::new());
         for n in 0..20 {
             let (answer, answered) = oneshot::channel();
             let id = if n == 7 { taken } else { Uuid::now_v7() };
-            batch.push(Job { form: new_form(id, &format!("form {n}")), answer, queued: std::time::Instant::now() });
+            batch.push(Job { form: new_form(id, &format!("form {n}")), answer, deadline: Instant::now() + WAIT });
             answers.push(answered);
         }
         write(&db, batch).await;
@@ -181,7 +202,7 @@ mod tests {
     #[tokio::test]
     async fn creates_sent_together_are_each_answered() {
         let db = demo_database().await;
-        let writer = FormWriter::spawn(db.clone()).0;
+        let writer = FormWriter::spawn(db.clone(), WAIT).0;
         let pending: Vec<_> = (0..50)
             .map(|n| {
                 let writer = writer.clone();
@@ -194,20 +215,25 @@ mod tests {
         }
     }
 
-    /// A create that waited in the queue past `MAX_WAIT` (behind batches that
-    /// waited for a database that was away) is answered 503 and not written.
+    const WAIT: Duration = Duration::from_secs(5);
+
+    /// A create that waited in the queue past its write wait (behind batches
+    /// that waited for a database that was away) is answered 503 and not written.
     #[tokio::test]
     async fn a_create_that_waited_too_long_is_refused_unwritten() {
         let db = demo_database().await;
         let (late_id, fresh_id) = (Uuid::now_v7(), Uuid::now_v7());
         let (late, late_answered) = oneshot::channel();
         let (fresh, fresh_answered) = oneshot::channel();
-        let long_ago = std::time::Instant::now().checked_sub(MAX_WAIT * 2).unwrap();
         write(
             &db,
             vec![
-                Job { form: new_form(late_id, "late"), answer: late, queued: long_ago },
-                Job { form: new_form(fresh_id, "fresh"), answer: fresh, queued: std::time::Instant::now() },
+                Job {
+                    form: new_form(late_id, "late"),
+                    answer: late,
+                    deadline: Instant::now().checked_sub(WAIT).unwrap(),
+                },
+                Job { form: new_form(fresh_id, "fresh"), answer: fresh, deadline: Instant::now() + WAIT },
             ],
         )
         .await;
@@ -215,5 +241,24 @@ mod tests {
         assert_eq!(refused.code(), crate::error::ErrorCode::DatabaseUnavailable);
         assert!(store::find(&db, 10000, late_id).await.is_err(), "not written");
         assert_eq!(fresh_answered.await.unwrap().unwrap().id, fresh_id);
+    }
+
+    /// The wait is one deadline in all: a create taken from the queue in time
+    /// but finding no connection (the pool's one held elsewhere) is refused
+    /// when its deadline passes, not after the pool's own timeout, unwritten.
+    #[tokio::test]
+    async fn the_wait_for_a_connection_ends_at_the_same_deadline() {
+        let db = demo_database().await;
+        let held = db.begin().await.unwrap();
+        let (answer, answered) = oneshot::channel();
+        let id = Uuid::now_v7();
+        let started = Instant::now();
+        let job = Job { form: new_form(id, "no connection"), answer, deadline: started + Duration::from_millis(300) };
+        write(&db, vec![job]).await;
+        let refused = answered.await.unwrap().unwrap_err();
+        assert_eq!(refused.code(), crate::error::ErrorCode::DatabaseUnavailable);
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        drop(held);
+        assert!(store::find(&db, 10000, id).await.is_err(), "not written");
     }
 }
