@@ -54,9 +54,7 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
             .map_sqlx_sqlite_opts(|opts| {
                 sqlite_pragmas(opts).synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
             })
-            .map_sqlx_sqlite_pool_opts(|pool| {
-                pool.after_release(|connection, _| Box::pin(outside_a_transaction(connection)))
-            });
+            .map_sqlx_sqlite_pool_opts(|pool| pool.after_release(|connection, _| Box::pin(fit_for_writes(connection))));
     } else {
         // A PostgreSQL that does not answer is a 503 within a few seconds. (The
         // SQLite pool's one connection is shared by queued writers: they may wait.)
@@ -79,26 +77,48 @@ pub async fn connect(url: &str) -> anyhow::Result<DatabaseConnection> {
 }
 
 /// Whether the writer's connection, given back to its pool, may serve the
-/// next write: only outside a transaction. A COMMIT that fails (a full disk,
-/// an I/O error) can leave SQLite inside the transaction, or end it while sqlx
-/// still counts it open; either way the next write's BEGIN became a SAVEPOINT
-/// nested in a transaction nothing would ever commit, and its create was
-/// acknowledged and lost (found filling a 6 MB disk: 2,222 of 2,496 acknowledged
-/// creates gone). Such a connection is closed, which rolls back what it held,
-/// and the pool opens a fresh one for the next write.
-#[allow(unsafe_code, reason = "sqlx has no safe call for SQLite's autocommit state")]
-async fn outside_a_transaction(connection: &mut sea_orm::sqlx::SqliteConnection) -> Result<bool, sea_orm::sqlx::Error> {
+/// next write: only outside a transaction, and only if it can write.
+///
+/// A COMMIT that fails (a full disk, an I/O error) can leave SQLite inside the
+/// transaction, or end it while sqlx still counts it open; either way the next
+/// write's BEGIN became a SAVEPOINT nested in a transaction nothing would ever
+/// commit, and its create was acknowledged and lost (found filling a 6 MB disk:
+/// 2,222 of 2,496 acknowledged creates gone).
+///
+/// SQLite opens a file it may not write read-only, silently: a connection the
+/// pool opened while the file's or folder's permissions refused writes (after
+/// one was closed above, or at its idle timeout) would refuse every write for
+/// its whole life, even once the permissions are back. The connections open at
+/// start keep writing through a `chmod` (the file is already open), so this is
+/// the one way permissions changed while serving can stop writes.
+///
+/// Such a connection is closed, which rolls back what it held, and the pool
+/// opens a fresh one for the next write.
+#[allow(unsafe_code, reason = "sqlx has no safe call for SQLite's autocommit and read-only states")]
+async fn fit_for_writes(connection: &mut sea_orm::sqlx::SqliteConnection) -> Result<bool, sea_orm::sqlx::Error> {
     let mut handle = connection.lock_handle().await?;
+    let raw = handle.as_raw_handle().as_ptr();
     // SAFETY: the handle is locked away from the connection's worker thread
-    // for the call, and sqlite3_get_autocommit only reads the handle's state.
-    let autocommit = unsafe { rusqlite::ffi::sqlite3_get_autocommit(handle.as_raw_handle().as_ptr()) } != 0;
+    // for the calls, and both only read the handle's state ("main" is a
+    // NUL-terminated literal).
+    let (autocommit, read_only) = unsafe {
+        (
+            rusqlite::ffi::sqlite3_get_autocommit(raw) != 0,
+            rusqlite::ffi::sqlite3_db_readonly(raw, c"main".as_ptr()) == 1,
+        )
+    };
     drop(handle);
     if !autocommit {
         tracing::warn!(
             "the SQLite writer's connection was left inside a failed transaction; it is closed and replaced"
         );
     }
-    Ok(autocommit)
+    if read_only {
+        tracing::warn!(
+            "the SQLite writer's connection opened the file read-only (its permissions); it is closed and replaced"
+        );
+    }
+    Ok(autocommit && !read_only)
 }
 
 /// The connections reads go through. SQLite in WAL mode lets readers run beside
@@ -353,6 +373,28 @@ mod tests {
             .unwrap()
             .unwrap();
         row.try_get_by_index::<i64>(0).map(|n| n.to_string()).or_else(|_| row.try_get_by_index::<String>(0)).unwrap()
+    }
+
+    /// The writer pool keeps a connection that can write, outside a
+    /// transaction; one SQLite opened read-only (as it does, silently, when
+    /// the file's permissions refuse writes) or left inside a transaction is
+    /// closed on release.
+    #[tokio::test]
+    async fn a_writer_connection_that_cannot_write_is_not_kept() {
+        use sea_orm::sqlx::{ConnectOptions, Connection, Executor, sqlite::SqliteConnectOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fit.db");
+        let writable = SqliteConnectOptions::new().filename(&file).create_if_missing(true);
+        let mut rw = writable.connect().await.unwrap();
+        rw.execute("CREATE TABLE t (x)").await.unwrap();
+        assert!(fit_for_writes(&mut rw).await.unwrap());
+        rw.execute("BEGIN").await.unwrap();
+        assert!(!fit_for_writes(&mut rw).await.unwrap(), "inside a transaction");
+        rw.execute("ROLLBACK").await.unwrap();
+        let mut ro = writable.clone().read_only(true).connect().await.unwrap();
+        assert!(!fit_for_writes(&mut ro).await.unwrap(), "opened read-only");
+        ro.close().await.unwrap();
+        rw.close().await.unwrap();
     }
 
     #[tokio::test]

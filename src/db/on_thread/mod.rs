@@ -90,7 +90,17 @@ impl Stack {
         Ok(connection)
     }
 
+    /// Kept for the next caller, unless the writer's connection could not
+    /// serve a write: SQLite opened the file read-only (its permissions
+    /// refused writes when it was opened) or a failed COMMIT left it inside a
+    /// transaction (`db::fit_for_writes` says why for the pool's writer).
     fn put_back(&self, connection: Connection) {
+        if self.writes && (!connection.is_autocommit() || connection.is_readonly(c"main").unwrap_or(true)) {
+            tracing::warn!(
+                "the on-thread writer's connection cannot write (read-only, or in a failed transaction); it is closed"
+            );
+            return;
+        }
         if let Ok(mut idle) = self.idle.lock()
             && idle.len() < self.keep
         {
