@@ -113,10 +113,11 @@ async fn fit_for_writes(connection: &mut sea_orm::sqlx::SqliteConnection) -> Res
             "the SQLite writer's connection was left inside a failed transaction; it is closed and replaced"
         );
     }
+    // Not a warning: a command run on a file it may only read (or a start
+    // that then exits 1 for it) gives back such a connection after every
+    // statement; a write it refuses says "read-only" in its own answer.
     if read_only {
-        tracing::warn!(
-            "the SQLite writer's connection opened the file read-only (its permissions); it is closed and replaced"
-        );
+        tracing::debug!("the SQLite writer's connection opened the file read-only; it is closed and replaced");
     }
     Ok(autocommit && !read_only)
 }
