@@ -43,7 +43,7 @@ impl ServerSecret {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
         let mut bytes = [0u8; 32];
-        rand::thread_rng().fill_bytes(&mut bytes);
+        rand::rng().fill_bytes(&mut bytes);
         let encoded = hex::encode(bytes);
         write_private(file, &encoded).with_context(|| format!("writing secret file {}", file.display()))?;
         tracing::info!(path = %file.display(), "created a new server secret");

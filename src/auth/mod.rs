@@ -5,6 +5,7 @@
 pub mod accounts;
 mod extract;
 pub mod guard;
+mod hs256;
 pub mod password;
 pub mod refresh;
 mod tokens;

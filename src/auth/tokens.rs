@@ -114,6 +114,7 @@ pub struct TokenService {
 
 impl TokenService {
     pub fn new(secret: &ServerSecret) -> Self {
+        super::hs256::install();
         let key = secret.derive_key("jwt-signing");
         Self { encoding: EncodingKey::from_secret(&key), decoding: DecodingKey::from_secret(&key) }
     }

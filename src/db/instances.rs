@@ -109,7 +109,7 @@ impl Instance {
 
 /// Positive, so that the id and the lock's `objid` read the same.
 fn random_id() -> i32 {
-    rand::thread_rng().gen_range(1..=i32::MAX)
+    rand::rng().random_range(1..=i32::MAX)
 }
 
 async fn try_lock(connection: &mut PgConnection, id: i32) -> Result<bool, sqlx::Error> {

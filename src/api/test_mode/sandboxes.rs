@@ -218,12 +218,12 @@ async fn create_test_sandbox(
     let mut last = None;
     for _ in 0..ATTEMPTS {
         let place = {
-            let mut random = rand::thread_rng();
+            let mut random = rand::rng();
             let sites = sandbox::site_count(&source).max(1);
             place(
                 &state,
-                random.gen_range(SANDBOX_IDS_FROM..i32::MAX),
-                random.gen_range(SANDBOX_IDS_FROM..i32::MAX - sites),
+                random.random_range(SANDBOX_IDS_FROM..i32::MAX),
+                random.random_range(SANDBOX_IDS_FROM..i32::MAX - sites),
             )
         };
         let created = Utc::now();

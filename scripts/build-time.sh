@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# How long a newcomer's first build takes, beside the benchmark's ceiling (a
+# bare axum + tokio server, bench/ceiling) built the same way on the same
+# machine: the ratio is the figure (issue 61; docs/performance.md, "Build time").
+#
+#   scripts/build-time.sh              release: cargo build --release
+#   PROFILE=dev scripts/build-time.sh  debug:   cargo build
+#   REV=abc123 scripts/build-time.sh   another commit (default HEAD)
+#
+# A fresh clone of REV with a fresh target dir each: crates are fetched first
+# (not timed, as on a machine that has them), then each build is timed alone,
+# switchboard first. `--timings` writes cargo's report (the slowest units, the
+# critical path) to target/build-time/REV-PROFILE.html. Nothing else should run
+# meanwhile: the figures are wall-clock seconds on all the machine's cores.
+set -euo pipefail
+# What a newcomer has: cargo's defaults (CI sets CARGO_INCREMENTAL=0).
+unset CARGO_INCREMENTAL CARGO_TARGET_DIR
+cd "$(dirname "$0")/.."
+PROFILE=${PROFILE:-release}
+REV=$(git rev-parse --short "${REV:-HEAD}")
+case "$PROFILE" in
+  release) flags=(--release) ;;
+  dev) flags=() ;;
+  *) echo "PROFILE is release or dev" >&2; exit 2 ;;
+esac
+out="$(pwd)/target/build-time"
+mkdir -p "$out"
+work=$(mktemp -d /tmp/switchboard-build-time.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+git clone -q --no-hardlinks . "$work/clone"
+git -C "$work/clone" checkout -q "$REV"
+cd "$work/clone"
+cargo fetch --locked -q
+
+timed() { # what, then the command
+  local what=$1 started
+  shift
+  started=$(date +%s.%N)
+  "$@" >"$work/$what.log" 2>&1 || { tail -n 20 "$work/$what.log" >&2; exit 1; }
+  python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.0f}')" "$started" "$(date +%s.%N)"
+}
+own=$(CARGO_TARGET_DIR="$work/target" timed switchboard \
+  cargo build --locked "${flags[@]}" --timings)
+cp "$work"/target/cargo-timings/cargo-timing.html "$out/$REV-$PROFILE.html"
+ceiling=$(CARGO_TARGET_DIR="$work/ceiling-target" timed ceiling \
+  cargo build --locked "${flags[@]}" -p ceiling)
+units=$(grep -c "Compiling" "$work/switchboard.log" || true)
+echo "$REV $PROFILE on $(nproc) cores: switchboard ${own} s ($units units), bare axum ${ceiling} s," \
+  "ratio $(python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$own" "$ceiling")x;" \
+  "report: target/build-time/$REV-$PROFILE.html"
