@@ -10,7 +10,8 @@
 # A fresh clone of REV with a fresh target dir each: crates are fetched first
 # (not timed, as on a machine that has them), then each build is timed alone,
 # switchboard first. `--timings` writes cargo's report (the slowest units, the
-# critical path) to target/build-time/REV-PROFILE.html. Nothing else should run
+# critical path) to target/build-time/REV-PROFILE.html. Last, one handler's
+# file is edited and built again (the edit loop). Nothing else should run
 # meanwhile: the figures are wall-clock seconds on all the machine's cores.
 set -euo pipefail
 # What a newcomer has: cargo's defaults (CI sets CARGO_INCREMENTAL=0).
@@ -44,7 +45,10 @@ own=$(CARGO_TARGET_DIR="$work/target" timed switchboard \
 cp "$work"/target/cargo-timings/cargo-timing.html "$out/$REV-$PROFILE.html"
 ceiling=$(CARGO_TARGET_DIR="$work/ceiling-target" timed ceiling \
   cargo build --locked "${flags[@]}" -p ceiling)
+# The edit loop: one handler's file changed (a line added), built again.
+echo "// an edit" >>src/api/voicebots/bots/mod.rs
+edit=$(CARGO_TARGET_DIR="$work/target" timed edit cargo build --locked "${flags[@]}")
 units=$(grep -c "Compiling" "$work/switchboard.log" || true)
 echo "$REV $PROFILE on $(nproc) cores: switchboard ${own} s ($units units), bare axum ${ceiling} s," \
   "ratio $(python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$own" "$ceiling")x;" \
-  "report: target/build-time/$REV-$PROFILE.html"
+  "after a handler's edit ${edit} s; report: target/build-time/$REV-$PROFILE.html"
