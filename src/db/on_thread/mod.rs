@@ -247,6 +247,26 @@ pub(super) mod tests {
         reads.row("SELECT v FROM t WHERE id = ?1", [id], |row| row.get(0))
     }
 
+    /// The on-thread writer keeps a connection that can write; one SQLite
+    /// opened read-only, or one left inside a transaction, is closed instead.
+    #[tokio::test]
+    async fn the_writer_keeps_no_connection_that_cannot_write() {
+        let (_writer, reads, dir) = file_database(TABLE).await;
+        let writer = reads.writer();
+        let idle = |stack: &Stack| stack.idle.lock().unwrap().len();
+        let fit = writer.stack.take().unwrap();
+        writer.stack.put_back(fit);
+        assert_eq!(idle(&writer.stack), 1);
+        let in_transaction = writer.stack.take().unwrap();
+        in_transaction.execute_batch("BEGIN").unwrap();
+        writer.stack.put_back(in_transaction);
+        assert_eq!(idle(&writer.stack), 0, "left inside a transaction");
+        let path = dir.path().join("db.sqlite");
+        let read_only = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        writer.stack.put_back(read_only);
+        assert_eq!(idle(&writer.stack), 0, "opened read-only");
+    }
+
     #[tokio::test]
     async fn reads_each_commit_of_the_writer_and_no_row_as_none() {
         let (writer, reads, _dir) = file_database(TABLE).await;
