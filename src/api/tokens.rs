@@ -157,6 +157,13 @@ impl Account {
 }
 
 async fn find_account(state: &AppState, audience: Audience, by: AccountKey<'_>) -> ApiResult<Option<Account>> {
+    // An email with a NUL names no account (PostgreSQL refuses to compare
+    // with one: it was a 500 there, a 401 on SQLite).
+    if let AccountKey::Email(email) = by
+        && !crate::api::text::can_name_a_row(email)
+    {
+        return Ok(None);
+    }
     Ok(match audience {
         Audience::Platform => {
             let query = agent::Entity::find();
