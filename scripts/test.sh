@@ -76,7 +76,7 @@ log "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 log "cargo test (SQLite)"
-cargo test --locked
+cargo test --workspace --locked
 BIN="$TARGET_DIR/debug/switchboard"
 
 # The bank test (scripts/bank_test.py): random billing applies with retries,

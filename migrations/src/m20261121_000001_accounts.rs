@@ -1,9 +1,8 @@
 //! Tenants and the accounts that sign in: partners own sites, agents belong to a
 //! site, partner users belong to a partner.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

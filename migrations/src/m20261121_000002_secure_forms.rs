@@ -1,9 +1,8 @@
 //! Secure forms (interface A): a form owns its fields, a field owns its options.
 //! Children cascade with their owner so a form delete is one statement.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

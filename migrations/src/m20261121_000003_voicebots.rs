@@ -1,9 +1,8 @@
 //! Voicebots (interface B) and the catalogs they reference. Catalog rows are
 //! global data; everything else belongs to a site.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 fn site_fk(table: &'static str) -> ForeignKeyCreateStatement {

@@ -1,9 +1,8 @@
 //! The partner-billing product catalog: products and their feature point items.
 //! Global data (every partner sells the same products), loaded by data sets.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -1,9 +1,8 @@
 //! The billing profile of a site: who is billed and how they pay. Card numbers
 //! are stored encrypted; card security codes are never stored.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -8,9 +8,8 @@
 //! `"19.990"`): SQLite has no decimal type and sea-orm reads its REAL through
 //! an f64, which loses cents.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Site columns, added one statement each (SQLite alters one column at a time).

@@ -2,9 +2,8 @@
 //! for (0 = the site's period), when it was cancelled, and the idempotency
 //! keys of billing POSTs (per partner, kept 24 hours).
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -1,9 +1,8 @@
 //! An idempotent replay answers the `Location` header of the first answer too
 //! (`:new` and `:switchPlan` name the subscription they create there).
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

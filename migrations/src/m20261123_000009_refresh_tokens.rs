@@ -3,9 +3,8 @@
 //! before they were keyed: those were bare SHA-256 hashes of bodies that may hold
 //! card data (the keys' replays are lost for at most their 24 hours).
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

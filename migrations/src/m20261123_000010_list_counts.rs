@@ -5,10 +5,8 @@
 //! forget it). Paging indexes end in `id`, the lists' tie-breaker, so a page is
 //! found in the index alone.
 
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
-use sea_orm_migration::{prelude::*, schema::integer};
+use crate::{prelude::*, schema::integer};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// The tables whose per-tenant totals are kept, and their tenant column. Rows

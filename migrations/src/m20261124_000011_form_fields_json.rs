@@ -6,9 +6,8 @@
 //! the server next starts (`secure_forms::store::fill_missing_fields_json`): it
 //! takes the application's serialiser, which SQL here would have to copy.
 
-use sea_orm_migration::prelude::*;
+use crate::prelude::*;
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

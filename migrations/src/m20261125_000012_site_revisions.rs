@@ -11,10 +11,8 @@
 //! A site starts at a random revision, so a site deleted by hand and inserted
 //! again under the same id cannot meet an answer kept for its predecessor.
 
-use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+use crate::prelude::*;
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Tables whose rows belong to one site (`site_id`), all shown in its answer.

@@ -4,9 +4,8 @@
 //! so each change preview and apply grew with everyone's invoices. With it,
 //! each of the subscription's own lines is one index probe.
 
-use sea_orm_migration::prelude::*;
+use crate::prelude::*;
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 const INDEX: &str = "ix_invoice_line_items_cancelled_invoice_line_item_id";

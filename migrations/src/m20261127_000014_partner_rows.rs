@@ -6,10 +6,8 @@
 //! (sites never change partner; the writes set it), with an index in each
 //! list's order, so a list reads its own rows and nothing else.
 
-use sea_orm_migration::sea_orm::ConnectionTrait;
-use sea_orm_migration::{prelude::*, schema::integer};
+use crate::{prelude::*, schema::integer};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Each table, its index, and the index's columns after `partner_id`: the

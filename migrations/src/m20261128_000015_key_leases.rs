@@ -4,9 +4,8 @@
 //! request that died without committing (its effect would have marked the key
 //! done in the same transaction), and a retry takes it over.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -13,9 +13,8 @@
 //!   sites that share a date to find its 200: the pass grew with the square of
 //!   the sites due).
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -5,9 +5,8 @@
 //! a request takes one with a conditional decrement, so two instances never
 //! both take the last. A deleted tenant takes its faults with it.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -4,9 +4,8 @@
 //! the requests' path; ids are UUIDv7, so newest first is by id. A deleted
 //! tenant takes its journal with it.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

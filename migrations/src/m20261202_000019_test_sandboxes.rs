@@ -3,9 +3,8 @@
 //! site and clock). No foreign key to `partners`: a reset deletes and writes
 //! the partner again under the same id while this row stays.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

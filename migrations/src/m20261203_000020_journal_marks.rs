@@ -2,9 +2,8 @@
 //! alone (issue 44): which fault answered or dropped the request, and whether
 //! the answer was an idempotent replay.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

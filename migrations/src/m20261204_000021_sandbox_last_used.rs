@@ -2,9 +2,8 @@
 //! when one was last used, so that a bound on live sandboxes cannot be held
 //! forever by sandboxes nobody uses.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

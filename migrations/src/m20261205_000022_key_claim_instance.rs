@@ -3,9 +3,8 @@
 //! instead of waiting for the lease to run out. Null on keys claimed before:
 //! those fall back to their lease.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -12,13 +12,11 @@
 //! SQLite has no statement triggers; its row triggers stay (they write no
 //! new row versions: SQLite updates the row in place).
 
-use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+use crate::prelude::*;
 
 // Migration 12's tables whose rows belong to one site (`site_id`).
 use crate::m20261125_000012_site_revisions::SITE_ROWS;
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 const BUMP: &str = "UPDATE sites SET revision = revision + 1 WHERE id IN";

@@ -2,9 +2,8 @@
 //! inline object, issue 55): the data set as loaded, its relative dates read,
 //! so that a reset writes exactly the rows the creation wrote.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -2,9 +2,8 @@
 //! `after` matching calls through, then faults the next `times`. `let_through`
 //! counts down the calls still to let through, as `remaining` counts the faults.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

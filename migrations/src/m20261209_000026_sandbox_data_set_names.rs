@@ -3,9 +3,8 @@
 //! refused a longer name (a 500 on `team-in-november`); SQLite does not
 //! enforce a declared length, so only PostgreSQL's column changes.
 
-use sea_orm_migration::prelude::*;
+use crate::prelude::*;
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -3,9 +3,8 @@
 //! or renewal that issued the invoice, so that a test can assert "charged
 //! once" (`GET /api/test/charges`). A deleted sandbox takes its rows with it.
 
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::{prelude::*, schema::*};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 #[async_trait::async_trait]

@@ -14,7 +14,7 @@ pub mod space;
 use std::time::Duration;
 
 use anyhow::Context;
-use migration::{Migrator, MigratorTrait};
+use migration::Migrator;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DatabaseTransaction};
 
 use crate::error::ApiResult;

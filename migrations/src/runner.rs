@@ -1,0 +1,176 @@
+//! The migration runner: applies the migrations not yet recorded in
+//! `seaql_migrations`, each with its record in one transaction.
+//!
+//! It replaces sea-orm-migration, whose runner these migrations used before:
+//! that crate turned on sea-orm's `schema-sync` feature and with it
+//! sea-schema, a crate on the build's critical path for introspection no
+//! migration here needs (docs/performance.md, "Build time"). The table, its
+//! columns and the names recorded in it are the same, so a database migrated
+//! by either runner is up to date for the other.
+
+use sea_orm::sea_query::{ColumnDef, Expr, Order, Query, Table};
+use sea_orm::{
+    ConnectionTrait, DatabaseConnection, DatabaseExecutor, DbBackend, DbErr, IntoDatabaseExecutor, StatementBuilder,
+    TransactionTrait,
+};
+
+/// One migration: its schema change, and the change that undoes it.
+#[async_trait::async_trait]
+pub trait MigrationTrait: Send + Sync {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr>;
+
+    /// Undoes `up`. No command runs it today: it is kept so that a migration
+    /// says how it would be reverted, and for a tool that wants to.
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr>;
+}
+
+/// What a migration runs its statements on: the connection, or the
+/// transaction the runner opened for it.
+pub struct SchemaManager<'c> {
+    conn: DatabaseExecutor<'c>,
+}
+
+impl<'c> SchemaManager<'c> {
+    pub fn new(conn: impl IntoDatabaseExecutor<'c>) -> Self {
+        Self { conn: conn.into_database_executor() }
+    }
+
+    pub fn get_connection(&self) -> &DatabaseExecutor<'c> {
+        &self.conn
+    }
+
+    pub fn get_database_backend(&self) -> DbBackend {
+        self.conn.get_database_backend()
+    }
+
+    /// Runs one statement built with sea-query (a table, an index...).
+    pub async fn exec_stmt(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.conn.execute(&stmt).await.map(drop)
+    }
+
+    pub async fn create_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.exec_stmt(stmt).await
+    }
+
+    pub async fn alter_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.exec_stmt(stmt).await
+    }
+
+    pub async fn drop_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.exec_stmt(stmt).await
+    }
+
+    pub async fn create_index(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.exec_stmt(stmt).await
+    }
+
+    pub async fn drop_index(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
+        self.exec_stmt(stmt).await
+    }
+}
+
+/// The table that records which migrations a database has, by name.
+const RECORDS: &str = "seaql_migrations";
+
+/// Applies the pending migrations of `all`, in order, `steps` of them at
+/// most. On PostgreSQL each runs in a transaction with its record, as
+/// sea-orm-migration did; on SQLite they run as before, statement by
+/// statement (a migration there may need to be outside a transaction).
+pub(crate) async fn up(
+    db: &DatabaseConnection,
+    all: Vec<(&'static str, Box<dyn MigrationTrait>)>,
+    steps: Option<u32>,
+) -> Result<(), DbErr> {
+    let backend = db.get_database_backend();
+    let records = Table::create()
+        .table(RECORDS)
+        .if_not_exists()
+        .col(ColumnDef::new("version").string().not_null().primary_key())
+        .col(ColumnDef::new("applied_at").big_integer().not_null())
+        .to_owned();
+    db.execute(&records).await?;
+    let applied = applied(db).await?;
+    if let Some(unknown) = applied.iter().find(|name| !all.iter().any(|(known, _)| known == name)) {
+        // A database migrated by a newer build: this one does not know its schema.
+        return Err(DbErr::Migration(format!(
+            "the database has migration '{unknown}', which this build does not know: it was migrated by a newer version"
+        )));
+    }
+    let pending = all.into_iter().filter(|(name, _)| !applied.iter().any(|done| done == name));
+    for (name, migration) in pending.take(steps.map_or(usize::MAX, |steps| steps as usize)) {
+        tracing::debug!(migration = name, "applying a migration");
+        if backend == DbBackend::Postgres {
+            let txn = db.begin().await?;
+            migration.up(&SchemaManager::new(&txn)).await?;
+            record(&txn, name).await?;
+            txn.commit().await?;
+        } else {
+            migration.up(&SchemaManager::new(db)).await?;
+            record(db, name).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn applied(db: &DatabaseConnection) -> Result<Vec<String>, DbErr> {
+    let select = Query::select().column("version").from(RECORDS).order_by("version", Order::Asc).to_owned();
+    db.query_all(&select).await?.iter().map(|row| row.try_get_by_index::<String>(0)).collect()
+}
+
+async fn record(db: &impl ConnectionTrait, name: &str) -> Result<(), DbErr> {
+    let applied_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|err| DbErr::Migration(format!("the clock is before 1970: {err}")))?
+        .as_secs();
+    let applied_at = i64::try_from(applied_at).unwrap_or(i64::MAX);
+    let insert = Query::insert()
+        .into_table(RECORDS)
+        .columns(["version", "applied_at"])
+        .values([Expr::val(name), Expr::val(applied_at)])
+        .map_err(|err| DbErr::Migration(err.to_string()))?
+        .to_owned();
+    db.execute(&insert).await.map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Migrator;
+    use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection};
+
+    async fn empty_database() -> DatabaseConnection {
+        // One connection: each connection to `:memory:` is a database of its own.
+        Database::connect(ConnectOptions::new("sqlite::memory:").max_connections(1).to_owned()).await.unwrap()
+    }
+
+    async fn recorded(db: &DatabaseConnection) -> Vec<String> {
+        super::applied(db).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn each_migration_is_applied_once_and_recorded_by_its_file_name() {
+        let db = empty_database().await;
+        Migrator::up(&db, Some(2)).await.unwrap();
+        assert_eq!(recorded(&db).await, ["m20261121_000001_accounts", "m20261121_000002_secure_forms"]);
+        Migrator::up(&db, None).await.unwrap();
+        let all = recorded(&db).await;
+        assert_eq!(all.len(), Migrator::migrations().len());
+        assert_eq!(all.last().map(String::as_str), Some("m20261210_000027_gateway_charges"));
+        // Nothing is pending: a second run changes nothing (and would fail
+        // on a table that exists if it ran a migration again).
+        Migrator::up(&db, None).await.unwrap();
+        assert_eq!(recorded(&db).await, all);
+    }
+
+    #[tokio::test]
+    async fn a_database_migrated_by_a_newer_build_is_refused() {
+        let db = empty_database().await;
+        Migrator::up(&db, None).await.unwrap();
+        db.execute_unprepared(
+            "INSERT INTO seaql_migrations (version, applied_at) VALUES ('m20991231_000099_future', 0)",
+        )
+        .await
+        .unwrap();
+        let err = Migrator::up(&db, None).await.unwrap_err().to_string();
+        assert!(err.contains("'m20991231_000099_future'") && err.contains("newer version"), "{err}");
+    }
+}
