@@ -170,7 +170,7 @@ pub fn period_charges(pricing: &Pricing, months: u32) -> Result<Vec<Charge>, Pri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::billing::line_figures;
+    use crate::line_figures;
     use rust_decimal_macros::dec;
 
     fn prices(monthly: Decimal, annual: Decimal, annual_discount: Decimal) -> PeriodPrices {
