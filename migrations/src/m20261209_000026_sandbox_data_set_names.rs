@@ -10,7 +10,7 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
+        if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }
         let column = ColumnDef::new("data_set").string_len(64).not_null().to_owned();
@@ -18,7 +18,7 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
+        if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }
         let column = ColumnDef::new("data_set").string_len(10).not_null().to_owned();

@@ -4,7 +4,7 @@
 //! loco-rs), which these migrations used before, so the tables they create
 //! are unchanged.
 
-use sea_orm::sea_query::{ColumnDef, IntoIden};
+use sea_query::{ColumnDef, IntoIden};
 
 pub fn pk_uuid(name: impl IntoIden) -> ColumnDef {
     uuid(name).primary_key().take()

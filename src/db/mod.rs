@@ -6,6 +6,7 @@ pub mod deferred;
 pub mod entities;
 pub mod in_list;
 pub mod instances;
+pub mod migrations;
 pub mod money;
 pub mod on_thread;
 pub mod reads;
@@ -14,7 +15,7 @@ pub mod space;
 use std::time::Duration;
 
 use anyhow::Context;
-use migration::Migrator;
+
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DatabaseTransaction};
 
 use crate::error::ApiResult;
@@ -205,7 +206,7 @@ pub async fn takes_writes(db: &DatabaseConnection) -> anyhow::Result<()> {
 }
 
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
-    one_at_a_time(db, async || Migrator::up(db, None).await.context("running migrations")).await
+    one_at_a_time(db, async || migrations::up(db, None).await.context("running migrations")).await
 }
 
 /// The advisory lock start-up work takes on PostgreSQL ("SWBM", 1).
@@ -420,7 +421,7 @@ mod tests {
     #[tokio::test]
     async fn rows_stored_before_the_partner_copy_get_their_sites_partner() {
         let db = connect("sqlite::memory:").await.unwrap();
-        Migrator::up(&db, Some(13)).await.unwrap();
+        migrations::up(&db, Some(13)).await.unwrap();
         for sql in [
             "INSERT INTO partners (id, name) VALUES (7, 'seven'), (8, 'eight')",
             "INSERT INTO sites (id, partner_id) VALUES (1, 7), (2, 8), (3, 7)",
@@ -428,7 +429,7 @@ mod tests {
         ] {
             db.execute_unprepared(sql).await.unwrap();
         }
-        Migrator::up(&db, None).await.unwrap();
+        migrations::up(&db, None).await.unwrap();
         let rows = db
             .query_all_raw(Statement::from_string(
                 db.get_database_backend(),

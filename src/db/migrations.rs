@@ -1,5 +1,5 @@
-//! The migration runner: applies the migrations not yet recorded in
-//! `seaql_migrations`, each with its record in one transaction.
+//! The migration runner: applies the migrations (the `migration` crate's
+//! `all()`) not yet recorded in `seaql_migrations`, in order.
 //!
 //! It replaces sea-orm-migration, whose runner these migrations used before:
 //! that crate turned on sea-orm's `schema-sync` feature and with it
@@ -8,80 +8,34 @@
 //! columns and the names recorded in it are the same, so a database migrated
 //! by either runner is up to date for the other.
 
+use migration::{MigrationTrait, SchemaManager};
 use sea_orm::sea_query::{ColumnDef, Expr, Order, Query, Table};
-use sea_orm::{
-    ConnectionTrait, DatabaseConnection, DatabaseExecutor, DbBackend, DbErr, IntoDatabaseExecutor, StatementBuilder,
-    TransactionTrait,
-};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
 
-/// One migration: its schema change, and the change that undoes it.
+/// A sea-orm connection or transaction, lent to a migration.
+struct Lent<'c, C>(&'c C);
+
 #[async_trait::async_trait]
-pub trait MigrationTrait: Send + Sync {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr>;
-
-    /// Undoes `up`. No command runs it today: it is kept so that a migration
-    /// says how it would be reverted, and for a tool that wants to.
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr>;
-}
-
-/// What a migration runs its statements on: the connection, or the
-/// transaction the runner opened for it.
-pub struct SchemaManager<'c> {
-    conn: DatabaseExecutor<'c>,
-}
-
-impl<'c> SchemaManager<'c> {
-    pub fn new(conn: impl IntoDatabaseExecutor<'c>) -> Self {
-        Self { conn: conn.into_database_executor() }
+impl<C: ConnectionTrait + Send + Sync> migration::Connection for Lent<'_, C> {
+    fn backend(&self) -> migration::DbBackend {
+        match self.0.get_database_backend() {
+            DbBackend::Postgres => migration::DbBackend::Postgres,
+            // The server connects to SQLite or PostgreSQL only (`db::connect`).
+            _ => migration::DbBackend::Sqlite,
+        }
     }
 
-    pub fn get_connection(&self) -> &DatabaseExecutor<'c> {
-        &self.conn
-    }
-
-    pub fn get_database_backend(&self) -> DbBackend {
-        self.conn.get_database_backend()
-    }
-
-    /// Runs one statement built with sea-query (a table, an index...).
-    pub async fn exec_stmt(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.conn.execute(&stmt).await.map(drop)
-    }
-
-    pub async fn create_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.exec_stmt(stmt).await
-    }
-
-    pub async fn alter_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.exec_stmt(stmt).await
-    }
-
-    pub async fn drop_table(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.exec_stmt(stmt).await
-    }
-
-    pub async fn create_index(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.exec_stmt(stmt).await
-    }
-
-    pub async fn drop_index(&self, stmt: impl StatementBuilder) -> Result<(), DbErr> {
-        self.exec_stmt(stmt).await
+    async fn execute_unprepared(&self, sql: &str) -> Result<(), migration::DbErr> {
+        self.0.execute_unprepared(sql).await.map(drop).map_err(|err| migration::DbErr(err.to_string()))
     }
 }
 
-/// The table that records which migrations a database has, by name.
-const RECORDS: &str = "seaql_migrations";
-
-/// Applies the pending migrations of `all`, in order, `steps` of them at
-/// most. On PostgreSQL each runs in a transaction with its record, as
+/// Applies the pending migrations, `steps` of them at most (all with
+/// `None`). On PostgreSQL each runs in a transaction with its record, as
 /// sea-orm-migration did; on SQLite they run as before, statement by
 /// statement (a migration there may need to be outside a transaction).
-pub(crate) async fn up(
-    db: &DatabaseConnection,
-    all: Vec<(&'static str, Box<dyn MigrationTrait>)>,
-    steps: Option<u32>,
-) -> Result<(), DbErr> {
-    let backend = db.get_database_backend();
+pub async fn up(db: &DatabaseConnection, steps: Option<u32>) -> Result<(), DbErr> {
+    let all = migration::all();
     let records = Table::create()
         .table(RECORDS)
         .if_not_exists()
@@ -99,18 +53,29 @@ pub(crate) async fn up(
     let pending = all.into_iter().filter(|(name, _)| !applied.iter().any(|done| done == name));
     for (name, migration) in pending.take(steps.map_or(usize::MAX, |steps| steps as usize)) {
         tracing::debug!(migration = name, "applying a migration");
-        if backend == DbBackend::Postgres {
+        if db.get_database_backend() == DbBackend::Postgres {
             let txn = db.begin().await?;
-            migration.up(&SchemaManager::new(&txn)).await?;
-            record(&txn, name).await?;
+            apply(migration.as_ref(), &txn, name).await?;
             txn.commit().await?;
         } else {
-            migration.up(&SchemaManager::new(db)).await?;
-            record(db, name).await?;
+            apply(migration.as_ref(), db, name).await?;
         }
     }
     Ok(())
 }
+
+async fn apply<C: ConnectionTrait + Send + Sync>(
+    migration: &dyn MigrationTrait,
+    db: &C,
+    name: &str,
+) -> Result<(), DbErr> {
+    let lent = Lent(db);
+    migration.up(&SchemaManager::new(&lent)).await.map_err(|err| DbErr::Migration(format!("{name}: {err}")))?;
+    record(db, name).await
+}
+
+/// The table that records which migrations a database has, by name.
+const RECORDS: &str = "seaql_migrations";
 
 async fn applied(db: &DatabaseConnection) -> Result<Vec<String>, DbErr> {
     let select = Query::select().column("version").from(RECORDS).order_by("version", Order::Asc).to_owned();
@@ -134,7 +99,6 @@ async fn record(db: &impl ConnectionTrait, name: &str) -> Result<(), DbErr> {
 
 #[cfg(test)]
 mod tests {
-    use crate::Migrator;
     use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection};
 
     async fn empty_database() -> DatabaseConnection {
@@ -149,28 +113,28 @@ mod tests {
     #[tokio::test]
     async fn each_migration_is_applied_once_and_recorded_by_its_file_name() {
         let db = empty_database().await;
-        Migrator::up(&db, Some(2)).await.unwrap();
+        super::up(&db, Some(2)).await.unwrap();
         assert_eq!(recorded(&db).await, ["m20261121_000001_accounts", "m20261121_000002_secure_forms"]);
-        Migrator::up(&db, None).await.unwrap();
+        super::up(&db, None).await.unwrap();
         let all = recorded(&db).await;
-        assert_eq!(all.len(), Migrator::migrations().len());
+        assert_eq!(all.len(), migration::all().len());
         assert_eq!(all.last().map(String::as_str), Some("m20261210_000027_gateway_charges"));
         // Nothing is pending: a second run changes nothing (and would fail
         // on a table that exists if it ran a migration again).
-        Migrator::up(&db, None).await.unwrap();
+        super::up(&db, None).await.unwrap();
         assert_eq!(recorded(&db).await, all);
     }
 
     #[tokio::test]
     async fn a_database_migrated_by_a_newer_build_is_refused() {
         let db = empty_database().await;
-        Migrator::up(&db, None).await.unwrap();
+        super::up(&db, None).await.unwrap();
         db.execute_unprepared(
             "INSERT INTO seaql_migrations (version, applied_at) VALUES ('m20991231_000099_future', 0)",
         )
         .await
         .unwrap();
-        let err = Migrator::up(&db, None).await.unwrap_err().to_string();
+        let err = super::up(&db, None).await.unwrap_err().to_string();
         assert!(err.contains("'m20991231_000099_future'") && err.contains("newer version"), "{err}");
     }
 }
