@@ -245,9 +245,14 @@ fn list_items(bytes: &[u8]) -> Result<usize, serde_json::Error> {
 /// is expected: JSON Schema counts those as integers, serde does not. Only the error
 /// path pays: the body is read again from a JSON value with the number the error
 /// points at rewritten as an integer, once per such number.
+///
+/// Every read of a body is this one: bytes through `serde_path_to_error`. A body
+/// type's `Deserialize` is compiled once for each deserializer it is read with
+/// (and `serde_path_to_error` wraps each nested value's), so reading the
+/// rewritten value with a second deserializer compiled every body type twice
+/// (issue 61): the value is written back to bytes instead, on the error path alone.
 fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
-    let deserializer = &mut serde_json::Deserializer::from_slice(bytes);
-    let err = match serde_path_to_error::deserialize(deserializer) {
+    let err = match read_json(bytes) {
         Ok(body) => return Ok(body),
         Err(err) => err,
     };
@@ -256,6 +261,19 @@ fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_t
     }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Err(err) };
     deserialize_value(&mut value, &mut rereads(bytes.len()))
+}
+
+/// serde_json's words for `err` without the " at line L column C" it adds
+/// (a JSON pointer says where, in the documents' terms).
+pub fn serde_message(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let position = format!(" at line {} column {}", err.line(), err.column());
+    message.strip_suffix(&position).map_or_else(|| message.clone(), str::to_owned)
+}
+
+/// JSON read the one way this server reads a request body or a data set.
+pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(bytes))
 }
 
 /// How many times a body of `len` bytes may be read again from its value
@@ -268,20 +286,22 @@ fn rereads(len: usize) -> usize {
 }
 
 /// serde_json's words for a decimal where an integer is expected, read from
-/// bytes (with arbitrary precision) and from a value.
+/// bytes (with arbitrary precision).
 fn is_decimal_for_integer(err: &serde_path_to_error::Error<serde_json::Error>) -> bool {
     let message = err.inner().to_string();
     message.starts_with("invalid number") || message.starts_with("invalid type: floating point")
 }
 
-/// Reads a body from its JSON value, rewriting each integer-valued decimal
-/// where an integer is expected (as `deserialize_body` does), in place.
+/// Reads a body from its JSON value (written back to bytes: `deserialize_body`
+/// says why), rewriting each integer-valued decimal where an integer is
+/// expected (as `deserialize_body` does), in place.
 fn deserialize_value<T: DeserializeOwned>(
     value: &mut serde_json::Value,
     rereads: &mut usize,
 ) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
     loop {
-        let err = match serde_path_to_error::deserialize(&*value) {
+        let bytes = serde_json::to_vec(&*value).expect("a JSON value writes");
+        let err = match read_json(&bytes) {
             Ok(body) => return Ok(body),
             Err(err) => err,
         };

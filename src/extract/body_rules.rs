@@ -4,7 +4,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{deserialize_value, json_pointer, rereads, value_problem};
+use super::{deserialize_value, json_pointer, rereads, serde_message, value_problem};
 use crate::error::{ErrorCode, Violations};
 
 /// A request body's field rules (`#[rules]`, checked by `validator`); a body
@@ -70,10 +70,8 @@ pub(super) fn every_problem<T: DeserializeOwned + BodyRules>(
     loop {
         pass += 1;
         let pointer = json_pointer(err.path());
-        let message = err.into_inner().to_string();
-        // serde_json appends " at line L column C"; the pointer says where.
-        let message = message.split(" at line ").next().unwrap_or_default();
-        let (code, detail) = value_problem(message);
+        let message = serde_message(&err.into_inner());
+        let (code, detail) = value_problem(&message);
         violations.field(pointer.clone(), code, detail);
         if code == ErrorCode::FieldRequired || violations.is_full() || pass > passes {
             return violations;

@@ -38,6 +38,7 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
     let files = [
         variant(dir.path(), "date.json", |d| d["subscriptions"][0]["createdTime"] = "now-P11X".into()),
         variant(dir.path(), "typo.json", |d| d["siets"] = Value::Array(Vec::new())),
+        variant(dir.path(), "type.json", |d| d["sites"][0]["id"] = "seven".into()),
         variant(dir.path(), "newer.json", |d| d["format"] = 2.into()),
         variant(dir.path(), "dangling.json", |d| d["siteBillingProfiles"][0]["siteId"] = 99.into()),
         variant(dir.path(), "unreachable.json", |d| {
@@ -46,12 +47,16 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         }),
         FIXTURE.to_owned(),
     ];
-    let out = switchboard(&["data-set", "check", &files[0], &files[1], &files[2], &files[3], &files[4], &files[5]]);
+    let mut args = vec!["data-set", "check"];
+    args.extend(files.iter().map(String::as_str));
+    let out = switchboard(&args);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     for expected in [
         "/subscriptions/0/createdTime: is not a relative date",
         "/siets: is not a property of this object; did you mean `sites`?",
+        // serde's words, where the pointer says (not where in the file).
+        "/sites/0/id: invalid type: string \"seven\", expected ",
         "/format: is format 2; this server reads format 1",
         "site not found",
         // States the API cannot reach, each at its pointer, all at once.
@@ -59,10 +64,11 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         ", behind the data set's clock ",
         "/invoices/0/lineItems/0/subscriptionPricingModelId: is a pricing model of site 70000's subscription, not of \
          the invoice's site 99",
-        "5 of 6 data sets have problems",
+        "6 of 7 data sets have problems",
     ] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
+    assert!(!stderr.contains(" at line "), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("annual-eleven-months.json: ok"));
 }
 

@@ -43,13 +43,28 @@ pub fn clock_of(value: &serde_json::Value) -> Option<chrono::DateTime<Utc>> {
 /// dates read from `now`: its format first, then every relative date, then
 /// its shape (the first problem serde meets).
 pub fn parse_value(value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<DataSet, Vec<Problem>> {
-    let value = checked(value, now)?;
-    serde_json::from_value(value).map_err(|err| vec![Problem { pointer: String::new(), detail: err.to_string() }])
+    checked_data(value, now).map(|(_, data)| data)
+}
+
+/// A data set read from its JSON value, as-is. Every data set is read this one
+/// way, and as request bodies are (`extract::read_json`: their types are
+/// much the same): a type's `Deserialize` is compiled once for each
+/// deserializer it is read with, and a data set's are many (issue 61).
+pub fn read(value: &serde_json::Value) -> Result<DataSet, serde_path_to_error::Error<serde_json::Error>> {
+    crate::extract::read_json(&serde_json::to_vec(value).expect("a JSON value writes"))
 }
 
 /// A data set's JSON with its relative dates read from `now`, once its
 /// format and shape are checked (as `parse_value` reads it).
-pub fn checked(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<serde_json::Value, Vec<Problem>> {
+pub fn checked(value: serde_json::Value, now: chrono::DateTime<Utc>) -> Result<serde_json::Value, Vec<Problem>> {
+    checked_data(value, now).map(|(value, _)| value)
+}
+
+/// A data set's JSON with its relative dates read from `now`, and what it reads as.
+fn checked_data(
+    mut value: serde_json::Value,
+    now: chrono::DateTime<Utc>,
+) -> Result<(serde_json::Value, DataSet), Vec<Problem>> {
     let problem = |pointer: &str, detail: String| Problem { pointer: pointer.to_owned(), detail };
     if !value.is_object() {
         return Err(vec![problem("", "is not a JSON object".to_owned())]);
@@ -68,14 +83,14 @@ pub fn checked(mut value: serde_json::Value, now: chrono::DateTime<Utc>) -> Resu
     if let Err(bad) = relative_time::resolve(&mut value, now) {
         return Err(bad.into_iter().map(|b| problem(&b.pointer, b.detail)).collect());
     }
-    match serde_path_to_error::deserialize::<_, DataSet>(&value) {
+    match read(&value) {
         Ok(data) => match super::reachable::problems(&data, now) {
-            problems if problems.is_empty() => Ok(value),
+            problems if problems.is_empty() => Ok((value, data)),
             problems => Err(problems),
         },
         Err(err) => {
             let pointer = crate::extract::json_pointer(err.path());
-            Err(vec![problem(&pointer, in_words(&err.into_inner().to_string()))])
+            Err(vec![problem(&pointer, in_words(&crate::extract::serde_message(&err.into_inner())))])
         }
     }
 }

@@ -227,13 +227,14 @@ pub struct SecureFormSeed {
 }
 
 pub fn demo() -> DataSet {
-    serde_json::from_str(DEMO).expect("the embedded demo data set is valid")
+    let demo: serde_json::Value = serde_json::from_str(DEMO).expect("the embedded demo data set is JSON");
+    read(&demo).expect("the embedded demo data set is valid")
 }
 
 pub mod export;
 mod format;
 pub mod schema;
-pub use format::{Problem, checked, clock_of, describe, parse, parse_value};
+pub use format::{Problem, checked, clock_of, describe, parse, parse_value, read};
 
 impl DataSet {
     /// Whether it brings catalog entries of its own (plans, currencies,
@@ -260,7 +261,7 @@ pub fn demo_catalogs() -> DataSet {
     if let Some(arrays) = demo.as_object_mut() {
         arrays.retain(|key, _| !sandbox::TENANT_ARRAYS.contains(&key.as_str()));
     }
-    serde_json::from_value(demo).expect("the demo data set's catalogs are a data set")
+    read(&demo).expect("the demo data set's catalogs are a data set")
 }
 
 /// Loads `data` into an empty database, on the demo's catalogs when it has

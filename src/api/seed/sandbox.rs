@@ -220,7 +220,12 @@ pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::
             }
         })
         .collect();
-    Ok(Sandbox { data: serde_json::from_value(data)?, partner_user, sites, labels })
+    Ok(Sandbox {
+        data: super::read(&data).map_err(serde_path_to_error::Error::into_inner)?,
+        partner_user,
+        sites,
+        labels,
+    })
 }
 
 mod fit;
