@@ -570,6 +570,30 @@ mod tests {
         assert_eq!(problems, [("siteId".to_owned(), 400013, "is out of range".to_owned())]);
     }
 
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Body {
+        count: i32,
+        name: Option<String>,
+    }
+
+    /// Every body is read from its bytes, the second reads too (issue 61): an
+    /// integer-valued decimal still reads as its integer, a repeated property
+    /// is still refused (a JSON value keeps the last one, silently), and
+    /// serde's words come without their line and column.
+    #[test]
+    fn bodies_read_from_bytes_take_whole_decimals_and_refuse_a_repeated_property() {
+        let body: Body = deserialize_body(br#"{"count": 12.0, "name": "a"}"#).unwrap();
+        assert_eq!(body, Body { count: 12, name: Some("a".into()) });
+        let body: Body = deserialize_body(b"{\n\"count\": 1e1}").unwrap();
+        assert_eq!(body.count, 10);
+        let repeated = deserialize_body::<Body>(br#"{"count": 1, "count": 2}"#).unwrap_err();
+        assert_eq!(serde_message(repeated.inner()), "duplicate field `count`");
+        let fraction = deserialize_body::<Body>(b"{\n\"count\": 1.5}").unwrap_err();
+        assert_eq!(json_pointer(fraction.path()), "/count");
+        assert!(serde_message(fraction.inner()).starts_with("invalid type: floating point"), "{fraction}");
+        assert!(!serde_message(fraction.inner()).contains(" at line "), "{fraction}");
+    }
+
     #[test]
     fn the_first_of_a_repeated_parameter_wins() {
         let (params, problems) = read("siteId=7&siteId=8&sortBy=name");
