@@ -3,29 +3,21 @@
 
 pub mod api;
 pub mod application;
-pub mod auth;
 pub mod background;
 pub mod cli;
-pub mod clock;
-pub mod connections;
 mod console;
-pub mod crypto;
-pub mod db;
-pub mod document_walk;
-pub mod error;
 pub mod extract;
-pub mod healthcheck;
-pub mod logging;
-pub mod nearest;
 pub mod openapi;
-pub mod rate_limit;
-pub mod redaction;
-pub mod schema_conditions;
-pub mod secret;
 mod server;
-pub mod telemetry;
 pub mod unknown_names;
-pub mod validation;
+
+/// The foundation every interface stands on, a crate of its own (`core/`):
+/// an edit of a handler does not rebuild it. Its modules are named here, so
+/// the server says `crate::db::...` as before.
+pub use switchboard_core::{
+    auth, clock, connections, crypto, db, document_walk, error, healthcheck, logging, nearest, rate_limit, redaction,
+    schema_conditions, secret, telemetry, validation,
+};
 
 /// The billing rules, a crate of their own (`billing/`): they compile beside
 /// this one and cannot reach the database or HTTP. Named here so the server

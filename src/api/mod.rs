@@ -13,7 +13,7 @@ pub mod seed;
 pub mod site_scoped;
 pub mod state;
 pub mod test_mode;
-pub mod text;
+pub use switchboard_core::text;
 pub mod tokens;
 pub mod voicebots;
 

@@ -53,21 +53,3 @@ impl From<StoreError> for ApiError {
         }
     }
 }
-
-/// The engine's refusals as problems.
-impl From<BillingError> for ApiError {
-    fn from(err: BillingError) -> Self {
-        let field = |pointer: String, code: ErrorCode, detail: String| {
-            let mut v = Violations::new();
-            v.field(pointer, code, detail);
-            v.into_error()
-        };
-        match err {
-            BillingError::Mismatch { pointer, detail } => field(pointer, ErrorCode::FieldMismatch, detail),
-            BillingError::NotAllowed { pointer, detail } => field(pointer, ErrorCode::FieldNotAllowed, detail),
-            BillingError::NotFound(what) => ApiError::not_found(what),
-            BillingError::Conflict(detail) => ApiError::new(ErrorCode::Conflict, detail),
-            BillingError::Internal(detail) => ApiError::internal(anyhow::anyhow!(detail)),
-        }
-    }
-}

@@ -204,8 +204,8 @@ pub enum Document {
 }
 
 /// One operation's metrics.
-pub(crate) struct OperationMetrics {
-    pub(crate) id: &'static str,
+pub struct OperationMetrics {
+    pub id: &'static str,
     /// None for `unmatched`.
     document: Option<Document>,
     duration: metrics::Histogram,
@@ -354,7 +354,7 @@ impl Operations {
         best.map(|(_, path)| path)
     }
 
-    pub(crate) fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
+    pub fn find(&self, method: &Method, path: &str) -> &OperationMetrics {
         let Some(templates) = self.by_method.get(method) else { return &self.unmatched };
         let segments: Vec<&str> = path.split('/').skip(1).collect();
         templates

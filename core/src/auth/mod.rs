@@ -10,7 +10,7 @@ pub mod password;
 pub mod refresh;
 mod tokens;
 
-pub(crate) use extract::bearer_token;
+pub use extract::bearer_token;
 pub use extract::{
     CallerContext, PartnerCaller, RequiredPermission, SANDBOX_IDS_FROM, SiteCaller, Tenant, TenantCaller,
     VerifiedAccess, perm,

@@ -9,6 +9,7 @@ use sea_orm::{DbErr, SqlErr};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+mod billing;
 mod constraints;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -226,7 +227,7 @@ impl FieldProblem {
         (self.pointer.is_none(), segments.collect())
     }
 
-    pub(crate) fn location(&self) -> &str {
+    pub fn location(&self) -> &str {
         self.pointer.as_deref().or(self.parameter.as_deref()).unwrap_or("")
     }
 }
@@ -296,8 +297,8 @@ impl Violations {
         self.found += 1;
     }
 
-    #[cfg(test)]
-    pub(crate) fn listed(&self) -> impl Iterator<Item = &FieldProblem> {
+    /// The problems listed so far (what the answer's `errors` will hold).
+    pub fn listed(&self) -> impl Iterator<Item = &FieldProblem> {
         self.listed.iter()
     }
 
@@ -354,7 +355,7 @@ tokio::task_local! {
     pub static REQUEST_ID: String;
 }
 
-pub(crate) fn current_request_id() -> String {
+pub fn current_request_id() -> String {
     REQUEST_ID.try_with(Clone::clone).unwrap_or_else(|_| "unknown".to_owned())
 }
 

@@ -75,7 +75,7 @@ impl<P> SiteCaller<P> {
 }
 
 /// The token of an `Authorization: Bearer <token>` header.
-pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
+pub fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or_else(|| ApiError::new(ErrorCode::MissingToken, "the Authorization header is missing"))?;

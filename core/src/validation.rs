@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
 
-use crate::api::text::is_blank;
 use crate::error::{ErrorCode, Violations};
+use crate::text::is_blank;
 
 /// Required text must not be blank (only spaces, tabs and line breaks).
 pub fn not_blank(value: &str) -> Result<(), ValidationError> {

@@ -1,0 +1,27 @@
+//! What every interface of switchboard stands on: the database (entities,
+//! migrations, the SQLite writer and reads), the one error type, callers'
+//! authentication, field encryption, telemetry and the connection limits.
+//!
+//! A crate of its own so that an edit of an interface does not rebuild it
+//! (docs/decisions.md, "The server's crates"); the server names each module
+//! at its root (`crate::db`, `crate::error`, ...), so its paths read as before.
+
+pub mod auth;
+/// The billing rules (`billing/`), named as the server names them.
+pub use switchboard_billing as billing;
+pub mod clock;
+pub mod connections;
+pub mod crypto;
+pub mod db;
+pub mod document_walk;
+pub mod error;
+pub mod healthcheck;
+pub mod logging;
+pub mod nearest;
+pub mod rate_limit;
+pub mod redaction;
+pub mod schema_conditions;
+pub mod secret;
+pub mod telemetry;
+pub mod text;
+pub mod validation;
