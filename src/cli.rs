@@ -144,7 +144,7 @@ enum Command {
         /// The demo data set (the one an empty database gets on first start).
         #[arg(long, conflicts_with = "file", required_unless_present = "file")]
         demo: bool,
-        /// A JSON file in the demo data set's format (src/api/seed/demo.json).
+        /// A JSON file in the demo data set's format (resources/src/api/seed/demo.json).
         #[arg(long)]
         file: Option<PathBuf>,
     },

@@ -75,11 +75,13 @@ pub fn app(state: AppState) -> Router {
     let (platform_routes, billing_routes, test_routes, mut docs) = routers();
     // Idempotency wraps every billing POST, the `{id}:verb` operations included.
     // And every creating POST of the platform (`platform_idempotency`).
-    let platform_routes = platform_routes
-        .layer(middleware::from_fn_with_state(state.clone(), crate::api::idempotency::platform_idempotency));
+    let platform_routes = platform_routes.layer(middleware::from_fn_with_state(
+        state.clone(),
+        crate::api::idempotency::platform_idempotency::<AppState>,
+    ));
     let billing_routes = billing_routes
         .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
-        .layer(middleware::from_fn_with_state(state.clone(), crate::api::idempotency::idempotency));
+        .layer(middleware::from_fn_with_state(state.clone(), crate::api::idempotency::idempotency::<AppState>));
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));
     let known_names = state.strict_names.then(|| {

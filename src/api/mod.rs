@@ -3,14 +3,14 @@
 //! (`state`) and the data sets written through the stores (`seed`).
 
 pub mod billing;
-pub mod counts;
+pub use switchboard_resources::api::counts;
 pub mod health;
-pub mod idempotency;
-pub mod paging;
-pub mod read_only;
+pub use switchboard_resources::api::idempotency;
+pub use switchboard_resources::api::paging;
+pub use switchboard_resources::api::read_only;
 pub mod secure_forms;
-pub mod seed;
-pub mod site_scoped;
+pub use switchboard_resources::api::seed;
+pub use switchboard_resources::api::site_scoped;
 pub mod state;
 pub mod test_mode;
 pub use switchboard_core::text;

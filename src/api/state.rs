@@ -184,3 +184,27 @@ impl crate::auth::CallerContext for AppState {
         &self.reads
     }
 }
+
+impl super::paging::PublicBase for AppState {
+    fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String {
+        SharedState::base_url(self, headers, uri)
+    }
+}
+
+impl super::idempotency::KeyContext for AppState {
+    fn db(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    fn cipher(&self) -> &FieldCipher {
+        &self.cipher
+    }
+
+    fn clock(&self) -> &crate::clock::Clock {
+        &self.clock
+    }
+
+    fn instance(&self) -> &crate::db::instances::Instance {
+        &self.instance
+    }
+}

@@ -160,6 +160,13 @@ pub struct ChangeRequest {
     pub subscription_change_dtos: Option<Vec<SubscriptionChangeDto>>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for ChangeRequest {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// The invoice of a batch of changes.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

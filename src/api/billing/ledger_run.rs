@@ -93,7 +93,7 @@ pub async fn run<T: Send + 'static>(
                         .await?
                 }
             };
-            return Ok(opened.apply(steps, op.mode, respond)?.answer.into_response());
+            return Ok(apply(opened, steps, op.mode, respond)?.answer.into_response());
         }
     };
     if let Some(batches) = &state.write_batches {
@@ -102,7 +102,7 @@ pub async fn run<T: Send + 'static>(
             .run(move |session| {
                 Box::pin(async move {
                     // The batch's transaction began IMMEDIATE: it holds SQLite's write lock already.
-                    let applied = open(session, &state.billing(), &op, false).await?.apply(steps, op.mode, respond)?;
+                    let applied = apply(open(session, &state.billing(), &op, false).await?, steps, op.mode, respond)?;
                     write(session, applied, claim.as_ref()).await
                 })
             })
@@ -166,17 +166,15 @@ pub(super) struct Applied {
     pub(super) writes: Writes<SubscriptionPricingModel>,
 }
 
-impl Opened {
-    /// Applies `steps`, figures the invoice and makes the answer.
-    pub(super) fn apply<T>(
-        self,
-        steps: impl Steps<T>,
-        mode: InvoiceMode,
-        respond: impl Respond<T>,
-    ) -> ApiResult<Applied> {
-        let Opened { mut ledger, plans, site, .. } = self;
-        let value = steps(&mut ledger, &plans)?;
-        let (outcome, writes) = ledger.finish(mode);
-        Ok(Applied { answer: respond(value, outcome)?, site, writes })
-    }
+/// Applies `steps` to an opened ledger, figures the invoice and makes the answer.
+pub(super) fn apply<T>(
+    opened: Opened,
+    steps: impl Steps<T>,
+    mode: InvoiceMode,
+    respond: impl Respond<T>,
+) -> ApiResult<Applied> {
+    let Opened { mut ledger, plans, site, .. } = opened;
+    let value = steps(&mut ledger, &plans)?;
+    let (outcome, writes) = ledger.finish(mode);
+    Ok(Applied { answer: respond(value, outcome)?, site, writes })
 }

@@ -3,24 +3,24 @@
 //! global product catalog live in `products`.
 
 pub mod actions;
-pub mod cards;
+pub use switchboard_resources::api::billing::cards;
 pub mod changes;
-pub mod clock;
+pub use switchboard_resources::api::billing::clock;
 pub mod configs;
 pub mod features;
 pub mod invoices;
 pub mod ledger_run;
-pub mod ledger_store;
-pub mod money;
+pub use switchboard_resources::api::billing::ledger_store;
+pub use switchboard_resources::api::billing::money;
 pub mod operations;
-pub mod problems;
+pub use switchboard_resources::api::billing::problems;
 pub mod products;
 pub mod profiles;
-pub mod renewals;
-pub mod scope;
+pub use switchboard_resources::api::billing::renewals;
+pub use switchboard_resources::api::billing::scope;
 pub mod site_batches;
 pub mod sites;
-pub mod store_error;
+pub use switchboard_resources::api::billing::store_error;
 pub mod subscriptions;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -98,6 +98,13 @@ pub struct PlanRequest {
     pub name: Option<String>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for PlanRequest {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// What an operation costs: the figures of the subscription it replaces
 /// (`src...`, zero when adding) and of the new one (`new...`), for the rest of
 /// the current billing period, and whether the charge is settled.
@@ -376,6 +383,13 @@ pub struct CancelRequest {
     pub cancel_reason: Option<String>,
     #[rule(text(max = 2000, required, display_in_schema))]
     pub comment: Option<String>,
+}
+
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for CancelRequest {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
 }
 
 /// Preview cancelling a subscription

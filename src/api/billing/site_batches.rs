@@ -327,7 +327,7 @@ where
     }
 
     fn apply(&self, opened: Opened) -> ApiResult<Applied> {
-        opened.apply(self.steps.clone(), self.op.mode, self.respond.clone())
+        super::ledger_run::apply(opened, self.steps.clone(), self.op.mode, self.respond.clone())
     }
 
     fn reply(self: Box<Self>, answer: ApiResult<Response>) {

@@ -1,10 +1,9 @@
 //! Interface A: secure forms, under permission ManageSecureForm and site tenancy.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
-mod svg;
-pub mod writer;
+pub use switchboard_resources::api::secure_forms::dto;
+pub use switchboard_resources::api::secure_forms::rules;
+pub use switchboard_resources::api::secure_forms::store;
+pub use switchboard_resources::api::secure_forms::writer;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -29,7 +28,7 @@ use crate::extract::{JsonBody, Path};
 
 const TAG: &str = "Secure forms";
 
-const BASE: &str = "/v4/secureform/secureForms";
+use switchboard_resources::api::secure_forms::BASE;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_secure_forms, create_secure_form)).routes(routes!(

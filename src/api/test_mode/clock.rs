@@ -42,6 +42,9 @@ pub struct TestClockAdvance {
     pub to: DateTime<Utc>,
 }
 
+/// Its checks are its handler's own (`extract::BodyRules`).
+impl crate::extract::BodyRules for TestClockAdvance {}
+
 /// The clock after an advance, and the renewals it ran.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -35,7 +35,7 @@ use crate::extract::{JsonBody, Path};
 
 const TAG: &str = "Test faults";
 
-mod wire;
+use switchboard_resources::api::test_mode::faults::wire;
 pub use wire::*;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -332,7 +332,7 @@ pub async fn honour(
     response
 }
 
-mod parser_test;
+use switchboard_resources::api::test_mode::faults::parser_test;
 
 /// A `slowBody` answer, sent in pieces once the journal has copied it
 /// (`trickled`, the last step of `test_mode::intercept`): the journal keeps the

@@ -44,8 +44,8 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::extract::Query;
 use crate::redaction;
 
-mod entry;
 pub use entry::{EntryKind, JournaledRequest};
+use switchboard_resources::api::test_mode::journal::entry;
 
 const TAG: &str = "Test journal";
 

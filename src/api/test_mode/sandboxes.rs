@@ -70,6 +70,9 @@ pub struct TestSandboxInput {
     pub clock: Option<DateTime<Utc>>,
 }
 
+/// Its checks are its handler's own (`extract::BodyRules`).
+impl crate::extract::BodyRules for TestSandboxInput {}
+
 /// A partner account of a sandbox, signed in.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

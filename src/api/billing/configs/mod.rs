@@ -2,9 +2,9 @@
 //! currency a partner's site is billed. Wire types are in `dto`, the body's
 //! rules in `rules`, the database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::billing::configs::dto;
+pub use switchboard_resources::api::billing::configs::rules;
+pub use switchboard_resources::api::billing::configs::store;
 
 use axum::Json;
 use axum::extract::State;

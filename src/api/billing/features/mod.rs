@@ -3,8 +3,8 @@
 //! history limits it comes with. All scoped to the partner's sites. Wire
 //! types are in `dto`, the database in `store`.
 
-pub mod dto;
-pub mod store;
+pub use switchboard_resources::api::billing::features::dto;
+pub use switchboard_resources::api::billing::features::store;
 
 use axum::Json;
 use axum::extract::State;

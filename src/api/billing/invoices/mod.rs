@@ -2,8 +2,8 @@
 //! subscriptions) and invoice bill-to records (permission ManageInvoice).
 //! Wire types are in `dto`, the database in `store`.
 
-pub mod dto;
-pub mod store;
+pub use switchboard_resources::api::billing::invoices::dto;
+pub use switchboard_resources::api::billing::invoices::store;
 
 use axum::Json;
 use axum::extract::State;

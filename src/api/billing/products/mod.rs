@@ -2,8 +2,8 @@
 //! and their items (permission ManageFeature). Global data, the same for every
 //! partner; text ids. Wire types are in `dto`, the database in `store`.
 
-pub mod dto;
-pub mod store;
+pub use switchboard_resources::api::billing::products::dto;
+pub use switchboard_resources::api::billing::products::store;
 
 use axum::Json;
 use axum::extract::State;

@@ -2,9 +2,9 @@
 //! and how. Wire types are in `dto`, the body's rules in `rules`, the
 //! database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::billing::profiles::dto;
+pub use switchboard_resources::api::billing::profiles::rules;
+pub use switchboard_resources::api::billing::profiles::store;
 
 use axum::Json;
 use axum::extract::State;
@@ -23,12 +23,7 @@ pub use rules::SCHEMA_CONDITIONS;
 
 const TAG: &str = "Site billing profiles";
 
-/// The body's rules, checked at `now` (the partner's clock: cards expire by it).
-pub fn checked(input: SiteBillingProfileInput, now: chrono::DateTime<chrono::Utc>) -> ApiResult<rules::ProfileDraft> {
-    let mut v = Violations::new();
-    let draft = rules::check(input, now, &mut v);
-    v.finish(draft)
-}
+pub use switchboard_resources::api::billing::profiles::checked;
 
 // The POST alias is deprecated in the document; registering it is not a use.
 #[allow(deprecated)]

@@ -2,9 +2,9 @@
 //! partner billing knows about them, and a paged search over them. Wire types
 //! are in `dto`, the queries in `store`, answers kept by revision in `rendered`.
 
-pub mod dto;
-pub mod rendered;
-pub mod store;
+pub use switchboard_resources::api::billing::sites::dto;
+pub use switchboard_resources::api::billing::sites::rendered;
+pub use switchboard_resources::api::billing::sites::store;
 
 use axum::Json;
 use axum::body::Bytes;

@@ -4,11 +4,9 @@
 //! the database in `store`; the operations that change subscriptions run the
 //! billing engine (`crate::billing`).
 
-pub mod dto;
-pub mod input;
-mod plans;
-pub mod store;
-mod unchanged;
+pub use switchboard_resources::api::billing::subscriptions::dto;
+pub use switchboard_resources::api::billing::subscriptions::input;
+pub use switchboard_resources::api::billing::subscriptions::store;
 
 use axum::Json;
 use axum::extract::State;

@@ -2,9 +2,9 @@
 //! channel instance, which the voicebot body creates and updates. Wire types
 //! are in `dto`, the body's rules in `rules`, the database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::voicebots::bots::dto;
+pub use switchboard_resources::api::voicebots::bots::rules;
+pub use switchboard_resources::api::voicebots::bots::store;
 
 use axum::extract::State;
 use axum::http::StatusCode;

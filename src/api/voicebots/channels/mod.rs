@@ -3,9 +3,9 @@
 //! standalone instances are managed here too. Wire types are in `dto`, the
 //! body's rules in `rules`, the database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::voicebots::channels::dto;
+pub use switchboard_resources::api::voicebots::channels::rules;
+pub use switchboard_resources::api::voicebots::channels::store;
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -2,9 +2,9 @@
 //! password is encrypted at rest and returned in responses, as the spec says.
 //! Wire types are in `dto`, the body's rules in `rules`, the database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::voicebots::sip::dto;
+pub use switchboard_resources::api::voicebots::sip::rules;
+pub use switchboard_resources::api::voicebots::sip::store;
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -2,9 +2,9 @@
 //! voicebot channel. The number is fixed once created. Wire types are in
 //! `dto`, the body's rules in `rules`, the database in `store`.
 
-pub mod dto;
-pub mod rules;
-pub mod store;
+pub use switchboard_resources::api::voicebots::telephony::dto;
+pub use switchboard_resources::api::voicebots::telephony::rules;
+pub use switchboard_resources::api::voicebots::telephony::store;
 
 use axum::extract::State;
 use axum::http::StatusCode;

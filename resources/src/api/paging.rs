@@ -6,9 +6,14 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use validator::Validate;
 
-use crate::api::AppState;
 use crate::error::ApiError;
 use crate::extract::{Query, query_pairs};
+
+/// Where a paged list's links start (the application's state implements it):
+/// `--public-url` when set, else the request's `Host`.
+pub trait PublicBase: Send + Sync {
+    fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String;
+}
 
 const DEFAULT_PAGE_SIZE: i32 = 50;
 
@@ -60,10 +65,10 @@ impl<T> Paged<T> {
     }
 }
 
-impl<T: DeserializeOwned + Validate + Send> FromRequestParts<AppState> for Paged<T> {
+impl<S: PublicBase, T: DeserializeOwned + Validate + Send> FromRequestParts<S> for Paged<T> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let (page, mut problems) = Query::<PageParams>::from_request_parts(parts, state).await?.into_parts();
         let (params, more) = Query::<T>::from_request_parts(parts, state).await?.into_parts();
         problems.extend(more);
@@ -104,10 +109,10 @@ impl RequestUrl {
     }
 }
 
-impl FromRequestParts<AppState> for RequestUrl {
+impl<S: PublicBase> FromRequestParts<S> for RequestUrl {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let uri = OriginalUri::from_request_parts(parts, state)
             .await
             .map(|OriginalUri(uri)| uri)

@@ -164,12 +164,7 @@ impl PreviewReads {
 
     /// Opens `op`, a preview, on what its batch read: 404 for a site that is
     /// not the partner's, as `open`.
-    pub(in crate::api::billing) async fn open(
-        &self,
-        db: &impl ConnectionTrait,
-        ctx: &Context<'_>,
-        op: &Operation,
-    ) -> ApiResult<Opened> {
+    pub async fn open(&self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> ApiResult<Opened> {
         let (row, named) = self.0.get(PreviewKey::of(op)).await?.ok_or(BillingError::NotFound("site"))?;
         Ok(named.open(db, ctx, op, row).await?)
     }

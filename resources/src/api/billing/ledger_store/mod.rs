@@ -78,23 +78,23 @@ impl Wants {
     }
 
     /// Whether the operation reads subscriptions (more statements than the site's one).
-    pub(super) fn names_subscriptions(&self) -> bool {
+    pub fn names_subscriptions(&self) -> bool {
         self.active || !self.subscriptions.is_empty()
     }
 }
 
 /// An opened operation (`ledger_run::run` and renewals open one): the ledger, the plans it may start subscriptions
 /// from, and the site's rows an apply writes with.
-pub(super) struct Opened {
-    pub(super) ledger: Ledger<SubscriptionPricingModel>,
-    pub(super) plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
-    pub(super) site: SiteRows,
+pub struct Opened {
+    pub ledger: Ledger<SubscriptionPricingModel>,
+    pub plans: HashMap<i32, Plan<SubscriptionPricingModel>>,
+    pub site: SiteRows,
     /// The site's next billing date (renewals start there).
     pub(super) next_billing_date: DateTime<Utc>,
 }
 
 /// What an apply writes with besides the engine's rows.
-pub(super) struct SiteRows {
+pub struct SiteRows {
     site: InvoiceSite,
     currency_id: String,
     /// The site has a billing profile (its invoices copy it as their bill-to).
@@ -110,7 +110,7 @@ pub(super) struct SiteRows {
 /// first statement), then reads "now", checks the agent (400 unless one of the
 /// site's), reads the billing terms (409 without a billing configuration),
 /// what `wants` names, and the plans from the catalog.
-pub(super) async fn open(
+pub async fn open(
     db: &impl ConnectionTrait,
     ctx: &Context<'_>,
     op: &Operation,
@@ -155,7 +155,7 @@ async fn open_on(
 /// (`site_batches`): read once with the site locked, then kept up to date
 /// with what each apply writes to it (its balance, its purchased agents), so
 /// an apply that reads nothing else opens without a statement.
-pub(super) struct KnownSite {
+pub struct KnownSite {
     row: SiteRow,
     /// The agent the row's `agent_found` was read for.
     agent_id: Option<Uuid>,
@@ -165,18 +165,18 @@ pub(super) struct KnownSite {
 
 impl KnownSite {
     /// Reads `op`'s site's row (none: the partner has no such site).
-    pub(super) async fn read(db: &impl ConnectionTrait, op: &Operation) -> Result<Option<Self>, sea_orm::DbErr> {
+    pub async fn read(db: &impl ConnectionTrait, op: &Operation) -> Result<Option<Self>, sea_orm::DbErr> {
         let row = SiteRow::read(db, op.partner_id, op.site_id, op.agent_id).await?;
         Ok(row.map(|row| Self { row, agent_id: op.agent_id, terms_changed: false }))
     }
 
     /// Whether the row answers for `op` (it names the same agent).
-    pub(super) fn serves(&self, op: &Operation) -> bool {
+    pub fn serves(&self, op: &Operation) -> bool {
         self.agent_id == op.agent_id
     }
 
     /// Opens `op` (which `serves`) on the row: a statement only for what it names besides.
-    pub(super) async fn open(
+    pub async fn open(
         &self,
         db: &impl ConnectionTrait,
         ctx: &Context<'_>,
@@ -189,7 +189,7 @@ impl KnownSite {
     /// purchased agents) out of its `writes` into the row: `save_terms`
     /// writes them once for the applies since the last, since the parts of
     /// one statement may not change a row twice (`db::deferred`).
-    pub(super) fn after(&mut self, writes: &mut Writes<SubscriptionPricingModel>) {
+    pub fn after(&mut self, writes: &mut Writes<SubscriptionPricingModel>) {
         let (balance, agents) = (writes.balance.take(), writes.purchased_agents.take());
         if let Some(config) = &mut self.row.config {
             if let Some(balance) = balance {
@@ -204,7 +204,7 @@ impl KnownSite {
     }
 
     /// Writes the row's balance and purchased agents if applies changed them.
-    pub(super) async fn save_terms(&mut self, db: &impl ConnectionTrait) -> Result<(), sea_orm::DbErr> {
+    pub async fn save_terms(&mut self, db: &impl ConnectionTrait) -> Result<(), sea_orm::DbErr> {
         let Some(config) = self.row.config.as_ref().filter(|_| self.terms_changed) else { return Ok(()) };
         config::Entity::update_many()
             .col_expr(config::Column::Balance, Expr::value(config.balance))
@@ -392,7 +392,7 @@ impl SiteRows {
     /// deleted models, cancellations, purchased agents, the invoice with its
     /// lines and bill-to copy and the gateway's charge for it (with `key`, the
     /// request's `Idempotency-Key`), the balance.
-    pub(super) async fn save(
+    pub async fn save(
         &self,
         txn: &impl ConnectionTrait,
         writes: Writes<SubscriptionPricingModel>,

@@ -15,7 +15,8 @@ pub trait BodyRules {
     }
 }
 
-/// Bodies whose fields carry `#[rule(..)]`s.
+/// Bodies of this crate whose fields carry `#[rule(..)]`s (the server's own
+/// bodies implement the trait beside their type).
 macro_rules! validated {
     ($($body:path),* $(,)?) => {
         $(impl BodyRules for $body {
@@ -27,11 +28,8 @@ macro_rules! validated {
 }
 
 validated!(
-    crate::api::billing::operations::PlanRequest,
-    crate::api::billing::operations::CancelRequest,
     crate::api::billing::profiles::dto::SiteBillingProfileInput,
     crate::api::billing::configs::dto::SiteBillingConfigInput,
-    crate::api::billing::changes::ChangeRequest,
     crate::api::billing::subscriptions::dto::SubscriptionInput,
     crate::api::billing::features::dto::ProductFeaturePointsRequest,
     crate::api::voicebots::bots::dto::VoicebotInput,
@@ -42,9 +40,7 @@ validated!(
 
 // Bodies whose checks are their handlers' own (cross-field, or none).
 impl BodyRules for crate::api::voicebots::channels::dto::VoicebotChannelInstanceInput {}
-impl BodyRules for crate::api::test_mode::sandboxes::TestSandboxInput {}
 impl BodyRules for crate::api::test_mode::faults::TestFaultInput {}
-impl BodyRules for crate::api::test_mode::clock::TestClockAdvance {}
 
 /// `err`'s problem, and every other of the body in the same answer (issue 60
 /// item 9): the value `err` points at is taken out (an optional property then

@@ -35,8 +35,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::api::AppState;
-use crate::auth::{Audience, TokenKind, bearer_token};
+use crate::auth::{Audience, CallerContext, TokenKind, bearer_token};
+use crate::clock::Clock;
+use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
 use crate::db::entities::idempotency_key as key_row;
 use crate::db::instances::Instance;
@@ -59,11 +60,20 @@ pub const MAX_KEY_LENGTH: usize = 255;
 const IN_FLIGHT: &str = "inFlight";
 const DONE: &str = "done";
 
+/// What the key middleware reads of the application's state (which
+/// implements it; this crate knows nothing of that state).
+pub trait KeyContext: CallerContext + Clone + 'static {
+    fn db(&self) -> &DatabaseConnection;
+    fn cipher(&self) -> &FieldCipher;
+    fn clock(&self) -> &Clock;
+    fn instance(&self) -> &Instance;
+}
+
 /// The partner of a valid partner access token; none for anything else (the
 /// operation itself then answers 401).
-fn partner_of(state: &AppState, headers: &HeaderMap) -> Option<i32> {
+fn partner_of(state: &impl KeyContext, headers: &HeaderMap) -> Option<i32> {
     let token = bearer_token(headers).ok()?;
-    state.tokens.verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
+    state.tokens().verify(token, Audience::Partner, TokenKind::Access).ok()?.partner_id
 }
 
 /// A request's hold on its key, in the request's extensions: a billing apply
@@ -395,7 +405,7 @@ pub fn is_preview(path: &str) -> bool {
     path.rsplit('/').next().is_some_and(|last| last.contains(":calculate"))
 }
 
-pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn idempotency<S: KeyContext>(State(state): State<S>, request: Request, next: Next) -> Response {
     // A preview (`...:calculate...`) writes nothing, so a retry of it is safe
     // as it is: its key is not claimed (a key pre-filled by the docs would
     // otherwise answer 422 to every edited preview).
@@ -422,7 +432,7 @@ pub const MAX_PLATFORM_KEY_LENGTH: usize = 200;
 /// token endpoint) takes a key as billing's POSTs do, scoped to the caller's
 /// site. A key is stored under the site's partner (the table's owner), with
 /// the site in the key, so a site's keys never meet another site's.
-pub async fn platform_idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn platform_idempotency<S: KeyContext>(State(state): State<S>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST || request.uri().path().ends_with("/oauth/token") {
         return next.run(request).await;
     }
@@ -433,7 +443,7 @@ pub async fn platform_idempotency(State(state): State<AppState>, request: Reques
     };
     let Some(site_id) = bearer_token(request.headers())
         .ok()
-        .and_then(|token| state.tokens.verify(token, Audience::Platform, TokenKind::Access).ok())
+        .and_then(|token| state.tokens().verify(token, Audience::Platform, TokenKind::Access).ok())
         .and_then(|claims| claims.site_id)
     else {
         return next.run(request).await;
@@ -442,7 +452,7 @@ pub async fn platform_idempotency(State(state): State<AppState>, request: Reques
         .select_only()
         .column(crate::db::entities::site::Column::PartnerId)
         .into_tuple()
-        .one(&state.db)
+        .one(state.db())
         .await;
     match partner {
         Ok(Some(partner_id)) => {
@@ -474,7 +484,7 @@ fn sent_key(headers: &HeaderMap, longest: usize) -> Result<Option<String>, Strin
 }
 
 /// Runs the request under its key: replayed, refused, or run and its answer stored.
-async fn keyed(state: AppState, owner: Owner, request: Request, next: Next) -> Response {
+async fn keyed(state: impl KeyContext, owner: Owner, request: Request, next: Next) -> Response {
     let key = owner.sent.clone();
     let within = crate::extract::body_timeout(&request);
     let (parts, body) = request.into_parts();
@@ -487,9 +497,9 @@ async fn keyed(state: AppState, owner: Owner, request: Request, next: Next) -> R
         }
     };
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
-    let fingerprint = state.cipher.fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
-    let now = state.clock.now();
-    let claim = match claim(&state.db, &state.instance, &owner, &fingerprint, now).await {
+    let fingerprint = state.cipher().fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);
+    let now = state.clock().now();
+    let claim = match claim(state.db(), state.instance(), &owner, &fingerprint, now).await {
         Err(err) => return err.into_response(),
         Ok(Claim::Replay(row)) => return replay(row),
         Ok(Claim::Reused) => {
@@ -504,15 +514,15 @@ async fn keyed(state: AppState, owner: Owner, request: Request, next: Next) -> R
     };
     let mut request = Request::from_parts(parts, Body::from(bytes));
     request.extensions_mut().insert(claim.clone());
-    let renewing = hold(state.db.clone(), claim.clone());
+    let renewing = hold(state.db().clone(), claim.clone());
     // A panic is caught here too, so that it releases the key before the outer
     // layer turns it into a 500.
     let outcome = AssertUnwindSafe(next.run(request)).catch_unwind().await;
     drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
-    if !succeeded && let Err(err) = release(&state.db, &claim).await {
+    if !succeeded && let Err(err) = release(state.db(), &claim).await {
         tracing::warn!(error = %err, "could not release an idempotency key; releasing it once the database answers");
-        release_later(state.db.clone(), claim.clone());
+        release_later(state.db().clone(), claim.clone());
     }
     let response = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !succeeded || response.extensions().get::<Recorded>().is_some() {
@@ -528,7 +538,7 @@ async fn keyed(state: AppState, owner: Owner, request: Request, next: Next) -> R
     let header_text =
         |name| parts.headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or("").to_owned();
     let (content_type, location) = (header_text(header::CONTENT_TYPE), header_text(header::LOCATION));
-    match store_answer(&state.db, &claim, parts.status, &content_type, &location, &body).await {
+    match store_answer(state.db(), &claim, parts.status, &content_type, &location, &body).await {
         Ok(1) => {}
         // The lease ran out while it ran; a retry runs it again.
         Ok(_) => tracing::warn!("an idempotent request outlived its lease; its answer is not stored"),
