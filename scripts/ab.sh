@@ -17,7 +17,10 @@
 #   OLD_ENV=SWITCHBOARD_TEST_MODE=true NEW_ENV=SWITCHBOARD_TEST_MODE=true NEW_CONSOLE=1 scripts/ab.sh BIN BIN
 #
 # Scenarios: calculate_new, add_subscription, get_site (partner 1's token),
-# get_form (demo form f001 with site 10000's admin's token).
+# get_form (demo form f001 with site 10000's admin's token). They share the
+# two databases in the order given: put get_site before add_subscription, or
+# in a run of its own, since after add_subscription site 10000 holds
+# thousands of subscriptions and a GET of it answers under once a second.
 set -euo pipefail
 OLD=$1 NEW=$2 ROUNDS=${ROUNDS:-3}
 W=$(mktemp -d)
