@@ -8,39 +8,13 @@ use super::{deserialize_value, json_pointer, rereads, serde_message, value_probl
 use crate::error::{ErrorCode, Violations};
 
 /// A request body's field rules (`#[rules]`, checked by `validator`); a body
-/// without such rules has none to add.
+/// without such rules has none to add. Each body implements it beside its
+/// type, so the extractors name no interface's body.
 pub trait BodyRules {
     fn rule_problems(&self) -> Violations {
         Violations::new()
     }
 }
-
-/// Bodies of this crate whose fields carry `#[rule(..)]`s (the server's own
-/// bodies implement the trait beside their type).
-macro_rules! validated {
-    ($($body:path),* $(,)?) => {
-        $(impl BodyRules for $body {
-            fn rule_problems(&self) -> Violations {
-                Violations::checked(self)
-            }
-        })*
-    };
-}
-
-validated!(
-    crate::api::billing::profiles::dto::SiteBillingProfileInput,
-    crate::api::billing::configs::dto::SiteBillingConfigInput,
-    crate::api::billing::subscriptions::dto::SubscriptionInput,
-    crate::api::billing::features::dto::ProductFeaturePointsRequest,
-    crate::api::voicebots::bots::dto::VoicebotInput,
-    crate::api::voicebots::telephony::dto::TelephonyConfigurationInput,
-    crate::api::voicebots::sip::dto::SipConfigurationInput,
-    crate::api::secure_forms::dto::SecureFormInput,
-);
-
-// Bodies whose checks are their handlers' own (cross-field, or none).
-impl BodyRules for crate::api::voicebots::channels::dto::VoicebotChannelInstanceInput {}
-impl BodyRules for crate::api::test_mode::faults::TestFaultInput {}
 
 /// `err`'s problem, and every other of the body in the same answer (issue 60
 /// item 9): the value `err` points at is taken out (an optional property then

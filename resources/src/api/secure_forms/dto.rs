@@ -119,6 +119,13 @@ pub struct SecureFormInput {
     pub fields: Option<Vec<SecureFormFieldInput>>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for SecureFormInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// A field in a create or update body.
 #[switchboard_macros::rules]
 #[derive(Debug, Deserialize, Serialize, ToSchema, Validate)]

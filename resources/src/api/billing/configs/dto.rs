@@ -109,6 +109,13 @@ pub struct SiteBillingConfigInput {
     pub purchased_agents: Option<serde_json::Value>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for SiteBillingConfigInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// The configuration's read-only values and where each does change
 /// (`api::read_only`: compared with the stored ones in strict mode).
 pub const READ_ONLY: [ReadOnly; 4] = [

@@ -68,6 +68,13 @@ pub struct ProductFeaturePointsRequest {
     pub feature_point_items: Option<Vec<FeaturePointItemId>>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for ProductFeaturePointsRequest {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// Id of a feature point item of the product.
 #[switchboard_macros::rules]
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, ToSchema)]

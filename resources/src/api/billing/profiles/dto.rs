@@ -104,6 +104,13 @@ pub struct SiteBillingProfileInput {
     pub non_e_payment_type_id: Option<String>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for SiteBillingProfileInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// A site's billing profile as answered: card numbers masked, security codes empty.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -451,6 +451,13 @@ pub struct SubscriptionInput {
     pub plan_name: Option<serde_json::Value>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for SubscriptionInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// A subscription's read-only values an update compares in strict mode (`api::read_only`).
 pub const READ_ONLY: [ReadOnly; 2] = [
     ReadOnly { name: "createdTime", changes: "it is set when the subscription is added" },

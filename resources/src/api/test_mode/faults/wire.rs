@@ -131,6 +131,9 @@ pub struct TestFaultInput {
     pub after: Option<i64>,
 }
 
+/// Its checks are its handler's own, cross-field (`extract::BodyRules`).
+impl crate::extract::BodyRules for TestFaultInput {}
+
 /// What each kind needs and refuses, stated in the document (`if`/`then`):
 /// `checked` enforces the same.
 pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =

@@ -137,6 +137,13 @@ pub struct VoicebotInput {
     pub channel_id: Option<serde_json::Value>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for VoicebotInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 /// A voicebot's read-only values and where each does change (`api::read_only`).
 /// Not `lastUpdatedTime`: every update moves it, so a body read once and sent
 /// twice would be refused the second time.

@@ -32,6 +32,9 @@ pub struct VoicebotChannelInstanceInput {
     pub channel_type: Option<ChannelType>,
 }
 
+/// Its checks are its handler's own, cross-field (`extract::BodyRules`).
+impl crate::extract::BodyRules for VoicebotChannelInstanceInput {}
+
 // A plain `oneOf` told apart by `channelType`'s one value per kind, without a
 // `discriminator`: with one, openapi-generator's Rust client reads the tag off
 // before the variant, which requires it too, and cannot decode `info`.

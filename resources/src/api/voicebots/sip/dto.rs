@@ -49,6 +49,13 @@ pub struct SipConfigurationInput {
     pub outbound_proxy: Option<String>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for SipConfigurationInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SipConfiguration {

@@ -112,6 +112,13 @@ pub struct TelephonyConfigurationInput {
     pub phone_number_country: Option<PhoneNumberCountry>,
 }
 
+/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+impl crate::extract::BodyRules for TelephonyConfigurationInput {
+    fn rule_problems(&self) -> crate::error::Violations {
+        crate::error::Violations::checked(self)
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"id": "0192f0c4-0000-7000-8000-0000000e0001", "phoneNumber": "+14155550100", "phoneNumberCountry": "US"}))]
