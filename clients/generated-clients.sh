@@ -23,7 +23,8 @@ ROOT=$(dirname "$CLIENTS")
 OUT="$TARGET_DIR/generated-clients"
 TS="$CLIENTS/scenarios/ts"
 BIN="$CLIENTS/node_modules/.bin"
-log() { printf '\n==> %s\n' "$*"; }
+# Each step with the seconds since this script began (scripts/test.sh's steps say the run's).
+log() { printf '\n==> %s   [%d s into the generated clients]\n' "$*" "$SECONDS"; }
 
 apt_install() { # command package
   command -v "$1" >/dev/null 2>&1 && return 0

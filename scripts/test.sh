@@ -17,12 +17,15 @@ chmod 755 "$WORK"
 PIDS=()
 PG_DIR=""
 
-# Each step names the space left where the builds go: CI machines' disks vary
-# (one ran out of space building the Rust clients).
+# Each step names the space left where the builds go (CI machines' disks vary:
+# one ran out of space building the Rust clients) and the seconds since the
+# run began, so a run's log says where its time went.
+STARTED=$SECONDS
 log() {
   local where=${TARGET_DIR:-.}
   [ -d "$where" ] || where=.
-  printf '\n==> %s   [%s free]\n' "$*" "$(df -h --output=avail "$where" 2>/dev/null | tail -n 1 | tr -d ' ')"
+  printf '\n==> %s   [%s free, %d s in]\n' "$*" "$(df -h --output=avail "$where" 2>/dev/null | tail -n 1 | tr -d ' ')" \
+    "$((SECONDS - STARTED))"
 }
 
 cleanup() {
