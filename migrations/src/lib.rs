@@ -5,12 +5,12 @@
 mod manager;
 pub mod schema;
 
-pub use manager::{Connection, DbBackend, DbErr, MigrationTrait, SchemaManager};
+pub use manager::{Connection, DbBackend, MigrationError, MigrationTrait, SchemaManager};
 
 /// What every migration file starts with: sea-query's statement builders,
 /// the migration's traits, and the column shorthands.
 pub mod prelude {
-    pub use crate::{Connection, DbBackend, DbErr, MigrationTrait, SchemaManager};
+    pub use crate::{Connection, DbBackend, MigrationError, MigrationTrait, SchemaManager};
     pub use sea_query::*;
 }
 

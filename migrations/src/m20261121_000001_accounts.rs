@@ -7,7 +7,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .create_table(
                 Table::create().table("partners").col(integer("id").primary_key()).col(string("name")).to_owned(),
@@ -68,7 +68,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for table in ["partner_users", "agents", "sites", "partners"] {
             manager.drop_table(Table::drop().table(table).to_owned()).await?;
         }

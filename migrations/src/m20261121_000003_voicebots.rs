@@ -11,7 +11,7 @@ fn site_fk(table: &'static str) -> ForeignKeyCreateStatement {
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .create_table(Table::create().table("chatbot_engines").col(pk_uuid("id")).col(string("name")).to_owned())
             .await?;
@@ -196,7 +196,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for table in [
             "voicebots",
             "voicebot_channel_instances",

@@ -7,7 +7,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let mut table = Table::create();
         table.table("site_billing_profiles").col(integer("site_id").primary_key());
         for column in [
@@ -52,7 +52,7 @@ impl MigrationTrait for Migration {
         manager.create_table(table.to_owned()).await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.drop_table(Table::drop().table("site_billing_profiles").to_owned()).await
     }
 }

@@ -363,7 +363,7 @@ fn indexes() -> Vec<IndexCreateStatement> {
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for mut column in site_columns() {
             manager.alter_table(Table::alter().table("sites").add_column(&mut column).to_owned()).await?;
         }
@@ -389,7 +389,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for table in tables().into_iter().rev() {
             let name = table.get_table_name().cloned().expect("every table is named");
             manager.drop_table(Table::drop().table(name).to_owned()).await?;

@@ -8,7 +8,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .alter_table(
                 Table::alter().table("subscriptions").add_column(integer("billing_months").default(0)).to_owned(),
@@ -57,7 +57,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.drop_table(Table::drop().table("idempotency_keys").to_owned()).await?;
         manager.alter_table(Table::alter().table("subscriptions").drop_column("cancelled_time").to_owned()).await?;
         manager.alter_table(Table::alter().table("subscriptions").drop_column("billing_months").to_owned()).await

@@ -7,7 +7,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .alter_table(
                 Table::alter().table("idempotency_keys").add_column(text("response_location").default("")).to_owned(),
@@ -15,7 +15,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.alter_table(Table::alter().table("idempotency_keys").drop_column("response_location").to_owned()).await
     }
 }

@@ -9,7 +9,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .create_table(
                 Table::create()
@@ -41,7 +41,7 @@ impl MigrationTrait for Migration {
         manager.exec_stmt(Query::delete().from_table("idempotency_keys").to_owned()).await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.drop_table(Table::drop().table("refresh_tokens").to_owned()).await
     }
 }

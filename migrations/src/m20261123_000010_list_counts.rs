@@ -17,7 +17,7 @@ const COUNTED: [(&str, &str); 3] =
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let db = manager.get_connection();
         let backend = manager.get_database_backend();
         // A partner's bill-tos page by invoice id from one index: the partner is
@@ -117,7 +117,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
         for (table, _) in COUNTED {

@@ -12,7 +12,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .alter_table(
                 Table::alter().table("secure_forms").add_column(ColumnDef::new("fields_json").text().null()).to_owned(),
@@ -20,7 +20,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.alter_table(Table::alter().table("secure_forms").drop_column("fields_json").to_owned()).await
     }
 }

@@ -40,7 +40,7 @@ const BUMP: &str = "UPDATE sites SET revision = revision + 1 WHERE";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
         manager
@@ -139,7 +139,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let db = manager.get_connection();
         let postgres = manager.get_database_backend() == DbBackend::Postgres;
         let tables = SITE_ROWS.into_iter().chain(SHARED_ROWS.map(|(table, _)| table));

@@ -12,7 +12,7 @@ const INDEX: &str = "ix_invoice_line_items_cancelled_invoice_line_item_id";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .create_index(
                 Index::create()
@@ -24,7 +24,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.drop_index(Index::drop().name(INDEX).table("invoice_line_items").to_owned()).await
     }
 }

@@ -35,7 +35,7 @@ const TABLES: [(&str, &str, &[&str]); 6] = [
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         let db = manager.get_connection();
         for (table, index, columns) in TABLES {
             manager
@@ -55,7 +55,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for (table, index, _) in TABLES {
             manager.drop_index(Index::drop().name(index).table(table).to_owned()).await?;
             manager.alter_table(Table::alter().table(table).drop_column("partner_id").to_owned()).await?;

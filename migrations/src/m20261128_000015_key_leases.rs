@@ -10,7 +10,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .alter_table(
                 Table::alter().table("idempotency_keys").add_column(string_len("claim", 36).default("")).to_owned(),
@@ -27,7 +27,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.alter_table(Table::alter().table("idempotency_keys").drop_column("lease_until").to_owned()).await?;
         manager.alter_table(Table::alter().table("idempotency_keys").drop_column("claim").to_owned()).await
     }

@@ -8,7 +8,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         // One column a statement: SQLite adds one at a time.
         manager
             .alter_table(Table::alter().table("test_requests").add_column(string_len_null("fault", 20)).to_owned())
@@ -20,7 +20,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.alter_table(Table::alter().table("test_requests").drop_column("replayed").to_owned()).await?;
         manager.alter_table(Table::alter().table("test_requests").drop_column("fault").to_owned()).await
     }

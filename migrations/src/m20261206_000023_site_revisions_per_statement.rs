@@ -35,7 +35,7 @@ const EVENTS: [(&str, &str, &str, &str); 3] = [
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }
@@ -60,7 +60,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }

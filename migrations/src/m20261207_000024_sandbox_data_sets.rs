@@ -8,13 +8,13 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .alter_table(Table::alter().table("test_sandboxes").add_column(text_null("data_set_json")).to_owned())
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.alter_table(Table::alter().table("test_sandboxes").drop_column("data_set_json").to_owned()).await
     }
 }

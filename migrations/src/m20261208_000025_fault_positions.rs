@@ -8,7 +8,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         // One column an ALTER: SQLite adds one at a time.
         for column in ["after", "let_through"] {
             manager
@@ -18,7 +18,7 @@ impl MigrationTrait for Migration {
         Ok(())
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         for column in ["let_through", "after"] {
             manager.alter_table(Table::alter().table("test_faults").drop_column(column).to_owned()).await?;
         }

@@ -9,7 +9,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }
@@ -17,7 +17,7 @@ impl MigrationTrait for Migration {
         manager.alter_table(Table::alter().table("test_sandboxes").modify_column(column).to_owned()).await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         if manager.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }

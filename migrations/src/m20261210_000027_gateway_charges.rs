@@ -9,7 +9,7 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager
             .create_table(
                 Table::create()
@@ -46,7 +46,7 @@ impl MigrationTrait for Migration {
             .await
     }
 
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError> {
         manager.drop_table(Table::drop().table("gateway_charges").to_owned()).await
     }
 }

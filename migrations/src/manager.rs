@@ -10,6 +10,18 @@ use sea_query::{
     SqliteQueryBuilder, TableAlterStatement, TableCreateStatement, TableDropStatement,
 };
 
+/// A statement's SQL in the backend's dialect. A macro, not a function:
+/// schema statements and data statements write themselves through two
+/// sea-query traits whose `to_string` has the same shape.
+macro_rules! in_dialect {
+    ($backend:expr, $stmt:expr) => {
+        match $backend {
+            DbBackend::Sqlite => $stmt.to_string(SqliteQueryBuilder),
+            DbBackend::Postgres => $stmt.to_string(PostgresQueryBuilder),
+        }
+    };
+}
+
 /// The two databases the server runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DbBackend {
@@ -19,15 +31,15 @@ pub enum DbBackend {
 
 /// Why a migration failed: the database's own message.
 #[derive(Debug)]
-pub struct DbErr(pub String);
+pub struct MigrationError(pub String);
 
-impl std::fmt::Display for DbErr {
+impl std::fmt::Display for MigrationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for DbErr {}
+impl std::error::Error for MigrationError {}
 
 /// A connection (or a transaction) the server lends a migration.
 #[async_trait::async_trait]
@@ -35,17 +47,17 @@ pub trait Connection: Send + Sync {
     fn backend(&self) -> DbBackend;
 
     /// Runs SQL text as it is, one or more statements.
-    async fn execute_unprepared(&self, sql: &str) -> Result<(), DbErr>;
+    async fn execute_unprepared(&self, sql: &str) -> Result<(), MigrationError>;
 }
 
 /// One migration: its schema change, and the change that undoes it.
 #[async_trait::async_trait]
 pub trait MigrationTrait: Send + Sync {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr>;
+    async fn up(&self, manager: &SchemaManager) -> Result<(), MigrationError>;
 
     /// Undoes `up`. No command runs it today: it is kept so that a migration
     /// says how it would be reverted, and for a tool that wants to.
-    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr>;
+    async fn down(&self, manager: &SchemaManager) -> Result<(), MigrationError>;
 }
 
 /// Statements built with sea-query, written for the database's dialect and
@@ -67,40 +79,32 @@ impl<'c> SchemaManager<'c> {
         self.conn.backend()
     }
 
-    async fn schema(&self, stmt: &impl SchemaStatementBuilder) -> Result<(), DbErr> {
-        let sql = match self.get_database_backend() {
-            DbBackend::Sqlite => stmt.to_string(SqliteQueryBuilder),
-            DbBackend::Postgres => stmt.to_string(PostgresQueryBuilder),
-        };
-        self.conn.execute_unprepared(&sql).await
+    async fn schema(&self, stmt: &impl SchemaStatementBuilder) -> Result<(), MigrationError> {
+        self.conn.execute_unprepared(&in_dialect!(self.get_database_backend(), stmt)).await
     }
 
     /// Runs a delete (the one kind of data statement a migration builds).
-    pub async fn exec_stmt(&self, stmt: DeleteStatement) -> Result<(), DbErr> {
-        let sql = match self.get_database_backend() {
-            DbBackend::Sqlite => stmt.to_string(SqliteQueryBuilder),
-            DbBackend::Postgres => stmt.to_string(PostgresQueryBuilder),
-        };
-        self.conn.execute_unprepared(&sql).await
+    pub async fn exec_stmt(&self, stmt: DeleteStatement) -> Result<(), MigrationError> {
+        self.conn.execute_unprepared(&in_dialect!(self.get_database_backend(), stmt)).await
     }
 
-    pub async fn create_table(&self, stmt: TableCreateStatement) -> Result<(), DbErr> {
+    pub async fn create_table(&self, stmt: TableCreateStatement) -> Result<(), MigrationError> {
         self.schema(&stmt).await
     }
 
-    pub async fn alter_table(&self, stmt: TableAlterStatement) -> Result<(), DbErr> {
+    pub async fn alter_table(&self, stmt: TableAlterStatement) -> Result<(), MigrationError> {
         self.schema(&stmt).await
     }
 
-    pub async fn drop_table(&self, stmt: TableDropStatement) -> Result<(), DbErr> {
+    pub async fn drop_table(&self, stmt: TableDropStatement) -> Result<(), MigrationError> {
         self.schema(&stmt).await
     }
 
-    pub async fn create_index(&self, stmt: IndexCreateStatement) -> Result<(), DbErr> {
+    pub async fn create_index(&self, stmt: IndexCreateStatement) -> Result<(), MigrationError> {
         self.schema(&stmt).await
     }
 
-    pub async fn drop_index(&self, stmt: IndexDropStatement) -> Result<(), DbErr> {
+    pub async fn drop_index(&self, stmt: IndexDropStatement) -> Result<(), MigrationError> {
         self.schema(&stmt).await
     }
 }

@@ -25,8 +25,8 @@ impl<C: ConnectionTrait + Send + Sync> migration::Connection for Lent<'_, C> {
         }
     }
 
-    async fn execute_unprepared(&self, sql: &str) -> Result<(), migration::DbErr> {
-        self.0.execute_unprepared(sql).await.map(drop).map_err(|err| migration::DbErr(err.to_string()))
+    async fn execute_unprepared(&self, sql: &str) -> Result<(), migration::MigrationError> {
+        self.0.execute_unprepared(sql).await.map(drop).map_err(|err| migration::MigrationError(err.to_string()))
     }
 }
 
