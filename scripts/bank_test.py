@@ -370,8 +370,10 @@ class Run:
             outcome = call(self.servers.base(rng), "POST", path, self.token, body, key)
             if outcome[0] == 0:
                 self.cut.add(key)
-            # Refused while the database was away: half retried with the key, half given up.
-            retry_refused = rng.random() < 0.5
+            # Refused while the database was away: half retried with the key, half
+            # given up. Never a 503003 (the outcome unknown): whether it is stored
+            # is what the retry learns, so a client that gave up could not tell.
+            retry_refused = rng.random() < 0.5 or b"503003" in outcome[2]
             if outcome[0] == 0 or (outcome[0] == 409 and b"409003" in outcome[2]) or (self.outage_answer(outcome[0]) and retry_refused):
                 if self.outage_answer(outcome[0]):
                     self.count(f"refused {outcome[0]} in the outage, retried with its key")

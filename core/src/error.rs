@@ -72,6 +72,7 @@ error_codes! {
     Internal = 500001, INTERNAL_SERVER_ERROR, "internal", "An internal error occurred";
     DatabaseUnavailable = 503001, SERVICE_UNAVAILABLE, "database-unavailable", "The database is unavailable; retry later";
     Busy = 503002, SERVICE_UNAVAILABLE, "busy", "The server is busy; retry later";
+    OutcomeUnknown = 503003, SERVICE_UNAVAILABLE, "outcome-unknown", "The database went away during the commit: the write may or may not be stored; retry with the same Idempotency-Key";
     StorageFull = 507001, INSUFFICIENT_STORAGE, "storage-full", "The database's disk is full; nothing was stored; retry later";
 }
 
@@ -414,6 +415,9 @@ impl IntoResponse for ApiError {
         if let Some(seconds) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        // For the layers outside the handler (the idempotency middleware
+        // resolves an unknown outcome by the key's row).
+        response.extensions_mut().insert(self.code);
         response
     }
 }
@@ -457,6 +461,29 @@ impl From<DbErr> for ApiError {
             };
         }
         ApiError::internal(err)
+    }
+}
+
+impl ApiError {
+    /// Why a COMMIT failed. When the database went away under it (a lost
+    /// connection, a PostgreSQL restart), the transaction may have committed
+    /// before the answer was lost: the outcome is unknown, not "nothing was
+    /// stored". Any other failure of a COMMIT means it did not commit, and
+    /// so does any on SQLite, which is in the process: its COMMIT either
+    /// returns done or rolls back.
+    pub fn from_commit(err: DbErr, backend: sea_orm::DbBackend) -> Self {
+        if !commit_outcome_unknown(&err, backend) {
+            return err.into();
+        }
+        ApiError {
+            source: Some(err.into()),
+            ..ApiError::new(
+                ErrorCode::OutcomeUnknown,
+                "the database went away while this write was being committed: it may or may not be stored; \
+                 sent again with the same Idempotency-Key, it is answered either way (its stored answer, or run)",
+            )
+            .retry_after(1)
+        }
     }
 }
 
@@ -527,6 +554,12 @@ pub fn read_only(err: &DbErr) -> bool {
 
 /// Whether the database could not be reached (down, restarting, the connection
 /// cut): a 503 to retry, not a 500.
+/// Whether a COMMIT that failed with `err` may have committed all the same
+/// (`ApiError::from_commit`).
+pub fn commit_outcome_unknown(err: &DbErr, backend: sea_orm::DbBackend) -> bool {
+    backend == sea_orm::DbBackend::Postgres && database_unreachable(err) && !storage_full(err)
+}
+
 pub fn database_unreachable(err: &DbErr) -> bool {
     use sea_orm::{RuntimeErr, sqlx};
     let runtime = match err {

@@ -124,7 +124,7 @@ impl StandardResponse {
             StandardResponse::PayloadTooLarge => &[BodyTooLarge],
             StandardResponse::UnsupportedMediaType => &[UnsupportedMediaType],
             StandardResponse::InternalError => &[Internal],
-            StandardResponse::ServiceUnavailable => &[DatabaseUnavailable, Busy],
+            StandardResponse::ServiceUnavailable => &[DatabaseUnavailable, Busy, OutcomeUnknown],
             StandardResponse::StorageFull => &[StorageFull],
             StandardResponse::IdempotencyInFlight => &[IdempotencyKeyInFlight],
             StandardResponse::IdempotencyReused => &[IdempotencyKeyReused],

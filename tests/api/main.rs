@@ -15,6 +15,7 @@ mod faults;
 mod fixtures;
 mod helpers;
 mod limits;
+mod lost_commits;
 mod metrics;
 mod platform;
 mod platform_keys;

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DatabaseTransaction};
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction};
 
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use on_thread::OnThreadReads;
 
 /// Opens the database. SQLite runs in WAL mode with foreign keys on and a busy
@@ -300,12 +300,19 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// Commits `txn`; a COMMIT that lost the database is `OutcomeUnknown`
+/// (`ApiError::from_commit`), not "nothing was stored".
+pub async fn commit(txn: DatabaseTransaction) -> ApiResult<()> {
+    let backend = txn.get_database_backend();
+    txn.commit().await.map_err(|err| ApiError::from_commit(err, backend))
+}
+
 /// Runs `result`'s transaction to its end: committed when the operation
 /// succeeded and is not a preview, rolled back otherwise.
 pub async fn conclude<T>(txn: DatabaseTransaction, preview: bool, result: ApiResult<T>) -> ApiResult<T> {
     match result {
         Ok(value) if !preview => {
-            txn.commit().await?;
+            commit(txn).await?;
             Ok(value)
         }
         other => {

@@ -20,6 +20,8 @@
 //! dying. A request that lost its key cannot commit.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration as StdDuration;
 
 use axum::body::{Body, to_bytes};
@@ -43,6 +45,10 @@ use crate::db::entities::idempotency_key as key_row;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
+
+mod release;
+
+use release::{release, release_later};
 
 pub const HEADER: &str = "Idempotency-Key";
 /// Set on a replayed answer.
@@ -86,6 +92,10 @@ pub struct KeyClaim {
     /// As sent, for messages.
     sent: String,
     token: String,
+    /// Set once the answer is written in the transaction of the effect
+    /// (`record`): then, and only then, the key's row tells an unknown
+    /// commit's outcome (`unknown_outcome`). Shared by the claim's clones.
+    answered_in_transaction: Arc<AtomicBool>,
 }
 
 /// On a response whose answer was recorded with its effect (`KeyClaim::record`).
@@ -168,6 +178,7 @@ impl KeyClaim {
         if stored != 1 {
             return Err(in_flight(&self.sent));
         }
+        self.answered_in_transaction.store(true, Ordering::Relaxed);
         Ok(())
     }
 
@@ -246,8 +257,13 @@ async fn claim(
     now: DateTime<Utc>,
 ) -> Result<Claim, ApiError> {
     let (partner_id, key) = (owner.partner_id, owner.stored.as_str());
-    let mine =
-        KeyClaim { partner_id, key: key.to_owned(), sent: owner.sent.clone(), token: Uuid::new_v4().to_string() };
+    let mine = KeyClaim {
+        partner_id,
+        key: key.to_owned(),
+        sent: owner.sent.clone(),
+        token: Uuid::new_v4().to_string(),
+        answered_in_transaction: Arc::default(),
+    };
     let forgotten_before = now - Duration::hours(KEPT_HOURS);
     let mut forgot = false;
     let row = loop {
@@ -520,7 +536,17 @@ async fn keyed(state: impl KeyContext, owner: Owner, request: Request, next: Nex
     let outcome = AssertUnwindSafe(next.run(request)).catch_unwind().await;
     drop(renewing);
     let succeeded = matches!(&outcome, Ok(response) if response.status().is_success());
-    if !succeeded && let Err(err) = release(state.db(), &claim).await {
+    // A lost COMMIT whose transaction held the key's answer: the key's row
+    // tells whether it committed. (An operation that stores its answer after
+    // its transaction leaves the 503003 as it is, and its key is released.)
+    let outcome_unknown = matches!(&outcome,
+        Ok(response) if response.extensions().get::<ErrorCode>() == Some(&ErrorCode::OutcomeUnknown));
+    if outcome_unknown && claim.answered_in_transaction.load(Ordering::Relaxed) {
+        match release::settle(state.db(), &claim).await {
+            release::Settled::Stored(answer) | release::Settled::NotStored(answer) => return answer,
+            release::Settled::Unknown => release_later(state.db().clone(), claim.clone()),
+        }
+    } else if !succeeded && let Err(err) = release(state.db(), &claim).await {
         tracing::warn!(error = %err, "could not release an idempotency key; releasing it once the database answers");
         release_later(state.db().clone(), claim.clone());
     }
@@ -546,32 +572,6 @@ async fn keyed(state: impl KeyContext, owner: Owner, request: Request, next: Nex
         Err(err) => tracing::error!(error = %err, "could not store the answer of an idempotent request"),
     }
     Response::from_parts(parts, Body::from(body))
-}
-
-/// Frees a failed request's key for its retry (unless another request took it over).
-async fn release(db: &DatabaseConnection, claim: &KeyClaim) -> Result<(), sea_orm::DbErr> {
-    key_row::Entity::delete_many().filter(claim.still_held()).exec(db).await.map(drop)
-}
-
-/// How often a key whose release failed is tried again.
-const RELEASE_RETRY_EVERY: StdDuration = StdDuration::from_millis(250);
-
-/// Releases `claim` as soon as the database answers again: a release fails
-/// when the database went away under the request (a PostgreSQL restart), and
-/// its key would otherwise wait for its lease to end, answering each retry
-/// 409003 for up to `LEASE` after the database is back. Tried until the lease
-/// would have freed the key anyway; each try is bounded by the pool's wait.
-fn release_later(db: DatabaseConnection, claim: KeyClaim) {
-    tokio::spawn(async move {
-        let given_up = tokio::time::Instant::now() + LEASE;
-        while tokio::time::Instant::now() < given_up {
-            tokio::time::sleep(RELEASE_RETRY_EVERY).await;
-            if release(&db, &claim).await.is_ok() {
-                tracing::info!("released an idempotency key once the database answered again");
-                return;
-            }
-        }
-    });
 }
 
 /// What a billing operation is, for its key: a preview (nothing to commit

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use axum::response::Response;
 use futures_util::FutureExt;
-use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr, TransactionTrait};
 use tokio::sync::oneshot;
 
 use super::ledger_run::{Applied, Respond, Steps, alone, response};
@@ -189,8 +189,18 @@ async fn together(state: &AppState, batch: &[Box<dyn Apply>]) -> Result<Vec<ApiR
     let txn = state.db.begin().await?;
     match in_transaction(state, &txn, batch).await {
         Ok(answers) => {
-            txn.commit().await?;
-            Ok(answers)
+            let backend = txn.get_database_backend();
+            match txn.commit().await {
+                Ok(()) => Ok(answers),
+                // The database went away under the COMMIT: whether the batch
+                // is stored is unknown, and each request's key will tell
+                // (idempotency::keyed), not "nothing was stored".
+                Err(err) if crate::error::commit_outcome_unknown(&err, backend) => {
+                    let unknown = ApiError::from_commit(err, backend);
+                    Ok(batch.iter().map(|_| Err(unknown.same_for_another_request())).collect())
+                }
+                Err(err) => Err(err),
+            }
         }
         Err(err) => {
             txn.rollback().await?;

@@ -101,8 +101,15 @@ async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
                 }
                 return;
             }
-            // The database is away: each create alone would wait its own pool timeout.
-            Err(err) if err.code() == crate::error::ErrorCode::DatabaseUnavailable => {
+            // The database is away: each create alone would wait its own pool
+            // timeout. Or it went away under the COMMIT: each create's outcome
+            // is unknown, and running them again could store them twice.
+            Err(err)
+                if matches!(
+                    err.code(),
+                    crate::error::ErrorCode::DatabaseUnavailable | crate::error::ErrorCode::OutcomeUnknown
+                ) =>
+            {
                 for answer in answers {
                     let _ = answer.send(Err(err.same_for_another_request()));
                 }
@@ -124,7 +131,7 @@ async fn create_together(db: &DatabaseConnection, forms: &[NewForm], deadline: I
         Err(_) => return Err(not_written()),
     };
     let created = store::create_all(&txn, forms).await?;
-    txn.commit().await?;
+    crate::db::commit(txn).await?;
     Ok(created)
 }
 

@@ -112,7 +112,7 @@ async fn create_voicebot(
     let stored = store::create(&txn, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebots/{}", stored.id);
     let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
-    txn.commit().await?;
+    crate::db::commit(txn).await?;
     Ok(answer)
 }
 

@@ -111,7 +111,7 @@ async fn create_channel_instance(
     let stored = store::create(&txn, &state.cipher, caller.site_id, drafted).await?;
     let location = format!("/v4/voicebot/voicebotChannelInstances/{}", stored.id);
     let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
-    txn.commit().await?;
+    crate::db::commit(txn).await?;
     Ok(answer)
 }
 

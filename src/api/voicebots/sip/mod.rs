@@ -79,7 +79,7 @@ async fn create_sip_configuration(
     let stored = store::find(&txn, &state.cipher, caller.site_id, id).await?;
     let location = format!("/v4/voicebot/voicebotChannelSIPConfigurations/{id}");
     let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
-    txn.commit().await?;
+    crate::db::commit(txn).await?;
     Ok(answer)
 }
 

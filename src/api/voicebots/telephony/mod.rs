@@ -80,7 +80,7 @@ async fn create_telephony_configuration(
     let stored = store::find(&txn, caller.site_id, id).await?;
     let location = format!("/v4/voicebot/voicebotChannelTelephonyConfigurations/{id}");
     let answer = idempotency::created(&txn, key.as_deref(), location, &stored).await?;
-    txn.commit().await?;
+    crate::db::commit(txn).await?;
     Ok(answer)
 }
 
