@@ -94,7 +94,7 @@ pub struct KeyClaim {
     token: String,
     /// Set once the answer is written in the transaction of the effect
     /// (`record`): then, and only then, the key's row tells an unknown
-    /// commit's outcome (`unknown_outcome`). Shared by the claim's clones.
+    /// commit's outcome (`release::settle`). Shared by the claim's clones.
     answered_in_transaction: Arc<AtomicBool>,
 }
 
