@@ -256,6 +256,11 @@ pub async fn honour(
 ) -> Response {
     let fault = match take(state, tenant, operation).await {
         Ok(fault) => fault,
+        // The operation would meet the same database and wait its own pool
+        // timeout after this one's: answer the 503 now (within one wait).
+        Err(err) if crate::error::database_unreachable(&err) => {
+            return crate::error::ApiError::from(err).into_response();
+        }
         Err(err) => {
             tracing::error!(error = %err, "reading the armed faults failed; the request runs unfaulted");
             None
