@@ -8,17 +8,21 @@
 //! columns and the names recorded in it are the same, so a database migrated
 //! by either runner is up to date for the other.
 
-use migration::{MigrationTrait, SchemaManager};
+use migration::SchemaManager;
 use sea_orm::sea_query::{ColumnDef, Expr, Order, Query, Table};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
 
-/// A sea-orm connection or transaction, lent to a migration.
-struct Lent<'c, C>(&'c C);
+/// A migration's transaction, lent to it; `step` sees each statement first.
+struct Lent<'c, C> {
+    conn: &'c C,
+    statements: &'c std::sync::atomic::AtomicUsize,
+    step: &'c (dyn Fn(usize) -> Result<(), migration::MigrationError> + Send + Sync),
+}
 
 #[async_trait::async_trait]
 impl<C: ConnectionTrait + Send + Sync> migration::Connection for Lent<'_, C> {
     fn backend(&self) -> migration::DbBackend {
-        match self.0.get_database_backend() {
+        match self.conn.get_database_backend() {
             DbBackend::Postgres => migration::DbBackend::Postgres,
             // The server connects to SQLite or PostgreSQL only (`db::connect`).
             _ => migration::DbBackend::Sqlite,
@@ -26,15 +30,30 @@ impl<C: ConnectionTrait + Send + Sync> migration::Connection for Lent<'_, C> {
     }
 
     async fn execute_unprepared(&self, sql: &str) -> Result<(), migration::MigrationError> {
-        self.0.execute_unprepared(sql).await.map(drop).map_err(|err| migration::MigrationError(err.to_string()))
+        (self.step)(self.statements.fetch_add(1, std::sync::atomic::Ordering::Relaxed))?;
+        self.conn.execute_unprepared(sql).await.map(drop).map_err(|err| migration::MigrationError(err.to_string()))
     }
 }
 
 /// Applies the pending migrations, `steps` of them at most (all with
-/// `None`). On PostgreSQL each runs in a transaction with its record, as
-/// sea-orm-migration did; on SQLite they run as before, statement by
-/// statement (a migration there may need to be outside a transaction).
+/// `None`). Each runs in one transaction with its record, on SQLite as on
+/// PostgreSQL (both make DDL transactional): a process killed mid-migration
+/// leaves the database as it was before that migration, and the next start
+/// applies it whole. Run statement by statement, a kill between two of them
+/// left a migration half-applied and unrecorded, and every later start failed
+/// on its first statement ("duplicate column name").
 pub async fn up(db: &DatabaseConnection, steps: Option<u32>) -> Result<(), DbErr> {
+    up_through(db, steps, &|_| Ok(())).await
+}
+
+/// [`up`], with `step` called before each statement a migration runs (its
+/// index among the run's statements): a test's way to stop the run between
+/// any two of them, as a kill would.
+async fn up_through(
+    db: &DatabaseConnection,
+    steps: Option<u32>,
+    step: &(dyn Fn(usize) -> Result<(), migration::MigrationError> + Send + Sync),
+) -> Result<(), DbErr> {
     let all = migration::all();
     let records = Table::create()
         .table(RECORDS)
@@ -51,27 +70,16 @@ pub async fn up(db: &DatabaseConnection, steps: Option<u32>) -> Result<(), DbErr
         )));
     }
     let pending = all.into_iter().filter(|(name, _)| !applied.iter().any(|done| done == name));
+    let statements = std::sync::atomic::AtomicUsize::new(0);
     for (name, migration) in pending.take(steps.map_or(usize::MAX, |steps| steps as usize)) {
         tracing::debug!(migration = name, "applying a migration");
-        if db.get_database_backend() == DbBackend::Postgres {
-            let txn = db.begin().await?;
-            apply(migration.as_ref(), &txn, name).await?;
-            txn.commit().await?;
-        } else {
-            apply(migration.as_ref(), db, name).await?;
-        }
+        let txn = db.begin().await?;
+        let lent = Lent { conn: &txn, statements: &statements, step };
+        migration.up(&SchemaManager::new(&lent)).await.map_err(|err| DbErr::Migration(format!("{name}: {err}")))?;
+        record(&txn, name).await?;
+        txn.commit().await?;
     }
     Ok(())
-}
-
-async fn apply<C: ConnectionTrait + Send + Sync>(
-    migration: &dyn MigrationTrait,
-    db: &C,
-    name: &str,
-) -> Result<(), DbErr> {
-    let lent = Lent(db);
-    migration.up(&SchemaManager::new(&lent)).await.map_err(|err| DbErr::Migration(format!("{name}: {err}")))?;
-    record(db, name).await
 }
 
 /// The table that records which migrations a database has, by name.
@@ -110,6 +118,13 @@ mod tests {
         super::applied(db).await.unwrap()
     }
 
+    /// Every table, index and trigger, as SQLite keeps their definitions.
+    async fn schema(db: &DatabaseConnection) -> Vec<String> {
+        let select = "SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name";
+        let rows = db.query_all_raw(sea_orm::Statement::from_string(db.get_database_backend(), select)).await.unwrap();
+        rows.iter().map(|row| row.try_get_by_index::<String>(0).unwrap()).collect()
+    }
+
     #[tokio::test]
     async fn each_migration_is_applied_once_and_recorded_by_its_file_name() {
         let db = empty_database().await;
@@ -123,6 +138,35 @@ mod tests {
         // on a table that exists if it ran a migration again).
         super::up(&db, None).await.unwrap();
         assert_eq!(recorded(&db).await, all);
+    }
+
+    /// A run stopped before any one of its statements (as a kill would stop
+    /// it) leaves a database the next run migrates to the end: each
+    /// migration commits whole with its record, or not at all.
+    #[tokio::test]
+    async fn a_run_stopped_between_any_two_statements_is_completed_by_the_next() {
+        let counted = std::sync::atomic::AtomicUsize::new(0);
+        let count = |_: usize| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        };
+        let clean = empty_database().await;
+        super::up_through(&clean, None, &count).await.unwrap();
+        let statements = counted.into_inner();
+        let clean_schema = schema(&clean).await;
+        assert!(statements > migration::all().len(), "{statements} statements");
+        for stop_at in 0..statements {
+            let db = empty_database().await;
+            let stop = |at: usize| match at == stop_at {
+                true => Err(migration::MigrationError(format!("stopped before statement {at}"))),
+                false => Ok(()),
+            };
+            let err = super::up_through(&db, None, &stop).await.unwrap_err().to_string();
+            assert!(err.contains("stopped before statement"), "{err}");
+            super::up(&db, None).await.unwrap_or_else(|err| panic!("stopped before statement {stop_at}: {err}"));
+            assert_eq!(recorded(&db).await.len(), migration::all().len());
+            assert!(schema(&db).await == clean_schema, "stopped before statement {stop_at}: another schema");
+        }
     }
 
     #[tokio::test]
