@@ -458,6 +458,12 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
+    let sealed = crate::api::test_mode::sandboxes::seal_clear_records(&db, &cipher)
+        .await
+        .context("sealing the sandboxes' data sets recorded in clear")?;
+    if sealed > 0 {
+        tracing::info!(sandboxes = sealed, "sealed the data sets an earlier version recorded in clear");
+    }
     let folder = args.data_sets.as_deref().map(seed::folder::DataSetFolder::open).transpose()?;
     // Read and checked at every start, so a broken file fails at once, not
     // only on the start that would load it.

@@ -129,6 +129,32 @@ pub fn is_secret_key(key: &str) -> bool {
         })
 }
 
+/// Words that name a card's security code (`primaryCardCSCOrCVD`, `cvv2`).
+const SECURITY_CODE_WORDS: &[&str] = &["csc", "cvv", "cvv2", "cvc", "cvc2", "cvd"];
+
+/// Whether `key` names a card's security code, which is never kept, even
+/// encrypted (PCI DSS 4.0.1 3.3.1): by its words, or "security code".
+pub fn is_security_code_key(key: &str) -> bool {
+    let words = words(key);
+    words.iter().any(|word| SECURITY_CODE_WORDS.contains(&word.as_str()))
+        || words.windows(2).any(|pair| pair[0] == "security" && pair[1] == "code")
+}
+
+/// Removes every value under a key that names a card's security code, at any
+/// depth of `value`; answers whether any was there.
+pub fn drop_security_codes(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|key, _| !is_security_code_key(key));
+            let dropped = map.len() != before;
+            map.values_mut().fold(dropped, |dropped, item| drop_security_codes(item) | dropped)
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |dropped, item| drop_security_codes(item) | dropped),
+        _ => false,
+    }
+}
+
 /// Whether `key` names a card number (masked to its last four whatever it holds).
 pub fn is_card_key(key: &str) -> bool {
     let words = words(key);
@@ -557,5 +583,24 @@ mod tests {
             Some("a=1&password=%5Bredacted%5D&access_token=%5Bredacted%5D&q=************1111")
         );
         assert_eq!(redact_query("pageSize=10&siteId=10000"), None);
+    }
+
+    #[test]
+    fn security_codes_are_dropped_at_any_depth_and_nothing_else() {
+        let mut data = serde_json::json!({
+            "siteBillingProfiles": [{"primaryCardNumber": "4242424242424242", "primaryCardCSCOrCVD": "737",
+                "secondaryCardCSCOrCVD": "123", "nested": {"cvv2": "1", "securityCode": "2", "postalOrZipCode": "94105"}}],
+            "sipConfigurations": [{"password": "kept-for-the-cipher"}]
+        });
+        assert!(drop_security_codes(&mut data));
+        assert_eq!(
+            data,
+            serde_json::json!({
+                "siteBillingProfiles": [{"primaryCardNumber": "4242424242424242", "nested": {"postalOrZipCode": "94105"}}],
+                "sipConfigurations": [{"password": "kept-for-the-cipher"}]
+            })
+        );
+        assert!(!drop_security_codes(&mut data));
+        assert!(!is_security_code_key("description") && !is_security_code_key("discount"));
     }
 }

@@ -422,15 +422,24 @@ impl TestApp {
         self.scalar(&format!("SELECT COUNT(*) FROM {table}")).await
     }
 
+    /// The text `sql` (one row, one column) answers, read straight from the database.
+    pub async fn scalar_text(&self, sql: &str) -> String {
+        self.one_value(sql).await
+    }
+
     /// The integer `sql` (one row, one column) answers, read straight from the database.
     pub async fn scalar(&self, sql: &str) -> i64 {
+        self.one_value(sql).await
+    }
+
+    async fn one_value<T: sea_orm::TryGetable>(&self, sql: &str) -> T {
         let row = self
             .db
             .query_one_raw(sea_orm::Statement::from_string(self.db.get_database_backend(), sql.to_owned()))
             .await
             .expect("a query")
             .expect("a row");
-        row.try_get_by_index::<i64>(0).expect("an integer")
+        row.try_get_by_index::<T>(0).expect("a value of the type asked for")
     }
 }
 

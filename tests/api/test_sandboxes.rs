@@ -608,3 +608,139 @@ async fn a_deleted_sandboxs_space_is_given_back_to_the_file_system() {
     }
     assert!(free < 256 && pages < full / 2, "{full} pages with the sandbox, {pages} after ({free} free)");
 }
+
+/// A create whose last step (recording the answer's refresh token) fails
+/// stores nothing: the sandbox and its answer commit together. Before, the
+/// rows committed first and the refused create left a sandbox no one could
+/// reach or delete, counted against `--max-sandboxes` for a day.
+#[tokio::test]
+async fn a_create_that_fails_at_its_last_step_stores_nothing() {
+    let app = test_mode().await;
+    let before = row_counts(&app).await;
+    let refuse = match app.db.get_database_backend() {
+        sea_orm::DatabaseBackend::Postgres => vec![
+            "CREATE FUNCTION refuse_refresh() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             RAISE EXCEPTION 'refused on purpose'; END $$",
+            "CREATE TRIGGER refuse_refresh BEFORE INSERT ON refresh_tokens FOR EACH ROW EXECUTE FUNCTION refuse_refresh()",
+        ],
+        _ => vec![
+            "CREATE TRIGGER refuse_refresh BEFORE INSERT ON refresh_tokens BEGIN SELECT RAISE(ABORT, 'refused on purpose'); END",
+        ],
+    };
+    for sql in refuse {
+        app.db.execute_unprepared(sql).await.unwrap();
+    }
+    for data_set in ["demo", "empty"] {
+        let response = app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": data_set})).send().await.unwrap();
+        assert_eq!(response.status(), 500, "{data_set}");
+        let problem: Value = response.json().await.unwrap();
+        assert!(!problem.to_string().contains("refused on purpose"), "internals hidden: {problem}");
+        assert_eq!(row_counts(&app).await, before, "a refused {data_set} create stored nothing");
+    }
+    app.db.execute_unprepared("DROP TRIGGER refuse_refresh ON refresh_tokens").await.ok();
+    app.db.execute_unprepared("DROP TRIGGER IF EXISTS refuse_refresh").await.ok();
+    let sandbox = create(&app, json!({"dataSet": "empty"})).await;
+    let partner = sandbox["partnerId"].as_i64().unwrap();
+    assert_eq!(app.count_rows("test_sandboxes").await, before["test_sandboxes"] + 1);
+    assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM partners WHERE id = {partner}")).await, 1);
+}
+
+/// Every value of every table, as text (PostgreSQL), or the database's files
+/// (SQLite): where a secret kept in clear would show.
+async fn stored_bytes(app: &TestApp) -> Vec<u8> {
+    if let Some(path) = &app.sqlite_path {
+        let files = [path.clone(), path.with_extension("db-wal")];
+        return files.iter().flat_map(|file| std::fs::read(file).unwrap_or_default()).collect();
+    }
+    let mut text = String::new();
+    for table in row_counts(app).await.into_keys() {
+        let sql = format!("SELECT coalesce(string_agg(t::text, ' '), '') FROM \"{table}\" t");
+        let statement = sea_orm::Statement::from_string(app.db.get_database_backend(), sql);
+        let row = app.db.query_one_raw(statement).await.unwrap().unwrap();
+        text.push_str(&row.try_get_by_index::<String>(0).unwrap());
+    }
+    text.into_bytes()
+}
+
+/// An inline data set's card number, security code, SIP and account
+/// passwords are nowhere in the database in clear after a sandbox is made
+/// of it and reset: its recorded copy (what a reset makes it again from) is
+/// sealed, without the security code; the reset is exact all the same.
+#[tokio::test]
+async fn an_inline_data_sets_secrets_are_not_kept_in_clear() {
+    let app = test_mode().await;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fixtures/team-in-november.json");
+    let mut data: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let (card, sip, agent, partner) =
+        ("5105105105105100", "sip-secret-Zq9xW", "agent-secret-Qx7kP", "partner-secret-Lm4vB");
+    data["siteBillingProfiles"][0]["primaryCardNumber"] = json!(card);
+    data["siteBillingProfiles"][0]["primaryCardCSCOrCVD"] = json!("737");
+    data["agents"][0]["password"] = json!(agent);
+    data["partnerUsers"][0]["password"] = json!(partner);
+    data["sipConfigurations"] = json!([{"siteId": 80000, "id": "0192f0c4-0000-7000-8000-0000008e0002",
+        "sIPServer": "sip.site80000.example", "username": "trunk", "password": sip,
+        "isAuthUsernameRequired": false, "isOutboundProxyRequired": false}]);
+    let sandbox = create(&app, json!({"dataSet": data})).await;
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    let token = partner_token(&sandbox);
+    let profile = format!("/api/billing/siteBillingProfiles/{site}");
+    let before: Value = app.get(&profile, &token).await.json().await.unwrap();
+    assert_eq!(before["primaryCardNumber"], "************5100");
+    let reset = app.post(&format!("{SANDBOXES}/{}:reset", sandbox["partnerId"]), &token, &json!({})).await;
+    assert_eq!(reset.status(), 200);
+    let token = partner_token(&reset.json().await.unwrap());
+    let after: Value = app.get(&profile, &token).await.json().await.unwrap();
+    assert_eq!(after, before, "a reset from the sealed record is exact");
+
+    let stored = stored_bytes(&app).await;
+    for secret in [card, sip, agent, partner] {
+        assert!(!stored.windows(secret.len()).any(|w| w == secret.as_bytes()), "{secret} is stored in clear");
+    }
+    // The record opens with the server's secret, and holds no security code.
+    let record = app
+        .scalar_text(&format!("SELECT data_set_json FROM test_sandboxes WHERE partner_id = {}", sandbox["partnerId"]))
+        .await;
+    let cipher = switchboard::crypto::FieldCipher::new(&switchboard::secret::ServerSecret::from_bytes(TEST_SECRET));
+    let opened: Value = serde_json::from_str(&cipher.decrypt(&record).unwrap()).unwrap();
+    assert_eq!(opened["siteBillingProfiles"][0]["primaryCardNumber"], card);
+    assert!(opened["siteBillingProfiles"][0].get("primaryCardCSCOrCVD").is_none(), "{opened}");
+}
+
+/// A data set an earlier version recorded in clear (with its security code)
+/// is sealed by the next start, without the code, and still resets the
+/// sandbox exactly.
+#[tokio::test]
+async fn a_data_set_recorded_in_clear_is_sealed_at_the_next_start() {
+    let app = test_mode().await;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fixtures/team-in-november.json");
+    let mut data: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    data["siteBillingProfiles"][0]["primaryCardNumber"] = json!("5105105105105100");
+    let sandbox = create(&app, json!({"dataSet": data})).await;
+    let partner = sandbox["partnerId"].as_i64().unwrap();
+    // The row as an earlier version wrote it: the data set in clear, its code too.
+    let mut clear = data.clone();
+    clear["siteBillingProfiles"][0]["primaryCardCSCOrCVD"] = json!("737");
+    let clear = clear.to_string().replace('\'', "''");
+    app.db
+        .execute_unprepared(&format!(
+            "UPDATE test_sandboxes SET data_set_json = '{clear}' WHERE partner_id = {partner}"
+        ))
+        .await
+        .unwrap();
+    let restarted = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true")]).await;
+    let record =
+        app.scalar_text(&format!("SELECT data_set_json FROM test_sandboxes WHERE partner_id = {partner}")).await;
+    assert!(!record.contains("5105105105105100") && !record.starts_with('{'), "sealed: {record}");
+    let cipher = switchboard::crypto::FieldCipher::new(&switchboard::secret::ServerSecret::from_bytes(TEST_SECRET));
+    let opened: Value = serde_json::from_str(&cipher.decrypt(&record).unwrap()).unwrap();
+    assert!(opened["siteBillingProfiles"][0].get("primaryCardCSCOrCVD").is_none(), "{opened}");
+    let reset = app
+        .client
+        .post(format!("{}{SANDBOXES}/{partner}:reset", restarted.address))
+        .bearer_auth(partner_token(&sandbox))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reset.status(), 200);
+}

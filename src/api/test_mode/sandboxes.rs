@@ -35,7 +35,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
 
 const TAG: &str = "Test sandboxes";
-/// Creates retried when the random ids collide with a live sandbox's.
+/// Creates tried with other random ids when a try's ids are a live sandbox's.
 const ATTEMPTS: usize = 5;
 
 /// The data a sandbox starts with: a name (`demo`, `empty`, or a data set
@@ -218,7 +218,6 @@ async fn create_test_sandbox(
     }
     let (source, clock) = source_of(&state, input.data_set, input.clock)?;
     let clock = checked_clock(&state, clock)?;
-    let mut last = None;
     for _ in 0..ATTEMPTS {
         let place = {
             let mut random = rand::rng();
@@ -229,23 +228,14 @@ async fn create_test_sandbox(
                 random.random_range(SANDBOX_IDS_FROM..i32::MAX - sites),
             )
         };
-        let created = Utc::now();
-        match write(&state, &source, place, clock, created, true).await {
-            Ok(()) => {
-                let answer = answer(&state, &source, place, clock, created).await?;
-                return Ok(
-                    crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response()
-                );
-            }
-            // The bound, or a data set the rules refuse: trying other ids changes neither.
-            Err(refused) if matches!(refused.code(), ErrorCode::Conflict | ErrorCode::ValidationFailed) => {
-                return Err(refused);
-            }
-            // Random ids that collide with a live sandbox's: try others.
-            Err(err) => last = Some(err),
+        // Every other error (the bound, a data set the rules refuse, a
+        // database that does not answer or is full) is answered as it is:
+        // other ids change none of them, and nothing was stored.
+        if let Written::Sandbox(answer) = write(&state, &source, place, clock, Utc::now(), true).await? {
+            return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
         }
     }
-    Err(ApiError::internal(anyhow::anyhow!("no free sandbox ids in {ATTEMPTS} tries: {last:?}")))
+    Err(ApiError::internal(anyhow::anyhow!("the random sandbox ids were taken {ATTEMPTS} times in a row")))
 }
 
 /// Reset a sandbox
@@ -263,10 +253,13 @@ async fn reset_test_sandbox(
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let source = recorded_source(&sandbox)?;
+    let source = recorded_source(&state, &sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
-    write(&state, &source, place, sandbox.clock, sandbox.created_time, false).await?;
-    Ok(Json(answer(&state, &source, place, sandbox.clock, sandbox.created_time).await?))
+    match write(&state, &source, place, sandbox.clock, sandbox.created_time, false).await? {
+        Written::Sandbox(answer) => Ok(Json(answer)),
+        // A reset keeps its own ids: only a create looks for free ones.
+        Written::IdsTaken => Err(ApiError::internal(anyhow::anyhow!("a reset found its own ids taken"))),
+    }
 }
 
 /// Read a sandbox
@@ -284,7 +277,7 @@ async fn get_test_sandbox(
     Path(partner_id): Path<i32>,
 ) -> ApiResult<Json<TestSandboxState>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let source = recorded_source(&sandbox)?;
+    let source = recorded_source(&state, &sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
     let sites = sandbox::sandbox(&source, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
     let frozen = frozen_at(&state.db, partner_id).await?;
@@ -377,8 +370,22 @@ fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
     Place { partner_id, first_site_id, keyed }
 }
 
-/// Writes the sandbox's rows (after deleting what it holds, on a reset) and
-/// its clock, in one transaction; a create also records the sandbox.
+/// What writing a sandbox came to.
+// The answer is the bigger variant, and the one every create and reset ends with.
+#[allow(clippy::large_enum_variant, reason = "made once per request, never stored")]
+enum Written {
+    /// Written and committed, with its answer: the accounts and their tokens.
+    Sandbox(TestSandbox),
+    /// A create's random ids name a partner or a site that exists: nothing
+    /// was written; other ids may be free.
+    IdsTaken,
+}
+
+/// Writes the sandbox's rows (after deleting what it holds, on a reset), its
+/// clock and the refresh token of its answer in one transaction; a create also
+/// records the sandbox. Everything the answer holds commits with the rows or
+/// nothing does: an answer that refuses never leaves a sandbox behind, and a
+/// sandbox is never stored without the answer that can reach and delete it.
 async fn write(
     state: &AppState,
     source: &Source,
@@ -386,17 +393,20 @@ async fn write(
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
     create: bool,
-) -> ApiResult<()> {
+) -> ApiResult<Written> {
     let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
-    let (data, labels) = (made.data, made.labels);
+    let sandbox::Sandbox { data, partner_user, sites, labels } = made;
     let txn = state.db.begin().await?;
     let written = async {
         if create {
             within_bound(&txn, state.max_sandboxes).await?;
+            if ids_taken(&txn, place, sites.len()).await? {
+                return Ok(Written::IdsTaken);
+            }
             row::Entity::insert(row::ActiveModel {
                 partner_id: Set(place.partner_id),
                 data_set: Set(source.name().to_owned()),
-                data_set_json: Set(source.record()),
+                data_set_json: Set(source.record(&state.cipher)),
                 first_site_id: Set(place.first_site_id),
                 clock: Set(clock),
                 created_time: Set(created),
@@ -416,11 +426,25 @@ async fn write(
         if let Some(at) = clock {
             freeze(&txn, place.partner_id, at).await?;
         }
-        Ok(())
+        let answer = answer(state, &txn, Accounts { partner_user, sites, labels }, place, clock, created).await?;
+        Ok(Written::Sandbox(answer))
     }
     .await;
     // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
     crate::db::conclude(txn, false, written).await
+}
+
+/// Whether a create's random ids name a partner or a site that exists (a
+/// live sandbox's), read in the create's transaction after the bound's
+/// lock, which orders creates: a collision is found here, never as a
+/// constraint error mid-load.
+async fn ids_taken(txn: &sea_orm::DatabaseTransaction, place: Place, sites: usize) -> ApiResult<bool> {
+    use crate::db::entities::partner;
+    let last_site = place.first_site_id.saturating_add(i32::try_from(sites.max(1)).unwrap_or(i32::MAX) - 1);
+    let partners = partner::Entity::find_by_id(place.partner_id).count(txn).await?;
+    let sites =
+        site::Entity::find().filter(site::Column::Id.between(place.first_site_id, last_site)).count(txn).await?;
+    Ok(partners + sites > 0)
 }
 
 /// Refuses a create past `--max-sandboxes`, counted in the create's own
@@ -439,20 +463,28 @@ async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult
     Ok(())
 }
 
-/// The creation answer: the accounts with fresh tokens.
+/// The accounts a sandbox's answer names (its data set's rows went to the load).
+struct Accounts {
+    partner_user: sandbox::Account,
+    sites: Vec<sandbox::SandboxSite>,
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+/// The creation answer: the accounts with fresh tokens, the refresh token
+/// recorded through `db` (the sandbox's own transaction).
 async fn answer(
     state: &AppState,
-    source: &Source,
+    db: &impl sea_orm::ConnectionTrait,
+    made: Accounts,
     place: Place,
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
 ) -> ApiResult<TestSandbox> {
-    let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
     let user = &made.partner_user;
     let access = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Access);
     let mut refresh_claims = Claims::for_partner_user(user.id, place.partner_id, &user.permissions, TokenKind::Refresh);
     let expires = DateTime::from_timestamp(refresh_claims.exp, 0).unwrap_or_default();
-    refresh_claims.jti = Some(refresh::record(&state.db, user.id, None, expires).await?);
+    refresh_claims.jti = Some(refresh::record(db, user.id, None, expires).await?);
     let sites = made
         .sites
         .into_iter()
@@ -494,6 +526,7 @@ async fn answer(
 }
 
 mod sources;
+pub use sources::seal_clear_records;
 use sources::{recorded_source, refused_load, source_of};
 
 /// The partner a `{partnerId}:reset` request names.

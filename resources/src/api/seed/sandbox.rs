@@ -18,6 +18,7 @@ use uuid::Uuid;
 
 use super::{DEMO, DataSet};
 use crate::auth::Permission;
+use crate::crypto::FieldCipher;
 
 /// The demo partner a `demo` sandbox copies.
 const TEMPLATE_PARTNER: i64 = 1;
@@ -58,22 +59,38 @@ impl Source {
         }
     }
 
-    /// A sandbox's source as its row records it (`name`, and the JSON of a data set).
-    pub fn from_record(name: &str, json: Option<&str>) -> anyhow::Result<Self> {
+    /// A sandbox's source as its row records it (`name`, and the data set
+    /// `record` sealed). A record kept in clear by an earlier version opens
+    /// as it is (`seal_clear_records` seals those at start).
+    pub fn from_record(name: &str, record: Option<&str>, cipher: &FieldCipher) -> anyhow::Result<Self> {
         if let Some(built_in) = Self::built_in(name) {
             return Ok(built_in);
         }
-        let json = json.ok_or_else(|| anyhow::anyhow!("the sandbox's data set {name} was not recorded"))?;
-        Ok(Source::DataSet { name: name.to_owned(), json: serde_json::from_str(json)? })
+        let record = record.ok_or_else(|| anyhow::anyhow!("the sandbox's data set {name} was not recorded"))?;
+        let json = match is_sealed(record) {
+            true => serde_json::from_str(&cipher.decrypt(record)?)?,
+            false => serde_json::from_str(record)?,
+        };
+        Ok(Source::DataSet { name: name.to_owned(), json })
     }
 
-    /// What its row records besides the name: a data set's JSON.
-    pub fn record(&self) -> Option<String> {
+    /// What a sandbox's row records of its source, so that a reset can make it
+    /// again: a data set's JSON, sealed with the field cipher (AES-256-GCM), so
+    /// that the card numbers, SIP and account passwords it may carry are never
+    /// kept in clear (PCI DSS 4.0.1 3.5.1). Its security codes were dropped
+    /// when it was read (`source_of`); the built-in sets record nothing.
+    pub fn record(&self, cipher: &FieldCipher) -> Option<String> {
         match self {
-            Source::DataSet { json, .. } => Some(json.to_string()),
+            Source::DataSet { json, .. } => Some(cipher.encrypt(&json.to_string())),
             _ => None,
         }
     }
+}
+
+/// Whether a recorded data set is sealed (`Source::record`), not the clear
+/// JSON an earlier version kept: JSON starts with `{`, a sealed value never does.
+pub fn is_sealed(record: &str) -> bool {
+    !record.trim_start().starts_with('{')
 }
 
 /// Sites a sandbox's data set may hold at most.

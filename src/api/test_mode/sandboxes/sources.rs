@@ -37,7 +37,12 @@ pub(super) fn source_of(
     // What a sandbox needs of a data set, and its shape: both listed at once.
     let mut problems = sandbox::tenant_of(&json).err().unwrap_or_default();
     match crate::api::seed::checked(json, now) {
-        Ok(json) if problems.is_empty() => return Ok((Source::DataSet { name, json }, clock)),
+        Ok(mut json) if problems.is_empty() => {
+            // Security codes are never kept, even sealed (PCI DSS 4.0.1 3.3.1),
+            // and a load has no use for one: no charge is made with it.
+            crate::redaction::drop_security_codes(&mut json);
+            return Ok((Source::DataSet { name, json }, clock));
+        }
         Ok(_) => {}
         Err(more) => problems.extend(more),
     }
@@ -58,8 +63,8 @@ pub(super) fn one_problem(pointer: &str, detail: String) -> ApiError {
 }
 
 /// A sandbox's data set as its row records it.
-pub(super) fn recorded_source(sandbox: &row::Model) -> ApiResult<Source> {
-    Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref()).map_err(|err| {
+pub(super) fn recorded_source(state: &AppState, sandbox: &row::Model) -> ApiResult<Source> {
+    Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref(), &state.cipher).map_err(|err| {
         ApiError::internal(anyhow::anyhow!("sandbox {}: data set {}: {err}", sandbox.partner_id, sandbox.data_set))
     })
 }
@@ -72,10 +77,13 @@ pub(super) fn refused_load(
     labels: &std::collections::BTreeMap<String, String>,
     err: anyhow::Error,
 ) -> ApiError {
-    if let Some(db_err) = err.downcast_ref::<sea_orm::DbErr>()
-        && crate::error::database_unreachable(db_err)
-    {
-        return ApiError::from(db_err.clone());
+    // The database's state (away, busy, its disk full) is answered as every
+    // write answers it (503, 507: nothing stored), whatever was loading.
+    if let Some(db_err) = err.downcast_ref::<sea_orm::DbErr>() {
+        let answer = ApiError::from(db_err.clone());
+        if answer.code().status().is_server_error() && answer.code() != ErrorCode::Internal {
+            return answer;
+        }
     }
     match source {
         Source::DataSet { name, .. } => {
@@ -88,4 +96,30 @@ pub(super) fn refused_load(
         }
         _ => ApiError::internal(err),
     }
+}
+
+/// Seals the data sets recorded in clear by an earlier version (before
+/// records were sealed), so that no card number or password stays readable
+/// in the database: run once at start, a no-op once every record is sealed.
+/// Their security codes go too. Answers how many were sealed.
+pub async fn seal_clear_records(db: &DatabaseConnection, cipher: &crate::crypto::FieldCipher) -> anyhow::Result<usize> {
+    let recorded = row::Entity::find()
+        .filter(row::Column::DataSetJson.is_not_null())
+        .select_only()
+        .columns([row::Column::PartnerId, row::Column::DataSetJson])
+        .into_tuple::<(i32, String)>()
+        .all(db)
+        .await?;
+    let mut sealed = 0;
+    for (partner_id, record) in recorded.into_iter().filter(|(_, record)| !sandbox::is_sealed(record)) {
+        let mut json: serde_json::Value = serde_json::from_str(&record)?;
+        crate::redaction::drop_security_codes(&mut json);
+        row::Entity::update_many()
+            .col_expr(row::Column::DataSetJson, sea_orm::sea_query::Expr::value(cipher.encrypt(&json.to_string())))
+            .filter(row::Column::PartnerId.eq(partner_id))
+            .exec(db)
+            .await?;
+        sealed += 1;
+    }
+    Ok(sealed)
 }
