@@ -74,7 +74,7 @@ class SandboxBearer:
 # Stateful links fill a request body from an earlier answer: a voicebot's
 # `channel` read with `include=voicebotChannelInstance` carries `voiceChannel`,
 # a name only answers have. The server takes such names back by design (a
-# body read from an answer and sent back passes: docs/decisions.md, "A typo
+# body read from an answer and sent back passes: docs/decisions/, "A typo
 # never passes in silence"), while the document served in test mode closes
 # request bodies (`additionalProperties: false`), so schemathesis would count
 # the accepted body as schema-violating. A client building a body from a read

@@ -89,6 +89,8 @@ fi
 log "cargo fmt --check"
 cargo fmt --all --check
 rustfmt --check --edition 2024 clients/scenarios/*/src/main.rs
+# The map of the tree names only paths that exist.
+python3 scripts/layout_check.py
 
 # Lints next, before the test build: the lints chosen in Cargo.toml, every crate.
 log "cargo clippy -D warnings"

@@ -1,7 +1,7 @@
 //! The test console (`/console`, test mode only): a page and its ES modules,
 //! embedded in the binary, that show a tenant's journal, clock, faults and
 //! billing state through the same JSON operations its token may call
-//! (docs/decisions.md, "The test console"). The server renders nothing of a
+//! (docs/decisions/, "The test console"). The server renders nothing of a
 //! tenant's here: the token stays in the browser tab, so the console sees
 //! exactly what that token sees.
 

@@ -3,7 +3,7 @@
 //! authentication, field encryption, telemetry and the connection limits.
 //!
 //! A crate of its own so that an edit of an interface does not rebuild it
-//! (docs/decisions.md, "The server's crates"); the server names each module
+//! (docs/decisions/, "The server's crates"); the server names each module
 //! at its root (`crate::db`, `crate::error`, ...), so its paths read as before.
 
 pub mod auth;

@@ -129,7 +129,7 @@ async fn documents_and_swagger_ui_are_served() {
     let listed = app.client.get(app.url("/docs/swagger-initializer.js")).send().await.unwrap().text().await.unwrap();
     assert!(listed.contains("/openapi/test-v1.json"), "test mode's document is listed in Swagger UI: {listed}");
     // As committed, but for the request bodies a test-mode server closes
-    // (it refuses unknown names: docs/decisions.md).
+    // (it refuses unknown names: docs/decisions/).
     let mut closed = 0;
     for (name, committed) in
         switchboard::cli::rendered_documents().into_iter().chain(switchboard::cli::rendered_editions_3_0())

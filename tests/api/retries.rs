@@ -1,4 +1,4 @@
-//! Billing under retries, disconnects, crashes and races (docs/decisions.md,
+//! Billing under retries, disconnects, crashes and races (docs/decisions/,
 //! "Billing that holds"): each test fails on a server that cuts a request at
 //! its client's disconnect, strands keys, checks rows before locking them, or
 //! reads "now" before the site's lock. The bank test (`scripts/bank_test.py`)

@@ -1,6 +1,6 @@
 //! A name the operation does not know (a body property, a query parameter)
 //! is refused in test mode and with `--strict-names`, naming the nearest
-//! known one; elsewhere it is ignored (docs/decisions.md).
+//! known one; elsewhere it is ignored (docs/decisions/).
 
 use serde_json::{Value, json};
 

@@ -65,7 +65,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The header the test console (`/console`) sends on every request: its own
 /// reads are not the tenant's client's, so they are neither journaled nor
-/// faulted (docs/decisions.md, "The console's own reads").
+/// faulted (docs/decisions/, "The console's own reads").
 pub const CONSOLE_HEADER: &str = "x-switchboard-console";
 
 /// Test mode around every operation of the vendor's two documents called

@@ -8,7 +8,7 @@
 //! billing profile's card comes back as the gateway's public test card that
 //! behaves as the stored one does (`billing::gateway`): the declining card
 //! for the declining card, 4242 4242 4242 4242 for any other, so that
-//! renewals and applies settle or fail as they did (docs/decisions.md).
+//! renewals and applies settle or fail as they did (docs/decisions/).
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
