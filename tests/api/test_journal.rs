@@ -531,3 +531,31 @@ async fn clock_moves_faults_and_resets_are_journaled_in_order_with_the_requests(
         journal(&app, token, "").await.iter().map(|e| e["kind"].as_str().unwrap().to_owned()).collect();
     assert_eq!(after, ["reset"]);
 }
+
+/// Entries the database refused to write are written once it takes them
+/// again, every one exactly once: a suite counts its requests in the
+/// journal. (Before, a refused batch was logged and lost.)
+#[tokio::test]
+async fn entries_the_database_refused_are_written_once_it_takes_them_again() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let token = app.admin_a();
+    app.refuse_inserts("test_requests").await;
+    for _ in 0..20 {
+        assert_eq!(app.get(FORMS, &token).await.status(), 200);
+    }
+    // The writer tries the batch again and again while the database refuses it.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(app.count_rows("test_requests").await, 0, "refused so far");
+    app.allow_inserts("test_requests").await;
+    let mut written = 0;
+    for _ in 0..50 {
+        written = app.count_rows("test_requests").await;
+        if written >= 20 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(written, 20, "every refused entry written once the database takes them");
+    let (total, _, entries) = listed(&app, &token, "?operationId=listSecureForms").await;
+    assert_eq!((total, entries.len()), (20, 20));
+}

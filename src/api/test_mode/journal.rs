@@ -26,7 +26,9 @@ use axum::response::Response;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use sea_orm::ActiveValue::Set;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
+use sea_orm::{
+    ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect, SqlErr, TransactionTrait,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -53,8 +55,15 @@ const TAG: &str = "Test journal";
 pub const KEPT_PER_TENANT: u64 = 1_000;
 /// A body longer than this is kept as a note of its size, not its content.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
-/// Entries waiting at most; past it, entries are dropped (and counted).
+/// Entries waiting at most; past it, a request waits for room (`QUEUE_WAIT`).
 const QUEUE: usize = 8_192;
+/// How long a request waits for room in a full queue (the database refusing
+/// the journal's writes that long) before its entry is dropped and counted
+/// (`switchboard_test_journal_dropped_total`): a journal that cannot keep up
+/// slows the requests it records first, and loses entries only past this.
+const QUEUE_WAIT: Duration = Duration::from_secs(30);
+/// The longest pause between two tries of a batch the database refused.
+const RETRY_AT_MOST: Duration = Duration::from_secs(1);
 /// Entries written in one batch at most.
 const MAX_BATCH: usize = 512;
 /// Rows per insert statement (14 columns each, well under every parameter limit).
@@ -219,9 +228,10 @@ impl Journal {
         (Self(sender), tokio::spawn(run(db, receiver)))
     }
 
-    fn record(&self, entry: row::ActiveModel) {
-        if self.0.try_send(Message::Entry(Box::new(entry))).is_err() {
+    async fn record(&self, entry: row::ActiveModel) {
+        if self.0.send_timeout(Message::Entry(Box::new(entry)), QUEUE_WAIT).await.is_err() {
             metrics::counter!("switchboard_test_journal_dropped_total").increment(1);
+            tracing::error!("the request journal's queue stayed full for {QUEUE_WAIT:?}: an entry is lost");
         }
     }
 
@@ -255,10 +265,17 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
                 Message::Flush(done) => flushes.push(done),
             }
         }
-        if !entries.is_empty()
-            && let Err(err) = write(&db, entries).await
+        // A batch the database refuses (busy, away, its disk full) is tried
+        // again until it is written: a suite counts its requests in the
+        // journal, so an entry is never dropped here. Meanwhile the queue
+        // fills and the requests wait for room (`Journal::record`).
+        let mut pause = Duration::from_millis(50);
+        while !entries.is_empty()
+            && let Err(err) = write(&db, entries.clone()).await
         {
-            tracing::error!(error = %err, "writing the request journal failed; its batch is lost");
+            tracing::warn!(error = %err, entries = entries.len(), "writing the request journal failed; trying again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(RETRY_AT_MOST);
         }
         for done in flushes {
             let _ = done.send(());
@@ -268,7 +285,9 @@ async fn run(db: DatabaseConnection, mut receiver: mpsc::Receiver<Message>) {
 
 /// Inserts a batch and trims every tenant it touched to its last 1,000, in
 /// one transaction. A tenant deleted meanwhile (a sandbox) fails its foreign
-/// key: then each row alone, so only that tenant's entries are lost.
+/// key: then each row alone, so only that tenant's entries are left out (and
+/// a row a refused try wrote already is not written twice). Any other error
+/// is the caller's to retry.
 async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Result<(), sea_orm::DbErr> {
     let mut tenants: Vec<Tenant> = entries
         .iter()
@@ -294,7 +313,13 @@ async fn write(db: &DatabaseConnection, entries: Vec<row::ActiveModel>) -> Resul
     if inserted.is_err() {
         txn.rollback().await?;
         for entry in entries {
-            let _ = row::Entity::insert(entry).exec_without_returning(db).await;
+            if let Err(err) = row::Entity::insert(entry).exec_without_returning(db).await {
+                // Its tenant is gone, or this row was written by an earlier try.
+                match err.sql_err() {
+                    Some(SqlErr::ForeignKeyConstraintViolation(_) | SqlErr::UniqueConstraintViolation(_)) => {}
+                    _ => return Err(err),
+                }
+            }
         }
         return trim(db, &tenants).await;
     }
@@ -400,32 +425,34 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
         let copied = sent.body.lock().unwrap_or_else(|e| e.into_inner());
         kept_body(&copied.kept, copied.length)
     };
-    journal.record(row::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        partner_id: Set(partner_id),
-        site_id: Set(site_id),
-        at: Set(sent.at),
-        // Headers a client fills in may hold a card number too (a key made of one).
-        request_id: Set({
-            let id = crate::error::current_request_id();
-            redaction::mask_card_numbers(&id).unwrap_or(id)
-        }),
-        operation_id: Set(operation.to_owned()),
-        method: Set(sent.method.as_str().to_owned()),
-        path: Set(redaction::mask_card_numbers(&sent.path).unwrap_or(sent.path)),
-        query: Set(sent.query.map(|query| redaction::redact_query(&query).unwrap_or(query))),
-        status: Set(i32::from(parts.status.as_u16())),
-        duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
-        idempotency_key: Set(sent.idempotency_key.map(|key| redaction::mask_card_numbers(&key).unwrap_or(key))),
-        fault: Set(parts.extensions.get::<FaultKind>().map(|kind| kind.as_str().to_owned())),
-        replayed: Set(parts.headers.contains_key(crate::api::idempotency::REPLAYED_HEADER)),
-        request_body: Set(request_body),
-        response_body: Set(match is_json(&parts.headers) && !names_a_secret(&answer) {
-            // This server's own JSON, with no key to hide: kept as it is, unparsed.
-            true if answer.len() <= MAX_BODY_BYTES => std::str::from_utf8(&answer).ok().map(str::to_owned),
-            _ => kept_body(&answer, answer.len()),
-        }),
-    });
+    journal
+        .record(row::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            partner_id: Set(partner_id),
+            site_id: Set(site_id),
+            at: Set(sent.at),
+            // Headers a client fills in may hold a card number too (a key made of one).
+            request_id: Set({
+                let id = crate::error::current_request_id();
+                redaction::mask_card_numbers(&id).unwrap_or(id)
+            }),
+            operation_id: Set(operation.to_owned()),
+            method: Set(sent.method.as_str().to_owned()),
+            path: Set(redaction::mask_card_numbers(&sent.path).unwrap_or(sent.path)),
+            query: Set(sent.query.map(|query| redaction::redact_query(&query).unwrap_or(query))),
+            status: Set(i32::from(parts.status.as_u16())),
+            duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
+            idempotency_key: Set(sent.idempotency_key.map(|key| redaction::mask_card_numbers(&key).unwrap_or(key))),
+            fault: Set(parts.extensions.get::<FaultKind>().map(|kind| kind.as_str().to_owned())),
+            replayed: Set(parts.headers.contains_key(crate::api::idempotency::REPLAYED_HEADER)),
+            request_body: Set(request_body),
+            response_body: Set(match is_json(&parts.headers) && !names_a_secret(&answer) {
+                // This server's own JSON, with no key to hide: kept as it is, unparsed.
+                true if answer.len() <= MAX_BODY_BYTES => std::str::from_utf8(&answer).ok().map(str::to_owned),
+                _ => kept_body(&answer, answer.len()),
+            }),
+        })
+        .await;
     Response::from_parts(parts, Body::from(answer))
 }
 
