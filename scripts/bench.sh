@@ -306,7 +306,7 @@ test_mode_bench() {
   fi
   port=$(free_port)
   # No per-address bound on creations: this measures how fast they are made.
-  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --sandbox-create-rate 0 --max-sandboxes 100000 --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &
+  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --sandbox-create-rate 0 --max-sandboxes 100000 --max-sandboxes-per-address 100000 --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &
   PIDS+=("$!")
   base="http://127.0.0.1:$port"
   wait_for "$base/health/ready"

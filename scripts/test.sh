@@ -269,7 +269,9 @@ start_server() { # backend name
   export SWITCHBOARD_SECRET="schemathesis-run-secret-0123456789abcdef"
   export SWITCHBOARD_DATABASE_URL="$url"
   PORT=$(free_port)
-  "$BIN" serve --listen "127.0.0.1:$PORT" --test-mode > "$WORK/server-$2.log" 2>&1 &
+  # --demo-test-controls: the scenarios and schemathesis move the demo
+  # partner's clock and arm its faults; this server is the run's alone.
+  "$BIN" serve --listen "127.0.0.1:$PORT" --test-mode --demo-test-controls > "$WORK/server-$2.log" 2>&1 &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$PORT/health/ready"
   "$BIN" seed --file "$ROOT/contract/data.json" >/dev/null

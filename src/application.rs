@@ -28,6 +28,12 @@ pub struct Settings {
     pub strict_names: bool,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
+    /// Of them, live at once made from one client address
+    /// (`--max-sandboxes-per-address`); None: a quarter of `max_sandboxes`.
+    pub max_sandboxes_per_address: Option<u32>,
+    /// Test mode's clock moves and faults act on tenants that are not
+    /// sandboxes too (`--demo-test-controls`): a server one person uses.
+    pub demo_test_controls: bool,
     /// Test mode deletes sandboxes unused this long (`--sandbox-ttl`); None: never.
     pub sandbox_ttl: Option<Duration>,
     /// Test mode deletes sandboxes this old, used or not (`--sandbox-max-age`); None: never.
@@ -59,6 +65,8 @@ impl Default for Settings {
             test_mode: false,
             strict_names: false,
             max_sandboxes: 1_000,
+            max_sandboxes_per_address: None,
+            demo_test_controls: false,
             sandbox_ttl: Some(Duration::from_secs(24 * 60 * 60)),
             sandbox_max_age: None,
             sandbox_creations: None,
@@ -89,6 +97,8 @@ impl Application {
             test_mode,
             strict_names,
             max_sandboxes,
+            max_sandboxes_per_address,
+            demo_test_controls,
             sandbox_ttl,
             sandbox_max_age,
             sandbox_creations,
@@ -117,6 +127,8 @@ impl Application {
             // Test mode is where integrators test their clients: a typo never passes there.
             strict_names: strict_names || test_mode,
             max_sandboxes,
+            max_sandboxes_per_address: max_sandboxes_per_address.unwrap_or((max_sandboxes / 4).max(1)),
+            demo_test_controls,
             sandbox_ttl,
             sandbox_max_age,
             sandbox_creations: sandbox_creations

@@ -89,6 +89,16 @@ struct ServeArgs {
     /// `/openapi/test-v1.json`. Never in production: a partner can move its clock.
     #[arg(long, env = "SWITCHBOARD_TEST_MODE", value_parser = BoolishValueParser::new())]
     test_mode: bool,
+    /// Test mode's clock moves and faults act on tenants that are not sandboxes
+    /// too (the demo data's, shared by everyone who knows its published
+    /// password). Off, those answer 403: only for a server one person uses.
+    #[arg(long, env = "SWITCHBOARD_DEMO_TEST_CONTROLS", value_parser = BoolishValueParser::new())]
+    demo_test_controls: bool,
+    /// Test mode's sandboxes made from one client address live at once at
+    /// most (creating one more from it is 409), so that one client cannot take
+    /// them all; default a quarter of `--max-sandboxes`.
+    #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES_PER_ADDRESS")]
+    max_sandboxes_per_address: Option<u32>,
     /// Test mode's sandboxes live at once at most (creating one more is 409).
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
     max_sandboxes: u32,
@@ -513,6 +523,8 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         sandbox_creations: std::num::NonZeroU32::new(args.sandbox_create_rate)
             .map(|rate| (rate, std::num::NonZeroU32::new(args.sandbox_create_burst).unwrap_or(rate))),
         max_sandboxes: args.max_sandboxes,
+        max_sandboxes_per_address: args.max_sandboxes_per_address,
+        demo_test_controls: args.demo_test_controls,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         write_wait: std::time::Duration::from_secs(args.write_wait),
         rate_limit: args.rate_limit,

@@ -132,6 +132,11 @@ pub fn app(state: AppState) -> Router {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::intercept)),
         false => routes,
     };
+    // A sandbox creation is counted against its address first, before its body is read.
+    let routes = match state.sandbox_creations.is_some() {
+        true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::bound_creations)),
+        false => routes,
+    };
     let routes = routes
         .layer(middleware::from_fn(no_store))
         .layer(middleware::from_fn(bounded_head))

@@ -53,6 +53,7 @@ error_codes! {
     InvalidCredentials = 401004, UNAUTHORIZED, "invalid-credentials", "The email, password or refresh token is not valid";
     MissingPermission = 403001, FORBIDDEN, "missing-permission", "The token lacks the permission this operation needs";
     ForeignSite = 403002, FORBIDDEN, "foreign-site", "The siteId names a site other than the token's";
+    SandboxOnly = 403003, FORBIDDEN, "sandbox-only", "Test mode's clock and faults act on sandboxes only; create one and use its tokens";
     NotFound = 404001, NOT_FOUND, "not-found", "The resource does not exist";
     NoRoute = 404002, NOT_FOUND, "no-route", "No operation is served at this path";
     MethodNotAllowed = 405001, METHOD_NOT_ALLOWED, "method-not-allowed", "The path does not support this method";

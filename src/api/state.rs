@@ -80,6 +80,11 @@ pub struct SharedState {
     pub sandbox_activity: crate::api::test_mode::sandboxes::SandboxActivity,
     /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
     pub max_sandboxes: u32,
+    /// Of them, live at once made from one client address (`--max-sandboxes-per-address`).
+    pub max_sandboxes_per_address: u32,
+    /// Test mode's clock moves and faults act on tenants that are not
+    /// sandboxes too (`--demo-test-controls`); else those answer 403.
+    pub demo_test_controls: bool,
     /// Bounds password hashing and throttles failed sign-ins.
     pub logins: Arc<crate::auth::guard::LoginGuard>,
     /// Sites' answers kept by revision (`api::billing::sites::rendered`).
@@ -159,6 +164,8 @@ impl SharedState {
             sandbox_creations: None,
             sandbox_activity: Default::default(),
             max_sandboxes: 1_000,
+            max_sandboxes_per_address: 250,
+            demo_test_controls: false,
             logins: Default::default(),
             sites: Default::default(),
             plans: Default::default(),

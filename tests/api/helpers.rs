@@ -101,6 +101,9 @@ pub struct Options<'a> {
     pub renewal_interval: std::time::Duration,
     /// `--max-sandboxes`; 0: the default (1,000).
     pub max_sandboxes: u32,
+    /// `--max-sandboxes-per-address`; 0: as many as `max_sandboxes` (every
+    /// test's client is one address, 127.0.0.1).
+    pub max_sandboxes_per_address: u32,
     /// `--strict-names` (test mode implies it).
     pub strict_names: bool,
     /// `--sandbox-ttl`; None: the default (a day).
@@ -111,6 +114,10 @@ pub struct Options<'a> {
     pub sandbox_creations: Option<(std::num::NonZeroU32, std::num::NonZeroU32)>,
     /// `--data-sets`: a folder of data sets sandboxes may name.
     pub data_sets: Option<&'a std::path::Path>,
+    /// Serve as `serve` does by default: test mode's clock moves and faults
+    /// refused on the demo tenants. Off (the tests' default), the server
+    /// runs with `--demo-test-controls`, so tests may move the demo's clock.
+    pub without_demo_test_controls: bool,
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
@@ -149,11 +156,13 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         test_mode,
         renewal_interval,
         max_sandboxes,
+        max_sandboxes_per_address,
         strict_names,
         sandbox_ttl,
         sandbox_max_age,
         sandbox_creations,
         data_sets,
+        without_demo_test_controls,
     } = options;
     let (url, dir, database) = match std::env::var("TEST_DATABASE_URL") {
         Ok(server) if !server.is_empty() => {
@@ -201,6 +210,12 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         sandbox_max_age,
         sandbox_creations,
         max_sandboxes: if max_sandboxes == 0 { 1_000 } else { max_sandboxes },
+        max_sandboxes_per_address: Some(match (max_sandboxes_per_address, max_sandboxes) {
+            (0, 0) => 1_000,
+            (0, max) => max,
+            (share, _) => share,
+        }),
+        demo_test_controls: !without_demo_test_controls,
         renewal_interval,
         write_wait: switchboard::api::DEFAULT_WRITE_WAIT,
         clock,
@@ -301,6 +316,8 @@ impl TestApp {
             .env("SWITCHBOARD_DATABASE_URL", &self.database_url)
             .env("SWITCHBOARD_SECRET", TEST_SECRET)
             .env("SWITCHBOARD_NO_DEMO", "true")
+            // As `spawn`'s servers: tests may move the demo tenants' clocks and arm their faults.
+            .env("SWITCHBOARD_DEMO_TEST_CONTROLS", "true")
             .env_remove("SWITCHBOARD_SECRET_FILE")
             .envs(settings.iter().copied())
             .stdout(std::process::Stdio::null())
@@ -420,6 +437,36 @@ impl TestApp {
     /// Rows in `table`, read straight from the database.
     pub async fn count_rows(&self, table: &str) -> i64 {
         self.scalar(&format!("SELECT COUNT(*) FROM {table}")).await
+    }
+
+    /// Makes the database refuse every insert into `table` (a trigger raising
+    /// "refused on purpose"), as a failing step would; `allow_inserts` lifts it.
+    pub async fn refuse_inserts(&self, table: &str) {
+        let statements = match self.db.get_database_backend() {
+            sea_orm::DatabaseBackend::Postgres => vec![
+                "CREATE OR REPLACE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                 RAISE EXCEPTION 'refused on purpose'; END $$"
+                    .to_owned(),
+                format!(
+                    "CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION refuse_insert()"
+                ),
+            ],
+            _ => vec![format!(
+                "CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} BEGIN SELECT RAISE(ABORT, 'refused on purpose'); END"
+            )],
+        };
+        for sql in statements {
+            self.db.execute_unprepared(&sql).await.expect("the refusing trigger");
+        }
+    }
+
+    /// Lifts `refuse_inserts`.
+    pub async fn allow_inserts(&self, table: &str) {
+        let sql = match self.db.get_database_backend() {
+            sea_orm::DatabaseBackend::Postgres => format!("DROP TRIGGER refuse_{table} ON {table}"),
+            _ => format!("DROP TRIGGER refuse_{table}"),
+        };
+        self.db.execute_unprepared(&sql).await.expect("the refusing trigger dropped");
     }
 
     /// The text `sql` (one row, one column) answers, read straight from the database.

@@ -28,6 +28,10 @@ async fn one_address_creates_a_burst_then_its_rate_and_is_told_when_to_retry() {
     let detail = problem["detail"].as_str().unwrap();
     assert!(detail.contains("--sandbox-create-burst") && detail.contains("3 at once, then 1 a second"), "{detail}");
     assert_eq!(app.count_rows("test_sandboxes").await, 3, "the refused one made nothing");
+    // Counted before the body is read: a body that is not even JSON is refused as past the bound.
+    let unread =
+        app.client.post(app.url(SANDBOXES)).header("content-type", "application/json").body("{not json").send().await;
+    assert_problem(unread.unwrap(), 429, 429002).await;
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(create(&app).await.status(), 201, "a second later, one more");
 }
@@ -54,4 +58,32 @@ async fn a_sandbox_older_than_its_maximum_age_is_deleted_however_used() {
     }
     assert_eq!(last, 401, "deleted at its maximum age though used");
     assert_eq!(app.count_rows("test_sandboxes").await, 0);
+}
+
+/// One client address holds at most its share of `--max-sandboxes` live at
+/// once (409 naming the setting past it), so that one client cannot take
+/// them all: another address is still served, and deleting one frees a place.
+#[tokio::test]
+async fn one_address_holds_at_most_its_share_of_the_sandboxes() {
+    let app =
+        spawn(Options { test_mode: true, max_sandboxes: 4, max_sandboxes_per_address: 2, ..Options::default() }).await;
+    let mut mine = Vec::new();
+    for _ in 0..2 {
+        let created = create(&app).await;
+        assert_eq!(created.status(), 201);
+        mine.push(created.json::<Value>().await.unwrap());
+    }
+    let problem = assert_problem(create(&app).await, 409, 409001).await;
+    assert!(problem["detail"].as_str().unwrap().contains("--max-sandboxes-per-address"), "{problem}");
+    // Another address (a second loopback address) is still served.
+    let other = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build();
+    let answer = other.unwrap().post(app.url(SANDBOXES)).json(&json!({"dataSet": "empty"})).send().await.unwrap();
+    assert_eq!(answer.status(), 201);
+    // A suite that deletes what it made is never held back.
+    let first = &mine[0];
+    let token = first["partner"]["accessToken"].as_str().unwrap();
+    let deleted = app.delete(&format!("{SANDBOXES}/{}", first["partnerId"]), token).await;
+    assert_eq!(deleted.status(), 204);
+    assert_eq!(create(&app).await.status(), 201);
+    assert_eq!(app.scalar("SELECT COUNT(*) FROM test_sandboxes WHERE creator IS NULL").await, 0, "every creator kept");
 }

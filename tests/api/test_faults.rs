@@ -294,35 +294,41 @@ async fn a_fault_armed_on_one_instance_is_honoured_by_another() {
     assert_eq!(app.get(FORMS, &app.admin_a()).await.status(), 200);
 }
 
-/// A tenant holds at most 16 requests in delay faults at once; past it a
-/// delayed request is refused at once (503, Retry-After) rather than held, so
-/// one tenant cannot fill the server's connections. Another tenant is not held back.
+/// A tenant holds at most 16 requests in delay and slowBody faults at once;
+/// past it a held request is refused at once (503, Retry-After) rather than
+/// held, so one tenant cannot fill the server's connections, and a refusal
+/// does not spend the fault, whichever kind. Another tenant is not held back.
 #[tokio::test]
 async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
-    let app = test_mode().await;
-    let token = app.admin_a();
-    let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
-    arm(&app, &token, json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1500, "times": held + 4}))
-        .await;
-    let started = Instant::now();
-    let requests = (0..held + 4).map(|_| {
-        let request = app.client.get(app.url(FORMS)).bearer_auth(&token);
-        async move {
-            let response = request.send().await.unwrap();
-            (response.status().as_u16(), response.headers().get("retry-after").is_some())
-        }
-    });
-    let answers = futures_util::future::join_all(requests).await;
-    let refused: Vec<_> = answers.iter().filter(|(status, _)| *status == 503).collect();
-    assert_eq!(answers.iter().filter(|(status, _)| *status == 200).count(), held, "{answers:?}");
-    assert_eq!(refused.len(), 4);
-    assert!(refused.iter().all(|(_, retry)| *retry));
-    assert!(started.elapsed() >= Duration::from_millis(1500));
-    // The refused ones did not spend the fault: four requests are still to delay.
-    let listed: Value = app.get(FAULTS, &token).await.json().await.unwrap();
-    assert_eq!(listed[0]["remaining"], 4, "{listed}");
-    // Another tenant's requests were never counted.
-    assert_eq!(app.get(FORMS, &app.admin_b()).await.status(), 200);
+    for kind in ["delay", "slowBody"] {
+        let app = test_mode().await;
+        let token = app.admin_a();
+        let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
+        arm(&app, &token, json!({"operationId": "listSecureForms", "kind": kind, "delayMs": 1500, "times": held + 4}))
+            .await;
+        let started = Instant::now();
+        let requests = (0..held + 4).map(|_| {
+            let request = app.client.get(app.url(FORMS)).bearer_auth(&token);
+            async move {
+                let response = request.send().await.unwrap();
+                let answer = (response.status().as_u16(), response.headers().get("retry-after").is_some());
+                // Read to its end: a slowBody request is held until its body is sent.
+                let _ = response.bytes().await;
+                answer
+            }
+        });
+        let answers = futures_util::future::join_all(requests).await;
+        let refused: Vec<_> = answers.iter().filter(|(status, _)| *status == 503).collect();
+        assert_eq!(answers.iter().filter(|(status, _)| *status == 200).count(), held, "{kind}: {answers:?}");
+        assert_eq!(refused.len(), 4, "{kind}");
+        assert!(refused.iter().all(|(_, retry)| *retry), "{kind}");
+        assert!(started.elapsed() >= Duration::from_millis(1500), "{kind}");
+        // The refused ones did not spend the fault: four requests are still to hold.
+        let listed: Value = app.get(FAULTS, &token).await.json().await.unwrap();
+        assert_eq!(listed[0]["remaining"], 4, "{kind}: {listed}");
+        // Another tenant's requests were never counted.
+        assert_eq!(app.get(FORMS, &app.admin_b()).await.status(), 200, "{kind}");
+    }
 }
 
 /// Faults by position (issue 58 item 1): "the second call fails" is one fault,

@@ -520,7 +520,13 @@ async fn a_sandbox_opens_only_with_the_password_its_creation_answered() {
 #[tokio::test]
 async fn concurrent_creates_never_pass_the_sandbox_bound() {
     let app = spawn(Options { test_mode: true, max_sandboxes: 3, ..Options::default() }).await;
-    let other = app.spawn_process_with(&[("SWITCHBOARD_TEST_MODE", "true"), ("SWITCHBOARD_MAX_SANDBOXES", "3")]).await;
+    let other = app
+        .spawn_process_with(&[
+            ("SWITCHBOARD_TEST_MODE", "true"),
+            ("SWITCHBOARD_MAX_SANDBOXES", "3"),
+            ("SWITCHBOARD_MAX_SANDBOXES_PER_ADDRESS", "3"),
+        ])
+        .await;
     let creates = (0..12).map(|i| {
         let base = if i % 2 == 0 { app.address.clone() } else { other.address.clone() };
         let request = app.client.post(format!("{base}{SANDBOXES}")).json(&json!({"dataSet": "empty"}));
@@ -617,19 +623,7 @@ async fn a_deleted_sandboxs_space_is_given_back_to_the_file_system() {
 async fn a_create_that_fails_at_its_last_step_stores_nothing() {
     let app = test_mode().await;
     let before = row_counts(&app).await;
-    let refuse = match app.db.get_database_backend() {
-        sea_orm::DatabaseBackend::Postgres => vec![
-            "CREATE FUNCTION refuse_refresh() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-             RAISE EXCEPTION 'refused on purpose'; END $$",
-            "CREATE TRIGGER refuse_refresh BEFORE INSERT ON refresh_tokens FOR EACH ROW EXECUTE FUNCTION refuse_refresh()",
-        ],
-        _ => vec![
-            "CREATE TRIGGER refuse_refresh BEFORE INSERT ON refresh_tokens BEGIN SELECT RAISE(ABORT, 'refused on purpose'); END",
-        ],
-    };
-    for sql in refuse {
-        app.db.execute_unprepared(sql).await.unwrap();
-    }
+    app.refuse_inserts("refresh_tokens").await;
     for data_set in ["demo", "empty"] {
         let response = app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": data_set})).send().await.unwrap();
         assert_eq!(response.status(), 500, "{data_set}");
@@ -637,8 +631,7 @@ async fn a_create_that_fails_at_its_last_step_stores_nothing() {
         assert!(!problem.to_string().contains("refused on purpose"), "internals hidden: {problem}");
         assert_eq!(row_counts(&app).await, before, "a refused {data_set} create stored nothing");
     }
-    app.db.execute_unprepared("DROP TRIGGER refuse_refresh ON refresh_tokens").await.ok();
-    app.db.execute_unprepared("DROP TRIGGER IF EXISTS refuse_refresh").await.ok();
+    app.allow_inserts("refresh_tokens").await;
     let sandbox = create(&app, json!({"dataSet": "empty"})).await;
     let partner = sandbox["partnerId"].as_i64().unwrap();
     assert_eq!(app.count_rows("test_sandboxes").await, before["test_sandboxes"] + 1);
@@ -743,4 +736,39 @@ async fn a_data_set_recorded_in_clear_is_sealed_at_the_next_start() {
         .await
         .unwrap();
     assert_eq!(reset.status(), 200);
+}
+
+/// The demo data's tenants are shared by everyone who knows the published
+/// password: by default, test mode's clock moves and faults are refused on
+/// them (403 `403003`, saying to create a sandbox) and act on sandboxes;
+/// reads of the clock, and the journal, stay open.
+#[tokio::test]
+async fn clock_moves_and_faults_act_on_sandboxes_only_by_default() {
+    let app = spawn(Options {
+        test_mode: true,
+        clock: switchboard::clock::Clock::Fixed(TEST_MODE_SYSTEM_TIME.parse().unwrap()),
+        without_demo_test_controls: true,
+        ..Options::default()
+    })
+    .await;
+    let (partner, agent) = (app.partner_admin(1), app.admin_a());
+    let advance = json!({"to": "2027-01-01T00:00:00Z"});
+    let fault = json!({"operationId": "listSecureForms", "kind": "status", "status": 503});
+    for (method, path, token, body) in [
+        (reqwest::Method::POST, "/api/test/clock:advance", &partner, Some(&advance)),
+        (reqwest::Method::DELETE, "/api/test/clock", &partner, None),
+        (reqwest::Method::POST, "/api/test/faults", &agent, Some(&fault)),
+    ] {
+        let problem = assert_problem(app.send(method.clone(), path, Some(token), body).await, 403, 403003).await;
+        assert!(problem["detail"].as_str().unwrap().contains("POST /api/test/sandboxes"), "{method} {path}: {problem}");
+    }
+    assert_eq!(app.get("/api/test/clock", &partner).await.status(), 200);
+    assert_eq!(app.get("/api/test/requests", &agent).await.status(), 200);
+    assert_eq!(app.count_rows("test_faults").await, 0);
+    assert_eq!(app.count_rows("partner_clocks").await, 0);
+
+    let sandbox = create(&app, json!({"dataSet": "demo"})).await;
+    let (partner, agent) = (partner_token(&sandbox), agent_token(&sandbox, 0));
+    assert_eq!(app.post("/api/test/clock:advance", &partner, &advance).await.status(), 200);
+    assert_eq!(app.post("/api/test/faults", &agent, &fault).await.status(), 201);
 }

@@ -83,7 +83,11 @@ async fn get_test_clock(
 /// 10 years past the system time.
 #[utoipa::path(post, path = "/api/test/clock:advance", operation_id = "advanceTestClock", tag = TAG,
     request_body = TestClockAdvance,
-    responses((status = 200, description = "The clock, frozen at `to`, and the renewals run", body = TestClockAdvanced)),
+    responses(
+        (status = 200, description = "The clock, frozen at `to`, and the renewals run", body = TestClockAdvanced),
+        (status = 403, description = "The token lacks `ManageSite` (`403001`), or its partner is not a sandbox \
+            and the server runs without `--demo-test-controls` (`403003`)", body = Problem, content_type = "application/problem+json"),
+    ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn advance_test_clock(
     State(state): State<AppState>,
@@ -91,6 +95,7 @@ async fn advance_test_clock(
     JsonBody(input): JsonBody<TestClockAdvance>,
 ) -> ApiResult<Json<TestClockAdvanced>> {
     let partner_id = caller.partner_id;
+    super::sandbox_only(&state, crate::auth::Tenant::Partner(partner_id))?;
     let system = state.clock.now();
     let now = frozen_at(&state.db, partner_id).await?.unwrap_or(system);
     let to = input.to;
@@ -135,6 +140,8 @@ async fn advance_test_clock(
 #[utoipa::path(delete, path = "/api/test/clock", operation_id = "unfreezeTestClock", tag = TAG,
     responses(
         (status = 204, description = "The clock runs with the system time"),
+        (status = 403, description = "The token lacks `ManageSite` (`403001`), or its partner is not a sandbox \
+            and the server runs without `--demo-test-controls` (`403003`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The clock is frozen ahead of the system time (`409004`)", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
@@ -142,6 +149,7 @@ async fn unfreeze_test_clock(
     State(state): State<AppState>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<StatusCode> {
+    super::sandbox_only(&state, crate::auth::Tenant::Partner(caller.partner_id))?;
     let system = state.clock.now();
     if let Some(at) = frozen_at(&state.db, caller.partner_id).await?
         && at > system

@@ -116,6 +116,8 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
     responses(
         (status = 201, description = "Armed", body = TestFault,
             headers(("Location" = String, description = "The fault: `/api/test/faults/{id}`"))),
+        (status = 403, description = "The token may not call `operationId` itself (`403001`), or its tenant is \
+            not a sandbox and the server runs without `--demo-test-controls` (`403003`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The tenant has 100 faults armed already (`409001`)", body = Problem, content_type = "application/problem+json"),
     ),
     extensions(("x-permissions" = json!([]))))]
@@ -125,6 +127,7 @@ async fn arm_test_fault(
     JsonBody(input): JsonBody<TestFaultInput>,
 ) -> ApiResult<Response> {
     let tenant = caller.tenant;
+    super::sandbox_only(&state, tenant)?;
     let (status, delay_ms, times, after) = checked(&input, tenant)?;
     // A fault breaks the operation for the whole tenant: only a caller that may call it arms one.
     if !may_call(&caller, &input.operation_id) {
@@ -280,24 +283,7 @@ pub async fn honour(
                 tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
                 next.run(request).await
             }
-            None => {
-                // Refused, not delayed: the fault keeps the request it would have spent.
-                use sea_orm::sea_query::ExprTrait;
-                let given_back = row::Entity::update_many()
-                    .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).add(1))
-                    .filter(row::Column::Id.eq(fault.id))
-                    .exec(&state.db)
-                    .await;
-                if let Err(err) = given_back {
-                    tracing::warn!(error = %err, "giving a refused delay back to its fault failed");
-                }
-                ApiError::new(
-                    ErrorCode::Busy,
-                    format!("{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once; this one is refused, not held"),
-                )
-                .retry_after(1)
-                .into_response()
-            }
+            None => refused_hold(state, &fault).await,
         },
         FaultKind::DropAfterCommit => {
             let mut response = next.run(request).await;
@@ -323,18 +309,35 @@ pub async fn honour(
                 response.extensions_mut().insert(Trickle { spread, held });
                 response
             }
-            None => ApiError::new(
-                ErrorCode::Busy,
-                format!(
-                    "{MAX_HELD_PER_TENANT} requests of this tenant are held by delay faults already, the most at once"
-                ),
-            )
-            .retry_after(1)
-            .into_response(),
+            None => refused_hold(state, &fault).await,
         },
     };
     response.extensions_mut().insert(kind);
     response
+}
+
+/// A request a `delay` or `slowBody` fault would hold past the tenant's
+/// bound: answered 503 at once, not held, and the fault keeps the request it
+/// would have spent (both kinds alike: a refusal is not a fault's work).
+async fn refused_hold(state: &AppState, fault: &row::Model) -> Response {
+    use sea_orm::sea_query::ExprTrait;
+    let given_back = row::Entity::update_many()
+        .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).add(1))
+        .filter(row::Column::Id.eq(fault.id))
+        .exec(&state.db)
+        .await;
+    if let Err(err) = given_back {
+        tracing::warn!(error = %err, "giving a refused hold back to its fault failed");
+    }
+    ApiError::new(
+        ErrorCode::Busy,
+        format!(
+            "{MAX_HELD_PER_TENANT} requests of this tenant are held by delay and slowBody faults already, the most \
+             at once; this one is refused, not held"
+        ),
+    )
+    .retry_after(1)
+    .into_response()
 }
 
 use switchboard_resources::api::test_mode::faults::parser_test;

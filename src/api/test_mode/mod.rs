@@ -151,6 +151,24 @@ static NEEDED: std::sync::OnceLock<std::collections::HashMap<String, Vec<String>
 /// Whether a caller may see and arm what concerns `operation` in its
 /// tenant's journal and faults: it holds every permission the operation
 /// needs, so it sees only what it could have asked for itself.
+/// Refuses a control that changes what every user of a tenant meets (its
+/// clock, its faults) on a tenant that is not a sandbox, unless the server
+/// runs with `--demo-test-controls`: the demo data's tenants are shared by
+/// everyone who signs in with the published password, and one team's clock
+/// move or fault would reach every other team (a clock never runs back).
+fn sandbox_only(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
+    let (Tenant::Partner(id) | Tenant::Site(id)) = tenant;
+    if state.demo_test_controls || id >= crate::auth::SANDBOX_IDS_FROM {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::SandboxOnly,
+        "this tenant is not a sandbox: its clock and faults would reach everyone who uses it; create a sandbox \
+         (POST /api/test/sandboxes, no token needed) and use its tokens (a server one person uses may allow it: \
+         --demo-test-controls)",
+    ))
+}
+
 fn may_call(caller: &TenantCaller, operation: &str) -> bool {
     let needed = NEEDED.get().and_then(|needed| needed.get(operation));
     needed.is_none_or(|needed| needed.iter().all(|permission| caller.permissions.contains(permission)))

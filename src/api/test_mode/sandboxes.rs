@@ -192,16 +192,20 @@ struct ResetPath;
 ///
 /// A new partner with its own sites, accounts and clock, answered with ready tokens (the same
 /// JWTs the token endpoints issue). No token needed. At most `--max-sandboxes` (default 1,000)
-/// live at once: past it, 409 until one is deleted. One client address creates at most
+/// live at once, and of them a quarter (`--max-sandboxes-per-address`) made from one client
+/// address: past either, 409 until one is deleted. One client address creates at most
 /// `--sandbox-create-burst` (default 100) at once, then `--sandbox-create-rate` (default 10) a
 /// second: past it, 429 with `Retry-After`. A sandbox is deleted when unused for `--sandbox-ttl`
-/// (a day) or `--sandbox-max-age` after its creation (a day), whichever comes first.
+/// (a day) or `--sandbox-max-age` after its creation (a day), whichever comes first. The data
+/// set and everything the answer names (its tokens) are stored together, or nothing is: a 4xx,
+/// 503 or 507 leaves no sandbox behind. An inline data set's card security codes are dropped,
+/// and the copy a reset is made from is kept encrypted.
 #[utoipa::path(post, path = "/api/test/sandboxes", operation_id = "createTestSandbox", tag = TAG,
     request_body = TestSandboxInput,
     responses(
         (status = 201, description = "The sandbox", body = TestSandbox,
             headers(("Location" = String, description = "The sandbox: `/api/test/sandboxes/{partnerId}`"))),
-        (status = 409, description = "As many sandboxes as `--max-sandboxes` are live (`409001`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "As many sandboxes as `--max-sandboxes` are live, or this client address holds its share of them, `--max-sandboxes-per-address` (`409001`)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "This client address created sandboxes faster than `--sandbox-create-burst` and `--sandbox-create-rate` allow (`429002`)",
             body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until this address may create one again"))),
@@ -209,13 +213,13 @@ struct ResetPath;
     security(()))]
 async fn create_test_sandbox(
     State(state): State<AppState>,
+    // The per-address rate (`--sandbox-create-rate`) was counted before the
+    // body was read (`expiry::bound_creations`); its share of the live ones
+    // is counted in the create's transaction.
     connection: Option<Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
-    if let (Some(limit), Some(Extension(axum::extract::ConnectInfo(address)))) = (&state.sandbox_creations, connection)
-    {
-        limit.check(address.ip())?;
-    }
+    let creator = connection.map(|Extension(axum::extract::ConnectInfo(address))| creator_of(&state, address.ip()));
     let (source, clock) = source_of(&state, input.data_set, input.clock)?;
     let clock = checked_clock(&state, clock)?;
     for _ in 0..ATTEMPTS {
@@ -231,7 +235,8 @@ async fn create_test_sandbox(
         // Every other error (the bound, a data set the rules refuse, a
         // database that does not answer or is full) is answered as it is:
         // other ids change none of them, and nothing was stored.
-        if let Written::Sandbox(answer) = write(&state, &source, place, clock, Utc::now(), true).await? {
+        let create = Some(Creation { creator: creator.clone() });
+        if let Written::Sandbox(answer) = write(&state, &source, place, clock, Utc::now(), create).await? {
             return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
         }
     }
@@ -255,7 +260,7 @@ async fn reset_test_sandbox(
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
     let source = recorded_source(&state, &sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
-    match write(&state, &source, place, sandbox.clock, sandbox.created_time, false).await? {
+    match write(&state, &source, place, sandbox.clock, sandbox.created_time, None).await? {
         Written::Sandbox(answer) => Ok(Json(answer)),
         // A reset keeps its own ids: only a create looks for free ones.
         Written::IdsTaken => Err(ApiError::internal(anyhow::anyhow!("a reset found its own ids taken"))),
@@ -327,7 +332,7 @@ fn expiry_of(state: &AppState, created: DateTime<Utc>, used: DateTime<Utc>) -> O
 }
 
 mod expiry;
-pub use expiry::{CreationLimit, Expiry, SandboxActivity, expire_idle, spawn_expiry, used};
+pub use expiry::{CreationLimit, Expiry, SandboxActivity, bound_creations, expire_idle, spawn_expiry, used};
 
 /// The sandbox `partner_id`, if it is the caller's.
 async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partner_id: i32) -> ApiResult<row::Model> {
@@ -381,9 +386,25 @@ enum Written {
     IdsTaken,
 }
 
+/// A create's own facts (a reset has none).
+struct Creation {
+    /// `creator_of` the client's address, where it is known.
+    creator: Option<String>,
+}
+
+/// A keyed hash of a client address: what a sandbox records of its creator,
+/// so that the per-address share is counted without keeping the address.
+fn creator_of(state: &AppState, address: std::net::IpAddr) -> String {
+    let octets = match address {
+        std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
+        std::net::IpAddr::V6(v6) => v6.octets(),
+    };
+    state.cipher.fingerprint(&[b"sandbox-creator", &octets])
+}
+
 /// Writes the sandbox's rows (after deleting what it holds, on a reset), its
-/// clock and the refresh token of its answer in one transaction; a create also
-/// records the sandbox. Everything the answer holds commits with the rows or
+/// clock and the refresh token of its answer in one transaction; a create
+/// (`create` given) also records the sandbox. Everything the answer holds commits with the rows or
 /// nothing does: an answer that refuses never leaves a sandbox behind, and a
 /// sandbox is never stored without the answer that can reach and delete it.
 async fn write(
@@ -392,14 +413,25 @@ async fn write(
     place: Place,
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
-    create: bool,
+    create: Option<Creation>,
 ) -> ApiResult<Written> {
     let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
     let sandbox::Sandbox { data, partner_user, sites, labels } = made;
-    let txn = state.db.begin().await?;
+    // A write waits for the database `--write-wait` at most, as every write
+    // does: then 503 with nothing stored (a pool timeout is not a collision).
+    let txn = match tokio::time::timeout(state.write_wait, state.db.begin()).await {
+        Ok(txn) => txn?,
+        Err(_) => {
+            return Err(ApiError::new(
+                ErrorCode::Busy,
+                format!("the sandbox waited longer than {:?} for the database; nothing was stored", state.write_wait),
+            )
+            .retry_after(1));
+        }
+    };
     let written = async {
-        if create {
-            within_bound(&txn, state.max_sandboxes).await?;
+        if let Some(create) = create {
+            within_bound(&txn, state.max_sandboxes, state.max_sandboxes_per_address, create.creator.as_deref()).await?;
             if ids_taken(&txn, place, sites.len()).await? {
                 return Ok(Written::IdsTaken);
             }
@@ -411,6 +443,7 @@ async fn write(
                 clock: Set(clock),
                 created_time: Set(created),
                 last_used_time: Set(Some(created)),
+                creator: Set(create.creator),
             })
             .exec_without_returning(&txn)
             .await?;
@@ -447,11 +480,17 @@ async fn ids_taken(txn: &sea_orm::DatabaseTransaction, place: Place, sites: usiz
     Ok(partners + sites > 0)
 }
 
-/// Refuses a create past `--max-sandboxes`, counted in the create's own
+/// Refuses a create past `--max-sandboxes`, or past its address's share of
+/// them (`--max-sandboxes-per-address`), counted in the create's own
 /// transaction: on SQLite the one writer orders creates; on PostgreSQL a
 /// transaction lock taken first does, so creates racing on any number of
-/// instances never pass the bound.
-async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult<()> {
+/// instances never pass either bound.
+async fn within_bound(
+    txn: &sea_orm::DatabaseTransaction,
+    max: u32,
+    per_address: u32,
+    creator: Option<&str>,
+) -> ApiResult<()> {
     crate::db::Bounded::Sandboxes.order_writes(txn).await?;
     let live = row::Entity::find().count(txn).await?;
     if live >= u64::from(max) {
@@ -459,6 +498,20 @@ async fn within_bound(txn: &sea_orm::DatabaseTransaction, max: u32) -> ApiResult
             ErrorCode::Conflict,
             format!("this server keeps at most {max} sandboxes (`--max-sandboxes`) and all are live; delete one first"),
         ));
+    }
+    if let Some(creator) = creator
+        && per_address < max
+    {
+        let own = row::Entity::find().filter(row::Column::Creator.eq(creator)).count(txn).await?;
+        if own >= u64::from(per_address) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "this client address holds {own} live sandboxes, the most one address may of the server's \
+                     {max} (`--max-sandboxes-per-address`), so that others are still served; delete one first"
+                ),
+            ));
+        }
     }
     Ok(())
 }

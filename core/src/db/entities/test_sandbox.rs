@@ -17,6 +17,9 @@ pub struct Model {
     pub created_time: DateTimeUtc,
     /// When one of its tokens was last used (at most a minute stale); absent: its creation.
     pub last_used_time: Option<DateTimeUtc>,
+    /// A keyed hash of the client address that created it (never the
+    /// address): what the per-address share counts. Absent before migration 28.
+    pub creator: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

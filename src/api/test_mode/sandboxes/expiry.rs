@@ -166,3 +166,23 @@ impl CreationLimit {
         })
     }
 }
+
+/// Counts `POST /api/test/sandboxes` against its client address before its
+/// body (up to 4 MiB of data set) is read or parsed, by strict mode's check
+/// or the handler: an address past its bound costs the server nothing more.
+pub async fn bound_creations(
+    axum::extract::State(state): axum::extract::State<crate::api::AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let creates = request.method() == axum::http::Method::POST && request.uri().path() == "/api/test/sandboxes";
+    let address =
+        request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|info| info.0.ip());
+    if let (true, Some(limit), Some(address)) = (creates, &state.sandbox_creations, address)
+        && let Err(refused) = limit.check(address)
+    {
+        return refused.into_response();
+    }
+    next.run(request).await
+}
