@@ -890,3 +890,26 @@ async fn stored_request_fingerprints_are_keyed_not_a_bare_hash_of_the_request() 
         );
     }
 }
+
+/// A rule on one value does not wait for the types of the others: a required
+/// value of the wrong type beside values the rules refuse reports all of
+/// them in one answer (before, `billingPeriod`'s rule was reported only once
+/// `planId` was right).
+#[tokio::test]
+async fn a_rule_on_one_value_is_reported_beside_another_values_wrong_type() {
+    let app = spawn_app().await;
+    let path = on_site(":calculateNew", SITE_A, ADMIN_A);
+    for body in [
+        json!({"planId": "four", "name": "x", "billingPeriod": 7, "overageQuota": -5}),
+        json!({"planId": 4, "name": "x", "billingPeriod": 7, "overageQuota": -5}),
+        json!({"planId": [4], "name": 12, "billingPeriod": 7, "overageQuota": -5}),
+    ] {
+        let problem = assert_problem(app.post(&path, &app.partner_admin(1), &body).await, 400, 400001).await;
+        let at = error_locations(&problem);
+        assert!(at.iter().any(|p| p == "/billingPeriod") && at.iter().any(|p| p == "/overageQuota"), "{body}: {at:?}");
+        if body["planId"] != json!(4) {
+            assert!(at.iter().any(|p| p == "/planId"), "{body}: {at:?}");
+        }
+        assert_eq!(app.count_rows("subscriptions WHERE name = 'x'").await, 0);
+    }
+}

@@ -97,3 +97,47 @@ fn the_first_of_a_repeated_parameter_wins() {
     let (params, problems) = read("siteId=x&siteId=8");
     assert_eq!((params.site_id, problems.len()), (None, 1));
 }
+
+/// A body whose required value is of the wrong type: a stand-in takes its
+/// place, so the rules on the other values are still reported, not what the
+/// stand-in itself would break.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Required {
+    plan_id: i32,
+    period: Option<i32>,
+    tags: Vec<String>,
+}
+
+impl body_rules::BodyRules for Required {
+    fn rule_problems(&self) -> Violations {
+        let mut v = Violations::new();
+        if self.period.is_some_and(|months| months != 1) {
+            v.field("/period", ErrorCode::FieldOutOfRange, "must be 1");
+        }
+        if self.plan_id != 4 {
+            v.field("/planId", ErrorCode::FieldOutOfRange, "must be 4");
+        }
+        v
+    }
+}
+
+#[test]
+fn a_rule_is_reported_beside_a_required_values_wrong_type() {
+    for (body, expected) in [
+        (r#"{"planId": "four", "period": 7, "tags": []}"#, vec![("/planId", 400011), ("/period", 400013)]),
+        (r#"{"planId": 4, "period": 7, "tags": "a"}"#, vec![("/tags", 400011), ("/period", 400013)]),
+        (
+            r#"{"planId": [], "period": 7, "tags": 5}"#,
+            vec![("/planId", 400011), ("/tags", 400011), ("/period", 400013)],
+        ),
+    ] {
+        let err = read_json::<Required>(body.as_bytes()).unwrap_err();
+        let listed: Vec<(String, u32)> = body_rules::every_problem::<Required>(body.as_bytes(), err)
+            .listed()
+            .map(|p| (p.location().to_owned(), p.code))
+            .collect();
+        let expected: Vec<(String, u32)> = expected.into_iter().map(|(at, code)| (at.to_owned(), code)).collect();
+        assert_eq!(listed, expected, "{body}");
+    }
+}

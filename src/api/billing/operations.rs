@@ -98,10 +98,16 @@ pub struct PlanRequest {
     pub name: Option<String>,
 }
 
-/// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
+/// Its `#[rule(..)]`s and its period's months: every rule on one value, so
+/// that they are reported beside another value's wrong type too
+/// (`extract::BodyRules`), and once it reads (`check_plan_request`).
 impl crate::extract::BodyRules for PlanRequest {
     fn rule_problems(&self) -> crate::error::Violations {
-        crate::error::Violations::checked(self)
+        let mut v = crate::error::Violations::checked(self);
+        if self.billing_period.is_some_and(|months| !matches!(months, 1 | 3 | 6 | 12)) {
+            v.field("/billingPeriod", ErrorCode::FieldOutOfRange, "must be 1, 3, 6 or 12 (months)");
+        }
+        v
     }
 }
 
@@ -265,17 +271,9 @@ async fn plan_operation(
 
 /// Checks a plan request's own fields; returns the plan id and period months.
 fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option<u32>) {
-    if let Err(errors) = request.validate() {
-        v.add_validation_errors(&errors);
-    }
-    let months = match request.billing_period {
-        None => None,
-        Some(m @ (1 | 3 | 6 | 12)) => Some(m as u32),
-        Some(_) => {
-            v.field("/billingPeriod", ErrorCode::FieldOutOfRange, "must be 1, 3, 6 or 12 (months)");
-            None
-        }
-    };
+    use crate::extract::BodyRules;
+    v.extend(request.rule_problems());
+    let months = request.billing_period.filter(|months| matches!(months, 1 | 3 | 6 | 12)).map(|m| m as u32);
     (request.plan_id.unwrap_or_default(), months)
 }
 
