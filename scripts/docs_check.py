@@ -7,8 +7,9 @@ runnable equivalents are in clients/ and clients/example_suite.
 
 Every `sh` block of the files listed runs in one bash session per file
 (`set -euo pipefail`: a step whose token cannot be read fails); `curl` is
-wrapped to fail the run on an answer no step means to get: no answer, 404,
-405, 415 or any 5xx but a fault the walk-through armed itself. A block that is not meant to run is fenced as `text`.
+wrapped to fail the run on an answer no step means to get: no answer, 401,
+403 (a step on a tenant test mode leaves alone), 404, 405, 415 or any 5xx but
+a fault the walk-through armed itself. A block that is not meant to run is fenced as `text`.
 
     python3 scripts/docs_check.py --bin target/debug/switchboard
 """
@@ -23,7 +24,7 @@ curl() {
   cat "$out"
   # A fault the walk-through armed (test mode's 503999) is an answer it means to get.
   case "$status" in
-    000|404|405|415|5??) grep -q 'problem:test-fault' "$out" || { echo "answered $status: curl $*" >&2; rm -f "$out"; return 1; } ;;
+    000|401|403|404|405|415|5??) grep -q 'problem:test-fault' "$out" || { echo "answered $status: curl $*" >&2; rm -f "$out"; return 1; } ;;
   esac
   rm -f "$out"
   echo "    [$status]" >&2

@@ -26,13 +26,17 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Paths of the `{id}:verb` operations: axum cannot match a parameter and a
 /// suffix in one segment, so they are served by `subscription_actions` and
-/// documented here, each preview before its apply.
+/// documented here: the previews first, then cancelling before switching.
+/// The order is what a collection imported from the document runs in
+/// (Postman, newman): its `{id}:verb` requests share one `id`, and both
+/// applies end that subscription, so only the last of them, `:switchPlan`,
+/// finds it ended (409; clients/postman.sh asserts exactly that).
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
     super::operations::calculate_switch_subscription_plan,
-    super::operations::switch_subscription_plan,
     super::operations::calculate_cancel_subscription,
-    super::changes::cancel_subscription
+    super::changes::cancel_subscription,
+    super::operations::switch_subscription_plan
 ))]
 pub struct ActionPaths;
 
