@@ -772,3 +772,24 @@ async fn clock_moves_and_faults_act_on_sandboxes_only_by_default() {
     assert_eq!(app.post("/api/test/clock:advance", &partner, &advance).await.status(), 200);
     assert_eq!(app.post("/api/test/faults", &agent, &fault).await.status(), 201);
 }
+
+/// A sandbox's sites share one bound of requests held by delay faults: a
+/// data set of many sites cannot hold 16 requests per site.
+#[tokio::test]
+async fn a_sandboxs_sites_share_one_bound_of_held_requests() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"dataSet": "demo"})).await;
+    let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
+    let tokens = [agent_token(&sandbox, 0), agent_token(&sandbox, 1)];
+    for token in &tokens {
+        let fault = json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1500, "times": held});
+        assert_eq!(app.post("/api/test/faults", token, &fault).await.status(), 201);
+    }
+    let requests = (0..2 * held).map(|i| {
+        let request = app.client.get(app.url("/v4/secureform/secureForms")).bearer_auth(&tokens[i % 2]);
+        async move { request.send().await.unwrap().status().as_u16() }
+    });
+    let answers = futures_util::future::join_all(requests).await;
+    assert_eq!(answers.iter().filter(|s| **s == 200).count(), held, "{answers:?}");
+    assert_eq!(answers.iter().filter(|s| **s == 503).count(), held, "{answers:?}");
+}

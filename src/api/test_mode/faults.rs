@@ -278,7 +278,7 @@ pub async fn honour(
             let _ = tokio::time::timeout(crate::connections::ConnectionLimits::default_body_timeout(), body).await;
             answered_by_fault(fault.status.unwrap_or(503), operation)
         }
-        FaultKind::Delay => match state.held_delays.take(tenant) {
+        FaultKind::Delay => match state.held_delays.take(holder(state, tenant).await) {
             Some(_held) => {
                 tokio::time::sleep(Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64)).await;
                 next.run(request).await
@@ -300,7 +300,7 @@ pub async fn honour(
         | FaultKind::NotJson
         | FaultKind::WrongContentType
         | FaultKind::TruncatedBody => parser_test::answer(kind, next.run(request).await).await,
-        FaultKind::SlowBody => match state.held_delays.take(tenant) {
+        FaultKind::SlowBody => match state.held_delays.take(holder(state, tenant).await) {
             // Counted as a delay while it trickles: the guard goes with the body.
             Some(held) => {
                 let spread = Duration::from_millis(fault.delay_ms.unwrap_or(0).max(0) as u64);
@@ -314,6 +314,23 @@ pub async fn honour(
     };
     response.extensions_mut().insert(kind);
     response
+}
+
+/// Whose bound of held requests a request counts against: a sandbox's sites
+/// share their sandbox's (one data set of 1,000 sites would otherwise hold
+/// 16,000 requests); any other tenant's is its own. The site's partner is
+/// read only for a request a fault holds.
+async fn holder(state: &AppState, tenant: Tenant) -> Tenant {
+    use crate::db::entities::site;
+    let Tenant::Site(site_id) = tenant else { return tenant };
+    if site_id < crate::auth::SANDBOX_IDS_FROM {
+        return tenant;
+    }
+    let partner = site::Entity::find_by_id(site_id).select_only().column(site::Column::PartnerId).into_tuple::<i32>();
+    match partner.one(&state.db).await {
+        Ok(Some(partner_id)) => Tenant::Partner(partner_id),
+        _ => tenant,
+    }
 }
 
 /// A request a `delay` or `slowBody` fault would hold past the tenant's
@@ -363,9 +380,10 @@ pub async fn trickled(response: Response) -> Response {
     }
 }
 
-/// Requests of one tenant held by delay faults at once, on this instance:
-/// past it a delayed request is refused (503) rather than held, so that one
-/// tenant cannot fill the server's connections with sleeping requests.
+/// Requests of one tenant (a sandbox with all its sites) held by delay and
+/// slowBody faults at once, on this instance: past it such a request is
+/// refused (503) rather than held, so that one tenant cannot fill the
+/// server's connections with sleeping requests.
 pub const MAX_HELD_PER_TENANT: usize = 16;
 
 /// The requests each tenant has held by delay faults on this instance.
