@@ -793,3 +793,45 @@ async fn a_sandboxs_sites_share_one_bound_of_held_requests() {
     assert_eq!(answers.iter().filter(|s| **s == 200).count(), held, "{answers:?}");
     assert_eq!(answers.iter().filter(|s| **s == 503).count(), held, "{answers:?}");
 }
+
+/// One clock move renews at most 10,000 site periods: past it the move is
+/// refused whole (400 naming the bound and saying to move in steps), and
+/// nothing moves; smaller steps go through.
+#[tokio::test]
+async fn a_clock_move_that_would_renew_too_much_is_refused_whole() {
+    let app = test_mode().await;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fixtures/team-in-november.json");
+    let mut data: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    for key in ["siteBillingProfiles", "subscriptions", "invoices"] {
+        data.as_object_mut().unwrap().remove(key);
+    }
+    let (site, config) = (data["sites"][0].clone(), data["siteBillingConfigs"][0].clone());
+    let many = |template: &Value, key: &str| -> Vec<Value> {
+        (0..1_000)
+            .map(|i| {
+                let mut row = template.clone();
+                row[key] = json!(80_000 + i);
+                row
+            })
+            .collect()
+    };
+    data["sites"] = json!(many(&site, "id"));
+    data["siteBillingConfigs"] = json!(many(&config, "siteId"));
+    let sandbox = create(&app, json!({"dataSet": data, "clock": "2026-11-21T15:00:00Z"})).await;
+    let token = partner_token(&sandbox);
+    // 1,000 monthly sites, 11 periods each from December 1st to October 1st: 11,000.
+    let refused = app.post("/api/test/clock:advance", &token, &json!({"to": "2027-10-15T00:00:00Z"})).await;
+    let problem = assert_problem(refused, 400, 400001).await;
+    let detail = problem["errors"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("10000 site periods") && detail.contains("smaller steps"), "{problem}");
+    let clock: Value = app.get("/api/test/clock", &token).await.json().await.unwrap();
+    assert_eq!(clock["now"], "2026-11-21T15:00:00Z", "nothing moved: {clock}");
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &token).await.json().await.unwrap();
+    assert_eq!(config["nextBillingDate"], "2026-12-01T00:00:00Z");
+    // One period each: 1,000.
+    let moved = app.post("/api/test/clock:advance", &token, &json!({"to": "2026-12-15T00:00:00Z"})).await;
+    assert_eq!(moved.status(), 200);
+    let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &token).await.json().await.unwrap();
+    assert_eq!(config["nextBillingDate"], "2027-01-01T00:00:00Z");
+}
