@@ -118,6 +118,9 @@ impl body_rules::BodyRules for Required {
         if self.plan_id != 4 {
             v.field("/planId", ErrorCode::FieldOutOfRange, "must be 4");
         }
+        if self.tags.iter().any(String::is_empty) {
+            v.field("/tags", ErrorCode::FieldOutOfRange, "must not be blank");
+        }
         v
     }
 }
