@@ -299,7 +299,7 @@ pub async fn honour(
         | FaultKind::UnknownEnumValue
         | FaultKind::NotJson
         | FaultKind::WrongContentType
-        | FaultKind::TruncatedBody => parser_test::answer(kind, next.run(request).await).await,
+        | FaultKind::TruncatedBody => parser_faults::answer(kind, next.run(request).await).await,
         FaultKind::SlowBody => match state.held_delays.take(holder(state, tenant).await) {
             // Counted as a delay while it trickles: the guard goes with the body.
             Some(held) => {
@@ -357,7 +357,7 @@ async fn refused_hold(state: &AppState, fault: &row::Model) -> Response {
     .into_response()
 }
 
-use switchboard_resources::api::test_mode::faults::parser_test;
+use switchboard_resources::api::test_mode::faults::parser_faults;
 
 /// A `slowBody` answer, sent in pieces once the journal has copied it
 /// (`trickled`, the last step of `test_mode::intercept`): the journal keeps the
@@ -374,7 +374,7 @@ pub async fn trickled(response: Response) -> Response {
     match response.extensions().get::<Trickle>().cloned() {
         Some(Trickle { spread, held }) => {
             let held = held.lock().unwrap_or_else(|p| p.into_inner()).take();
-            parser_test::trickle(response, spread, held).await
+            parser_faults::trickle(response, spread, held).await
         }
         None => response,
     }
