@@ -835,3 +835,41 @@ async fn a_clock_move_that_would_renew_too_much_is_refused_whole() {
     let config: Value = app.get(&format!("/api/billing/siteBillingConfigs/{site}"), &token).await.json().await.unwrap();
     assert_eq!(config["nextBillingDate"], "2027-01-01T00:00:00Z");
 }
+
+/// A download of a sandbox is built in memory, so it is bounded: past 20,000
+/// invoice lines it is a 409 naming the offline export, before anything is
+/// read; below it, the data set.
+#[tokio::test]
+async fn a_sandbox_too_large_to_download_is_refused_before_it_is_read() {
+    let app = test_mode().await;
+    let sandbox = create(&app, json!({"dataSet": "demo"})).await;
+    let (partner, token) = (sandbox["partnerId"].as_i64().unwrap(), partner_token(&sandbox));
+    let download = format!("{SANDBOXES}/{partner}/data-set");
+    assert_eq!(app.get(&download, &token).await.status(), 200);
+    // The sandbox's invoice lines doubled until past the bound, straight in the database.
+    let backend = app.db.get_database_backend();
+    let (columns, new_id) = match backend {
+        sea_orm::DatabaseBackend::Postgres => (
+            "SELECT column_name::text FROM information_schema.columns WHERE table_name = 'invoice_line_items' ORDER BY ordinal_position",
+            "gen_random_uuid()",
+        ),
+        _ => ("SELECT name FROM pragma_table_info('invoice_line_items') ORDER BY cid", "randomblob(16)"),
+    };
+    let rows = app.db.query_all_raw(sea_orm::Statement::from_string(backend, columns)).await.unwrap();
+    let columns: Vec<String> = rows.iter().map(|row| row.try_get_by_index::<String>(0).unwrap()).collect();
+    let names = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let values = columns.iter().map(|c| if c == "id" { new_id.to_owned() } else { format!("\"{c}\"") });
+    let sites = format!("SELECT id FROM sites WHERE partner_id = {partner}");
+    let double = format!(
+        "INSERT INTO invoice_line_items ({names}) SELECT {} FROM invoice_line_items WHERE site_id IN ({sites})",
+        values.collect::<Vec<_>>().join(", ")
+    );
+    let count = format!("SELECT COUNT(*) FROM invoice_line_items WHERE site_id IN ({sites})");
+    assert!(app.scalar(&count).await > 0);
+    while app.scalar(&count).await <= 20_000 {
+        app.db.execute_unprepared(&double).await.unwrap();
+    }
+    let problem = assert_problem(app.get(&download, &token).await, 409, 409001).await;
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("20000") && detail.contains("switchboard data-set export"), "{problem}");
+}
