@@ -70,6 +70,8 @@ pub struct SharedState {
     pub strict_names: bool,
     /// Requests held by test mode's delay faults, per tenant (bounded).
     pub held_delays: crate::api::test_mode::faults::HeldDelays,
+    /// Searches of the journal's bodies at once, per tenant and in all (bounded).
+    pub journal_searches: crate::api::test_mode::journal::JournalSearches,
     /// Sandboxes unused this long are deleted (`--sandbox-ttl`); None: never.
     pub sandbox_ttl: Option<std::time::Duration>,
     /// Sandboxes this old are deleted, used or not (`--sandbox-max-age`); None: never.
@@ -159,6 +161,7 @@ impl SharedState {
             test_mode: false,
             strict_names: false,
             held_delays: Default::default(),
+            journal_searches: Default::default(),
             sandbox_ttl: None,
             sandbox_max_age: None,
             sandbox_creations: None,

@@ -9,7 +9,6 @@
 //! caller's tenant for the request's operation, and a conditional decrement
 //! takes it, so two instances never both take a fault's last request.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::Json;
@@ -386,35 +385,22 @@ pub async fn trickled(response: Response) -> Response {
 /// server's connections with sleeping requests.
 pub const MAX_HELD_PER_TENANT: usize = 16;
 
-/// The requests each tenant has held by delay faults on this instance.
-#[derive(Clone, Default)]
-pub struct HeldDelays(std::sync::Arc<std::sync::Mutex<HashMap<Tenant, usize>>>);
+/// The requests each tenant has held by delay and slowBody faults on this instance.
+#[derive(Clone)]
+pub struct HeldDelays(super::TenantSlots);
 
-/// A request held by a delay fault, counted until dropped (answered or abandoned).
-pub(super) struct Held(HeldDelays, Tenant);
-
-impl HeldDelays {
-    fn take(&self, tenant: Tenant) -> Option<Held> {
-        let mut counts = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let count = counts.entry(tenant).or_default();
-        if *count >= MAX_HELD_PER_TENANT {
-            return None;
-        }
-        *count += 1;
-        Some(Held(self.clone(), tenant))
+impl Default for HeldDelays {
+    fn default() -> Self {
+        Self(super::TenantSlots::new(MAX_HELD_PER_TENANT))
     }
 }
 
-impl Drop for Held {
-    fn drop(&mut self) {
-        let Held(delays, tenant) = self;
-        let mut counts = delays.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = counts.get_mut(tenant) {
-            *count -= 1;
-            if *count == 0 {
-                counts.remove(tenant);
-            }
-        }
+/// A request held by a fault, counted until dropped (answered or abandoned).
+pub(super) type Held = super::Slot;
+
+impl HeldDelays {
+    fn take(&self, tenant: Tenant) -> Option<Held> {
+        self.0.take(tenant)
     }
 }
 

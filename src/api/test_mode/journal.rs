@@ -163,7 +163,9 @@ async fn list_test_requests(
         let escaped = prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
         found = found.filter(Expr::col(row::Column::RequestId).like(LikeExpr::new(format!("{escaped}%")).escape('\\')));
     }
+    let mut _searching = None;
     if let Some(text) = params.body_contains.filter(|text| !text.is_empty()) {
+        _searching = Some(state.journal_searches.begin(tenant).await?);
         // A substring's position, the same on both databases (LIKE folds ASCII case on
         // SQLite only); at most the tenant's last 1,000 rows are scanned, whatever is asked.
         let position = match sea_orm::ConnectionTrait::get_database_backend(&state.reads) {
@@ -208,6 +210,60 @@ fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
 /// The journal rows of `tenant`.
 fn of(tenant: Tenant) -> sea_orm::Condition {
     super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
+}
+
+/// Searches of bodies (`bodyContains`) one tenant runs at once on this
+/// instance: each reads up to 1,000 bodies of up to 16 KiB on a reader.
+const SEARCHES_PER_TENANT: usize = 1;
+/// Searches of bodies running at once on this instance, of every tenant:
+/// fewer than the readers, so other tenants' reads always find one (16 at
+/// once took another tenant's read from 16 ms to 11 s).
+const SEARCHES_AT_ONCE: usize = 2;
+/// How long a search waits for one of `SEARCHES_AT_ONCE` before it is refused.
+const SEARCH_WAIT: Duration = Duration::from_secs(5);
+
+/// The bounds on searches of bodies (`bodyContains`).
+#[derive(Clone)]
+pub struct JournalSearches {
+    at_once: std::sync::Arc<tokio::sync::Semaphore>,
+    tenants: super::TenantSlots,
+    wait: Duration,
+}
+
+impl Default for JournalSearches {
+    fn default() -> Self {
+        Self::new(SEARCHES_AT_ONCE, SEARCHES_PER_TENANT, SEARCH_WAIT)
+    }
+}
+
+/// A search running: its tenant's slot and one of the instance's.
+pub struct Searching {
+    _slot: super::Slot,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl JournalSearches {
+    fn new(at_once: usize, per_tenant: usize, wait: Duration) -> Self {
+        Self {
+            at_once: std::sync::Arc::new(tokio::sync::Semaphore::new(at_once)),
+            tenants: super::TenantSlots::new(per_tenant),
+            wait,
+        }
+    }
+
+    /// Room for one search of `tenant`'s: refused at once (503 `503002`,
+    /// `Retry-After: 1`) while the tenant has one running, or after `wait`
+    /// for one of the instance's.
+    async fn begin(&self, tenant: Tenant) -> ApiResult<Searching> {
+        let busy = |why: &str| ApiError::new(ErrorCode::Busy, why.to_owned()).retry_after(1);
+        let slot = self.tenants.take(tenant).ok_or_else(|| {
+            busy("this tenant's previous search of bodies (bodyContains) is still running; retry when it is answered")
+        })?;
+        match tokio::time::timeout(self.wait, self.at_once.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(Searching { _slot: slot, _permit: permit }),
+            _ => Err(busy("the server runs as many searches of bodies (bodyContains) as it may at once; retry")),
+        }
+    }
 }
 
 /// The queue the requests hand their entries to.
@@ -538,5 +594,21 @@ mod tests {
         assert_eq!(kept_body(b"{\"password\": \"x\"}", 17).as_deref(), Some("{\"password\":\"[redacted]\"}"));
         assert_eq!(kept_body(b"a=1", 3).as_deref(), Some("\"[not JSON: 3 bytes]\""));
         assert_eq!(kept_body(b"", MAX_BODY_BYTES + 1).as_deref(), Some("\"[not kept: 16385 bytes, over 16384]\""));
+    }
+
+    #[tokio::test]
+    async fn searches_of_bodies_are_bounded_per_tenant_and_in_all() {
+        use crate::auth::Tenant;
+        let searches = super::JournalSearches::new(2, 1, std::time::Duration::from_millis(50));
+        let first = searches.begin(Tenant::Site(1)).await.unwrap();
+        let again = searches.begin(Tenant::Site(1)).await.err().expect("one search per tenant at once");
+        assert_eq!(again.code(), crate::error::ErrorCode::Busy);
+        let second = searches.begin(Tenant::Partner(2)).await.unwrap();
+        let third = searches.begin(Tenant::Site(3)).await.err().expect("two in all, then a wait, then refused");
+        assert_eq!(third.code(), crate::error::ErrorCode::Busy);
+        drop(first);
+        let _first_again = searches.begin(Tenant::Site(1)).await.unwrap();
+        drop(second);
+        let _third = searches.begin(Tenant::Site(3)).await.unwrap();
     }
 }

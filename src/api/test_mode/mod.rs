@@ -151,6 +151,48 @@ static NEEDED: std::sync::OnceLock<std::collections::HashMap<String, Vec<String>
 /// Whether a caller may see and arm what concerns `operation` in its
 /// tenant's journal and faults: it holds every permission the operation
 /// needs, so it sees only what it could have asked for itself.
+/// At most `max` of something per tenant at once on this instance: requests
+/// held by faults, journal searches. A slot is taken by `take` and given back
+/// when its `Slot` is dropped (the work answered or abandoned).
+#[derive(Clone)]
+pub struct TenantSlots {
+    max: usize,
+    taken: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Tenant, usize>>>,
+}
+
+/// One tenant's slot of a `TenantSlots`, given back when dropped.
+pub struct Slot(TenantSlots, Tenant);
+
+impl TenantSlots {
+    pub fn new(max: usize) -> Self {
+        Self { max, taken: Default::default() }
+    }
+
+    /// A slot of `tenant`'s, if it has one free.
+    pub fn take(&self, tenant: Tenant) -> Option<Slot> {
+        let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        let count = taken.entry(tenant).or_default();
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(Slot(self.clone(), tenant))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let Slot(slots, tenant) = self;
+        let mut taken = slots.taken.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = taken.get_mut(tenant) {
+            *count -= 1;
+            if *count == 0 {
+                taken.remove(tenant);
+            }
+        }
+    }
+}
+
 /// Refuses a control that changes what every user of a tenant meets (its
 /// clock, its faults) on a tenant that is not a sandbox, unless the server
 /// runs with `--demo-test-controls`: the demo data's tenants are shared by
