@@ -78,8 +78,10 @@ async fn the_docs_link_a_served_error_table_and_say_where_tokens_come_from() {
             ("/api/billing/subscriptions/{id}:calculateCancel", "/api/billing/subscriptions/{id}:cancel"),
             ("/api/billing/subscriptions:calculateChanges", "/api/billing/subscriptions:changes"),
         ] {
+            // Before, not always next to it: the `{id}:verb` previews come first, then
+            // `:cancel` before `:switchPlan` (clients/postman.sh runs them in this order).
             if let (Some(preview), Some(apply)) = (at(preview), at(apply)) {
-                assert_eq!(preview + 1, apply, "{file}: {paths:?}");
+                assert!(preview < apply, "{file}: {paths:?}");
             }
         }
     }
