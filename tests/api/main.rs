@@ -17,6 +17,7 @@ mod helpers;
 mod limits;
 mod lost_commits;
 mod metrics;
+mod one_pass;
 mod platform;
 mod platform_keys;
 mod products;
