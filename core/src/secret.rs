@@ -15,28 +15,47 @@ pub struct ServerSecret(Vec<u8>);
 /// start creates, carries 256).
 pub const MIN_SECRET_BYTES: usize = 32;
 
+/// The fewest different characters a secret may be made of: 64 times `a` is
+/// long enough and guessed at once. A hex secret of 32 random bytes has about
+/// 16; a passphrase, more.
+pub const MIN_DISTINCT_CHARACTERS: usize = 8;
+
+/// Why `secret` (from `source`) is refused, if it is: too short, or made of
+/// too few different characters.
+fn too_weak(secret: &str, source: &str) -> Option<String> {
+    let distinct = secret.chars().collect::<std::collections::HashSet<_>>().len();
+    if secret.len() < MIN_SECRET_BYTES {
+        Some(format!(
+            "{source} holds {} characters; it needs at least {MIN_SECRET_BYTES} (256 bits): generate one with `openssl rand -hex 32`",
+            secret.len()
+        ))
+    } else if distinct < MIN_DISTINCT_CHARACTERS {
+        Some(format!(
+            "{source} is made of {distinct} different characters; a secret needs at least {MIN_DISTINCT_CHARACTERS} to be hard to guess: generate one with `openssl rand -hex 32`"
+        ))
+    } else {
+        None
+    }
+}
+
 impl ServerSecret {
     /// `explicit` (from `SWITCHBOARD_SECRET`) wins; else the file, created with 32
     /// random bytes on first start. Either holds at least `MIN_SECRET_BYTES`:
     /// a short secret lets anyone who guesses it sign any token.
     pub fn load(explicit: Option<&str>, file: &Path) -> anyhow::Result<Self> {
         if let Some(value) = explicit.filter(|v| !v.is_empty()) {
-            anyhow::ensure!(
-                value.len() >= MIN_SECRET_BYTES,
-                "SWITCHBOARD_SECRET holds {} characters; it needs at least {MIN_SECRET_BYTES} (256 bits): generate one with `openssl rand -hex 32`",
-                value.len()
-            );
+            if let Some(why) = too_weak(value, "SWITCHBOARD_SECRET") {
+                anyhow::bail!(why);
+            }
             return Ok(Self(value.as_bytes().to_vec()));
         }
         if file.exists() {
             let content =
                 std::fs::read_to_string(file).with_context(|| format!("reading secret file {}", file.display()))?;
             let trimmed = content.trim();
-            anyhow::ensure!(
-                trimmed.len() >= MIN_SECRET_BYTES,
-                "secret file {} holds fewer than {MIN_SECRET_BYTES} characters (256 bits): generate one with `openssl rand -hex 32`",
-                file.display()
-            );
+            if let Some(why) = too_weak(trimmed, &format!("secret file {}", file.display())) {
+                anyhow::bail!(why);
+            }
             return Ok(Self(trimmed.as_bytes().to_vec()));
         }
         if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {

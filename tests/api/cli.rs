@@ -189,6 +189,13 @@ fn settings_that_cannot_be_used_are_one_line_naming_the_setting() {
         "SWITCHBOARD_SECRET",
     );
     assert!(stderr.contains("openssl rand -hex 32"), "{stderr}");
+    // Long enough but made of one character: guessed at once.
+    let stderr = refused(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("SWITCHBOARD_DATABASE_URL", &db), ("SWITCHBOARD_SECRET", &"a".repeat(64))],
+        "SWITCHBOARD_SECRET",
+    );
+    assert!(stderr.contains("1 different characters"), "{stderr}");
     let short = dir.path().join("short.key");
     std::fs::write(&short, "0123456789abcdef0123456789abcde\n").unwrap();
     refused(
