@@ -41,13 +41,20 @@ impl DataSetFolder {
             return Err("is not a data set name: 1-64 letters, digits, `_`, `-` or `.`".to_owned());
         }
         let path = self.0.join(format!("{name}.json"));
-        match std::fs::metadata(&path) {
+        // The entry itself, not what a link points at: only a regular file of
+        // the folder is a data set. A link could lead out of the folder, and a
+        // FIFO or a device would hold the request (and the server's graceful
+        // shutdown) until something writes to it.
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                Err("names an entry of the folder that is not a regular file (a link, a pipe, a device)".to_owned())
+            }
             Ok(meta) if meta.len() > MAX_FILE_BYTES => {
                 Err(format!("names a file of {} bytes, over the {MAX_FILE_BYTES} a data set may have", meta.len()))
             }
-            Ok(_) => std::fs::read_to_string(&path).map_err(|err| {
+            Ok(_) => read_at_most(&path, MAX_FILE_BYTES).map_err(|err| {
                 tracing::warn!(path = %path.display(), error = %err, "reading a data set");
-                "names a file the server cannot read".to_owned()
+                "names a file the server cannot read, or one that grew past the size a data set may have".to_owned()
             }),
             Err(_) => Err(format!("names no data set; known: {}", self.names_listed())),
         }
@@ -58,7 +65,12 @@ impl DataSetFolder {
         let mut names: Vec<String> = std::fs::read_dir(&self.0)
             .into_iter()
             .flatten()
-            .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                // As `read`: regular files only.
+                entry.file_type().ok()?.is_file().then_some(())?;
+                entry.file_name().to_str()?.strip_suffix(".json").map(str::to_owned)
+            })
             .filter(|name| Self::is_name(name))
             .collect();
         names.sort();
@@ -71,6 +83,18 @@ impl DataSetFolder {
             n => format!("{} and {n} more", listed.join(", ")),
         }
     }
+}
+
+/// The text of `path`, refused past `limit` bytes (a file that grew since its
+/// size was read).
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?.take(limit + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::other("the file grew past its limit"));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -90,5 +114,23 @@ mod tests {
         let folder = DataSetFolder::open(dir.path()).unwrap();
         assert_eq!(folder.read("one").unwrap(), "{}");
         assert_eq!(folder.read("two").unwrap_err(), "names no data set; known: `demo`, `empty`, `one`");
+    }
+
+    #[test]
+    fn only_a_regular_file_of_the_folder_is_a_data_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.json"), dir.path().join("link.json")).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(dir.path().join("pipe.json")).status().unwrap();
+        assert!(made.success());
+        std::fs::write(dir.path().join("real.json"), "{}").unwrap();
+        let folder = DataSetFolder::open(dir.path()).unwrap();
+        // Answered at once: a pipe is never opened (it would wait for a writer).
+        for name in ["link", "pipe"] {
+            assert!(folder.read(name).unwrap_err().contains("not a regular file"), "{name}");
+        }
+        assert_eq!(folder.read("real").unwrap(), "{}");
+        assert_eq!(folder.read("none").unwrap_err(), "names no data set; known: `demo`, `empty`, `real`");
     }
 }
