@@ -364,6 +364,7 @@ await page.locator("#token").fill(agentSandbox.partner.accessToken);
 await page.getByRole("button", { name: "Use this token" }).click();
 await page.locator("#who-text", { hasText: `partner ${agentSandbox.partnerId}` }).waitFor();
 await screen("time");
+await page.locator("#clock-now", { hasText: "Now" }).waitFor();
 await page.getByRole("button", { name: "Advance a day" }).click();
 await page.locator("#advances li").first().waitFor();
 await page.getByRole("button", { name: "Sign out" }).click();
