@@ -17,7 +17,7 @@ use crate::api::seed;
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
 use crate::db;
-use crate::db::entities::{agent, partner_user};
+use switchboard_entities::{agent, partner_user};
 use crate::logging::LogFormat;
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;

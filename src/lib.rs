@@ -17,7 +17,7 @@ pub use switchboard_resources::extract;
 /// The foundation every interface stands on, a crate of its own (`core/`):
 /// an edit of a handler does not rebuild it. Its modules are named here, so
 /// the server says `crate::db::...` as before.
-pub use switchboard_core::{
+pub use switchboard_kernel::{
     auth, clock, connections, crypto, db, document_walk, error, healthcheck, logging, nearest, rate_limit, redaction,
     schema_conditions, secret, telemetry, validation,
 };
@@ -25,7 +25,7 @@ pub use switchboard_core::{
 /// The billing rules, a crate of their own (`billing/`): they compile beside
 /// this one and cannot reach the database or HTTP. Named here so the server
 /// says `crate::billing::...` as before.
-pub use switchboard_billing as billing;
+pub use switchboard_billing_rules as billing;
 
 // The crate's face for the binary and the black-box tests; the modules
 // themselves import from where a thing is defined, never through here.

@@ -11,8 +11,8 @@
 pub mod api;
 pub mod extract;
 
-pub use switchboard_billing as billing;
-pub use switchboard_core::{
+pub use switchboard_billing_rules as billing;
+pub use switchboard_kernel::{
     auth, clock, connections, crypto, db, document_walk, error, healthcheck, logging, nearest, rate_limit, redaction,
     schema_conditions, secret, telemetry, validation,
 };

@@ -13,7 +13,7 @@ pub use switchboard_resources::api::seed;
 pub use switchboard_resources::api::site_scoped;
 pub mod state;
 pub mod test_mode;
-pub use switchboard_core::text;
+pub use switchboard_kernel::text;
 pub mod tokens;
 pub mod voicebots;
 

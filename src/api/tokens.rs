@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::auth::refresh::{self, Redeemed};
 use crate::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
-use crate::db::entities::{agent, partner_user};
+use switchboard_entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::{ClientAddress, FormBody};
 

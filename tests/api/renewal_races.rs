@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
-use switchboard::db::entities::{partner_clock, site_billing_config};
+use switchboard_entities::{partner_clock, site_billing_config};
 use uuid::Uuid;
 
 use crate::helpers::*;
@@ -172,7 +172,7 @@ async fn a_refused_write_in_a_batch_renewed_together_leaves_only_its_site_due() 
     .unwrap();
     // A renewal record of December already there for one site: its renewal's insert is refused.
     let poisoned = FIRST_SITE + 7;
-    switchboard::db::entities::site_renewal::Entity::insert(switchboard::db::entities::site_renewal::ActiveModel {
+    switchboard_entities::site_renewal::Entity::insert(switchboard_entities::site_renewal::ActiveModel {
         site_id: Set(poisoned),
         period_start: Set("2026-12-01T00:00:00Z".parse().unwrap()),
         period_end: Set("2027-01-01T00:00:00Z".parse().unwrap()),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use sea_orm::{ConnectionTrait, EntityTrait, QueryOrder, TransactionTrait};
 use serde_json::{Value, json};
 use switchboard::crypto::FieldCipher;
-use switchboard::db::entities::invoice;
+use switchboard_entities::invoice;
 use switchboard::secret::ServerSecret;
 
 use crate::helpers::*;
@@ -57,7 +57,7 @@ async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, instan
     let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
     let fingerprint = cipher.fingerprint(&[b"POST", path.as_bytes(), &serde_json::to_vec(body).unwrap()]);
     let now = chrono::Utc::now();
-    let row = switchboard::db::entities::idempotency_key::ActiveModel {
+    let row = switchboard_entities::idempotency_key::ActiveModel {
         partner_id: sea_orm::Set(1),
         key: sea_orm::Set(key.to_owned()),
         fingerprint: sea_orm::Set(fingerprint),
@@ -71,7 +71,7 @@ async fn stranded_key(app: &TestApp, key: &str, path: &str, body: &Value, instan
         lease_until: sea_orm::Set(Some(now + chrono::Duration::seconds(lease_seconds))),
         claim_instance: sea_orm::Set(instance),
     };
-    switchboard::db::entities::idempotency_key::Entity::insert(row).exec_without_returning(&app.db).await.unwrap();
+    switchboard_entities::idempotency_key::Entity::insert(row).exec_without_returning(&app.db).await.unwrap();
 }
 
 #[tokio::test]

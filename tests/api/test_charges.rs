@@ -43,7 +43,7 @@ async fn an_apply_retried_with_its_key_is_charged_once() {
     assert_eq!((&charge["cardLastFour"], &charge["currencyId"]), (&json!("4242"), &json!("USD")));
     // The charge is the invoice's total, the invoice the apply issued.
     let invoice = charge["invoiceId"].as_str().unwrap();
-    let stored = switchboard::db::entities::invoice::Entity::find_by_id(invoice.parse::<uuid::Uuid>().unwrap())
+    let stored = switchboard_entities::invoice::Entity::find_by_id(invoice.parse::<uuid::Uuid>().unwrap())
         .one(&app.db)
         .await
         .unwrap()

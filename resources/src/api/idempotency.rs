@@ -41,7 +41,7 @@ use crate::auth::{Audience, CallerContext, TokenKind, bearer_token};
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
-use crate::db::entities::idempotency_key as key_row;
+use switchboard_entities::idempotency_key as key_row;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
@@ -464,9 +464,9 @@ pub async fn platform_idempotency<S: KeyContext>(State(state): State<S>, request
     else {
         return next.run(request).await;
     };
-    let partner: Result<Option<i32>, _> = crate::db::entities::site::Entity::find_by_id(site_id)
+    let partner: Result<Option<i32>, _> = switchboard_entities::site::Entity::find_by_id(site_id)
         .select_only()
-        .column(crate::db::entities::site::Column::PartnerId)
+        .column(switchboard_entities::site::Column::PartnerId)
         .into_tuple()
         .one(state.db())
         .await;

@@ -11,4 +11,4 @@ pub mod site_scoped;
 pub mod test_mode;
 pub mod voicebots;
 
-pub use switchboard_core::text;
+pub use switchboard_kernel::text;

@@ -4,7 +4,7 @@
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::db::entities::{
+use switchboard_entities::{
     secure_form, sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};

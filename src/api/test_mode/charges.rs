@@ -17,7 +17,7 @@ use validator::Validate;
 use crate::api::AppState;
 use crate::api::billing::money::Money;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::db::entities::gateway_charge as row;
+use switchboard_entities::gateway_charge as row;
 use crate::error::ApiResult;
 use crate::extract::Query;
 

@@ -28,7 +28,7 @@ use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
 use crate::connections::CloseWithoutAnswer;
-use crate::db::entities::test_fault as row;
+use switchboard_entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
 
@@ -320,7 +320,7 @@ pub async fn honour(
 /// 16,000 requests); any other tenant's is its own. The site's partner is
 /// read only for a request a fault holds.
 async fn holder(state: &AppState, tenant: Tenant) -> Tenant {
-    use crate::db::entities::site;
+    use switchboard_entities::site;
     let Tenant::Site(site_id) = tenant else { return tenant };
     if site_id < crate::auth::SANDBOX_IDS_FROM {
         return tenant;

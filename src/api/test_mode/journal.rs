@@ -41,7 +41,7 @@ use super::faults::FaultKind;
 use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
-use crate::db::entities::test_request as row;
+use switchboard_entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::extract::Query;
 use crate::redaction;

@@ -30,7 +30,7 @@ use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at};
 use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
-use crate::db::entities::{site, test_sandbox as row};
+use switchboard_entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use crate::extract::{JsonBody, Path};
 
@@ -472,7 +472,7 @@ async fn write(
 /// lock, which orders creates: a collision is found here, never as a
 /// constraint error mid-load.
 async fn ids_taken(txn: &sea_orm::DatabaseTransaction, place: Place, sites: usize) -> ApiResult<bool> {
-    use crate::db::entities::partner;
+    use switchboard_entities::partner;
     let last_site = place.first_site_id.saturating_add(i32::try_from(sites.max(1)).unwrap_or(i32::MAX) - 1);
     let partners = partner::Entity::find_by_id(place.partner_id).count(txn).await?;
     let sites =

@@ -9,7 +9,7 @@ use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set};
 
 use crate::clock::Clock;
-use crate::db::entities::partner_clock;
+use switchboard_entities::partner_clock;
 
 /// Where the partner's clock is frozen; none when it runs with the system clock.
 pub async fn frozen_at(db: &impl ConnectionTrait, partner_id: i32) -> Result<Option<DateTime<Utc>>, DbErr> {

@@ -41,8 +41,8 @@ use crate::billing::periods::due_periods;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
-use crate::db::entities::{partner_clock, site, site_billing_config as config, site_renewal};
-use crate::db::money::StoredDecimal;
+use switchboard_entities::{partner_clock, site, site_billing_config as config, site_renewal};
+use switchboard_entities::money::StoredDecimal;
 use crate::db::on_thread::WriteBatches;
 
 /// Sites claimed, and renewed, per transaction.

@@ -4,7 +4,7 @@
 use sea_orm::sea_query::{Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use crate::db::entities::site;
+use switchboard_entities::site;
 use crate::error::{ApiError, ApiResult};
 
 const OWNER: &str = "owner";
@@ -81,7 +81,7 @@ pub async fn partner_of(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<i3
 /// itself) takes it before the transaction reads anything, so that it cannot
 /// read a state another connection then writes over.
 pub async fn lock_site(db: &impl ConnectionTrait, partner_id: i32, site_id: i32) -> Result<(), sea_orm::DbErr> {
-    use crate::db::entities::site_billing_config as config;
+    use switchboard_entities::site_billing_config as config;
     if db.get_database_backend() == sea_orm::DbBackend::Postgres {
         site::Entity::find_by_id(site_id)
             .filter(site::Column::PartnerId.eq(partner_id))

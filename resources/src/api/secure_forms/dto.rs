@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use validator::Validate;
 
-use crate::db::entities::secure_form;
+use switchboard_entities::secure_form;
 
 /// What a secure form field takes: `text` one line, `textArea` several lines,
 /// `radioBox` one of its options, `checkbox` a yes or no, `dropdownList` one

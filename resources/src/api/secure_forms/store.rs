@@ -21,7 +21,7 @@ use crate::api::idempotency::{Answer, KeyClaim};
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
+use switchboard_entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
 use crate::db::reads::Reads;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 

@@ -87,14 +87,14 @@ pub async fn billing_config(
 /// configuration's site and the balance the data set wrote, if it wrote one: a
 /// balance no invoice explains is a state the API cannot reach, so it is refused.
 pub async fn balances(db: &impl ConnectionTrait, stated: &[(i32, Option<Money>)]) -> anyhow::Result<()> {
-    use crate::db::entities::{invoice, site_billing_config as config};
+    use switchboard_entities::{invoice, site_billing_config as config};
     use rust_decimal::Decimal;
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
     if stated.is_empty() {
         return Ok(());
     }
     let sites = stated.iter().map(|(site, _)| *site);
-    let owing: Vec<(i32, crate::db::money::StoredDecimal)> = invoice::Entity::find()
+    let owing: Vec<(i32, switchboard_entities::money::StoredDecimal)> = invoice::Entity::find()
         .select_only()
         .column(invoice::Column::SiteId)
         .column(invoice::Column::Total)
@@ -120,7 +120,7 @@ pub async fn balances(db: &impl ConnectionTrait, stated: &[(i32, Option<Money>)]
             config::Entity::update_many()
                 .col_expr(
                     config::Column::Balance,
-                    sea_orm::sea_query::Expr::value(crate::db::money::StoredDecimal(owed)),
+                    sea_orm::sea_query::Expr::value(switchboard_entities::money::StoredDecimal(owed)),
                 )
                 .filter(config::Column::SiteId.eq(*site))
                 .exec(db)
@@ -211,7 +211,7 @@ pub struct SiteRenewalSeed {
 }
 
 pub async fn site_renewal(db: &impl ConnectionTrait, r: SiteRenewalSeed) -> ApiResult<()> {
-    use crate::db::entities::site_renewal;
+    use switchboard_entities::site_renewal;
     use sea_orm::{ActiveValue::Set, EntityTrait};
     site_renewal::Entity::insert(site_renewal::ActiveModel {
         site_id: Set(r.site_id),

@@ -21,7 +21,7 @@ use crate::api::voicebots::sip::dto::SipConfiguration;
 use crate::api::voicebots::telephony::dto::TelephonyConfiguration;
 use crate::auth::Permission;
 use crate::crypto::FieldCipher;
-use crate::db::entities::{
+use switchboard_entities::{
     agent, partner, partner_user, secure_form, sip_configuration, tag, telephony_configuration, voicebot,
     voicebot_channel_instance,
 };

@@ -22,7 +22,7 @@ use crate::api::voicebots::sip::SipConfigurationInput;
 use crate::api::voicebots::telephony::TelephonyConfigurationInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
-use crate::db::entities::{
+use switchboard_entities::{
     chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
 };
 

@@ -11,7 +11,7 @@ use crate::api::billing::ledger_store::cancellation;
 use crate::api::billing::subscriptions::SubscriptionPricingModel;
 use crate::api::billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 use crate::billing::engine::NewSubscription;
-use crate::db::entities::plan;
+use switchboard_entities::plan;
 use crate::error::{ApiError, ApiResult};
 
 /// A plan of the catalog: the subscription it starts, with pricing model

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::text::can_name_a_row;
-use crate::db::entities::{chatbot_engine, language, voice, voice_channel};
+use switchboard_entities::{chatbot_engine, language, voice, voice_channel};
 use crate::error::ApiResult;
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

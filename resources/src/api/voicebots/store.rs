@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFi
 use uuid::Uuid;
 
 use super::ChannelType;
-use crate::db::entities::{voicebot, voicebot_channel_instance as channel};
+use switchboard_entities::{voicebot, voicebot_channel_instance as channel};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// Moves `lastUpdatedTime` of the voicebots whose channel is `channel_id`.

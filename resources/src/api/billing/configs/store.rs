@@ -12,7 +12,7 @@ use crate::api::billing::scope::{SiteSet, partner_site};
 use crate::api::read_only::SentBack;
 use crate::api::text::can_name_a_row;
 use crate::billing::periods::{BillingPeriod, next_billing_date};
-use crate::db::entities::{currency, site_billing_config as row};
+use switchboard_entities::{currency, site_billing_config as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 impl SiteBillingConfig {

@@ -15,7 +15,7 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::paging::PageRequest;
 use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
 use crate::billing::round_money;
-use crate::db::entities::{
+use switchboard_entities::{
     currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate,
 };
 use crate::error::{ApiError, ApiResult};
@@ -349,7 +349,7 @@ pub struct SiteInvoicing {
 /// `SiteInvoicing` of each of `sites` that exists, in five queries whatever
 /// their number (a data set's invoices are written after one read of their sites).
 pub async fn invoicing_of(db: &impl ConnectionTrait, sites: &[i32]) -> ApiResult<HashMap<i32, SiteInvoicing>> {
-    use crate::db::entities::site_billing_config as config;
+    use switchboard_entities::site_billing_config as config;
     let ids = || sites.iter().copied();
     let rows = site::Entity::find().filter(site::Column::Id.is_in(ids())).all(db).await?;
     let currencies: HashMap<i32, String> = config::Entity::find()

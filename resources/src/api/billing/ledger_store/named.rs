@@ -18,7 +18,7 @@ use crate::billing::BillingError;
 use crate::billing::engine::{OpenCharge, Subscription};
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{agent, invoice_line_item as line, site};
+use switchboard_entities::{agent, invoice_line_item as line, site};
 use crate::error::ApiResult;
 
 /// Whether opening `op` on `db` reads what it names besides its site as JSON

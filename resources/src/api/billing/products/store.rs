@@ -6,7 +6,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use super::dto::*;
 use crate::api::text::can_name_a_row;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{feature_point_item as item, product};
+use switchboard_entities::{feature_point_item as item, product};
 use crate::error::{ApiError, ApiResult};
 
 impl From<product::Model> for Product {

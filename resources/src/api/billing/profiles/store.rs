@@ -8,7 +8,7 @@ use super::rules::{CardNumber, ProfileDraft};
 use crate::api::billing::cards;
 use crate::api::billing::scope::{SiteSet, partner_site};
 use crate::crypto::FieldCipher;
-use crate::db::entities::site_billing_profile as row;
+use switchboard_entities::site_billing_profile as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn masked(cipher: &FieldCipher, stored: &str) -> ApiResult<String> {

@@ -15,7 +15,7 @@ use crate::api::billing::subscriptions::store::{self as subscriptions, Selection
 use crate::api::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{
+use switchboard_entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
 };

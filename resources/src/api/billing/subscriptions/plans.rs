@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 use super::dto::SubscriptionPricingModel;
 use crate::api::billing::store_error::StoreError;
 use crate::billing::engine::Plan;
-use crate::db::entities::plan;
+use switchboard_entities::plan;
 
 /// The plans of the catalog among `ids`, with their pricing model templates. One query.
 pub async fn plans(

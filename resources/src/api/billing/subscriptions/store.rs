@@ -20,7 +20,7 @@ use crate::billing::BillingError;
 use crate::billing::engine::NewSubscription;
 use crate::billing::pricing::PeriodPrices;
 use crate::db::by_parent::ByParent;
-use crate::db::entities::{subscription, subscription_price_segment as segment, subscription_pricing_model as model};
+use switchboard_entities::{subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
@@ -207,7 +207,7 @@ pub async fn load_tree(db: &impl ConnectionTrait, selection: &Selection) -> Resu
     }
     let mut lines: ByParent<Uuid, InvoiceLineItem> = match selection.with_line_items {
         true => {
-            let condition = crate::db::entities::invoice_line_item::Column::SubscriptionPricingModelId
+            let condition = switchboard_entities::invoice_line_item::Column::SubscriptionPricingModelId
                 .in_subquery(selection.model_ids());
             line_items_where(db, condition)
                 .await?

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::db::entities::test_fault as row;
+use switchboard_entities::test_fault as row;
 
 /// Bounds of a fault (DESIGN 14).
 pub const MAX_DELAY_MS: i64 = 30_000;

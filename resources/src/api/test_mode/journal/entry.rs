@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::super::faults::FaultKind;
-use crate::db::entities::test_request as row;
+use switchboard_entities::test_request as row;
 
 /// What an entry of the journal is:
 ///

@@ -15,7 +15,7 @@ use crate::api::read_only::SentBack;
 use crate::api::voicebots::catalog;
 use crate::api::voicebots::channels::store as channels;
 use crate::crypto::FieldCipher;
-use crate::db::entities::voicebot as row;
+use switchboard_entities::voicebot as row;
 use crate::error::{ApiResult, Drafted, ErrorCode, Violations};
 
 /// The rules of a voicebot body that need rows: the catalog entries and the

@@ -17,7 +17,7 @@ use crate::api::voicebots::catalog;
 use crate::api::voicebots::sip::SipConfiguration;
 use crate::api::voicebots::store::touch_bots_using_channel;
 use crate::crypto::FieldCipher;
-use crate::db::entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
+use switchboard_entities::{sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance as row};
 use crate::db::in_list::all_in;
 use crate::error::{ApiError, ApiResult, Drafted, ErrorCode, Violations};
 

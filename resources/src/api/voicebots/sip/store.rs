@@ -9,7 +9,7 @@ use super::rules::Draft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::store::{delete_configuration, touch_bots_using_info};
 use crate::crypto::FieldCipher;
-use crate::db::entities::sip_configuration as row;
+use switchboard_entities::sip_configuration as row;
 use crate::error::{ApiError, ApiResult};
 
 impl SipConfiguration {

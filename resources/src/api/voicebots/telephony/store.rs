@@ -8,7 +8,7 @@ use super::dto::{PhoneNumberCountry, TelephonyConfiguration};
 use super::rules::Draft;
 use crate::api::voicebots::ChannelType;
 use crate::api::voicebots::store::{delete_configuration, touch_bots_using_info};
-use crate::db::entities::telephony_configuration as row;
+use switchboard_entities::telephony_configuration as row;
 use crate::error::ApiResult;
 
 impl From<row::Model> for TelephonyConfiguration {

@@ -437,7 +437,7 @@ mod tests {
     use sea_orm::{ActiveModelTrait, DatabaseConnection, EntityTrait, IntoActiveModel};
 
     use super::*;
-    use crate::db::money::StoredDecimal;
+    use switchboard_entities::money::StoredDecimal;
     use crate::db::on_thread::OnThreadReads;
 
     /// A row of every kind of column the entities have, declared as the migrations declare them.
@@ -456,7 +456,7 @@ mod tests {
             pub name: String,
             pub owner: Option<Uuid>,
             pub note: Option<String>,
-            pub amount: crate::db::money::StoredDecimal,
+            pub amount: switchboard_entities::money::StoredDecimal,
         }
 
         #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

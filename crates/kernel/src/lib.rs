@@ -8,7 +8,7 @@
 
 pub mod auth;
 /// The billing rules (`billing/`), named as the server names them.
-pub use switchboard_billing as billing;
+pub use switchboard_billing_rules as billing;
 pub mod clock;
 pub mod connections;
 pub mod crypto;

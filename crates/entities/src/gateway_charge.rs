@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::db::money::StoredDecimal;
+use crate::money::StoredDecimal;
 
 /// A charge the simulated gateway made to a site's card for an invoice
 /// (`billing::gateway`), written with the invoice.

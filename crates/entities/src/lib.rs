@@ -1,4 +1,7 @@
-//! Database rows. Entities are never DTOs: each API module maps them with `From`.
+//! Database rows, one module per table. Entities are never wire types: each
+//! interface maps them to its answers with `From`.
+
+pub mod money;
 
 pub mod agent;
 pub mod chatbot_engine;

@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::db::money::StoredDecimal;
+use crate::money::StoredDecimal;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "invoice_line_items")]

@@ -3,11 +3,9 @@
 pub mod batched;
 pub mod by_parent;
 pub mod deferred;
-pub mod entities;
 pub mod in_list;
 pub mod instances;
 pub mod migrations;
-pub mod money;
 pub mod on_thread;
 pub mod reads;
 pub mod space;

@@ -55,7 +55,7 @@ mod tests {
     use sea_orm::QueryOrder;
 
     use super::*;
-    use crate::db::entities::partner;
+    use switchboard_entities::partner;
 
     #[tokio::test]
     async fn a_long_list_is_read_in_statements_of_at_most_the_bound() {

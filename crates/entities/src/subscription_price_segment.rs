@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::db::money::StoredDecimal;
+use crate::money::StoredDecimal;
 
 /// One price row of a pricing model: `kind` is `byAgents` (from..to agents),
 /// `byVolume` (a quota), `byUnit` (one-time fee) or `flatFee`.

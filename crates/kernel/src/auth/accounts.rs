@@ -7,7 +7,7 @@ use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait};
 use uuid::Uuid;
 
 use super::Permission;
-use crate::db::entities::{agent, partner, partner_user};
+use switchboard_entities::{agent, partner, partner_user};
 
 /// An agent of a site.
 pub struct NewAgent {

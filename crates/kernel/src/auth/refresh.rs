@@ -8,7 +8,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
-use crate::db::entities::refresh_token as row;
+use switchboard_entities::refresh_token as row;
 use crate::error::ApiResult;
 
 const LIVE: &str = "live";
