@@ -71,7 +71,7 @@ impl Background {
         });
         // Stopped with the loops (it holds no queue).
         let expiry = crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), sandbox_expiry, stopped.clone());
-        let key_sweep = crate::api::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
+        let key_sweep = switchboard_kernel::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)
         });

@@ -10,10 +10,6 @@ pub mod openapi;
 mod server;
 pub mod unknown_names;
 
-/// The interfaces' wire types, rules and stores and the request extractors, a
-/// crate of its own (`resources/`): this crate holds the handlers above them.
-pub use switchboard_resources::extract;
-
 /// The foundation every interface stands on, a crate of its own (`core/`):
 /// an edit of a handler does not rebuild it. Its modules are named here, so
 /// the server says `crate::db::...` as before.

@@ -170,7 +170,7 @@ pub fn finish(doc: &mut OpenApiDoc) {
             add_standard_responses(operation, scheme.name, has_path_params, writes);
         }
         let keyed = match path.starts_with("/api/billing/") {
-            true => (!crate::api::idempotency::is_preview(path)).then_some(KeyScope::Partner),
+            true => (!switchboard_kernel::idempotency::is_preview(path)).then_some(KeyScope::Partner),
             false => (!path.starts_with("/api/") && !path.ends_with("/oauth/token")).then_some(KeyScope::Site),
         };
         if let Some(scope) = keyed
@@ -220,10 +220,10 @@ enum KeyScope {
 }
 
 /// Every billing POST but the previews, and every creating POST of the
-/// platform, takes an optional `Idempotency-Key` (`crate::api::idempotency`)
+/// platform, takes an optional `Idempotency-Key` (`switchboard_kernel::idempotency`)
 /// and may answer its 409 and 422.
 fn add_idempotency_key(operation: &mut Operation, scope: KeyScope) {
-    use crate::api::idempotency::{HEADER, KEPT_HOURS, MAX_KEY_LENGTH, MAX_PLATFORM_KEY_LENGTH};
+    use switchboard_kernel::idempotency::{HEADER, KEPT_HOURS, MAX_KEY_LENGTH, MAX_PLATFORM_KEY_LENGTH};
     let (longest, owner, previews) = match scope {
         KeyScope::Partner => (MAX_KEY_LENGTH, "partner", " Previews take no key: they write nothing."),
         KeyScope::Site => (MAX_PLATFORM_KEY_LENGTH, "site", ""),

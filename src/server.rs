@@ -24,7 +24,7 @@ use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens, voi
 use crate::connections::ConnectionLimits;
 use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
-use crate::extract::BODY_LIMIT_BYTES;
+use switchboard_kernel::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
 use crate::telemetry::{self, Document};
 use crate::unknown_names;
@@ -77,11 +77,11 @@ pub fn app(state: AppState) -> Router {
     // And every creating POST of the platform (`platform_idempotency`).
     let platform_routes = platform_routes.layer(middleware::from_fn_with_state(
         state.clone(),
-        crate::api::idempotency::platform_idempotency::<AppState>,
+        switchboard_kernel::idempotency::platform_idempotency::<AppState>,
     ));
     let billing_routes = billing_routes
         .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
-        .layer(middleware::from_fn_with_state(state.clone(), crate::api::idempotency::idempotency::<AppState>));
+        .layer(middleware::from_fn_with_state(state.clone(), switchboard_kernel::idempotency::idempotency::<AppState>));
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));
     let known_names = state.strict_names.then(|| {

@@ -119,10 +119,10 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
     }
     let reads_body = operation.body.is_some()
         && !matches!(*request.method(), Method::GET | Method::HEAD)
-        && crate::extract::sends_json(request.headers());
+        && switchboard_kernel::extract::sends_json(request.headers());
     let request = if reads_body {
         let (parts, body) = request.into_parts();
-        let bytes = match crate::extract::read_body(Request::from_parts(parts.clone(), body), &()).await {
+        let bytes = match switchboard_kernel::extract::read_body(Request::from_parts(parts.clone(), body), &()).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused.into_response(),
         };

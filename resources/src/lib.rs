@@ -9,7 +9,6 @@
 //! named at the root, so every path reads the same in both crates.
 
 pub mod api;
-pub mod extract;
 
 pub use switchboard_billing_rules as billing;
 pub use switchboard_kernel::{

@@ -3,17 +3,11 @@
 //! (`state`) and the data sets written through the stores (`seed`).
 
 pub mod billing;
-pub use switchboard_resources::api::counts;
 pub mod health;
-pub use switchboard_resources::api::idempotency;
-pub use switchboard_resources::api::paging;
-pub use switchboard_resources::api::read_only;
 pub mod secure_forms;
 pub use switchboard_resources::api::seed;
-pub use switchboard_resources::api::site_scoped;
 pub mod state;
 pub mod test_mode;
-pub use switchboard_kernel::text;
 pub mod tokens;
 pub mod voicebots;
 

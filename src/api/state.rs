@@ -195,13 +195,13 @@ impl crate::auth::CallerContext for AppState {
     }
 }
 
-impl super::paging::PublicBase for AppState {
+impl switchboard_kernel::paging::PublicBase for AppState {
     fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String {
         SharedState::base_url(self, headers, uri)
     }
 }
 
-impl super::idempotency::KeyContext for AppState {
+impl switchboard_kernel::idempotency::KeyContext for AppState {
     fn db(&self) -> &DatabaseConnection {
         &self.db
     }

@@ -16,7 +16,7 @@ use crate::auth::refresh::{self, Redeemed};
 use crate::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
 use switchboard_entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-use crate::extract::{ClientAddress, FormBody};
+use switchboard_kernel::extract::{ClientAddress, FormBody};
 
 /// Form fields of a token request (`application/x-www-form-urlencoded`).
 /// `grant_type` picks the grant: `password` needs `email` and `password`,
@@ -160,7 +160,7 @@ async fn find_account(state: &AppState, audience: Audience, by: AccountKey<'_>) 
     // An email with a NUL names no account (PostgreSQL refuses to compare
     // with one: it was a 500 there, a 401 on SQLite).
     if let AccountKey::Email(email) = by
-        && !crate::api::text::can_name_a_row(email)
+        && !switchboard_kernel::text::can_name_a_row(email)
     {
         return Ok(None);
     }

@@ -855,7 +855,7 @@ async fn idempotency_keys_are_forgotten_after_24_hours() {
         ))
         .await
         .unwrap();
-    assert_eq!(switchboard::api::idempotency::forget_expired(&app.db, later).await.unwrap(), 1);
+    assert_eq!(switchboard_kernel::idempotency::forget_expired(&app.db, later).await.unwrap(), 1);
     assert_eq!(app.count_rows("idempotency_keys WHERE key IN ('swept', 'recent')").await, 1, "the recent key is kept");
 }
 

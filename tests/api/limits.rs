@@ -118,7 +118,7 @@ async fn a_keyed_request_that_panics_releases_its_key() {
     }
     let router = axum::Router::new()
         .route("/api/billing/boom", post(boom))
-        .layer(from_fn_with_state(state.clone(), switchboard::api::idempotency::idempotency::<switchboard::AppState>))
+        .layer(from_fn_with_state(state.clone(), switchboard_kernel::idempotency::idempotency::<switchboard::AppState>))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .with_state(state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

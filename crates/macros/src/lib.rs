@@ -24,7 +24,7 @@
 //! same rule through `crate::api::text::text`.
 //!
 //! Every `Option` field of a request body gets `#[serde(default, deserialize_with
-//! = "crate::extract::non_null")]` and `#[schema(nullable = false)]` (absent is
+//! = "::switchboard_kernel::extract::non_null")]` and `#[schema(nullable = false)]` (absent is
 //! `None`, `null` is refused, as the documents say); of a query type,
 //! `#[param(nullable = false)]`. A field's own `nullable`, `default` or
 //! `deserialize_with` stands.
@@ -143,8 +143,8 @@ fn not_null(field: &mut syn::Field, doc_attribute: &str) {
     let deserializer = match (doc_attribute == "schema" && !says("serde", "deserialize_with"), says("serde", "default"))
     {
         (false, _) => None,
-        (true, true) => Some(syn::parse_quote!(#[serde(deserialize_with = "crate::extract::non_null")])),
-        (true, false) => Some(syn::parse_quote!(#[serde(default, deserialize_with = "crate::extract::non_null")])),
+        (true, true) => Some(syn::parse_quote!(#[serde(deserialize_with = "::switchboard_kernel::extract::non_null")])),
+        (true, false) => Some(syn::parse_quote!(#[serde(default, deserialize_with = "::switchboard_kernel::extract::non_null")])),
     };
     let path = format_ident!("{}", doc_attribute);
     field.attrs.push(syn::parse_quote!(#[#path(nullable = false)]));
@@ -183,8 +183,8 @@ fn text_newtype(item: &mut ItemStruct) -> syn::Result<Tokens> {
         #item
         impl #name {
             /// The text, checked against its declared rule (problems at `pointer`).
-            pub fn checked(self, v: &mut crate::error::Violations, pointer: &str) -> String {
-                crate::api::text::text(v, pointer, Some(self.0), #max, #required)
+            pub fn checked(self, v: &mut ::switchboard_kernel::error::Violations, pointer: &str) -> String {
+                ::switchboard_kernel::text::text(v, pointer, Some(self.0), #max, #required)
             }
         }
     })
@@ -253,13 +253,13 @@ fn expand(
                 }
                 let max = max.ok_or_else(|| syn::Error::new_spanned(list, "text needs `max = N`"))?;
                 out.validate.push(quote!(length(max = #max)));
-                out.validate.push(quote!(custom(function = crate::validation::no_nul)));
+                out.validate.push(quote!(custom(function = ::switchboard_kernel::validation::no_nul)));
                 if display {
-                    out.validate.push(quote!(custom(function = crate::validation::displayable)));
+                    out.validate.push(quote!(custom(function = ::switchboard_kernel::validation::displayable)));
                 }
                 if required_text {
                     out.validate.push(required.clone());
-                    out.validate.push(quote!(custom(function = crate::validation::not_blank)));
+                    out.validate.push(quote!(custom(function = ::switchboard_kernel::validation::not_blank)));
                     out.document.push(quote!(required = true));
                     out.document.push(quote!(min_length = 1));
                 }

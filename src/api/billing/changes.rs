@@ -16,7 +16,7 @@ use validator::Validate;
 use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
-use crate::api::idempotency::{Answer, KeyClaim, Receipt};
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 use std::collections::{BTreeSet, HashMap};
 
 use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
@@ -25,7 +25,7 @@ use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::changes::{Change, SwitchRule, Wanted};
 use crate::billing::engine::{InvoiceMode, Ledger, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Query};
+use switchboard_kernel::extract::{JsonBody, Query};
 
 const TAG: &str = "Subscription operations";
 
@@ -161,7 +161,7 @@ pub struct ChangeRequest {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for ChangeRequest {
+impl switchboard_kernel::extract::BodyRules for ChangeRequest {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

@@ -12,7 +12,7 @@ use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
-use crate::api::idempotency::{Answer, KeyClaim, Receipt, Recorded};
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;

@@ -20,13 +20,13 @@ use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::api::AppState;
-use crate::api::idempotency::{Answer, KeyClaim, Receipt};
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;
 use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Query};
+use switchboard_kernel::extract::{JsonBody, Query};
 
 const TAG: &str = "Subscription operations";
 
@@ -101,7 +101,7 @@ pub struct PlanRequest {
 /// Its `#[rule(..)]`s and its period's months: every rule on one value, so
 /// that they are reported beside another value's wrong type too
 /// (`extract::BodyRules`), and once it reads (`check_plan_request`).
-impl crate::extract::BodyRules for PlanRequest {
+impl switchboard_kernel::extract::BodyRules for PlanRequest {
     fn rule_problems(&self) -> crate::error::Violations {
         let mut v = crate::error::Violations::checked(self);
         if self.billing_period.is_some_and(|months| !matches!(months, 1 | 3 | 6 | 12)) {
@@ -271,7 +271,7 @@ async fn plan_operation(
 
 /// Checks a plan request's own fields; returns the plan id and period months.
 fn check_plan_request(request: &PlanRequest, v: &mut Violations) -> (i32, Option<u32>) {
-    use crate::extract::BodyRules;
+    use switchboard_kernel::extract::BodyRules;
     v.extend(request.rule_problems());
     let months = request.billing_period.filter(|months| matches!(months, 1 | 3 | 6 | 12)).map(|m| m as u32);
     (request.plan_id.unwrap_or_default(), months)
@@ -384,7 +384,7 @@ pub struct CancelRequest {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for CancelRequest {
+impl switchboard_kernel::extract::BodyRules for CancelRequest {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

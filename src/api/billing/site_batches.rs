@@ -40,7 +40,7 @@ use super::ledger_store::{KnownSite, Opened, Operation};
 use super::scope::lock_site;
 use super::store_error::StoreError;
 use crate::api::AppState;
-use crate::api::idempotency::KeyClaim;
+use switchboard_kernel::idempotency::KeyClaim;
 use crate::billing::BillingError;
 use crate::db::deferred::Deferred;
 use crate::error::{ApiError, ApiResult, ErrorCode};

@@ -20,11 +20,11 @@ use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
 use crate::api::AppState;
-use crate::api::idempotency::{KeyClaim, Recorded};
-use crate::api::paging::{PageParams, Paged};
+use switchboard_kernel::idempotency::{KeyClaim, Recorded};
+use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
+use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Secure forms";
 

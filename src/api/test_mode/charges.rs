@@ -19,7 +19,7 @@ use crate::api::billing::money::Money;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use switchboard_entities::gateway_charge as row;
 use crate::error::ApiResult;
-use crate::extract::Query;
+use switchboard_kernel::extract::Query;
 
 const TAG: &str = "Test gateway";
 /// Charges answered at most: the newest.

@@ -15,7 +15,7 @@ use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
 use crate::api::billing::renewals::{Renewals, SettleError};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
-use crate::extract::JsonBody;
+use switchboard_kernel::extract::JsonBody;
 
 const TAG: &str = "Test clock";
 
@@ -50,7 +50,7 @@ pub struct TestClockAdvance {
 }
 
 /// Its checks are its handler's own (`extract::BodyRules`).
-impl crate::extract::BodyRules for TestClockAdvance {}
+impl switchboard_kernel::extract::BodyRules for TestClockAdvance {}
 
 /// The clock after an advance, and the renewals it ran.
 #[derive(Debug, Serialize, ToSchema)]

@@ -30,7 +30,7 @@ use crate::auth::{Tenant, TenantCaller};
 use crate::connections::CloseWithoutAnswer;
 use switchboard_entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
-use crate::extract::{JsonBody, Path};
+use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test faults";
 
@@ -273,7 +273,7 @@ pub async fn honour(
     let mut response = match kind {
         FaultKind::Status => {
             // Read what was sent (the journal copies it as it passes), though the operation does not run.
-            let body = axum::body::to_bytes(request.into_body(), crate::extract::BODY_LIMIT_BYTES);
+            let body = axum::body::to_bytes(request.into_body(), switchboard_kernel::extract::BODY_LIMIT_BYTES);
             let _ = tokio::time::timeout(crate::connections::ConnectionLimits::default_body_timeout(), body).await;
             answered_by_fault(fault.status.unwrap_or(503), operation)
         }

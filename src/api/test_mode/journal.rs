@@ -43,7 +43,7 @@ use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
 use switchboard_entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::extract::Query;
+use switchboard_kernel::extract::Query;
 use crate::redaction;
 
 pub use entry::{EntryKind, JournaledRequest};
@@ -441,7 +441,7 @@ pub fn watch(request: Request) -> (Request, Sent) {
         query: request.uri().query().map(str::to_owned),
         idempotency_key: request
             .headers()
-            .get(crate::api::idempotency::HEADER)
+            .get(switchboard_kernel::idempotency::HEADER)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned),
         body: body.clone(),
@@ -500,7 +500,7 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
             duration_ms: Set(i32::try_from(sent.started.elapsed().as_millis()).unwrap_or(i32::MAX)),
             idempotency_key: Set(sent.idempotency_key.map(|key| redaction::mask_card_numbers(&key).unwrap_or(key))),
             fault: Set(parts.extensions.get::<FaultKind>().map(|kind| kind.as_str().to_owned())),
-            replayed: Set(parts.headers.contains_key(crate::api::idempotency::REPLAYED_HEADER)),
+            replayed: Set(parts.headers.contains_key(switchboard_kernel::idempotency::REPLAYED_HEADER)),
             request_body: Set(request_body),
             response_body: Set(match is_json(&parts.headers) && !names_a_secret(&answer) {
                 // This server's own JSON, with no key to hide: kept as it is, unparsed.

@@ -32,7 +32,7 @@ use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
 use switchboard_entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
-use crate::extract::{JsonBody, Path};
+use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test sandboxes";
 /// Creates tried with other random ids when a try's ids are a live sandbox's.
@@ -71,7 +71,7 @@ pub struct TestSandboxInput {
 }
 
 /// Its checks are its handler's own (`extract::BodyRules`).
-impl crate::extract::BodyRules for TestSandboxInput {}
+impl switchboard_kernel::extract::BodyRules for TestSandboxInput {}
 
 /// A partner account of a sandbox, signed in.
 #[derive(Debug, Serialize, ToSchema)]

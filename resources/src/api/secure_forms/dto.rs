@@ -120,7 +120,7 @@ pub struct SecureFormInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for SecureFormInput {
+impl switchboard_kernel::extract::BodyRules for SecureFormInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

@@ -87,7 +87,7 @@ pub fn validate(input: SecureFormInput, target: Target) -> Result<FormDraft, Api
         Target::Create => None,
         Target::Update(id) => Some(id),
     };
-    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
+    switchboard_kernel::site_scoped::check_body_id(&mut v, path_id, input.id);
     let logo = input.logo.unwrap_or_default();
     check_logo(&mut v, &logo);
     let fields = validate_fields(&mut v, input.fields.unwrap_or_default(), target);
@@ -142,7 +142,7 @@ fn validate_fields(v: &mut Violations, fields: Vec<SecureFormFieldInput>, target
             v.field(at("regularExpression"), ErrorCode::FieldInvalidFormat, format!("does not compile: {err}"));
         }
         let message = field.custom_validation_error_message.unwrap_or_default();
-        if validation_enabled && crate::api::text::is_blank(&message) {
+        if validation_enabled && switchboard_kernel::text::is_blank(&message) {
             v.field(
                 at("customValidationErrorMessage"),
                 ErrorCode::FieldRequired,

@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
-use crate::api::idempotency::{Answer, KeyClaim};
-use crate::api::paging::PageRequest;
+use switchboard_kernel::idempotency::{Answer, KeyClaim};
+use switchboard_kernel::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
 use switchboard_entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
@@ -43,7 +43,7 @@ pub async fn list(
     descending: bool,
 ) -> ApiResult<(Vec<SecureForm>, u64)> {
     let order = if descending { Order::Desc } else { Order::Asc };
-    let total = crate::api::counts::tenant_rows(db, site_id, "secure_forms").await?;
+    let total = switchboard_kernel::counts::tenant_rows(db, site_id, "secure_forms").await?;
     let sort_column = match sort_by {
         SortBy::Name => form::Column::Name,
         SortBy::CreatedTime => form::Column::CreatedTime,
@@ -141,7 +141,7 @@ pub fn batched_reads(db: DatabaseConnection) -> FormReads {
 
 /// Another site's form is answered exactly like a missing one.
 async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<form::Model> {
-    crate::api::site_scoped::find_in_site::<form::Entity>(db, site_id, id).await
+    switchboard_kernel::site_scoped::find_in_site::<form::Entity>(db, site_id, id).await
 }
 
 /// A form to create: its site, its new id and its validated body.

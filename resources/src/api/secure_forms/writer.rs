@@ -195,7 +195,7 @@ mod tests {
         let (forms, total) = store::list(
             &db,
             10000,
-            crate::api::paging::PageRequest { index: 1, size: 100 },
+            switchboard_kernel::paging::PageRequest { index: 1, size: 100 },
             store::SortBy::Name,
             false,
         )

@@ -51,7 +51,7 @@ pub fn parse_value(value: serde_json::Value, now: chrono::DateTime<Utc>) -> Resu
 /// much the same): a type's `Deserialize` is compiled once for each
 /// deserializer it is read with, and a data set's are many (issue 61).
 pub fn read(value: &serde_json::Value) -> Result<DataSet, serde_path_to_error::Error<serde_json::Error>> {
-    crate::extract::read_json(&serde_json::to_vec(value).expect("a JSON value writes"))
+    switchboard_kernel::extract::read_json(&serde_json::to_vec(value).expect("a JSON value writes"))
 }
 
 /// A data set's JSON with its relative dates read from `now`, once its
@@ -89,8 +89,8 @@ fn checked_data(
             problems => Err(problems),
         },
         Err(err) => {
-            let pointer = crate::extract::json_pointer(err.path());
-            Err(vec![problem(&pointer, in_words(&crate::extract::serde_message(&err.into_inner())))])
+            let pointer = switchboard_kernel::extract::json_pointer(err.path());
+            Err(vec![problem(&pointer, in_words(&switchboard_kernel::extract::serde_message(&err.into_inner())))])
         }
     }
 }

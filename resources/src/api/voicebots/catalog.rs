@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::api::text::can_name_a_row;
+use switchboard_kernel::text::can_name_a_row;
 use switchboard_entities::{chatbot_engine, language, voice, voice_channel};
 use crate::error::ApiResult;
 

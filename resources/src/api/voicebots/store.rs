@@ -46,10 +46,10 @@ pub async fn delete_configuration<E>(
     id: Uuid,
 ) -> ApiResult<()>
 where
-    E: crate::api::site_scoped::SiteScoped,
+    E: switchboard_kernel::site_scoped::SiteScoped,
     <E::PrimaryKey as sea_orm::PrimaryKeyTrait>::ValueType: From<Uuid>,
 {
-    crate::api::site_scoped::find_in_site::<E>(db, site_id, id).await?;
+    switchboard_kernel::site_scoped::find_in_site::<E>(db, site_id, id).await?;
     refuse_if_info_in_use(db, kind, id).await?;
     E::delete_by_id(id).exec(db).await?;
     Ok(())

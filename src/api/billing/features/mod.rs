@@ -23,7 +23,7 @@ use crate::auth::{
     perm::{ManageFeature, ManageSite},
 };
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Path, Query};
+use switchboard_kernel::extract::{JsonBody, Path, Query};
 pub use dto::*;
 
 const TAG: &str = "Subscription features";

@@ -15,10 +15,10 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use crate::api::paging::{PageParams, Paged};
+use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::error::ApiResult;
-use crate::extract::Path;
+use switchboard_kernel::extract::Path;
 pub use dto::*;
 
 const TAG: &str = "Invoices";

@@ -18,7 +18,7 @@ use crate::auth::{
     perm::{ManageFeature, ManageProduct},
 };
 use crate::error::ApiResult;
-use crate::extract::{Path, Query};
+use switchboard_kernel::extract::{Path, Query};
 pub use dto::*;
 
 pub fn router() -> OpenApiRouter<AppState> {

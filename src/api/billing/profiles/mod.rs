@@ -17,7 +17,7 @@ use crate::api::billing::scope::on_locked_site;
 use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use crate::extract::{JsonBody, Path};
+use switchboard_kernel::extract::{JsonBody, Path};
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
 

@@ -18,10 +18,10 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use crate::api::paging::{PageParams, Paged};
+use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Path, Query};
+use switchboard_kernel::extract::{Path, Query};
 pub use dto::*;
 
 const TAG: &str = "Sites";

@@ -18,10 +18,10 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use crate::api::read_only::SentBack;
+use switchboard_kernel::read_only::SentBack;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
-use crate::extract::{JsonBody, Path, Query};
+use switchboard_kernel::extract::{JsonBody, Path, Query};
 pub use dto::*;
 pub use input::*;
 use store::{Selection, load};

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::api::seed::export::{self, Snapshot};
-use crate::extract::Query;
+use switchboard_kernel::extract::Query;
 use validator::Validate;
 
 #[switchboard_macros::rules(params)]

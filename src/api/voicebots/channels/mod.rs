@@ -18,10 +18,10 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::api::AppState;
-use crate::api::idempotency::{self, KeyClaim};
+use switchboard_kernel::idempotency::{self, KeyClaim};
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path, Query};
+use switchboard_kernel::extract::{JsonBody, Path, Query};
 pub use dto::*;
 pub use rules::{ChannelDraft, SCHEMA_CONDITIONS};
 use sea_orm::TransactionTrait;

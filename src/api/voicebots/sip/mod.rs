@@ -14,10 +14,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::idempotency::{self, KeyClaim};
+use switchboard_kernel::idempotency::{self, KeyClaim};
 use crate::auth::{SiteCaller, perm::ManageVoicebot};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
+use switchboard_kernel::extract::{JsonBody, Path};
 pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
 use sea_orm::TransactionTrait;

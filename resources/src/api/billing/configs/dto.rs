@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use validator::Validate;
 
 use crate::api::billing::money::Money;
-use crate::api::read_only::{ReadOnly, SentBack};
+use switchboard_kernel::read_only::{ReadOnly, SentBack};
 use crate::billing::periods::BillingPeriod;
 
 /// A currency of the catalog.
@@ -33,7 +33,7 @@ impl<'de> Deserialize<'de> for PaymentTermValue {
         use serde::de::Error;
         match serde_json::Value::deserialize(deserializer)? {
             serde_json::Value::String(text) => Ok(Self::Text(text)),
-            serde_json::Value::Number(number) => crate::extract::whole_number(&number)
+            serde_json::Value::Number(number) => switchboard_kernel::extract::whole_number(&number)
                 .map(Self::Number)
                 .ok_or_else(|| D::Error::custom("must be a whole number of days from 0 to 999")),
             _ => Err(D::Error::custom("must be a number of days or its digits as a string")),
@@ -110,7 +110,7 @@ pub struct SiteBillingConfigInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for SiteBillingConfigInput {
+impl switchboard_kernel::extract::BodyRules for SiteBillingConfigInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

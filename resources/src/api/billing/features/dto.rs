@@ -69,7 +69,7 @@ pub struct ProductFeaturePointsRequest {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for ProductFeaturePointsRequest {
+impl switchboard_kernel::extract::BodyRules for ProductFeaturePointsRequest {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

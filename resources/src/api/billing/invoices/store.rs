@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use crate::api::billing::scope::SiteSet;
-use crate::api::paging::PageRequest;
+use switchboard_kernel::paging::PageRequest;
 use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
 use crate::billing::round_money;
 use switchboard_entities::{
@@ -318,7 +318,7 @@ pub async fn bill_tos(
     let partner_rows = invoice_bill_to::Entity::find().filter(invoice_bill_to::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| invoice_bill_to::Column::SiteId.eq(id));
     let (select, total) =
-        crate::api::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
+        switchboard_kernel::counts::partner_list(db, partner_rows, partner_id, "invoice_bill_tos", narrow).await?;
     let rows =
         select.order_by_asc(invoice_bill_to::Column::InvoiceId).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, rows.into_iter().map(Into::into).collect()))

@@ -4,7 +4,7 @@
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::dto::*;
-use crate::api::text::can_name_a_row;
+use switchboard_kernel::text::can_name_a_row;
 use crate::db::by_parent::ByParent;
 use switchboard_entities::{feature_point_item as item, product};
 use crate::error::{ApiError, ApiResult};

@@ -105,7 +105,7 @@ pub struct SiteBillingProfileInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for SiteBillingProfileInput {
+impl switchboard_kernel::extract::BodyRules for SiteBillingProfileInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

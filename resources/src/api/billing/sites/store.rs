@@ -12,7 +12,7 @@ use super::dto::*;
 use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
-use crate::api::paging::PageRequest;
+use switchboard_kernel::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
 use switchboard_entities::{
@@ -118,7 +118,7 @@ pub async fn load_sites(db: &impl ConnectionTrait, set: &SiteSet, id: Option<i32
         Some(id) => site::Entity::find().filter(set.owns(site::Column::Id)).filter(site::Column::Id.eq(id)),
         None => {
             if let SiteSet::Partner(partner_id) = set {
-                let count = crate::api::counts::tenant_rows(db, *partner_id, "sites").await?;
+                let count = switchboard_kernel::counts::tenant_rows(db, *partner_id, "sites").await?;
                 if count > MAX_LISTED_SITES {
                     return Err(ApiError::new(
                         ErrorCode::TooManyToList,
@@ -258,7 +258,7 @@ pub async fn search(
 ) -> ApiResult<(u64, Vec<SitePagedModel>)> {
     let partner_rows = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| site::Column::Id.eq(id));
-    let (select, total) = crate::api::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
+    let (select, total) = switchboard_kernel::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
     let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, summarise(db, sites).await?))
 }

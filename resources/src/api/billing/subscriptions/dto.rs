@@ -10,7 +10,7 @@ use validator::Validate;
 
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::money::Money;
-use crate::api::read_only::ReadOnly;
+use switchboard_kernel::read_only::ReadOnly;
 use crate::billing::engine::PricedModel;
 use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};
 
@@ -452,7 +452,7 @@ pub struct SubscriptionInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for SubscriptionInput {
+impl switchboard_kernel::extract::BodyRules for SubscriptionInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

@@ -474,7 +474,7 @@ pub async fn update(
     id: Uuid,
     name: String,
     input: SubscriptionInput,
-    sent: Option<&crate::api::read_only::SentBack>,
+    sent: Option<&switchboard_kernel::read_only::SentBack>,
 ) -> ApiResult<Subscription> {
     let selection = Selection::one(SiteSet::Partner(partner_id), id);
     let txn = db.begin().await?;

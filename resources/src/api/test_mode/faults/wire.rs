@@ -132,7 +132,7 @@ pub struct TestFaultInput {
 }
 
 /// Its checks are its handler's own, cross-field (`extract::BodyRules`).
-impl crate::extract::BodyRules for TestFaultInput {}
+impl switchboard_kernel::extract::BodyRules for TestFaultInput {}
 
 /// What each kind needs and refuses, stated in the document (`if`/`then`):
 /// `checked` enforces the same.

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use validator::Validate;
 
-use crate::api::read_only::{ReadOnly, SentBack};
+use switchboard_kernel::read_only::{ReadOnly, SentBack};
 use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceName};
 use crate::api::voicebots::channels::{VoicebotChannelInstance, VoicebotChannelInstanceInput};
 
@@ -138,7 +138,7 @@ pub struct VoicebotInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for VoicebotInput {
+impl switchboard_kernel::extract::BodyRules for VoicebotInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

@@ -29,7 +29,7 @@ pub struct Draft {
 pub fn validate(input: VoicebotInput, path_id: Option<Uuid>) -> Drafted<Draft> {
     let mut violations = Violations::checked(&input);
     let v = &mut violations;
-    crate::api::site_scoped::check_body_id(v, path_id, input.id);
+    switchboard_kernel::site_scoped::check_body_id(v, path_id, input.id);
     let words = input.words_that_trigger_bot_to_wait.unwrap_or_default();
     // Each word's own rules: validator checks fields, not the items of a list of text.
     let wait_words = words

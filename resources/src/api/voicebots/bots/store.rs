@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use super::rules::Draft;
-use crate::api::read_only::SentBack;
+use switchboard_kernel::read_only::SentBack;
 use crate::api::voicebots::catalog;
 use crate::api::voicebots::channels::store as channels;
 use crate::crypto::FieldCipher;
@@ -83,7 +83,7 @@ pub fn values(draft: &Draft, now: DateTime<Utc>) -> row::ActiveModel {
 }
 
 pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
+    switchboard_kernel::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// Builds responses with a fixed number of queries: the catalogs by id and, with
@@ -187,7 +187,7 @@ pub async fn list(
     site_id: i32,
     include_channel: bool,
 ) -> ApiResult<Vec<Voicebot>> {
-    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
+    let rows = switchboard_kernel::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_channel).await
 }
 

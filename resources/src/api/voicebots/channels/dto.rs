@@ -33,7 +33,7 @@ pub struct VoicebotChannelInstanceInput {
 }
 
 /// Its checks are its handler's own, cross-field (`extract::BodyRules`).
-impl crate::extract::BodyRules for VoicebotChannelInstanceInput {}
+impl switchboard_kernel::extract::BodyRules for VoicebotChannelInstanceInput {}
 
 // A plain `oneOf` told apart by `channelType`'s one value per kind, without a
 // `discriminator`: with one, openapi-generator's Rust client reads the tag off

@@ -131,7 +131,7 @@ fn values(draft: ChannelDraft) -> row::ActiveModel {
 }
 
 pub async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
+    switchboard_kernel::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// The site's channel instance (404 for another site's).
@@ -153,7 +153,7 @@ pub async fn list(
     site_id: i32,
     include_info: bool,
 ) -> ApiResult<Vec<VoicebotChannelInstance>> {
-    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
+    let rows = switchboard_kernel::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     load(db, cipher, rows, include_info).await
 }
 

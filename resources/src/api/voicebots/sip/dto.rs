@@ -50,7 +50,7 @@ pub struct SipConfigurationInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for SipConfigurationInput {
+impl switchboard_kernel::extract::BodyRules for SipConfigurationInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

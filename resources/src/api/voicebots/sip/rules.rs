@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::dto::SipConfigurationInput;
-use crate::api::text::is_blank;
+use switchboard_kernel::text::is_blank;
 use crate::error::{ApiResult, ErrorCode, Violations};
 use crate::schema_conditions::{SchemaConditions, when_equals};
 
@@ -56,7 +56,7 @@ pub struct Draft {
 
 pub fn validate(input: SipConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::checked(&input);
-    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
+    switchboard_kernel::site_scoped::check_body_id(&mut v, path_id, input.id);
     let sip_server = input.sip_server.unwrap_or_default();
     check_host_length(&mut v, "/sIPServer", &sip_server);
     let is_auth_username_required = input.is_auth_username_required.unwrap_or(false);

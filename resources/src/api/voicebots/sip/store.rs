@@ -41,7 +41,7 @@ fn values(draft: Draft, cipher: &FieldCipher) -> row::ActiveModel {
 }
 
 async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
+    switchboard_kernel::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// The site's configuration (404 for another site's), password decrypted.
@@ -56,7 +56,7 @@ pub async fn find(
 
 /// The site's configurations.
 pub async fn list(db: &impl ConnectionTrait, cipher: &FieldCipher, site_id: i32) -> ApiResult<Vec<SipConfiguration>> {
-    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
+    let rows = switchboard_kernel::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     rows.into_iter().map(|r| SipConfiguration::from_row(r, cipher)).collect()
 }
 

@@ -113,7 +113,7 @@ pub struct TelephonyConfigurationInput {
 }
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
-impl crate::extract::BodyRules for TelephonyConfigurationInput {
+impl switchboard_kernel::extract::BodyRules for TelephonyConfigurationInput {
     fn rule_problems(&self) -> crate::error::Violations {
         crate::error::Violations::checked(self)
     }

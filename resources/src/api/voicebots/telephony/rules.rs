@@ -82,7 +82,7 @@ pub struct Draft {
 
 pub fn validate(input: TelephonyConfigurationInput, path_id: Option<Uuid>) -> ApiResult<Draft> {
     let mut v = Violations::checked(&input);
-    crate::api::site_scoped::check_body_id(&mut v, path_id, input.id);
+    switchboard_kernel::site_scoped::check_body_id(&mut v, path_id, input.id);
     let e164 = !v.has_problem_at("/phoneNumber");
     if let (Some(number), Some(country), true) = (&input.phone_number, input.phone_number_country, e164)
         && let Err(problem) = number_matches_country(number, country)

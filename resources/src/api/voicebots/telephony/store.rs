@@ -23,7 +23,7 @@ impl From<row::Model> for TelephonyConfiguration {
 }
 
 async fn find_row(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResult<row::Model> {
-    crate::api::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
+    switchboard_kernel::site_scoped::find_in_site::<row::Entity>(db, site_id, id).await
 }
 
 /// The site's configuration (404 for another site's).
@@ -33,7 +33,7 @@ pub async fn find(db: &impl ConnectionTrait, site_id: i32, id: Uuid) -> ApiResul
 
 /// The site's configurations.
 pub async fn list(db: &impl ConnectionTrait, site_id: i32) -> ApiResult<Vec<TelephonyConfiguration>> {
-    let rows = crate::api::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
+    let rows = switchboard_kernel::site_scoped::list_in_site::<row::Entity>(db, site_id).await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 

@@ -435,7 +435,7 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
     })
 }
 
-pub(crate) fn json_pointer(path: &serde_path_to_error::Path) -> String {
+pub fn json_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut pointer = String::new();
     for segment in path.iter() {
