@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::Router;
 use sea_orm::DatabaseConnection;
 
+use crate::api::state::Options;
 use crate::api::{AppState, SharedState};
 use crate::auth::TokenService;
 use crate::background::{Background, RenewalLoop};
@@ -121,7 +122,7 @@ impl Application {
         let expiry = crate::api::test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
         let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry, write_wait);
         let tokens = Arc::new(TokenService::new(secret));
-        let state = SharedState {
+        let options = Options {
             public_url: public_url.map(Arc::from),
             test_mode,
             // Test mode is where integrators test their clients: a typo never passes there.
@@ -138,9 +139,8 @@ impl Application {
             instance,
             data_sets,
             write_wait,
-            ..SharedState::new(db, reads, tokens, cipher, queues)
-        }
-        .into();
+        };
+        let state = SharedState::new(db, reads, tokens, cipher, queues, options).into();
         Self { state, background, rate_limit, limits }
     }
 
@@ -190,7 +190,7 @@ impl AppState {
             Default::default(),
             crate::api::DEFAULT_WRITE_WAIT,
         );
-        SharedState::new(db, reads, tokens, cipher, queues).into()
+        SharedState::new(db, reads, tokens, cipher, queues, Options::default()).into()
     }
 }
 

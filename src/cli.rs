@@ -17,10 +17,10 @@ use crate::api::seed;
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
 use crate::db;
-use switchboard_entities::{agent, partner_user};
 use crate::logging::LogFormat;
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
+use switchboard_entities::{agent, partner_user};
 
 #[derive(Parser)]
 #[command(name = "switchboard", version = crate::api::health::VERSION, about = "Support platform administration and partner-billing API server")]

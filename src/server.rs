@@ -20,14 +20,14 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens, voicebots};
+use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens};
 use crate::connections::ConnectionLimits;
 use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
-use switchboard_kernel::extract::BODY_LIMIT_BYTES;
 use crate::openapi::{self, BillingDoc, PlatformDoc};
 use crate::telemetry::{self, Document};
 use crate::unknown_names;
+use switchboard_kernel::extract::BODY_LIMIT_BYTES;
 
 pub struct Documents {
     pub platform: utoipa::openapi::OpenApi,
@@ -47,7 +47,7 @@ pub struct Documents {
 fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents) {
     let (v4_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
         .merge(secure_forms::router())
-        .merge(voicebots::router())
+        .merge(switchboard_voicebots::router())
         .split_for_parts();
     let (root_routes, root_paths) =
         OpenApiRouter::new().merge(tokens::platform_router()).merge(health::router()).split_for_parts();

@@ -5,7 +5,7 @@
 //! A crate of its own so that an edit of a handler rebuilds only the small
 //! crate of handlers above it (docs/decisions/, "The server's crates"). The
 //! module tree mirrors the server's (`api::voicebots::bots::dto` here is
-//! `crate::api::voicebots::bots::dto` there), and the foundation's modules are
+//! `switchboard_voicebots::bots::dto` there), and the foundation's modules are
 //! named at the root, so every path reads the same in both crates.
 
 pub mod api;

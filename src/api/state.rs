@@ -51,7 +51,47 @@ impl From<SharedState> for AppState {
     }
 }
 
+/// What a state is built with past its databases, services and queues (the
+/// application's `Settings`, as far as requests read them).
+pub struct Options {
+    pub public_url: Option<Arc<str>>,
+    pub test_mode: bool,
+    pub strict_names: bool,
+    pub max_sandboxes: u32,
+    pub max_sandboxes_per_address: u32,
+    pub demo_test_controls: bool,
+    pub sandbox_ttl: Option<std::time::Duration>,
+    pub sandbox_max_age: Option<std::time::Duration>,
+    pub sandbox_creations: Option<crate::api::test_mode::sandboxes::CreationLimit>,
+    pub clock: crate::clock::Clock,
+    pub instance: crate::db::instances::Instance,
+    pub data_sets: Option<super::seed::folder::DataSetFolder>,
+    pub write_wait: std::time::Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            public_url: None,
+            test_mode: false,
+            strict_names: false,
+            max_sandboxes: 1_000,
+            max_sandboxes_per_address: 250,
+            demo_test_controls: false,
+            sandbox_ttl: None,
+            sandbox_max_age: None,
+            sandbox_creations: None,
+            clock: Default::default(),
+            instance: crate::db::instances::Instance::unregistered(),
+            data_sets: None,
+            write_wait: DEFAULT_WRITE_WAIT,
+        }
+    }
+}
+
 pub struct SharedState {
+    /// Interface B's part (`switchboard_voicebots`).
+    pub voicebots: Arc<switchboard_voicebots::VoicebotsState>,
     /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
     /// Every read of a request (`db::reads`): beside the writer on SQLite, on
@@ -143,40 +183,63 @@ impl SharedState {
         tokens: Arc<TokenService>,
         cipher: Arc<FieldCipher>,
         queues: Queues,
+        options: Options,
     ) -> Self {
+        let Options {
+            public_url,
+            test_mode,
+            strict_names,
+            max_sandboxes,
+            max_sandboxes_per_address,
+            demo_test_controls,
+            sandbox_ttl,
+            sandbox_max_age,
+            sandbox_creations,
+            clock,
+            instance,
+            data_sets,
+            write_wait,
+        } = options;
+        let reads = Reads::new(reads.pool, reads.on_thread);
         Self {
+            voicebots: Arc::new(switchboard_voicebots::VoicebotsState {
+                db: db.clone(),
+                reads: reads.clone(),
+                cipher: cipher.clone(),
+                strict_names,
+            }),
             forms: queues.forms,
             write_batches: queues.write_batches,
             journal: queues.journal,
-            form_reads: super::secure_forms::store::batched_reads(reads.pool.clone()),
-            site_revisions: super::billing::sites::store::batched_revisions(reads.pool.clone()),
-            previews: (reads.pool.get_database_backend() == sea_orm::DbBackend::Postgres)
-                .then(|| super::billing::ledger_store::PreviewReads::spawn(reads.pool.clone())),
+            form_reads: super::secure_forms::store::batched_reads(reads.pool().clone()),
+            site_revisions: super::billing::sites::store::batched_revisions(reads.pool().clone()),
+            previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
+                .then(|| super::billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
             db,
-            reads: Reads::new(reads.pool, reads.on_thread),
+            reads,
             tokens,
             cipher,
-            public_url: None,
-            clock: Default::default(),
-            test_mode: false,
-            strict_names: false,
+            public_url,
+            clock,
+            test_mode,
+            strict_names,
             held_delays: Default::default(),
             journal_searches: Default::default(),
-            sandbox_ttl: None,
-            sandbox_max_age: None,
-            sandbox_creations: None,
+            sandbox_ttl,
+            sandbox_max_age,
+            sandbox_creations,
             sandbox_activity: Default::default(),
-            max_sandboxes: 1_000,
-            max_sandboxes_per_address: 250,
-            demo_test_controls: false,
+            max_sandboxes,
+            max_sandboxes_per_address,
+            demo_test_controls,
             logins: Default::default(),
             sites: Default::default(),
             plans: Default::default(),
-            instance: crate::db::instances::Instance::unregistered(),
-            write_wait: DEFAULT_WRITE_WAIT,
+            instance,
+            write_wait,
             site_batches: Default::default(),
             storage: Default::default(),
-            data_sets: None,
+            data_sets,
         }
     }
 }
@@ -216,5 +279,11 @@ impl switchboard_kernel::idempotency::KeyContext for AppState {
 
     fn instance(&self) -> &crate::db::instances::Instance {
         &self.instance
+    }
+}
+
+impl axum::extract::FromRef<AppState> for Arc<switchboard_voicebots::VoicebotsState> {
+    fn from_ref(state: &AppState) -> Self {
+        state.voicebots.clone()
     }
 }

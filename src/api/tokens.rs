@@ -14,8 +14,8 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::auth::refresh::{self, Redeemed};
 use crate::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
-use switchboard_entities::{agent, partner_user};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_entities::{agent, partner_user};
 use switchboard_kernel::extract::{ClientAddress, FormBody};
 
 /// Form fields of a token request (`application/x-www-form-urlencoded`).

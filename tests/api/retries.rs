@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use sea_orm::{ConnectionTrait, EntityTrait, QueryOrder, TransactionTrait};
 use serde_json::{Value, json};
 use switchboard::crypto::FieldCipher;
-use switchboard_entities::invoice;
 use switchboard::secret::ServerSecret;
+use switchboard_entities::invoice;
 
 use crate::helpers::*;
 

@@ -41,10 +41,10 @@ use crate::auth::{Audience, CallerContext, TokenKind, bearer_token};
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
-use switchboard_entities::idempotency_key as key_row;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use crate::extract::BODY_LIMIT_BYTES;
+use switchboard_entities::idempotency_key as key_row;
 
 mod release;
 

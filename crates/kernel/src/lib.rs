@@ -9,6 +9,7 @@
 /// The paths `#[rules]` writes (`::switchboard_kernel::...`) resolve here too.
 extern crate self as switchboard_kernel;
 
+pub mod answer;
 pub mod auth;
 /// The billing rules (`billing/`), named as the server names them.
 pub use switchboard_billing_rules as billing;

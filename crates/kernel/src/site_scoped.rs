@@ -4,10 +4,10 @@
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_entities::{
     secure_form, sip_configuration, telephony_configuration, voicebot, voicebot_channel_instance,
 };
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 /// An entity with `site_id` and `created_time` columns and a GUID primary key `id`.
 pub trait SiteScoped: EntityTrait {

@@ -144,7 +144,9 @@ fn not_null(field: &mut syn::Field, doc_attribute: &str) {
     {
         (false, _) => None,
         (true, true) => Some(syn::parse_quote!(#[serde(deserialize_with = "::switchboard_kernel::extract::non_null")])),
-        (true, false) => Some(syn::parse_quote!(#[serde(default, deserialize_with = "::switchboard_kernel::extract::non_null")])),
+        (true, false) => {
+            Some(syn::parse_quote!(#[serde(default, deserialize_with = "::switchboard_kernel::extract::non_null")]))
+        }
     };
     let path = format_ident!("{}", doc_attribute);
     field.attrs.push(syn::parse_quote!(#[#path(nullable = false)]));

@@ -4,6 +4,5 @@ pub mod billing;
 pub mod secure_forms;
 pub mod seed;
 pub mod test_mode;
-pub mod voicebots;
 
 pub use switchboard_kernel::text;

@@ -16,8 +16,8 @@ use validator::Validate;
 use super::ledger_run;
 use super::ledger_store::{Operation, Wants};
 use super::money::Money;
-use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 use std::collections::{BTreeSet, HashMap};
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 
 use super::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
 use crate::api::AppState;

@@ -12,12 +12,12 @@ use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 use super::ledger_store::{Context, Opened, Operation, SiteRows, open};
 use super::subscriptions::dto::SubscriptionPricingModel;
 use crate::api::AppState;
-use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 use crate::billing::BillingError;
 use crate::billing::engine::{InvoiceMode, Ledger, Outcome, Plan, Writes};
 use crate::db::conclude;
 use crate::db::deferred::Deferred;
 use crate::error::ApiResult;
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt, Recorded};
 
 impl AppState {
     pub fn billing(&self) -> Context<'_> {

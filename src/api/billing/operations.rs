@@ -20,13 +20,13 @@ use super::ledger_store::{Operation, Wants};
 use super::money::Money;
 use super::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use crate::api::AppState;
-use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::billing::BillingError;
 use crate::billing::changes::plan;
 use crate::billing::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};
 use crate::error::{ApiResult, ErrorCode, Violations};
 use switchboard_kernel::extract::{JsonBody, Query};
+use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 
 const TAG: &str = "Subscription operations";
 

@@ -40,10 +40,10 @@ use super::ledger_store::{KnownSite, Opened, Operation};
 use super::scope::lock_site;
 use super::store_error::StoreError;
 use crate::api::AppState;
-use switchboard_kernel::idempotency::KeyClaim;
 use crate::billing::BillingError;
 use crate::db::deferred::Deferred;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use switchboard_kernel::idempotency::KeyClaim;
 
 /// Applies run in one transaction at most; more wait for the next batch.
 const MAX_BATCH: usize = 32;

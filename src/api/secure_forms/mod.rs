@@ -20,11 +20,11 @@ use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
 use self::rules::Target;
 use self::store::SortBy;
 use crate::api::AppState;
-use switchboard_kernel::idempotency::{KeyClaim, Recorded};
-use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{SiteCaller, perm::ManageSecureForm};
 use crate::error::ApiResult;
 use switchboard_kernel::extract::{JsonBody, Path};
+use switchboard_kernel::idempotency::{KeyClaim, Recorded};
+use switchboard_kernel::paging::{PageParams, Paged};
 
 const TAG: &str = "Secure forms";
 
@@ -161,7 +161,7 @@ async fn create_secure_form(
     let recorded = claim.is_some();
     let form = state.forms.create(store::NewForm { site_id: caller.site_id, id: Uuid::now_v7(), draft, claim }).await?;
     let location = format!("{BASE}/{}", form.id);
-    let mut response = crate::api::created(location, form).into_response();
+    let mut response = switchboard_kernel::answer::created(location, form).into_response();
     if recorded {
         response.extensions_mut().insert(Recorded);
     }

@@ -17,8 +17,8 @@ use validator::Validate;
 use crate::api::AppState;
 use crate::api::billing::money::Money;
 use crate::auth::{PartnerCaller, perm::ManageSite};
-use switchboard_entities::gateway_charge as row;
 use crate::error::ApiResult;
+use switchboard_entities::gateway_charge as row;
 use switchboard_kernel::extract::Query;
 
 const TAG: &str = "Test gateway";

@@ -158,8 +158,8 @@ async fn advance_test_clock(
 /// there would run), counted up to one past `MAX_RENEWALS_PER_MOVE`: the
 /// configurations due are read in one query, the periods counted in memory.
 async fn renewals_due(state: &AppState, partner_id: i32, to: DateTime<Utc>) -> ApiResult<u64> {
-    use switchboard_entities::site_billing_config as config;
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    use switchboard_entities::site_billing_config as config;
     let due = config::Entity::find()
         .filter(config::Column::PartnerId.eq(partner_id))
         .filter(config::Column::NextBillingDate.lte(to))

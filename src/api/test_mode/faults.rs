@@ -28,8 +28,8 @@ use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
 use crate::connections::CloseWithoutAnswer;
-use switchboard_entities::test_fault as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use switchboard_entities::test_fault as row;
 use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test faults";
@@ -187,7 +187,8 @@ async fn arm_test_fault(
     .await;
     // Rolled back at once on a refusal: the drop's rollback would hold the tenant's lock until it runs.
     let model = crate::db::conclude(txn, false, armed).await?;
-    Ok(crate::api::created(format!("/api/test/faults/{}", model.id), TestFault::from(model)).into_response())
+    Ok(switchboard_kernel::answer::created(format!("/api/test/faults/{}", model.id), TestFault::from(model))
+        .into_response())
 }
 
 /// List the armed faults

@@ -41,10 +41,10 @@ use super::faults::FaultKind;
 use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use crate::api::AppState;
 use crate::auth::{Tenant, TenantCaller};
-use switchboard_entities::test_request as row;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use switchboard_kernel::extract::Query;
 use crate::redaction;
+use switchboard_entities::test_request as row;
+use switchboard_kernel::extract::Query;
 
 pub use entry::{EntryKind, JournaledRequest};
 use switchboard_resources::api::test_mode::journal::entry;

@@ -30,8 +30,8 @@ use crate::api::AppState;
 use crate::api::billing::clock::{freeze, frozen_at};
 use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
-use switchboard_entities::{site, test_sandbox as row};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use switchboard_entities::{site, test_sandbox as row};
 use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test sandboxes";
@@ -237,7 +237,11 @@ async fn create_test_sandbox(
         // other ids change none of them, and nothing was stored.
         let create = Some(Creation { creator: creator.clone() });
         if let Written::Sandbox(answer) = write(&state, &source, place, clock, Utc::now(), create).await? {
-            return Ok(crate::api::created(format!("/api/test/sandboxes/{}", place.partner_id), answer).into_response());
+            return Ok(switchboard_kernel::answer::created(
+                format!("/api/test/sandboxes/{}", place.partner_id),
+                answer,
+            )
+            .into_response());
         }
     }
     Err(ApiError::internal(anyhow::anyhow!("the random sandbox ids were taken {ATTEMPTS} times in a row")))

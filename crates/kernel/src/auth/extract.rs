@@ -118,8 +118,8 @@ pub const SANDBOX_IDS_FROM: i32 = 1_000_000_000;
 /// sandbox's partner or site is checked against the database (one primary-key
 /// read). Every other token is what its signature says.
 async fn still_there(state: &impl CallerContext, tenant: Tenant) -> Result<(), ApiError> {
-    use switchboard_entities::{partner, site};
     use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    use switchboard_entities::{partner, site};
     if !state.test_mode() {
         return Ok(());
     }

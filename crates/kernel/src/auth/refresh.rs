@@ -8,8 +8,8 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
-use switchboard_entities::refresh_token as row;
 use crate::error::ApiResult;
+use switchboard_entities::refresh_token as row;
 
 const LIVE: &str = "live";
 const USED: &str = "used";

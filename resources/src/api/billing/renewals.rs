@@ -41,9 +41,9 @@ use crate::billing::periods::due_periods;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
-use switchboard_entities::{partner_clock, site, site_billing_config as config, site_renewal};
-use switchboard_entities::money::StoredDecimal;
 use crate::db::on_thread::WriteBatches;
+use switchboard_entities::money::StoredDecimal;
+use switchboard_entities::{partner_clock, site, site_billing_config as config, site_renewal};
 
 /// Sites claimed, and renewed, per transaction.
 const BATCH: u64 = 200;

@@ -4,8 +4,8 @@
 use sea_orm::sea_query::{Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use switchboard_entities::site;
 use crate::error::{ApiError, ApiResult};
+use switchboard_entities::site;
 
 const OWNER: &str = "owner";
 

@@ -17,13 +17,13 @@ use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
-use switchboard_kernel::idempotency::{Answer, KeyClaim};
-use switchboard_kernel::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
-use switchboard_entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
 use crate::db::reads::Reads;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
+use switchboard_kernel::idempotency::{Answer, KeyClaim};
+use switchboard_kernel::paging::PageRequest;
 
 #[derive(Clone, Copy, Debug)]
 pub enum SortBy {

@@ -87,9 +87,9 @@ pub async fn billing_config(
 /// configuration's site and the balance the data set wrote, if it wrote one: a
 /// balance no invoice explains is a state the API cannot reach, so it is refused.
 pub async fn balances(db: &impl ConnectionTrait, stated: &[(i32, Option<Money>)]) -> anyhow::Result<()> {
-    use switchboard_entities::{invoice, site_billing_config as config};
     use rust_decimal::Decimal;
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    use switchboard_entities::{invoice, site_billing_config as config};
     if stated.is_empty() {
         return Ok(());
     }
@@ -211,8 +211,8 @@ pub struct SiteRenewalSeed {
 }
 
 pub async fn site_renewal(db: &impl ConnectionTrait, r: SiteRenewalSeed) -> ApiResult<()> {
-    use switchboard_entities::site_renewal;
     use sea_orm::{ActiveValue::Set, EntityTrait};
+    use switchboard_entities::site_renewal;
     site_renewal::Entity::insert(site_renewal::ActiveModel {
         site_id: Set(r.site_id),
         period_start: Set(r.period_start),

@@ -17,15 +17,15 @@ use serde_json::{Map, Value, json};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::sites::store as site_store;
 use crate::api::secure_forms::dto::SecureForm;
-use crate::api::voicebots::sip::dto::SipConfiguration;
-use crate::api::voicebots::telephony::dto::TelephonyConfiguration;
 use crate::auth::Permission;
 use crate::crypto::FieldCipher;
+use crate::error::{ApiError, ApiResult};
 use switchboard_entities::{
     agent, partner, partner_user, secure_form, sip_configuration, tag, telephony_configuration, voicebot,
     voicebot_channel_instance,
 };
-use crate::error::{ApiError, ApiResult};
+use switchboard_voicebots::sip::dto::SipConfiguration;
+use switchboard_voicebots::telephony::dto::TelephonyConfiguration;
 
 mod billing;
 

@@ -15,16 +15,16 @@ use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::SiteBillingProfileInput;
 use crate::api::billing::sites::Tag;
 use crate::api::secure_forms::{self, dto::SecureFormInput};
-use crate::api::voicebots::bots::VoicebotInput;
-use crate::api::voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
-use crate::api::voicebots::channels::VoicebotChannelInstanceInput;
-use crate::api::voicebots::sip::SipConfigurationInput;
-use crate::api::voicebots::telephony::TelephonyConfigurationInput;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use switchboard_entities::{
     chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
 };
+use switchboard_voicebots::bots::dto::VoicebotInput;
+use switchboard_voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
+use switchboard_voicebots::channels::dto::VoicebotChannelInstanceInput;
+use switchboard_voicebots::sip::dto::SipConfigurationInput;
+use switchboard_voicebots::telephony::dto::TelephonyConfigurationInput;
 
 mod billing;
 pub mod folder;

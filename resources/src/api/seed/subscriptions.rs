@@ -11,8 +11,8 @@ use crate::api::billing::ledger_store::cancellation;
 use crate::api::billing::subscriptions::SubscriptionPricingModel;
 use crate::api::billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 use crate::billing::engine::NewSubscription;
-use switchboard_entities::plan;
 use crate::error::{ApiError, ApiResult};
+use switchboard_entities::plan;
 
 /// A plan of the catalog: the subscription it starts, with pricing model
 /// templates in the subscription's own shape.

@@ -4,15 +4,15 @@
 use sea_orm::DatabaseTransaction;
 use uuid::Uuid;
 
-use crate::api::voicebots::{bots, channels, sip, telephony};
 use crate::crypto::FieldCipher;
 use crate::error::ApiResult;
+use switchboard_voicebots::{bots, channels, sip, telephony};
 
 pub async fn telephony(
     txn: &DatabaseTransaction,
     site_id: i32,
     id: Uuid,
-    input: telephony::TelephonyConfigurationInput,
+    input: telephony::dto::TelephonyConfigurationInput,
 ) -> ApiResult<()> {
     telephony::store::insert(txn, site_id, id, telephony::rules::validate(input, None)?).await
 }
@@ -22,7 +22,7 @@ pub async fn sip(
     cipher: &FieldCipher,
     site_id: i32,
     id: Uuid,
-    mut input: sip::SipConfigurationInput,
+    mut input: sip::dto::SipConfigurationInput,
 ) -> ApiResult<()> {
     // A snapshot leaves SIP passwords behind: one without is kept empty
     // (the API requires one on create), to be set with a PUT.
@@ -42,7 +42,7 @@ pub async fn channel(
     txn: &DatabaseTransaction,
     site_id: i32,
     id: Uuid,
-    input: channels::VoicebotChannelInstanceInput,
+    input: channels::dto::VoicebotChannelInstanceInput,
 ) -> ApiResult<()> {
     let draft = channels::store::verified(txn, site_id, channels::rules::validate(input)).await?;
     channels::store::insert(txn, site_id, id, draft).await
@@ -53,7 +53,7 @@ pub async fn voicebot(
     site_id: i32,
     id: Uuid,
     channel_id: Uuid,
-    input: bots::VoicebotInput,
+    input: bots::dto::VoicebotInput,
     at: chrono::DateTime<chrono::Utc>,
 ) -> ApiResult<()> {
     let draft = bots::store::verified(txn, site_id, bots::rules::validate(input, None)).await?;

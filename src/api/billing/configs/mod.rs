@@ -14,12 +14,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::api::AppState;
 use crate::api::billing::clock::partner_now;
 use crate::api::billing::scope::{SiteSet, on_locked_site};
-use crate::api::located;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiResult, ErrorCode, Violations};
-use switchboard_kernel::extract::{JsonBody, Path};
 pub use dto::*;
 pub use store::load;
+use switchboard_kernel::answer::located;
+use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Site billing configs";
 

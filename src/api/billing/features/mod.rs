@@ -23,8 +23,8 @@ use crate::auth::{
     perm::{ManageFeature, ManageSite},
 };
 use crate::error::{ApiResult, ErrorCode, Violations};
-use switchboard_kernel::extract::{JsonBody, Path, Query};
 pub use dto::*;
+use switchboard_kernel::extract::{JsonBody, Path, Query};
 
 const TAG: &str = "Subscription features";
 

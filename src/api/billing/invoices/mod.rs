@@ -15,11 +15,11 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageInvoice};
 use crate::error::ApiResult;
-use switchboard_kernel::extract::Path;
 pub use dto::*;
+use switchboard_kernel::extract::Path;
+use switchboard_kernel::paging::{PageParams, Paged};
 
 const TAG: &str = "Invoices";
 

@@ -18,8 +18,8 @@ use crate::auth::{
     perm::{ManageFeature, ManageProduct},
 };
 use crate::error::ApiResult;
-use switchboard_kernel::extract::{Path, Query};
 pub use dto::*;
+use switchboard_kernel::extract::{Path, Query};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -18,11 +18,11 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use switchboard_kernel::paging::{PageParams, Paged};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult};
-use switchboard_kernel::extract::{Path, Query};
 pub use dto::*;
+use switchboard_kernel::extract::{Path, Query};
+use switchboard_kernel::paging::{PageParams, Paged};
 
 const TAG: &str = "Sites";
 

@@ -18,13 +18,13 @@ use validator::Validate;
 
 use super::scope::SiteSet;
 use crate::api::AppState;
-use switchboard_kernel::read_only::SentBack;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, Violations};
-use switchboard_kernel::extract::{JsonBody, Path, Query};
 pub use dto::*;
 pub use input::*;
 use store::{Selection, load};
+use switchboard_kernel::extract::{JsonBody, Path, Query};
+use switchboard_kernel::read_only::SentBack;
 
 const TAG: &str = "Subscriptions";
 

@@ -74,8 +74,8 @@ pub const MAX_DOWNLOADED_LINES: u64 = 20_000;
 
 /// Refuses a download past `MAX_DOWNLOADED_LINES`, counted first (one query).
 async fn within_download_bound(state: &AppState, partner_id: i32) -> ApiResult<()> {
-    use switchboard_entities::invoice_line_item as line;
     use sea_orm::sea_query::Query as Select;
+    use switchboard_entities::invoice_line_item as line;
     let sites = Select::select()
         .column(site::Column::Id)
         .from(site::Entity)

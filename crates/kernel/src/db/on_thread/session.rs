@@ -437,8 +437,8 @@ mod tests {
     use sea_orm::{ActiveModelTrait, DatabaseConnection, EntityTrait, IntoActiveModel};
 
     use super::*;
-    use switchboard_entities::money::StoredDecimal;
     use crate::db::on_thread::OnThreadReads;
+    use switchboard_entities::money::StoredDecimal;
 
     /// A row of every kind of column the entities have, declared as the migrations declare them.
     mod kinds {

@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 use validator::Validate;
 
 use crate::api::billing::money::Money;
-use switchboard_kernel::read_only::{ReadOnly, SentBack};
 use crate::billing::periods::BillingPeriod;
+use switchboard_kernel::read_only::{ReadOnly, SentBack};
 
 /// A currency of the catalog.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

@@ -9,11 +9,11 @@ use super::dto::{Currency, SiteBillingConfig};
 use super::rules::Checked;
 use crate::api::billing::money::Money;
 use crate::api::billing::scope::{SiteSet, partner_site};
+use crate::billing::periods::{BillingPeriod, next_billing_date};
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_entities::{currency, site_billing_config as row};
 use switchboard_kernel::read_only::SentBack;
 use switchboard_kernel::text::can_name_a_row;
-use crate::billing::periods::{BillingPeriod, next_billing_date};
-use switchboard_entities::{currency, site_billing_config as row};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 impl SiteBillingConfig {
     fn from_row(r: row::Model, currency: Currency) -> ApiResult<Self> {

@@ -13,11 +13,11 @@ use crate::api::billing::scope::{SiteSet, lock_site, partner_site};
 use crate::api::billing::subscriptions::CANCELLED;
 use crate::billing::BillingError;
 use crate::db::by_parent::ByParent;
+use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_entities::{
     feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits,
     subscription_product_feature_point_relation as point, subscription_product_relation as relation,
 };
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 
 impl From<limits::Model> for SubscriptionFeatureLimitationConfig {
     fn from(r: limits::Model) -> Self {

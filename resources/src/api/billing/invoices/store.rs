@@ -12,13 +12,13 @@ use uuid::Uuid;
 
 use super::dto::*;
 use crate::api::billing::scope::SiteSet;
-use switchboard_kernel::paging::PageRequest;
 use crate::billing::invoice::{Invoice, LineSpec, TaxRate};
 use crate::billing::round_money;
+use crate::error::{ApiError, ApiResult};
 use switchboard_entities::{
     currency, invoice, invoice_bill_to, invoice_line_item as line, site, site_billing_profile, tax_rate,
 };
-use crate::error::{ApiError, ApiResult};
+use switchboard_kernel::paging::PageRequest;
 
 impl From<invoice_bill_to::Model> for InvoiceBillTo {
     fn from(r: invoice_bill_to::Model) -> Self {

@@ -26,11 +26,11 @@ use crate::billing::periods::BillingPeriod;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::by_parent::ByParent;
+use switchboard_entities::money::StoredDecimal;
 use switchboard_entities::{
     gateway_charge, invoice_line_item as line, site_billing_config as config, subscription,
     subscription_pricing_model as model,
 };
-use switchboard_entities::money::StoredDecimal;
 
 mod named;
 mod site_row;

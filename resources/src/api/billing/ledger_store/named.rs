@@ -18,8 +18,8 @@ use crate::billing::BillingError;
 use crate::billing::engine::{OpenCharge, Subscription};
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
-use switchboard_entities::{agent, invoice_line_item as line, site};
 use crate::error::ApiResult;
+use switchboard_entities::{agent, invoice_line_item as line, site};
 
 /// Whether opening `op` on `db` reads what it names besides its site as JSON
 /// columns (`Named`): on PostgreSQL, where each statement is a round trip,

@@ -13,10 +13,10 @@ use uuid::Uuid;
 
 use crate::api::billing::invoices::store::InvoiceSite;
 use crate::billing::invoice::TaxRate;
+use switchboard_entities::money::StoredDecimal;
 use switchboard_entities::{
     agent, currency, partner_clock, site, site_billing_config as config, site_billing_profile, tax_rate,
 };
-use switchboard_entities::money::StoredDecimal;
 
 /// What an operation knows of its site before anything it names: what an
 /// invoice takes of the site, its billing terms, its profile's payment (an

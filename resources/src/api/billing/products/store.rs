@@ -4,10 +4,10 @@
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::dto::*;
-use switchboard_kernel::text::can_name_a_row;
 use crate::db::by_parent::ByParent;
-use switchboard_entities::{feature_point_item as item, product};
 use crate::error::{ApiError, ApiResult};
+use switchboard_entities::{feature_point_item as item, product};
+use switchboard_kernel::text::can_name_a_row;
 
 impl From<product::Model> for Product {
     fn from(r: product::Model) -> Self {

@@ -8,8 +8,8 @@ use super::rules::{CardNumber, ProfileDraft};
 use crate::api::billing::cards;
 use crate::api::billing::scope::{SiteSet, partner_site};
 use crate::crypto::FieldCipher;
-use switchboard_entities::site_billing_profile as row;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_entities::site_billing_profile as row;
 
 fn masked(cipher: &FieldCipher, stored: &str) -> ApiResult<String> {
     if stored.is_empty() {

@@ -12,15 +12,15 @@ use super::dto::*;
 use crate::api::billing::configs::{self, SiteBillingConfig};
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
-use switchboard_kernel::paging::PageRequest;
 use crate::db::batched::BatchedReads;
 use crate::db::by_parent::ByParent;
+use crate::db::reads::Reads;
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use switchboard_entities::{
     agent, partner_user, platform, profit_center, site, site_billing_config, site_billing_profile, site_contract,
     site_contract_attachment as attachment, site_tag, subscription, tag,
 };
-use crate::db::reads::Reads;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use switchboard_kernel::paging::PageRequest;
 
 /// Kept by triggers only, so not a field of the entity: no write sets it.
 const REVISION: &str = "revision";
@@ -258,7 +258,8 @@ pub async fn search(
 ) -> ApiResult<(u64, Vec<SitePagedModel>)> {
     let partner_rows = site::Entity::find().filter(site::Column::PartnerId.eq(partner_id));
     let narrow = site_id.map(|id| site::Column::Id.eq(id));
-    let (select, total) = switchboard_kernel::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
+    let (select, total) =
+        switchboard_kernel::counts::partner_list(db, partner_rows, partner_id, "sites", narrow).await?;
     let sites = select.order_by_asc(site::Column::Id).offset(page.offset()).limit(page.size).all(db).await?;
     Ok((total, summarise(db, sites).await?))
 }

@@ -10,9 +10,9 @@ use validator::Validate;
 
 use crate::api::billing::invoices::InvoiceLineItem;
 use crate::api::billing::money::Money;
-use switchboard_kernel::read_only::ReadOnly;
 use crate::billing::engine::PricedModel;
 use crate::billing::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};
+use switchboard_kernel::read_only::ReadOnly;
 
 /// Declares a price object: its own fields followed by the eight price and
 /// discount fields, written out flat (serde's `flatten` would read numbers

@@ -20,8 +20,8 @@ use crate::billing::BillingError;
 use crate::billing::engine::NewSubscription;
 use crate::billing::pricing::PeriodPrices;
 use crate::db::by_parent::ByParent;
-use switchboard_entities::{subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_entities::{subscription, subscription_price_segment as segment, subscription_pricing_model as model};
 
 fn prices(r: &segment::Model) -> PeriodPrices {
     PeriodPrices {

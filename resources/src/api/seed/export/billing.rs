@@ -16,12 +16,12 @@ use crate::api::billing::scope::SiteSet;
 use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::billing::gateway::DECLINED_CARD;
 use crate::crypto::FieldCipher;
+use crate::error::{ApiError, ApiResult};
 use switchboard_entities::{
     invoice, invoice_line_item as line, site_billing_profile as profile, site_renewal, subscription,
     subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
     subscription_product_relation as relation,
 };
-use crate::error::{ApiError, ApiResult};
 
 /// The gateway's test card that any other card behaves as (`billing::gateway::settles`).
 const SUCCEEDING_CARD: &str = "4242424242424242";
