@@ -199,7 +199,7 @@ impl AppState {
 /// `switchboard migrate` runs this.
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     crate::db::migrate(db).await?;
-    let filled = crate::api::secure_forms::store::fill_missing_fields_json(db)
+    let filled = switchboard_secure_forms::store::fill_missing_fields_json(db)
         .await
         .map_err(|err| anyhow::anyhow!("filling in the fields_json of stored secure forms: {err:?}"))?;
     if filled > 0 {

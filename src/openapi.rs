@@ -279,7 +279,8 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 /// Each module's rules between properties of its bodies
 /// (`crate::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
-    use crate::api::{billing::profiles, secure_forms};
+    use crate::api::billing::profiles;
+    use switchboard_secure_forms as secure_forms;
     use switchboard_voicebots::{channels, sip, telephony};
     let modules = [
         sip::SCHEMA_CONDITIONS,

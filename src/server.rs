@@ -20,7 +20,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{AppState, billing, health, secure_forms, test_mode, tokens};
+use crate::api::{AppState, billing, health, test_mode, tokens};
 use crate::connections::ConnectionLimits;
 use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
@@ -46,7 +46,7 @@ pub struct Documents {
 /// (`openapi::add_root_paths` says why).
 fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents) {
     let (v4_routes, mut platform) = OpenApiRouter::with_openapi(PlatformDoc::openapi())
-        .merge(secure_forms::router())
+        .merge(switchboard_secure_forms::routes::router())
         .merge(switchboard_voicebots::router())
         .split_for_parts();
     let (root_routes, root_paths) =
@@ -113,7 +113,7 @@ pub fn app(state: AppState) -> Router {
             writer: state.db.clone(),
             readers: state.reads.pool().clone(),
             gauges: vec![("switchboard_form_writer_waiting", {
-                let forms = state.forms.clone();
+                let forms = state.secure_forms.forms.clone();
                 Box::new(move || forms.waiting() as f64)
             })],
         }))

@@ -4,7 +4,6 @@
 
 pub mod billing;
 pub mod health;
-pub mod secure_forms;
 pub use switchboard_resources::api::seed;
 pub mod state;
 pub mod test_mode;

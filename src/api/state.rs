@@ -13,9 +13,10 @@ use crate::db::reads::Reads;
 use super::billing::sites::rendered::RenderedSites;
 use super::billing::sites::store::SiteRevisions;
 use super::billing::subscriptions::store::PlanCatalog;
-use super::secure_forms::store::FormReads;
-use super::secure_forms::writer::FormWriter;
 use super::test_mode::journal::Journal;
+use switchboard_secure_forms::SecureFormsState;
+use switchboard_secure_forms::writer::FormWriter;
+use switchboard_voicebots::VoicebotsState;
 
 /// How long a write waits for the database in all (queued, then for a
 /// connection) before it is answered 503 unwritten (`--write-wait`).
@@ -90,8 +91,10 @@ impl Default for Options {
 }
 
 pub struct SharedState {
+    /// Interface A's part (`switchboard_secure_forms`).
+    pub secure_forms: Arc<SecureFormsState>,
     /// Interface B's part (`switchboard_voicebots`).
-    pub voicebots: Arc<switchboard_voicebots::VoicebotsState>,
+    pub voicebots: Arc<VoicebotsState>,
     /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
     /// Every read of a request (`db::reads`): beside the writer on SQLite, on
@@ -133,10 +136,6 @@ pub struct SharedState {
     pub sites: Arc<RenderedSites>,
     /// Sites' revisions, in batches (`db::batched`), where `on_thread` cannot read them.
     pub site_revisions: SiteRevisions,
-    /// Writes secure form creates in batches (`api::secure_forms::writer`).
-    pub forms: FormWriter,
-    /// GETs of secure forms by id, in batches (`db::batched`), where `on_thread` cannot read them.
-    pub form_reads: FormReads,
     /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
     pub write_batches: Option<WriteBatches>,
     /// The plans of the catalog, each read once (`PlanCatalog`).
@@ -202,16 +201,21 @@ impl SharedState {
         } = options;
         let reads = Reads::new(reads.pool, reads.on_thread);
         Self {
-            voicebots: Arc::new(switchboard_voicebots::VoicebotsState {
+            secure_forms: Arc::new(SecureFormsState {
+                db: db.clone(),
+                reads: reads.clone(),
+                forms: queues.forms,
+                form_reads: switchboard_secure_forms::store::batched_reads(reads.pool().clone()),
+                strict_names,
+            }),
+            voicebots: Arc::new(VoicebotsState {
                 db: db.clone(),
                 reads: reads.clone(),
                 cipher: cipher.clone(),
                 strict_names,
             }),
-            forms: queues.forms,
             write_batches: queues.write_batches,
             journal: queues.journal,
-            form_reads: super::secure_forms::store::batched_reads(reads.pool().clone()),
             site_revisions: super::billing::sites::store::batched_revisions(reads.pool().clone()),
             previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
                 .then(|| super::billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
@@ -282,7 +286,13 @@ impl switchboard_kernel::idempotency::KeyContext for AppState {
     }
 }
 
-impl axum::extract::FromRef<AppState> for Arc<switchboard_voicebots::VoicebotsState> {
+impl axum::extract::FromRef<AppState> for Arc<SecureFormsState> {
+    fn from_ref(state: &AppState) -> Self {
+        state.secure_forms.clone()
+    }
+}
+
+impl axum::extract::FromRef<AppState> for Arc<VoicebotsState> {
     fn from_ref(state: &AppState) -> Self {
         state.voicebots.clone()
     }

@@ -1,7 +1,6 @@
 //! The wire types, rules and stores of `api`; its handlers are the server's.
 
 pub mod billing;
-pub mod secure_forms;
 pub mod seed;
 pub mod test_mode;
 

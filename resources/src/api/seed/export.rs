@@ -16,7 +16,6 @@ use serde_json::{Map, Value, json};
 
 use crate::api::billing::scope::SiteSet;
 use crate::api::billing::sites::store as site_store;
-use crate::api::secure_forms::dto::SecureForm;
 use crate::auth::Permission;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult};
@@ -24,6 +23,7 @@ use switchboard_entities::{
     agent, partner, partner_user, secure_form, sip_configuration, tag, telephony_configuration, voicebot,
     voicebot_channel_instance,
 };
+use switchboard_secure_forms::dto::SecureForm;
 use switchboard_voicebots::sip::dto::SipConfiguration;
 use switchboard_voicebots::telephony::dto::TelephonyConfiguration;
 

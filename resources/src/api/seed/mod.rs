@@ -14,12 +14,12 @@ use crate::api::billing::money::Money;
 use crate::api::billing::products::{self, FeaturePointItem, Product};
 use crate::api::billing::profiles::SiteBillingProfileInput;
 use crate::api::billing::sites::Tag;
-use crate::api::secure_forms::{self, dto::SecureFormInput};
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use switchboard_entities::{
     chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
 };
+use switchboard_secure_forms::{self as secure_forms, dto::SecureFormInput};
 use switchboard_voicebots::bots::dto::VoicebotInput;
 use switchboard_voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
 use switchboard_voicebots::channels::dto::VoicebotChannelInstanceInput;

@@ -7,8 +7,8 @@ use base64::Engine;
 use uuid::Uuid;
 
 use super::dto::{FieldType, SecureFormFieldInput, SecureFormFieldOptionInput, SecureFormInput};
-use crate::error::{ApiError, ErrorCode, Violations};
-use crate::schema_conditions::{SchemaConditions, when_equals};
+use switchboard_kernel::error::{ApiError, ErrorCode, Violations};
+use switchboard_kernel::schema_conditions::{SchemaConditions, when_equals};
 
 pub const MAX_LOGO_BYTES: usize = 1024 * 1024;
 

@@ -17,11 +17,11 @@ use uuid::Uuid;
 
 use super::dto::{FieldType, FormColumns, FormFields, SecureForm, SecureFormField, SecureFormFieldOption};
 use super::rules::{FieldDraft, FormDraft};
-use crate::db::batched::BatchedReads;
-use crate::db::by_parent::ByParent;
-use crate::db::reads::Reads;
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_entities::{secure_form as form, secure_form_field as field, secure_form_field_option as option};
+use switchboard_kernel::db::batched::BatchedReads;
+use switchboard_kernel::db::by_parent::ByParent;
+use switchboard_kernel::db::reads::Reads;
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_kernel::idempotency::{Answer, KeyClaim};
 use switchboard_kernel::paging::PageRequest;
 

@@ -1,36 +1,39 @@
-//! Interface A: secure forms, under permission ManageSecureForm and site tenancy.
+//! The routes of secure forms: the handlers, each an adapter from HTTP to the
+//! rules and the store and back.
 
-pub use switchboard_resources::api::secure_forms::dto;
-pub use switchboard_resources::api::secure_forms::rules;
-pub use switchboard_resources::api::secure_forms::store;
-pub use switchboard_resources::api::secure_forms::writer;
+use crate::{SecureFormsState, rules, store};
 
-use axum::extract::State;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, State};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
+use switchboard_kernel::answer::ServerState;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use self::dto::{SecureForm, SecureFormInput, SecureFormPage};
-use self::rules::Target;
-use self::store::SortBy;
-use crate::api::AppState;
-use crate::auth::{SiteCaller, perm::ManageSecureForm};
-use crate::error::ApiResult;
+use crate::dto::{SecureForm, SecureFormInput, SecureFormPage};
+use crate::rules::Target;
+use crate::store::SortBy;
+use switchboard_kernel::auth::{SiteCaller, perm::ManageSecureForm};
+use switchboard_kernel::error::ApiResult;
 use switchboard_kernel::extract::{JsonBody, Path};
 use switchboard_kernel::idempotency::{KeyClaim, Recorded};
 use switchboard_kernel::paging::{PageParams, Paged};
 
 const TAG: &str = "Secure forms";
 
-use switchboard_resources::api::secure_forms::BASE;
+use crate::BASE;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<SecureFormsState>: FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(list_secure_forms, create_secure_form)).routes(routes!(
         get_secure_form,
         update_secure_form,
@@ -101,7 +104,7 @@ struct ListSecureFormsParams {
 
     extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn list_secure_forms(
-    State(state): State<AppState>,
+    State(state): State<Arc<SecureFormsState>>,
     caller: SiteCaller<ManageSecureForm>,
     list: Paged<ListSecureFormsParams>,
 ) -> ApiResult<Json<SecureFormPage>> {
@@ -128,7 +131,7 @@ async fn list_secure_forms(
 
     extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn get_secure_form(
-    State(state): State<AppState>,
+    State(state): State<Arc<SecureFormsState>>,
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Response> {
@@ -151,7 +154,7 @@ async fn get_secure_form(
 
     extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn create_secure_form(
-    State(state): State<AppState>,
+    State(state): State<Arc<SecureFormsState>>,
     caller: SiteCaller<ManageSecureForm>,
     key: Option<Extension<KeyClaim>>,
     JsonBody(input): JsonBody<SecureFormInput>,
@@ -183,7 +186,7 @@ async fn create_secure_form(
 
     extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn update_secure_form(
-    State(state): State<AppState>,
+    State(state): State<Arc<SecureFormsState>>,
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
     JsonBody(input): JsonBody<SecureFormInput>,
@@ -205,7 +208,7 @@ async fn update_secure_form(
 
     extensions(("x-permissions" = json!(["ManageSecureForm"]))))]
 async fn delete_secure_form(
-    State(state): State<AppState>,
+    State(state): State<Arc<SecureFormsState>>,
     caller: SiteCaller<ManageSecureForm>,
     Path(id): Path<Uuid>,
 ) -> ApiResult<StatusCode> {

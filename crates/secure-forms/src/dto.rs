@@ -121,8 +121,8 @@ pub struct SecureFormInput {
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
 impl switchboard_kernel::extract::BodyRules for SecureFormInput {
-    fn rule_problems(&self) -> crate::error::Violations {
-        crate::error::Violations::checked(self)
+    fn rule_problems(&self) -> switchboard_kernel::error::Violations {
+        switchboard_kernel::error::Violations::checked(self)
     }
 }
 

@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::dto::SecureForm;
 use super::store::{self, NewForm};
-use crate::error::{ApiError, ApiResult};
+use switchboard_kernel::error::{ApiError, ApiResult};
 
 /// Creates written together at most (each batch's rows are chunked further by
 /// `store::create_all`); more wait for the next batch.
@@ -107,7 +107,8 @@ async fn write(db: &DatabaseConnection, jobs: Vec<Job>) {
             Err(err)
                 if matches!(
                     err.code(),
-                    crate::error::ErrorCode::DatabaseUnavailable | crate::error::ErrorCode::OutcomeUnknown
+                    switchboard_kernel::error::ErrorCode::DatabaseUnavailable
+                        | switchboard_kernel::error::ErrorCode::OutcomeUnknown
                 ) =>
             {
                 for answer in answers {
@@ -131,14 +132,14 @@ async fn create_together(db: &DatabaseConnection, forms: &[NewForm], deadline: I
         Err(_) => return Err(not_written()),
     };
     let created = store::create_all(&txn, forms).await?;
-    crate::db::commit(txn).await?;
+    switchboard_kernel::db::commit(txn).await?;
     Ok(created)
 }
 
 /// A create that waited its whole write wait, refused before anything was written.
 fn not_written() -> ApiError {
     ApiError::new(
-        crate::error::ErrorCode::DatabaseUnavailable,
+        switchboard_kernel::error::ErrorCode::DatabaseUnavailable,
         "the create waited its whole write wait for the database and was not written; retry it",
     )
     .retry_after(1)
@@ -149,8 +150,8 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::api::secure_forms::dto::SecureFormInput;
-    use crate::api::secure_forms::rules::{Target, validate};
+    use crate::dto::SecureFormInput;
+    use crate::rules::{Target, validate};
 
     fn new_form(id: Uuid, name: &str) -> NewForm {
         let input: SecureFormInput = serde_json::from_value(serde_json::json!({
@@ -161,11 +162,12 @@ mod tests {
         NewForm { site_id: 10000, id, draft: validate(input, Target::Create).unwrap(), claim: None }
     }
 
-    async fn demo_database() -> DatabaseConnection {
-        let db = crate::db::connect("sqlite::memory:").await.unwrap();
-        crate::db::migrate(&db).await.unwrap();
-        let cipher = crate::crypto::FieldCipher::new(&crate::secret::ServerSecret::from_bytes([7; 32]));
-        crate::api::seed::load(&db, &cipher, crate::api::seed::demo()).await.unwrap();
+    async fn one_site_database() -> DatabaseConnection {
+        let db = switchboard_kernel::db::connect("sqlite::memory:").await.unwrap();
+        switchboard_kernel::db::migrate(&db).await.unwrap();
+        // The one site the forms name, and its partner.
+        let rows = "INSERT INTO partners (id, name) VALUES (1, 'partner'); INSERT INTO sites (id, partner_id) VALUES (10000, 1)";
+        sea_orm::ConnectionTrait::execute_unprepared(&db, rows).await.unwrap();
         db
     }
 
@@ -173,7 +175,7 @@ mod tests {
     /// fails alone; the others are stored and answered.
     #[tokio::test]
     async fn a_refused_create_fails_alone_in_its_batch() {
-        let db = demo_database().await;
+        let db = one_site_database().await;
         let taken = Uuid::now_v7();
         FormWriter::spawn(db.clone(), WAIT).0.create(new_form(taken, "first")).await.unwrap();
         let (mut batch, mut answers) = (Vec::new(), Vec::new());
@@ -208,7 +210,7 @@ mod tests {
     /// Creates sent at once are written in batches and each answered with its own form.
     #[tokio::test]
     async fn creates_sent_together_are_each_answered() {
-        let db = demo_database().await;
+        let db = one_site_database().await;
         let writer = FormWriter::spawn(db.clone(), WAIT).0;
         let pending: Vec<_> = (0..50)
             .map(|n| {
@@ -228,7 +230,7 @@ mod tests {
     /// that waited for a database that was away) is answered 503 and not written.
     #[tokio::test]
     async fn a_create_that_waited_too_long_is_refused_unwritten() {
-        let db = demo_database().await;
+        let db = one_site_database().await;
         let (late_id, fresh_id) = (Uuid::now_v7(), Uuid::now_v7());
         let (late, late_answered) = oneshot::channel();
         let (fresh, fresh_answered) = oneshot::channel();
@@ -245,7 +247,7 @@ mod tests {
         )
         .await;
         let refused = late_answered.await.unwrap().unwrap_err();
-        assert_eq!(refused.code(), crate::error::ErrorCode::DatabaseUnavailable);
+        assert_eq!(refused.code(), switchboard_kernel::error::ErrorCode::DatabaseUnavailable);
         assert!(store::find(&db, 10000, late_id).await.is_err(), "not written");
         assert_eq!(fresh_answered.await.unwrap().unwrap().id, fresh_id);
     }
@@ -255,7 +257,7 @@ mod tests {
     /// when its deadline passes, not after the pool's own timeout, unwritten.
     #[tokio::test]
     async fn the_wait_for_a_connection_ends_at_the_same_deadline() {
-        let db = demo_database().await;
+        let db = one_site_database().await;
         let held = db.begin().await.unwrap();
         let (answer, answered) = oneshot::channel();
         let id = Uuid::now_v7();
@@ -263,7 +265,7 @@ mod tests {
         let job = Job { form: new_form(id, "no connection"), answer, deadline: started + Duration::from_millis(300) };
         write(&db, vec![job]).await;
         let refused = answered.await.unwrap().unwrap_err();
-        assert_eq!(refused.code(), crate::error::ErrorCode::DatabaseUnavailable);
+        assert_eq!(refused.code(), switchboard_kernel::error::ErrorCode::DatabaseUnavailable);
         assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
         drop(held);
         assert!(store::find(&db, 10000, id).await.is_err(), "not written");
