@@ -11,13 +11,13 @@ use tokio::task::JoinHandle;
 
 use std::sync::Arc;
 
-use crate::api::billing::renewals::{Renewals, spawn_loop};
 use crate::api::state::Queues;
 use crate::api::test_mode::journal::Journal;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
+use switchboard_partner_billing::renewals::{Renewals, spawn_loop};
 use switchboard_secure_forms::writer::FormWriter;
 
 /// How long `stop` waits for the queues to drain.

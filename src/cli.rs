@@ -299,7 +299,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 Default::default(),
                 crate::api::DEFAULT_WRITE_WAIT,
             );
-            let renewals = crate::api::billing::renewals::Renewals::new(
+            let renewals = switchboard_partner_billing::renewals::Renewals::new(
                 db,
                 cipher,
                 crate::clock::Clock::System,

@@ -279,7 +279,7 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 /// Each module's rules between properties of its bodies
 /// (`crate::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
-    use crate::api::billing::profiles;
+    use switchboard_partner_billing::profiles;
     use switchboard_secure_forms as secure_forms;
     use switchboard_voicebots::{channels, sip, telephony};
     let modules = [

@@ -20,7 +20,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{AppState, billing, health, test_mode, tokens};
+use crate::api::{AppState, health, test_mode, tokens};
 use crate::connections::ConnectionLimits;
 use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
@@ -55,7 +55,7 @@ fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents
     let platform_routes = Router::new().nest("/v4", v4_routes.merge(root_routes.clone())).merge(root_routes);
     let (billing_routes, mut billing) = OpenApiRouter::with_openapi(BillingDoc::openapi())
         .merge(tokens::partner_router())
-        .merge(billing::router())
+        .merge(switchboard_partner_billing::router())
         .split_for_parts();
     let (test_routes, mut test) = test_mode::router().split_for_parts();
     test_mode::name_operations(&mut test, &platform, &billing);
@@ -80,7 +80,10 @@ pub fn app(state: AppState) -> Router {
         switchboard_kernel::idempotency::platform_idempotency::<AppState>,
     ));
     let billing_routes = billing_routes
-        .layer(middleware::from_fn_with_state(state.clone(), billing::actions::subscription_actions))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            switchboard_partner_billing::actions::subscription_actions::<AppState>,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), switchboard_kernel::idempotency::idempotency::<AppState>));
     let request_id = HeaderName::from_static("x-request-id");
     let operations = Arc::new(telemetry::Operations::from_documents(&docs.platform, &docs.billing, &docs.test));

@@ -2,7 +2,6 @@
 //! store), the token endpoints, test mode, the state every handler shares
 //! (`state`) and the data sets written through the stores (`seed`).
 
-pub mod billing;
 pub mod health;
 pub use switchboard_resources::api::seed;
 pub mod state;

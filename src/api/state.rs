@@ -10,10 +10,8 @@ use crate::crypto::FieldCipher;
 use crate::db::on_thread::WriteBatches;
 use crate::db::reads::Reads;
 
-use super::billing::sites::rendered::RenderedSites;
-use super::billing::sites::store::SiteRevisions;
-use super::billing::subscriptions::store::PlanCatalog;
 use super::test_mode::journal::Journal;
+use switchboard_partner_billing::PartnerBillingState;
 use switchboard_secure_forms::SecureFormsState;
 use switchboard_secure_forms::writer::FormWriter;
 use switchboard_voicebots::VoicebotsState;
@@ -95,6 +93,8 @@ pub struct SharedState {
     pub secure_forms: Arc<SecureFormsState>,
     /// Interface B's part (`switchboard_voicebots`).
     pub voicebots: Arc<VoicebotsState>,
+    /// Interface C's part (`switchboard_partner_billing`).
+    pub partner_billing: Arc<PartnerBillingState>,
     /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
     /// Every read of a request (`db::reads`): beside the writer on SQLite, on
@@ -132,14 +132,6 @@ pub struct SharedState {
     pub demo_test_controls: bool,
     /// Bounds password hashing and throttles failed sign-ins.
     pub logins: Arc<crate::auth::guard::LoginGuard>,
-    /// Sites' answers kept by revision (`api::billing::sites::rendered`).
-    pub sites: Arc<RenderedSites>,
-    /// Sites' revisions, in batches (`db::batched`), where `on_thread` cannot read them.
-    pub site_revisions: SiteRevisions,
-    /// Billing applies in batches on the on-thread writer, on SQLite files (`db::on_thread`).
-    pub write_batches: Option<WriteBatches>,
-    /// The plans of the catalog, each read once (`PlanCatalog`).
-    pub plans: PlanCatalog,
     /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
     pub journal: Option<Journal>,
     /// This process among the instances sharing the database (`db::instances`).
@@ -147,10 +139,6 @@ pub struct SharedState {
     /// How long a write waits for the database in all before it is refused
     /// unwritten (`--write-wait`; `DEFAULT_WRITE_WAIT`).
     pub write_wait: std::time::Duration,
-    /// Where applies on one site wait for their batch on PostgreSQL (`billing::site_batches`).
-    pub site_batches: super::billing::site_batches::SiteBatches,
-    /// PostgreSQL: what billing previews read, in batches (`ledger_store::PreviewReads`).
-    pub previews: Option<super::billing::ledger_store::PreviewReads>,
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
     pub storage: std::sync::Arc<super::health::StorageHealth>,
     /// The data sets sandboxes may name (`--data-sets`).
@@ -208,17 +196,28 @@ impl SharedState {
                 form_reads: switchboard_secure_forms::store::batched_reads(reads.pool().clone()),
                 strict_names,
             }),
+            partner_billing: Arc::new(PartnerBillingState {
+                db: db.clone(),
+                reads: reads.clone(),
+                cipher: cipher.clone(),
+                clock,
+                strict_names,
+                write_wait,
+                sites: Default::default(),
+                site_revisions: switchboard_partner_billing::sites::store::batched_revisions(reads.pool().clone()),
+                plans: Default::default(),
+                write_batches: queues.write_batches,
+                site_batches: Default::default(),
+                previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
+                    .then(|| switchboard_partner_billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
+            }),
             voicebots: Arc::new(VoicebotsState {
                 db: db.clone(),
                 reads: reads.clone(),
                 cipher: cipher.clone(),
                 strict_names,
             }),
-            write_batches: queues.write_batches,
             journal: queues.journal,
-            site_revisions: super::billing::sites::store::batched_revisions(reads.pool().clone()),
-            previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
-                .then(|| super::billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
             db,
             reads,
             tokens,
@@ -237,11 +236,8 @@ impl SharedState {
             max_sandboxes_per_address,
             demo_test_controls,
             logins: Default::default(),
-            sites: Default::default(),
-            plans: Default::default(),
             instance,
             write_wait,
-            site_batches: Default::default(),
             storage: Default::default(),
             data_sets,
         }
@@ -289,6 +285,12 @@ impl switchboard_kernel::idempotency::KeyContext for AppState {
 impl axum::extract::FromRef<AppState> for Arc<SecureFormsState> {
     fn from_ref(state: &AppState) -> Self {
         state.secure_forms.clone()
+    }
+}
+
+impl axum::extract::FromRef<AppState> for Arc<PartnerBillingState> {
+    fn from_ref(state: &AppState) -> Self {
+        state.partner_billing.clone()
     }
 }
 

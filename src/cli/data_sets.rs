@@ -68,7 +68,7 @@ pub(super) async fn export_data_set(
     partner: i32,
     relative: bool,
 ) -> anyhow::Result<()> {
-    let clock = crate::api::billing::clock::frozen_at(db, partner).await?.unwrap_or_else(chrono::Utc::now);
+    let clock = switchboard_partner_billing::clock::frozen_at(db, partner).await?.unwrap_or_else(chrono::Utc::now);
     let how = seed::export::Snapshot { partner_id: partner, clock, relative, email_tag: None };
     let data =
         seed::export::tenant(db, cipher, &how).await.map_err(|err| anyhow::anyhow!("partner {partner}: {err}"))?;

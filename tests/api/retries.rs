@@ -269,7 +269,7 @@ async fn an_operation_reads_now_once_it_holds_the_site() {
     let app = spawn_app().await;
     // Another writer holds site 10000 for a while.
     let holder = app.db.begin().await.unwrap();
-    switchboard::api::billing::scope::lock_site(&holder, 1, SITE_A).await.unwrap();
+    switchboard_partner_billing::scope::lock_site(&holder, 1, SITE_A).await.unwrap();
     let sent = chrono::Utc::now();
     let apply = tokio::spawn({
         let (client, url, token) = (app.client.clone(), app.url(&on_site(":new")), app.partner_admin(1));

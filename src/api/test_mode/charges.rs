@@ -15,11 +15,11 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::api::AppState;
-use crate::api::billing::money::Money;
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::ApiResult;
 use switchboard_entities::gateway_charge as row;
 use switchboard_kernel::extract::Query;
+use switchboard_partner_billing::money::Money;
 
 const TAG: &str = "Test gateway";
 /// Charges answered at most: the newest.

@@ -11,11 +11,11 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
-use crate::api::billing::clock::{freeze, frozen_at, unfreeze};
-use crate::api::billing::renewals::{Renewals, SettleError};
 use crate::auth::{PartnerCaller, perm::ManageSite};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_kernel::extract::JsonBody;
+use switchboard_partner_billing::clock::{freeze, frozen_at, unfreeze};
+use switchboard_partner_billing::renewals::{Renewals, SettleError};
 
 const TAG: &str = "Test clock";
 
@@ -145,7 +145,8 @@ async fn advance_test_clock(
         );
         return Err(v.into_error());
     }
-    let renewals = Renewals::new(state.db.clone(), state.cipher.clone(), state.clock, state.write_batches.clone());
+    let renewals =
+        Renewals::new(state.db.clone(), state.cipher.clone(), state.clock, state.partner_billing.write_batches.clone());
     let report = renewals.settle(partner_id).await.map_err(|err| match err {
         SettleError::Database(err) => ApiError::from(err),
         SettleError::Busy => ApiError::new(ErrorCode::Busy, err.to_string()),

@@ -27,12 +27,12 @@ use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
-use crate::api::billing::clock::{freeze, frozen_at};
 use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_entities::{site, test_sandbox as row};
 use switchboard_kernel::extract::{JsonBody, Path};
+use switchboard_partner_billing::clock::{freeze, frozen_at};
 
 const TAG: &str = "Test sandboxes";
 /// Creates tried with other random ids when a try's ids are a live sandbox's.

@@ -7,14 +7,14 @@ use serde::Deserialize;
 
 use uuid::Uuid;
 
-use crate::api::billing::configs::{SiteBillingConfigInput, rules, store};
-use crate::api::billing::features;
-use crate::api::billing::invoices;
-use crate::api::billing::money::Money;
-use crate::api::billing::profiles::{self, SiteBillingProfileInput};
 use crate::billing::invoice::LineSpec;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_partner_billing::configs::{SiteBillingConfigInput, rules, store};
+use switchboard_partner_billing::features;
+use switchboard_partner_billing::invoices;
+use switchboard_partner_billing::money::Money;
+use switchboard_partner_billing::profiles::{self, SiteBillingProfileInput};
 
 /// A currency of a data set, with the number of decimals its amounts round to.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

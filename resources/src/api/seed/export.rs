@@ -14,8 +14,6 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value, json};
 
-use crate::api::billing::scope::SiteSet;
-use crate::api::billing::sites::store as site_store;
 use crate::auth::Permission;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult};
@@ -23,6 +21,8 @@ use switchboard_entities::{
     agent, partner, partner_user, secure_form, sip_configuration, tag, telephony_configuration, voicebot,
     voicebot_channel_instance,
 };
+use switchboard_partner_billing::scope::SiteSet;
+use switchboard_partner_billing::sites::store as site_store;
 use switchboard_secure_forms::dto::SecureForm;
 use switchboard_voicebots::sip::dto::SipConfiguration;
 use switchboard_voicebots::telephony::dto::TelephonyConfiguration;

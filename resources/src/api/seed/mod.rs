@@ -9,16 +9,16 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::api::billing::features::{self, SubscriptionFeatureLimitationConfig};
-use crate::api::billing::money::Money;
-use crate::api::billing::products::{self, FeaturePointItem, Product};
-use crate::api::billing::profiles::SiteBillingProfileInput;
-use crate::api::billing::sites::Tag;
 use crate::auth::{Permission, password};
 use crate::crypto::FieldCipher;
 use switchboard_entities::{
     chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
 };
+use switchboard_partner_billing::features::{self, SubscriptionFeatureLimitationConfig};
+use switchboard_partner_billing::money::Money;
+use switchboard_partner_billing::products::{self, FeaturePointItem, Product};
+use switchboard_partner_billing::profiles::SiteBillingProfileInput;
+use switchboard_partner_billing::sites::Tag;
 use switchboard_secure_forms::{self as secure_forms, dto::SecureFormInput};
 use switchboard_voicebots::bots::dto::VoicebotInput;
 use switchboard_voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};
@@ -34,10 +34,10 @@ pub mod sandbox;
 mod subscriptions;
 mod voicebots;
 
-use crate::api::billing::sites::store::{self as site_store, NewSite as SiteSeed};
 use crate::auth::accounts;
 use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
 use subscriptions::{PlanSeed, SubscriptionSeed};
+use switchboard_partner_billing::sites::store::{self as site_store, NewSite as SiteSeed};
 
 const DEMO: &str = include_str!("demo.json");
 
@@ -304,7 +304,7 @@ impl Partners {
         if let Some(partner) = self.0.get(&site_id) {
             return Ok(*partner);
         }
-        let partner = crate::api::billing::scope::partner_of(db, site_id).await?;
+        let partner = switchboard_partner_billing::scope::partner_of(db, site_id).await?;
         self.0.insert(site_id, partner);
         Ok(partner)
     }
@@ -432,7 +432,7 @@ pub async fn load(
             .map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
     }
     let invoiced: Vec<i32> = data.invoices.iter().map(|i| i.site_id).collect();
-    let invoicing = crate::api::billing::invoices::store::invoicing_of(&txn, &invoiced)
+    let invoicing = switchboard_partner_billing::invoices::store::invoicing_of(&txn, &invoiced)
         .await
         .map_err(|err| anyhow::anyhow!("the invoices' sites: {err}"))?;
     for i in data.invoices {
@@ -474,7 +474,7 @@ pub async fn load(
     }
     if let Some(at) = data.clock {
         for p in &partner_ids {
-            crate::api::billing::clock::freeze(&txn, *p, at).await?;
+            switchboard_partner_billing::clock::freeze(&txn, *p, at).await?;
         }
     }
     for b in data.voicebots {

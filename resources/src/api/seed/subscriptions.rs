@@ -7,12 +7,12 @@ use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::api::billing::ledger_store::cancellation;
-use crate::api::billing::subscriptions::SubscriptionPricingModel;
-use crate::api::billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 use crate::billing::engine::NewSubscription;
 use crate::error::{ApiError, ApiResult};
 use switchboard_entities::plan;
+use switchboard_partner_billing::ledger_store::cancellation;
+use switchboard_partner_billing::subscriptions::SubscriptionPricingModel;
+use switchboard_partner_billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 
 /// A plan of the catalog: the subscription it starts, with pricing model
 /// templates in the subscription's own shape.

@@ -10,10 +10,6 @@ use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::{to_value, without};
-use crate::api::billing::money::Money;
-use crate::api::billing::profiles::dto::SiteBillingProfile;
-use crate::api::billing::scope::SiteSet;
-use crate::api::billing::subscriptions::store::{self as subscriptions, Selection};
 use crate::billing::gateway::DECLINED_CARD;
 use crate::crypto::FieldCipher;
 use crate::error::{ApiError, ApiResult};
@@ -22,6 +18,10 @@ use switchboard_entities::{
     subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
     subscription_product_relation as relation,
 };
+use switchboard_partner_billing::money::Money;
+use switchboard_partner_billing::profiles::dto::SiteBillingProfile;
+use switchboard_partner_billing::scope::SiteSet;
+use switchboard_partner_billing::subscriptions::store::{self as subscriptions, Selection};
 
 /// The gateway's test card that any other card behaves as (`billing::gateway::settles`).
 const SUCCEEDING_CARD: &str = "4242424242424242";

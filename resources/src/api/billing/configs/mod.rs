@@ -1,8 +1,0 @@
-//! The wire types, rules and stores of `api::billing::configs`; its handlers are the server's.
-
-pub mod dto;
-pub mod rules;
-pub mod store;
-
-pub use dto::*;
-pub use store::load;

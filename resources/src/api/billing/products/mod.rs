@@ -1,6 +1,0 @@
-//! The wire types, rules and stores of `api::billing::products`; its handlers are the server's.
-
-pub mod dto;
-pub mod store;
-
-pub use dto::*;
