@@ -41,7 +41,7 @@ def label(kind, partner, n):
 
 
 def data(sites, partner):
-    demo = json.loads((ROOT / "resources/src/api/seed/demo.json").read_text())
+    demo = json.loads((ROOT / "crates/data-sets/src/demo.json").read_text())
     team = next(s for s in demo["subscriptions"] if s["siteId"] == 10000 and s["name"] == "Team")
     out = {"format": 1, "partners": [{"id": partner, "name": f"Bench tenant {partner}"}],
            "partnerUsers": [{"id": label("user", partner, 0), "partnerId": partner, "email": f"admin@partner{partner}.example",

@@ -11,7 +11,7 @@ ids. The renewal benchmark of scripts/bench.sh renews them in one pass.
 import copy, datetime, json, pathlib, sys, uuid
 
 partner, first, count = (int(arg) for arg in sys.argv[1:4])
-demo = json.loads((pathlib.Path(__file__).resolve().parent.parent / "resources/src/api/seed/demo.json").read_text())
+demo = json.loads((pathlib.Path(__file__).resolve().parent.parent / "crates/data-sets/src/demo.json").read_text())
 template = [s for s in demo["subscriptions"] if s["siteId"] == 10000]
 today = datetime.datetime.now(datetime.timezone.utc)
 due = today.replace(day=1, hour=0, minute=0, second=0, microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -29,7 +29,7 @@ def main():
     # Formats asserted, as editors check them (a date-time must be one).
     validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
     failed = 0
-    files = ["resources/src/api/seed/demo.json"] + sorted(
+    files = ["crates/data-sets/src/demo.json"] + sorted(
         os.path.relpath(path, ROOT) for path in glob.glob(os.path.join(ROOT, "examples/fixtures/*.json"))
     )
     files += sys.argv[1:]

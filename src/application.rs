@@ -56,7 +56,7 @@ pub struct Settings {
     /// unregistered by default (claims of keys then wait for their lease).
     pub instance: Instance,
     /// A folder of data sets test mode's sandboxes name (`--data-sets`).
-    pub data_sets: Option<crate::api::seed::folder::DataSetFolder>,
+    pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
 }
 
 impl Default for Settings {

@@ -13,13 +13,13 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
-use crate::api::seed;
 use crate::auth::{Claims, Permission, TokenKind, TokenService};
 use crate::crypto::FieldCipher;
 use crate::db;
 use crate::logging::LogFormat;
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
 use crate::secret::ServerSecret;
+use switchboard_data_sets as seed;
 use switchboard_entities::{agent, partner_user};
 
 #[derive(Parser)]
@@ -154,7 +154,7 @@ enum Command {
         /// The demo data set (the one an empty database gets on first start).
         #[arg(long, conflicts_with = "file", required_unless_present = "file")]
         demo: bool,
-        /// A JSON file in the demo data set's format (resources/src/api/seed/demo.json).
+        /// A JSON file in the demo data set's format (crates/data-sets/src/demo.json).
         #[arg(long)]
         file: Option<PathBuf>,
     },

@@ -296,9 +296,9 @@ fn editions_3_0(docs: &Documents) -> Router<AppState> {
         );
     }
     // The data set format's JSON Schema: a file, like the editions, for editors and `$schema` lines.
-    let schema = axum::body::Bytes::from(crate::api::seed::schema::rendered());
+    let schema = axum::body::Bytes::from(switchboard_data_sets::schema::rendered());
     router.route(
-        &format!("/openapi/{}", crate::api::seed::schema::FILE),
+        &format!("/openapi/{}", switchboard_data_sets::schema::FILE),
         axum::routing::get(move || {
             let body = schema.clone();
             async move { ([(axum::http::header::CONTENT_TYPE, "application/schema+json")], body) }

@@ -3,7 +3,6 @@
 //! (`state`) and the data sets written through the stores (`seed`).
 
 pub mod health;
-pub use switchboard_resources::api::seed;
 pub mod state;
 pub mod test_mode;
 pub mod tokens;

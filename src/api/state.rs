@@ -64,7 +64,7 @@ pub struct Options {
     pub sandbox_creations: Option<crate::api::test_mode::sandboxes::CreationLimit>,
     pub clock: crate::clock::Clock,
     pub instance: crate::db::instances::Instance,
-    pub data_sets: Option<super::seed::folder::DataSetFolder>,
+    pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
     pub write_wait: std::time::Duration,
 }
 
@@ -142,7 +142,7 @@ pub struct SharedState {
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
     pub storage: std::sync::Arc<super::health::StorageHealth>,
     /// The data sets sandboxes may name (`--data-sets`).
-    pub data_sets: Option<super::seed::folder::DataSetFolder>,
+    pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
 }
 
 impl SharedState {

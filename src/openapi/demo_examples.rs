@@ -1,4 +1,4 @@
-//! Parameter examples that name the demo data set (`resources/src/api/seed/demo.json`), so
+//! Parameter examples that name the demo data set (`crates/data-sets/src/demo.json`), so
 //! "Try it out" in Swagger UI, generated clients' docs and contract tests reach
 //! real rows on a fresh start. A test reads every documented GET with them.
 //!

@@ -395,7 +395,7 @@ async fn the_format_s_json_schema_is_served_as_committed_and_names_every_array()
     assert!(schema == serde_json::from_str::<Value>(&committed.unwrap()).unwrap(), "served as committed");
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert_eq!(schema["additionalProperties"], false, "an unknown array is refused");
-    let demo: Value = serde_json::from_str(include_str!("../../resources/src/api/seed/demo.json")).unwrap();
+    let demo: Value = serde_json::from_str(include_str!("../../crates/data-sets/src/demo.json")).unwrap();
     for array in
         demo.as_object().unwrap().keys().chain(
             ["clock", "siteRenewals", "format", "$schema"].iter().map(|k| k.to_string()).collect::<Vec<_>>().iter(),

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
-use switchboard::api::seed;
 use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard::clock::Clock;
 use switchboard::crypto::FieldCipher;
 use switchboard::db;
 use switchboard::secret::ServerSecret;
+use switchboard_data_sets as seed;
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;
@@ -222,7 +222,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         rate_limit: None,
         limits,
         instance: instance.clone(),
-        data_sets: data_sets.map(|dir| switchboard::api::seed::folder::DataSetFolder::open(dir).expect("a folder")),
+        data_sets: data_sets.map(|dir| switchboard_data_sets::folder::DataSetFolder::open(dir).expect("a folder")),
     };
     let application = switchboard::application::Application::build(connection.clone(), reads, &secret, settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -157,7 +157,7 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    let schema = (switchboard::api::seed::schema::FILE, switchboard::api::seed::schema::rendered());
+    let schema = (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered());
     for (name, rendered) in switchboard::cli::rendered_documents()
         .into_iter()
         .chain(switchboard::cli::rendered_editions_3_0())

@@ -1,6 +1,5 @@
 //! The wire types, rules and stores of `api`; its handlers are the server's.
 
-pub mod seed;
 pub mod test_mode;
 
 pub use switchboard_kernel::text;

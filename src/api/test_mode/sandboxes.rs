@@ -27,9 +27,9 @@ use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::AppState;
-use crate::api::seed::sandbox::{self, Place, Source};
 use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use switchboard_data_sets::sandbox::{self, Place, Source};
 use switchboard_entities::{site, test_sandbox as row};
 use switchboard_kernel::extract::{JsonBody, Path};
 use switchboard_partner_billing::clock::{freeze, frozen_at};
@@ -459,7 +459,9 @@ async fn write(
                 .exec(&txn)
                 .await?;
         }
-        crate::api::seed::load(&txn, &state.cipher, data).await.map_err(|err| refused_load(source, &labels, err))?;
+        switchboard_data_sets::load(&txn, &state.cipher, data)
+            .await
+            .map_err(|err| refused_load(source, &labels, err))?;
         if let Some(at) = clock {
             freeze(&txn, place.partner_id, at).await?;
         }

@@ -3,7 +3,7 @@
 //! where this one is now.
 
 use super::*;
-use crate::api::seed::export::{self, Snapshot};
+use switchboard_data_sets::export::{self, Snapshot};
 use switchboard_kernel::extract::Query;
 use validator::Validate;
 

@@ -32,11 +32,11 @@ pub(super) fn source_of(
         }
         Some(DataSetChoice::Inline(map)) => (sandbox::INLINE.to_owned(), serde_json::Value::Object(map), true),
     };
-    let clock = clock.or_else(|| crate::api::seed::clock_of(&json));
+    let clock = clock.or_else(|| switchboard_data_sets::clock_of(&json));
     let now = clock.unwrap_or_else(|| state.clock.now());
     // What a sandbox needs of a data set, and its shape: both listed at once.
     let mut problems = sandbox::tenant_of(&json).err().unwrap_or_default();
-    match crate::api::seed::checked(json, now) {
+    match switchboard_data_sets::checked(json, now) {
         Ok(mut json) if problems.is_empty() => {
             // Security codes are never kept, even sealed (PCI DSS 4.0.1 3.3.1),
             // and a load has no use for one: no charge is made with it.

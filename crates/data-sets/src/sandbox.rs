@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::{DEMO, DataSet};
-use crate::auth::Permission;
-use crate::crypto::FieldCipher;
+use switchboard_kernel::auth::Permission;
+use switchboard_kernel::crypto::FieldCipher;
 
 /// The demo partner a `demo` sandbox copies.
 const TEMPLATE_PARTNER: i64 = 1;
@@ -172,7 +172,7 @@ pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::
             copy_of(json, partner, place, Keep::AllButDefined)
         }
     };
-    let hash = crate::auth::password::hash_random(&place.keyed.password())?;
+    let hash = switchboard_kernel::auth::password::hash_random(&place.keyed.password())?;
     for key in ["agents", "partnerUsers"] {
         for account in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
             account["passwordHash"] = json!(hash);

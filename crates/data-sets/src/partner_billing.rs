@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use uuid::Uuid;
 
-use crate::billing::invoice::LineSpec;
-use crate::crypto::FieldCipher;
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use switchboard_billing_rules::invoice::LineSpec;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_partner_billing::configs::{SiteBillingConfigInput, rules, store};
 use switchboard_partner_billing::features;
 use switchboard_partner_billing::invoices;

@@ -16,7 +16,7 @@ use chrono::{DateTime, Datelike, Utc};
 use uuid::Uuid;
 
 use super::{DataSet, Problem};
-use crate::billing::periods::{BillingPeriod, period_boundary};
+use switchboard_billing_rules::periods::{BillingPeriod, period_boundary};
 
 /// Every way `data` is a state the API cannot reach at `clock`, at its JSON pointer.
 pub fn problems(data: &DataSet, clock: DateTime<Utc>) -> Vec<Problem> {
@@ -64,7 +64,7 @@ fn schedules(data: &DataSet, clock: DateTime<Utc>) -> Vec<Problem> {
             continue;
         };
         let months = period.months();
-        let first_after_clock = crate::billing::periods::next_billing_date(start, months, clock);
+        let first_after_clock = switchboard_billing_rules::periods::next_billing_date(start, months, clock);
         if next < clock {
             problems.push(Problem {
                 pointer,

@@ -4,8 +4,8 @@
 use sea_orm::DatabaseTransaction;
 use uuid::Uuid;
 
-use crate::crypto::FieldCipher;
-use crate::error::ApiResult;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::error::ApiResult;
 use switchboard_voicebots::{bots, channels, sip, telephony};
 
 pub async fn telephony(

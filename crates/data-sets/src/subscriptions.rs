@@ -7,9 +7,9 @@ use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::billing::engine::NewSubscription;
-use crate::error::{ApiError, ApiResult};
+use switchboard_billing_rules::engine::NewSubscription;
 use switchboard_entities::plan;
+use switchboard_kernel::error::{ApiError, ApiResult};
 use switchboard_partner_billing::ledger_store::cancellation;
 use switchboard_partner_billing::subscriptions::SubscriptionPricingModel;
 use switchboard_partner_billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
@@ -90,7 +90,7 @@ pub async fn plans_of(db: &impl ConnectionTrait, subscriptions: &[SubscriptionSe
     Ok(plans(db, &subscriptions.iter().map(|s| s.plan_id).collect::<BTreeSet<i32>>()).await?)
 }
 
-pub type Plans = std::collections::HashMap<i32, crate::billing::engine::Plan<SubscriptionPricingModel>>;
+pub type Plans = std::collections::HashMap<i32, switchboard_billing_rules::engine::Plan<SubscriptionPricingModel>>;
 
 pub async fn seed_subscription(
     db: &impl ConnectionTrait,

@@ -10,14 +10,14 @@ use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::{to_value, without};
-use crate::billing::gateway::DECLINED_CARD;
-use crate::crypto::FieldCipher;
-use crate::error::{ApiError, ApiResult};
+use switchboard_billing_rules::gateway::DECLINED_CARD;
 use switchboard_entities::{
     invoice, invoice_line_item as line, site_billing_profile as profile, site_renewal, subscription,
     subscription_feature_limitation_config as limits, subscription_product_feature_point_relation as point,
     subscription_product_relation as relation,
 };
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::error::{ApiError, ApiResult};
 use switchboard_partner_billing::money::Money;
 use switchboard_partner_billing::profiles::dto::SiteBillingProfile;
 use switchboard_partner_billing::scope::SiteSet;

@@ -6,10 +6,10 @@ use super::*;
 /// accounts that partner's, no catalogs (a sandbox shares the server's), a
 /// partner user (the sandbox answers with its tokens), at most `MAX_SITES`
 /// sites. The partner's label, or every problem at its pointer.
-pub fn tenant_of(json: &Value) -> Result<i64, Vec<crate::api::seed::Problem>> {
+pub fn tenant_of(json: &Value) -> Result<i64, Vec<crate::Problem>> {
     let mut problems = Vec::new();
     let mut problem =
-        |pointer: String, detail: &str| problems.push(crate::api::seed::Problem { pointer, detail: detail.to_owned() });
+        |pointer: String, detail: &str| problems.push(crate::Problem { pointer, detail: detail.to_owned() });
     for (key, items) in json.as_object().into_iter().flatten() {
         let tenant = TENANT_ARRAYS.contains(&key.as_str()) || matches!(key.as_str(), "$schema" | "format");
         if !tenant && items.as_array().is_some_and(|items| !items.is_empty()) {

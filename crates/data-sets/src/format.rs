@@ -103,7 +103,7 @@ pub(super) fn in_words(message: &str) -> String {
         return message.to_owned();
     };
     let known: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
-    match crate::nearest::nearest(name, &known) {
+    match switchboard_kernel::nearest::nearest(name, &known) {
         Some(near) => format!("is not a property of this object; did you mean `{near}`?"),
         None => format!(
             "is not a property of this object; known here: {}",

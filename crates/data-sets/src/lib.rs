@@ -1,7 +1,8 @@
 //! Data sets: the demo data a fresh server starts with, and `seed --file`, which
 //! loads more in the same JSON format. A data set loads in one transaction,
 //! written through the interfaces' stores; test mode's sandboxes load one per
-//! request, so the data sets live among the interfaces.
+//! request (`sandbox`); a tenant is written back as one by `export` (a snapshot).
+//! One name for one thing: a data set is the file, a sandbox a tenant made from one.
 
 use anyhow::Context;
 use chrono::Utc;
@@ -9,11 +10,11 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait,
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::auth::{Permission, password};
-use crate::crypto::FieldCipher;
 use switchboard_entities::{
     chatbot_engine, currency, language, partner, platform, profit_center, tax_rate, voice, voice_channel,
 };
+use switchboard_kernel::auth::{Permission, password};
+use switchboard_kernel::crypto::FieldCipher;
 use switchboard_partner_billing::features::{self, SubscriptionFeatureLimitationConfig};
 use switchboard_partner_billing::money::Money;
 use switchboard_partner_billing::products::{self, FeaturePointItem, Product};
@@ -26,17 +27,17 @@ use switchboard_voicebots::channels::dto::VoicebotChannelInstanceInput;
 use switchboard_voicebots::sip::dto::SipConfigurationInput;
 use switchboard_voicebots::telephony::dto::TelephonyConfigurationInput;
 
-mod billing;
 pub mod folder;
+mod partner_billing;
 mod reachable;
 pub mod relative_time;
 pub mod sandbox;
 mod subscriptions;
 mod voicebots;
 
-use crate::auth::accounts;
-use billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
+use partner_billing::{CurrencySeed, InvoiceSeed, ProductRelationSeed, SiteBillingConfigSeed};
 use subscriptions::{PlanSeed, SubscriptionSeed};
+use switchboard_kernel::auth::accounts;
 use switchboard_partner_billing::sites::store::{self as site_store, NewSite as SiteSeed};
 
 const DEMO: &str = include_str!("demo.json");
@@ -117,7 +118,7 @@ pub struct DataSet {
     pub subscription_feature_limitation_configs: Vec<SubscriptionFeatureLimitationConfig>,
     /// The periods already renewed (their invoices, if any, among `invoices`).
     #[serde(default)]
-    pub site_renewals: Vec<billing::SiteRenewalSeed>,
+    pub site_renewals: Vec<partner_billing::SiteRenewalSeed>,
 }
 
 /// A catalog entry that is just an id and a name (platforms, profit centers).
@@ -280,9 +281,9 @@ pub async fn load_alone(db: &DatabaseConnection, cipher: &FieldCipher, data: Dat
 /// throws it away: what `data-set check` tells of a file beyond its shape
 /// (references that name nothing, rules a row breaks).
 pub async fn trial_load(data: DataSet) -> anyhow::Result<()> {
-    let db = crate::db::connect("sqlite::memory:").await?;
-    crate::db::migrate(&db).await?;
-    let cipher = FieldCipher::new(&crate::secret::ServerSecret::from_bytes([0; 32]));
+    let db = switchboard_kernel::db::connect("sqlite::memory:").await?;
+    switchboard_kernel::db::migrate(&db).await?;
+    let cipher = FieldCipher::new(&switchboard_kernel::secret::ServerSecret::from_bytes([0; 32]));
     load_alone(&db, &cipher, data).await
 }
 
@@ -300,7 +301,11 @@ impl Partners {
         Self(sites.iter().copied().collect())
     }
 
-    pub async fn of(&mut self, db: &impl sea_orm::ConnectionTrait, site_id: i32) -> crate::error::ApiResult<i32> {
+    pub async fn of(
+        &mut self,
+        db: &impl sea_orm::ConnectionTrait,
+        site_id: i32,
+    ) -> switchboard_kernel::error::ApiResult<i32> {
         if let Some(partner) = self.0.get(&site_id) {
             return Ok(*partner);
         }
@@ -413,13 +418,13 @@ pub async fn load(
         data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        billing::billing_config(&txn, c, &mut partners, &mut currencies)
+        partner_billing::billing_config(&txn, c, &mut partners, &mut currencies)
             .await
             .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        billing::billing_profile(&txn, cipher, p, &mut partners)
+        partner_billing::billing_profile(&txn, cipher, p, &mut partners)
             .await
             .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
@@ -437,12 +442,14 @@ pub async fn load(
         .map_err(|err| anyhow::anyhow!("the invoices' sites: {err}"))?;
     for i in data.invoices {
         let id = i.id;
-        billing::invoice(&txn, &invoicing, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+        partner_billing::invoice(&txn, &invoicing, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
     }
-    billing::balances(&txn, &stated).await?;
+    partner_billing::balances(&txn, &stated).await?;
     for r in data.subscription_product_relations {
         let id = r.id;
-        billing::product_relation(&txn, r).await.map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
+        partner_billing::product_relation(&txn, r)
+            .await
+            .map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
     }
     for l in data.subscription_feature_limitation_configs {
         let id = l.subscription_id;
@@ -470,7 +477,7 @@ pub async fn load(
     }
     for r in data.site_renewals {
         let site = r.site_id;
-        billing::site_renewal(&txn, r).await.map_err(|err| anyhow::anyhow!("renewal of site {site}: {err}"))?;
+        partner_billing::site_renewal(&txn, r).await.map_err(|err| anyhow::anyhow!("renewal of site {site}: {err}"))?;
     }
     if let Some(at) = data.clock {
         for p in &partner_ids {
@@ -557,7 +564,7 @@ async fn secure_form(
     site_id: i32,
     id: Option<uuid::Uuid>,
     input: secure_forms::dto::SecureFormInput,
-) -> crate::error::ApiResult<secure_forms::dto::SecureForm> {
+) -> switchboard_kernel::error::ApiResult<secure_forms::dto::SecureForm> {
     // A data set names its fields' and options' ids (a create through the API does not).
     let ids: Vec<(Option<uuid::Uuid>, Vec<Option<uuid::Uuid>>)> =
         input.fields.iter().flatten().map(|f| (f.id, f.options.iter().flatten().map(|o| o.id).collect())).collect();

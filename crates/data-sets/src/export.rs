@@ -14,20 +14,20 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value, json};
 
-use crate::auth::Permission;
-use crate::crypto::FieldCipher;
-use crate::error::{ApiError, ApiResult};
 use switchboard_entities::{
     agent, partner, partner_user, secure_form, sip_configuration, tag, telephony_configuration, voicebot,
     voicebot_channel_instance,
 };
+use switchboard_kernel::auth::Permission;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::error::{ApiError, ApiResult};
 use switchboard_partner_billing::scope::SiteSet;
 use switchboard_partner_billing::sites::store as site_store;
 use switchboard_secure_forms::dto::SecureForm;
 use switchboard_voicebots::sip::dto::SipConfiguration;
 use switchboard_voicebots::telephony::dto::TelephonyConfiguration;
 
-mod billing;
+mod partner_billing;
 
 /// What to snapshot, and how.
 #[derive(Clone, Debug)]
@@ -74,7 +74,7 @@ pub async fn tenant(db: &impl ConnectionTrait, cipher: &FieldCipher, how: &Snaps
     accounts(db, how, &site_ids, &mut data).await?;
     platform(db, cipher, &site_ids, &mut data).await?;
     data.insert("siteBillingConfigs".to_owned(), Value::Array(configs));
-    billing::arrays(db, cipher, partner_id, &site_ids, &mut data).await?;
+    partner_billing::arrays(db, cipher, partner_id, &site_ids, &mut data).await?;
     let mut data = Value::Object(data);
     if how.relative {
         relative_dates(&mut data, how.clock);
