@@ -119,7 +119,7 @@ impl Application {
         });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
         let sandbox_max_age = sandbox_max_age.filter(|age| test_mode && !age.is_zero());
-        let expiry = crate::api::test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
+        let expiry = switchboard_test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
         let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry, write_wait);
         let tokens = Arc::new(TokenService::new(secret));
         let options = Options {
@@ -134,7 +134,7 @@ impl Application {
             sandbox_max_age,
             sandbox_creations: sandbox_creations
                 .filter(|_| test_mode)
-                .map(|(rate, burst)| crate::api::test_mode::sandboxes::CreationLimit::new(rate, burst)),
+                .map(|(rate, burst)| switchboard_test_mode::sandboxes::CreationLimit::new(rate, burst)),
             clock,
             instance,
             data_sets,

@@ -12,13 +12,13 @@ use tokio::task::JoinHandle;
 use std::sync::Arc;
 
 use crate::api::state::Queues;
-use crate::api::test_mode::journal::Journal;
 use crate::clock::Clock;
 use crate::crypto::FieldCipher;
 use crate::db::Readers;
 use crate::db::on_thread::WriteBatches;
 use switchboard_partner_billing::renewals::{Renewals, spawn_loop};
 use switchboard_secure_forms::writer::FormWriter;
+use switchboard_test_mode::journal::Journal;
 
 /// How long `stop` waits for the queues to drain.
 const DRAIN_WITHIN: Duration = Duration::from_secs(10);
@@ -53,7 +53,7 @@ impl Background {
         clock: Clock,
         renewals: Option<RenewalLoop>,
         test_mode: bool,
-        sandbox_expiry: crate::api::test_mode::sandboxes::Expiry,
+        sandbox_expiry: switchboard_test_mode::sandboxes::Expiry,
         write_wait: std::time::Duration,
     ) -> (Self, Queues) {
         let (stop, stopped) = watch::channel(false);
@@ -70,7 +70,7 @@ impl Background {
             journal
         });
         // Stopped with the loops (it holds no queue).
-        let expiry = crate::api::test_mode::sandboxes::spawn_expiry(db.clone(), sandbox_expiry, stopped.clone());
+        let expiry = switchboard_test_mode::sandboxes::spawn_expiry(db.clone(), sandbox_expiry, stopped.clone());
         let key_sweep = switchboard_kernel::idempotency::spawn_sweep(db.clone(), clock, stopped.clone());
         let renewals = renewals.map(|RenewalLoop { cipher, clock, interval }| {
             spawn_loop(Renewals::new(db.clone(), cipher, clock, write_batches.clone()), interval, stopped)

@@ -397,7 +397,7 @@ pub fn rendered_documents() -> [(&'static str, String); 3] {
     [
         (PLATFORM_FILE, render(&docs.platform)),
         (BILLING_FILE, render(&docs.billing)),
-        (crate::api::test_mode::TEST_FILE, render(&docs.test)),
+        (switchboard_test_mode::TEST_FILE, render(&docs.test)),
     ]
 }
 
@@ -468,7 +468,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     let secret = load_secret(common)?;
     let tokens = Arc::new(TokenService::new(&secret));
     let cipher = Arc::new(FieldCipher::new(&secret));
-    let sealed = crate::api::test_mode::sandboxes::seal_clear_records(&db, &cipher)
+    let sealed = switchboard_test_mode::sandboxes::seal_clear_records(&db, &cipher)
         .await
         .context("sealing the sandboxes' data sets recorded in clear")?;
     if sealed > 0 {
@@ -559,7 +559,7 @@ async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str
     if test_mode {
         println!(
             "  Test mode: on (sandboxes, clock, journal, faults): {base}/openapi/{}",
-            crate::api::test_mode::TEST_FILE
+            switchboard_test_mode::TEST_FILE
         );
         println!("  Test console:      {base}/console");
     }

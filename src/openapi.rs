@@ -289,7 +289,7 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
         profiles::SCHEMA_CONDITIONS,
         secure_forms::rules::SCHEMA_CONDITIONS,
         crate::api::tokens::SCHEMA_CONDITIONS,
-        crate::api::test_mode::faults::SCHEMA_CONDITIONS,
+        switchboard_test_mode::faults::SCHEMA_CONDITIONS,
     ];
     for conditions in modules.into_iter().flatten() {
         conditions.modify(doc);

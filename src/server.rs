@@ -20,7 +20,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{AppState, health, test_mode, tokens};
+use crate::api::{AppState, health, tokens};
 use crate::connections::ConnectionLimits;
 use crate::console;
 use crate::error::{ApiError, ErrorCode, REQUEST_ID};
@@ -28,6 +28,7 @@ use crate::openapi::{self, BillingDoc, PlatformDoc};
 use crate::telemetry::{self, Document};
 use crate::unknown_names;
 use switchboard_kernel::extract::BODY_LIMIT_BYTES;
+use switchboard_test_mode as test_mode;
 
 pub struct Documents {
     pub platform: utoipa::openapi::OpenApi,
@@ -100,7 +101,7 @@ pub fn app(state: AppState) -> Router {
     // Test mode off: its paths and document are not routed at all (404 like any unknown path).
     let test_routes = match state.test_mode {
         true => test_routes
-            .layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch))
+            .layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::reset_dispatch::<AppState>))
             .merge(console::router()),
         false => Router::new(),
     };
@@ -136,7 +137,7 @@ pub fn app(state: AppState) -> Router {
         false => routes,
     };
     // A sandbox creation is counted against its address first, before its body is read.
-    let routes = match state.sandbox_creations.is_some() {
+    let routes = match state.test_controls.sandbox_creations.is_some() {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::bound_creations)),
         false => routes,
     };

@@ -4,7 +4,6 @@
 
 pub mod health;
 pub mod state;
-pub mod test_mode;
 pub mod tokens;
 
 pub use state::{AppState, DEFAULT_WRITE_WAIT, SharedState};

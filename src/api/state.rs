@@ -10,10 +10,10 @@ use crate::crypto::FieldCipher;
 use crate::db::on_thread::WriteBatches;
 use crate::db::reads::Reads;
 
-use super::test_mode::journal::Journal;
 use switchboard_partner_billing::PartnerBillingState;
 use switchboard_secure_forms::SecureFormsState;
 use switchboard_secure_forms::writer::FormWriter;
+use switchboard_test_mode::TestModeState;
 use switchboard_voicebots::VoicebotsState;
 
 /// How long a write waits for the database in all (queued, then for a
@@ -27,7 +27,7 @@ pub struct Queues {
     /// On SQLite files only.
     pub write_batches: Option<WriteBatches>,
     /// In test mode only.
-    pub journal: Option<Journal>,
+    pub journal: Option<switchboard_test_mode::journal::Journal>,
 }
 
 /// What every request shares, behind one `Arc`: taking the state is one
@@ -61,7 +61,7 @@ pub struct Options {
     pub demo_test_controls: bool,
     pub sandbox_ttl: Option<std::time::Duration>,
     pub sandbox_max_age: Option<std::time::Duration>,
-    pub sandbox_creations: Option<crate::api::test_mode::sandboxes::CreationLimit>,
+    pub sandbox_creations: Option<switchboard_test_mode::sandboxes::CreationLimit>,
     pub clock: crate::clock::Clock,
     pub instance: crate::db::instances::Instance,
     pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
@@ -95,6 +95,8 @@ pub struct SharedState {
     pub voicebots: Arc<VoicebotsState>,
     /// Interface C's part (`switchboard_partner_billing`).
     pub partner_billing: Arc<PartnerBillingState>,
+    /// Test mode's part (`switchboard_test_mode`).
+    pub test_controls: Arc<TestModeState>,
     /// Writes, and reads inside a write's transaction.
     pub db: DatabaseConnection,
     /// Every read of a request (`db::reads`): beside the writer on SQLite, on
@@ -111,29 +113,8 @@ pub struct SharedState {
     pub test_mode: bool,
     /// Refuses names an operation does not know (`unknown_names`).
     pub strict_names: bool,
-    /// Requests held by test mode's delay faults, per tenant (bounded).
-    pub held_delays: crate::api::test_mode::faults::HeldDelays,
-    /// Searches of the journal's bodies at once, per tenant and in all (bounded).
-    pub journal_searches: crate::api::test_mode::journal::JournalSearches,
-    /// Sandboxes unused this long are deleted (`--sandbox-ttl`); None: never.
-    pub sandbox_ttl: Option<std::time::Duration>,
-    /// Sandboxes this old are deleted, used or not (`--sandbox-max-age`); None: never.
-    pub sandbox_max_age: Option<std::time::Duration>,
-    /// Sandbox creations per client address (`--sandbox-create-rate`); None: unbounded.
-    pub sandbox_creations: Option<crate::api::test_mode::sandboxes::CreationLimit>,
-    /// When each sandbox's use was last written (`test_mode::sandboxes::used`).
-    pub sandbox_activity: crate::api::test_mode::sandboxes::SandboxActivity,
-    /// Test mode's sandboxes live at once at most (`--max-sandboxes`).
-    pub max_sandboxes: u32,
-    /// Of them, live at once made from one client address (`--max-sandboxes-per-address`).
-    pub max_sandboxes_per_address: u32,
-    /// Test mode's clock moves and faults act on tenants that are not
-    /// sandboxes too (`--demo-test-controls`); else those answer 403.
-    pub demo_test_controls: bool,
     /// Bounds password hashing and throttles failed sign-ins.
     pub logins: Arc<crate::auth::guard::LoginGuard>,
-    /// Test mode's request journal (`api::test_mode::journal`); None with test mode off.
-    pub journal: Option<Journal>,
     /// This process among the instances sharing the database (`db::instances`).
     pub instance: crate::db::instances::Instance,
     /// How long a write waits for the database in all before it is refused
@@ -141,8 +122,6 @@ pub struct SharedState {
     pub write_wait: std::time::Duration,
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
     pub storage: std::sync::Arc<super::health::StorageHealth>,
-    /// The data sets sandboxes may name (`--data-sets`).
-    pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
 }
 
 impl SharedState {
@@ -188,6 +167,21 @@ impl SharedState {
             write_wait,
         } = options;
         let reads = Reads::new(reads.pool, reads.on_thread);
+        let partner_billing = Arc::new(PartnerBillingState {
+            db: db.clone(),
+            reads: reads.clone(),
+            cipher: cipher.clone(),
+            clock,
+            strict_names,
+            write_wait,
+            sites: Default::default(),
+            site_revisions: switchboard_partner_billing::sites::store::batched_revisions(reads.pool().clone()),
+            plans: Default::default(),
+            write_batches: queues.write_batches,
+            site_batches: Default::default(),
+            previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
+                .then(|| switchboard_partner_billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
+        });
         Self {
             secure_forms: Arc::new(SecureFormsState {
                 db: db.clone(),
@@ -196,20 +190,26 @@ impl SharedState {
                 form_reads: switchboard_secure_forms::store::batched_reads(reads.pool().clone()),
                 strict_names,
             }),
-            partner_billing: Arc::new(PartnerBillingState {
+            partner_billing: partner_billing.clone(),
+            test_controls: Arc::new(TestModeState {
                 db: db.clone(),
                 reads: reads.clone(),
                 cipher: cipher.clone(),
+                tokens: tokens.clone(),
                 clock,
-                strict_names,
                 write_wait,
-                sites: Default::default(),
-                site_revisions: switchboard_partner_billing::sites::store::batched_revisions(reads.pool().clone()),
-                plans: Default::default(),
-                write_batches: queues.write_batches,
-                site_batches: Default::default(),
-                previews: (reads.pool().get_database_backend() == sea_orm::DbBackend::Postgres)
-                    .then(|| switchboard_partner_billing::ledger_store::PreviewReads::spawn(reads.pool().clone())),
+                partner_billing,
+                journal: queues.journal,
+                held_delays: Default::default(),
+                journal_searches: Default::default(),
+                sandbox_ttl,
+                sandbox_max_age,
+                sandbox_creations,
+                sandbox_activity: Default::default(),
+                max_sandboxes,
+                max_sandboxes_per_address,
+                demo_test_controls,
+                data_sets,
             }),
             voicebots: Arc::new(VoicebotsState {
                 db: db.clone(),
@@ -217,7 +217,6 @@ impl SharedState {
                 cipher: cipher.clone(),
                 strict_names,
             }),
-            journal: queues.journal,
             db,
             reads,
             tokens,
@@ -226,20 +225,10 @@ impl SharedState {
             clock,
             test_mode,
             strict_names,
-            held_delays: Default::default(),
-            journal_searches: Default::default(),
-            sandbox_ttl,
-            sandbox_max_age,
-            sandbox_creations,
-            sandbox_activity: Default::default(),
-            max_sandboxes,
-            max_sandboxes_per_address,
-            demo_test_controls,
             logins: Default::default(),
             instance,
             write_wait,
             storage: Default::default(),
-            data_sets,
         }
     }
 }
@@ -291,6 +280,12 @@ impl axum::extract::FromRef<AppState> for Arc<SecureFormsState> {
 impl axum::extract::FromRef<AppState> for Arc<PartnerBillingState> {
     fn from_ref(state: &AppState) -> Self {
         state.partner_billing.clone()
+    }
+}
+
+impl axum::extract::FromRef<AppState> for Arc<TestModeState> {
+    fn from_ref(state: &AppState) -> Self {
+        state.test_controls.clone()
     }
 }
 

@@ -273,7 +273,7 @@ async fn documented_parameter_examples_read_demo_data() {
             }
             // A test fault or sandbox exists only once a test makes it: its
             // reads are checked through its create's links instead.
-            if name == switchboard::api::test_mode::TEST_FILE
+            if name == switchboard_test_mode::TEST_FILE
                 && (path.starts_with("/api/test/faults/") || path.starts_with("/api/test/sandboxes/"))
             {
                 continue;

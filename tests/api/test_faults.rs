@@ -303,7 +303,7 @@ async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
     for kind in ["delay", "slowBody"] {
         let app = test_mode().await;
         let token = app.admin_a();
-        let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
+        let held = switchboard_test_mode::faults::MAX_HELD_PER_TENANT;
         arm(&app, &token, json!({"operationId": "listSecureForms", "kind": kind, "delayMs": 1500, "times": held + 4}))
             .await;
         let started = Instant::now();

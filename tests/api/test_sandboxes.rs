@@ -779,7 +779,7 @@ async fn clock_moves_and_faults_act_on_sandboxes_only_by_default() {
 async fn a_sandboxs_sites_share_one_bound_of_held_requests() {
     let app = test_mode().await;
     let sandbox = create(&app, json!({"dataSet": "demo"})).await;
-    let held = switchboard::api::test_mode::faults::MAX_HELD_PER_TENANT;
+    let held = switchboard_test_mode::faults::MAX_HELD_PER_TENANT;
     let tokens = [agent_token(&sandbox, 0), agent_token(&sandbox, 1)];
     for token in &tokens {
         let fault = json!({"operationId": "listSecureForms", "kind": "delay", "delayMs": 1500, "times": held});

@@ -4,20 +4,24 @@
 //! (`ledger_store::SiteRows::save`), so a charge listed here is one an
 //! acknowledged apply made, and a replayed request adds none.
 
+use std::sync::Arc;
+
+use crate::TestModeState;
 use axum::Json;
+use axum::extract::FromRef;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde::{Deserialize, Serialize};
+use switchboard_kernel::answer::ServerState;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use crate::api::AppState;
-use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::ApiResult;
 use switchboard_entities::gateway_charge as row;
+use switchboard_kernel::auth::{PartnerCaller, perm::ManageSite};
+use switchboard_kernel::error::ApiResult;
 use switchboard_kernel::extract::Query;
 use switchboard_partner_billing::money::Money;
 
@@ -76,7 +80,10 @@ struct TestChargeFilter {
     idempotency_key: Option<String>,
 }
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(list_test_charges))
 }
 
@@ -92,7 +99,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The charges, oldest first", body = Vec<TestCharge>)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn list_test_charges(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     query: Query<TestChargeFilter>,
 ) -> ApiResult<Json<Vec<TestCharge>>> {

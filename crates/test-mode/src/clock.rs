@@ -2,17 +2,21 @@
 //! runs the renewals it passes, before answering), unfreeze. Stored in the
 //! database (`api::billing::clock`), so every instance agrees.
 
+use std::sync::Arc;
+
+use crate::TestModeState;
 use axum::Json;
+use axum::extract::FromRef;
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Months, Utc};
 use serde::{Deserialize, Serialize};
+use switchboard_kernel::answer::ServerState;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::AppState;
-use crate::auth::{PartnerCaller, perm::ManageSite};
-use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use switchboard_kernel::auth::{PartnerCaller, perm::ManageSite};
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_kernel::extract::JsonBody;
 use switchboard_partner_billing::clock::{freeze, frozen_at, unfreeze};
 use switchboard_partner_billing::renewals::{Renewals, SettleError};
@@ -64,7 +68,10 @@ pub struct TestClockAdvanced {
     pub renewals: usize,
 }
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(get_test_clock, unfreeze_test_clock)).routes(routes!(advance_test_clock))
 }
 
@@ -75,7 +82,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The partner's clock", body = TestClock)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_test_clock(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<Json<TestClock>> {
     let frozen = frozen_at(&state.db, caller.partner_id).await?;
@@ -98,12 +105,12 @@ async fn get_test_clock(
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn advance_test_clock(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     JsonBody(input): JsonBody<TestClockAdvance>,
 ) -> ApiResult<Json<TestClockAdvanced>> {
     let partner_id = caller.partner_id;
-    super::sandbox_only(&state, crate::auth::Tenant::Partner(partner_id))?;
+    crate::sandbox_only(&state, switchboard_kernel::auth::Tenant::Partner(partner_id))?;
     let system = state.clock.now();
     let now = frozen_at(&state.db, partner_id).await?.unwrap_or(system);
     let to = input.to;
@@ -158,7 +165,7 @@ async fn advance_test_clock(
 /// The site periods of the partner's sites due up to `to` (renewals a move
 /// there would run), counted up to one past `MAX_RENEWALS_PER_MOVE`: the
 /// configurations due are read in one query, the periods counted in memory.
-async fn renewals_due(state: &AppState, partner_id: i32, to: DateTime<Utc>) -> ApiResult<u64> {
+async fn renewals_due(state: &Arc<TestModeState>, partner_id: i32, to: DateTime<Utc>) -> ApiResult<u64> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
     use switchboard_entities::site_billing_config as config;
     let due = config::Entity::find()
@@ -171,11 +178,11 @@ async fn renewals_due(state: &AppState, partner_id: i32, to: DateTime<Utc>) -> A
         .await?;
     let mut total = 0u64;
     for (period, start, next) in due {
-        let months = crate::billing::periods::BillingPeriod::parse(&period).map_or(1, |p| p.months());
+        let months = switchboard_billing_rules::periods::BillingPeriod::parse(&period).map_or(1, |p| p.months());
         let mut period_start = next;
         while period_start <= to && total <= MAX_RENEWALS_PER_MOVE {
             total += 1;
-            period_start = crate::billing::periods::next_billing_date(start, months, period_start);
+            period_start = switchboard_billing_rules::periods::next_billing_date(start, months, period_start);
         }
         if total > MAX_RENEWALS_PER_MOVE {
             break;
@@ -197,10 +204,10 @@ async fn renewals_due(state: &AppState, partner_id: i32, to: DateTime<Utc>) -> A
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn unfreeze_test_clock(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
 ) -> ApiResult<StatusCode> {
-    super::sandbox_only(&state, crate::auth::Tenant::Partner(caller.partner_id))?;
+    crate::sandbox_only(&state, switchboard_kernel::auth::Tenant::Partner(caller.partner_id))?;
     let system = state.clock.now();
     if let Some(at) = frozen_at(&state.db, caller.partner_id).await?
         && at > system

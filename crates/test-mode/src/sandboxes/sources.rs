@@ -1,7 +1,10 @@
 //! What a sandbox is made from: a built-in data set, a file of `--data-sets`
 //! or an inline one, checked; as its row records it; and why one did not load.
 
+use std::sync::Arc;
+
 use super::*;
+use crate::TestModeState;
 
 /// What a create asks for, checked, and the sandbox's clock: a built-in data
 /// set, or a data set (a file of `--data-sets`, or inline) of one partner's
@@ -9,7 +12,7 @@ use super::*;
 /// the data set's own `clock` (a snapshot's), else the server's. Every problem
 /// is a 400 at `/dataSet` (a file's problems name their place in the file).
 pub(super) fn source_of(
-    state: &AppState,
+    state: &Arc<TestModeState>,
     choice: Option<DataSetChoice>,
     clock: Option<DateTime<Utc>>,
 ) -> ApiResult<(Source, Option<DateTime<Utc>>)> {
@@ -40,7 +43,7 @@ pub(super) fn source_of(
         Ok(mut json) if problems.is_empty() => {
             // Security codes are never kept, even sealed (PCI DSS 4.0.1 3.3.1),
             // and a load has no use for one: no charge is made with it.
-            crate::redaction::drop_security_codes(&mut json);
+            switchboard_kernel::redaction::drop_security_codes(&mut json);
             return Ok((Source::DataSet { name, json }, clock));
         }
         Ok(_) => {}
@@ -63,7 +66,7 @@ pub(super) fn one_problem(pointer: &str, detail: String) -> ApiError {
 }
 
 /// A sandbox's data set as its row records it.
-pub(super) fn recorded_source(state: &AppState, sandbox: &row::Model) -> ApiResult<Source> {
+pub(super) fn recorded_source(state: &Arc<TestModeState>, sandbox: &row::Model) -> ApiResult<Source> {
     Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref(), &state.cipher).map_err(|err| {
         ApiError::internal(anyhow::anyhow!("sandbox {}: data set {}: {err}", sandbox.partner_id, sandbox.data_set))
     })
@@ -102,7 +105,10 @@ pub(super) fn refused_load(
 /// records were sealed), so that no card number or password stays readable
 /// in the database: run once at start, a no-op once every record is sealed.
 /// Their security codes go too. Answers how many were sealed.
-pub async fn seal_clear_records(db: &DatabaseConnection, cipher: &crate::crypto::FieldCipher) -> anyhow::Result<usize> {
+pub async fn seal_clear_records(
+    db: &DatabaseConnection,
+    cipher: &switchboard_kernel::crypto::FieldCipher,
+) -> anyhow::Result<usize> {
     // Only the clear ones are read: an earlier version wrote `Value::to_string`,
     // which starts with `{`; a sealed record never does (`sandbox::is_sealed`).
     // Reading every record to look at its first character would load each
@@ -117,7 +123,7 @@ pub async fn seal_clear_records(db: &DatabaseConnection, cipher: &crate::crypto:
     let mut sealed = 0;
     for (partner_id, record) in recorded {
         let mut json: serde_json::Value = serde_json::from_str(&record)?;
-        crate::redaction::drop_security_codes(&mut json);
+        switchboard_kernel::redaction::drop_security_codes(&mut json);
         row::Entity::update_many()
             .col_expr(row::Column::DataSetJson, sea_orm::sea_query::Expr::value(cipher.encrypt(&json.to_string())))
             .filter(row::Column::PartnerId.eq(partner_id))

@@ -136,8 +136,8 @@ impl switchboard_kernel::extract::BodyRules for TestFaultInput {}
 
 /// What each kind needs and refuses, stated in the document (`if`/`then`):
 /// `checked` enforces the same.
-pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
-    &[crate::schema_conditions::SchemaConditions {
+pub const SCHEMA_CONDITIONS: &[switchboard_kernel::schema_conditions::SchemaConditions] =
+    &[switchboard_kernel::schema_conditions::SchemaConditions {
         schema: "TestFaultInput",
         all_of: schema_conditions,
         says: "`status` is required with (and only with) `kind` `status`; `delayMs` with (and only with) \
@@ -145,8 +145,8 @@ pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
     }];
 
 fn schema_conditions() -> serde_json::Value {
-    use crate::schema_conditions::when_equals;
     use serde_json::json;
+    use switchboard_kernel::schema_conditions::when_equals;
     // Each subschema names the properties it requires (linters ask for it).
     let present = |name: &str| json!({"required": [name], "properties": {name: {}}});
     // The kinds that take neither: the operation's own answer, dropped or changed.

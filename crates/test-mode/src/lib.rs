@@ -9,16 +9,65 @@ pub mod faults;
 pub mod journal;
 pub mod sandboxes;
 
-use axum::extract::{Request, State};
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use sea_orm::DatabaseConnection;
+use switchboard_kernel::answer::ServerState;
+use switchboard_kernel::auth::TokenService;
+use switchboard_kernel::clock::Clock;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db::reads::Reads;
+use switchboard_partner_billing::PartnerBillingState;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::api::AppState;
-use crate::auth::{Audience, Tenant, TenantCaller, TokenKind, VerifiedAccess};
-use crate::error::{ApiError, ErrorCode, FieldProblem, Problem};
-use crate::telemetry::{Document, MatchedOperation};
+use switchboard_kernel::auth::{Audience, Tenant, TenantCaller, TokenKind, VerifiedAccess};
+use switchboard_kernel::error::{ApiError, ErrorCode, FieldProblem, Problem};
+use switchboard_kernel::telemetry::{Document, MatchedOperation};
+
+/// What test mode's routes and middleware use of the application's state.
+pub struct TestModeState {
+    /// Writes, and reads inside a write's transaction.
+    pub db: DatabaseConnection,
+    /// Every read outside a write.
+    pub reads: Reads,
+    /// Seals a sandbox's recorded data set and the secrets it loads.
+    pub cipher: Arc<FieldCipher>,
+    /// Signs a sandbox's tokens; reads the caller of a test-mode control.
+    pub tokens: Arc<TokenService>,
+    /// The system clock (a partner's own clock overrides it).
+    pub clock: Clock,
+    /// How long a write waits for the database in all before it is refused unwritten.
+    pub write_wait: std::time::Duration,
+    /// Partner billing's part: renewals run by a clock move write through it.
+    pub partner_billing: Arc<PartnerBillingState>,
+    /// The request journal; None with test mode off.
+    pub journal: Option<journal::Journal>,
+    /// Requests held by delay faults, per tenant (bounded).
+    pub held_delays: faults::HeldDelays,
+    /// Searches of the journal's bodies at once, per tenant and in all (bounded).
+    pub journal_searches: journal::JournalSearches,
+    /// Sandboxes unused this long are deleted (`--sandbox-ttl`); None: never.
+    pub sandbox_ttl: Option<std::time::Duration>,
+    /// Sandboxes this old are deleted, used or not (`--sandbox-max-age`); None: never.
+    pub sandbox_max_age: Option<std::time::Duration>,
+    /// Sandbox creations per client address (`--sandbox-create-rate`); None: unbounded.
+    pub sandbox_creations: Option<sandboxes::CreationLimit>,
+    /// When each sandbox's use was last written (`sandboxes::used`).
+    pub sandbox_activity: sandboxes::SandboxActivity,
+    /// Sandboxes live at once at most (`--max-sandboxes`).
+    pub max_sandboxes: u32,
+    /// Of them, live at once made from one client address (`--max-sandboxes-per-address`).
+    pub max_sandboxes_per_address: u32,
+    /// Clock moves and faults act on tenants that are not sandboxes too
+    /// (`--demo-test-controls`); else those answer 403.
+    pub demo_test_controls: bool,
+    /// The data sets sandboxes may name (`--data-sets`).
+    pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
+}
 
 pub const TEST_FILE: &str = "test-v1.json";
 pub const TEST_URL: &str = "/openapi/test-v1.json";
@@ -53,7 +102,10 @@ pub const TEST_URL: &str = "/openapi/test-v1.json";
 )]
 pub struct TestDoc;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     // A suite's order: a sandbox first, then its clock, faults and journal.
     OpenApiRouter::with_openapi(TestDoc::openapi())
         .merge(sandboxes::router())
@@ -72,7 +124,7 @@ pub const CONSOLE_HEADER: &str = "x-switchboard-console";
 /// with its tenant's token: the request is journaled with what it got,
 /// faults included (a request without a valid token has no tenant, and is
 /// neither faulted nor journaled).
-pub async fn intercept(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn intercept(State(state): State<Arc<TestModeState>>, request: Request, next: Next) -> Response {
     let Some(operation) = request.extensions().get::<MatchedOperation>().copied() else {
         return next.run(request).await;
     };
@@ -82,7 +134,7 @@ pub async fn intercept(State(state): State<AppState>, request: Request, next: Ne
         Document::Test => return control(&state, operation.id, request, next).await,
     };
     // Verified once: the operation's extractor takes the claims from here.
-    let token = crate::auth::bearer_token(request.headers())
+    let token = switchboard_kernel::auth::bearer_token(request.headers())
         .and_then(|token| state.tokens.verify(token, audience, TokenKind::Access));
     let (tenant, claims) = match token {
         Ok(claims) => match (claims.partner_id, claims.site_id) {
@@ -118,11 +170,11 @@ pub const CONTROLS: [&str; 5] =
 
 /// A test-mode operation: journaled when it is one of `CONTROLS` called with
 /// a tenant's token (not by the console, whose actions its own screens show).
-async fn control(state: &AppState, operation: &'static str, request: Request, next: Next) -> Response {
+async fn control(state: &Arc<TestModeState>, operation: &'static str, request: Request, next: Next) -> Response {
     if !CONTROLS.contains(&operation) || request.headers().contains_key(CONSOLE_HEADER) {
         return next.run(request).await;
     }
-    let Ok(token) = crate::auth::bearer_token(request.headers()) else { return next.run(request).await };
+    let Ok(token) = switchboard_kernel::auth::bearer_token(request.headers()) else { return next.run(request).await };
     let tenant = [Audience::Partner, Audience::Platform].into_iter().find_map(|audience| {
         let claims = state.tokens.verify(token, audience, TokenKind::Access).ok()?;
         match audience {
@@ -198,9 +250,9 @@ impl Drop for Slot {
 /// runs with `--demo-test-controls`: the demo data's tenants are shared by
 /// everyone who signs in with the published password, and one team's clock
 /// move or fault would reach every other team (a clock never runs back).
-fn sandbox_only(state: &AppState, tenant: Tenant) -> Result<(), ApiError> {
+fn sandbox_only(state: &Arc<TestModeState>, tenant: Tenant) -> Result<(), ApiError> {
     let (Tenant::Partner(id) | Tenant::Site(id)) = tenant;
-    if state.demo_test_controls || id >= crate::auth::SANDBOX_IDS_FROM {
+    if state.demo_test_controls || id >= switchboard_kernel::auth::SANDBOX_IDS_FROM {
         return Ok(());
     }
     Err(ApiError::new(
@@ -233,7 +285,7 @@ fn not_callable(operation: &str) -> ApiError {
 
 /// An operation's `x-permissions`.
 fn needed_permissions(doc: &utoipa::openapi::OpenApi) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
-    crate::document_walk::operations(doc).filter_map(|op| {
+    switchboard_kernel::document_walk::operations(doc).filter_map(|op| {
         let needed = op.extensions.as_ref()?.get("x-permissions")?.as_array()?;
         Some((op.operation_id.clone()?, needed.iter().filter_map(|p| p.as_str().map(str::to_owned)).collect()))
     })
@@ -251,7 +303,8 @@ fn operations_of(tenant: Tenant) -> &'static [String] {
 
 /// A document's operationIds, sorted.
 fn operation_ids(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
-    let mut ids: Vec<String> = crate::document_walk::operations(doc).filter_map(|op| op.operation_id.clone()).collect();
+    let mut ids: Vec<String> =
+        switchboard_kernel::document_walk::operations(doc).filter_map(|op| op.operation_id.clone()).collect();
     ids.sort();
     ids
 }

@@ -126,7 +126,7 @@ mod tests {
     fn the_open_enums_are_the_documents() {
         let mut found = std::collections::BTreeSet::new();
         for file in ["platform-v4.json", "partner-billing-v1.json"] {
-            let path = format!("{}/../openapi/{file}", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../../openapi/{file}", env!("CARGO_MANIFEST_DIR"));
             let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
             for schema in document["components"]["schemas"].as_object().unwrap().values() {
                 for (name, property) in schema["properties"].as_object().into_iter().flatten() {

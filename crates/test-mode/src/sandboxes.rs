@@ -8,6 +8,10 @@
 //! token extractors know which tokens to check against the database (a
 //! deleted sandbox's answer 401).
 
+use std::sync::Arc;
+
+use crate::TestModeState;
+use axum::extract::FromRef;
 use axum::extract::{Request, State};
 use axum::handler::Handler;
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -17,6 +21,7 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Months, TimeZone, Utc};
 use rand::Rng;
 use std::time::Duration;
+use switchboard_kernel::answer::ServerState;
 
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
@@ -26,11 +31,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::AppState;
-use crate::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
-use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_data_sets::sandbox::{self, Place, Source};
 use switchboard_entities::{site, test_sandbox as row};
+use switchboard_kernel::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_kernel::extract::{JsonBody, Path};
 use switchboard_partner_billing::clock::{freeze, frozen_at};
 
@@ -171,7 +175,10 @@ pub struct SandboxSiteState {
     pub twin_of: Option<i32>,
 }
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     // In a reader's order: create, read, snapshot, reset (delete is with read).
     OpenApiRouter::new()
         .routes(routes!(create_test_sandbox))
@@ -212,7 +219,7 @@ struct ResetPath;
     ),
     security(()))]
 async fn create_test_sandbox(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     // The per-address rate (`--sandbox-create-rate`) was counted before the
     // body was read (`expiry::bound_creations`); its share of the live ones
     // is counted in the create's transaction.
@@ -257,7 +264,7 @@ async fn create_test_sandbox(
     responses((status = 200, description = "The sandbox as created", body = TestSandbox)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn reset_test_sandbox(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
@@ -281,7 +288,7 @@ async fn reset_test_sandbox(
     responses((status = 200, description = "The sandbox", body = TestSandboxState)),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn get_test_sandbox(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     Path(partner_id): Path<i32>,
 ) -> ApiResult<Json<TestSandboxState>> {
@@ -313,7 +320,7 @@ async fn get_test_sandbox(
     responses((status = 204, description = "Deleted")),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn delete_test_sandbox(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     Path(partner_id): Path<i32>,
 ) -> ApiResult<StatusCode> {
@@ -322,13 +329,13 @@ async fn delete_test_sandbox(
     sandbox::delete_tenant(&txn, partner_id).await?;
     row::Entity::delete_by_id(partner_id).exec(&txn).await?;
     txn.commit().await?;
-    crate::db::space::reclaim_later(&state.db);
+    switchboard_kernel::db::space::reclaim_later(&state.db);
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// When a sandbox created at `created` and last used at `used` is deleted,
 /// if sandboxes expire: the earlier of its idle time's end and its maximum age.
-fn expiry_of(state: &AppState, created: DateTime<Utc>, used: DateTime<Utc>) -> Option<DateTime<Utc>> {
+fn expiry_of(state: &Arc<TestModeState>, created: DateTime<Utc>, used: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let after = |age: Option<std::time::Duration>, from: DateTime<Utc>| {
         age.and_then(|age| chrono::Duration::from_std(age).ok()).map(|age| from + age)
     };
@@ -339,7 +346,11 @@ mod expiry;
 pub use expiry::{CreationLimit, Expiry, SandboxActivity, bound_creations, expire_idle, spawn_expiry, used};
 
 /// The sandbox `partner_id`, if it is the caller's.
-async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partner_id: i32) -> ApiResult<row::Model> {
+async fn own_sandbox(
+    state: &Arc<TestModeState>,
+    caller: &PartnerCaller<ManageSite>,
+    partner_id: i32,
+) -> ApiResult<row::Model> {
     let found = match caller.partner_id == partner_id {
         true => row::Entity::find_by_id(partner_id).one(&state.db).await?,
         false => None,
@@ -348,13 +359,13 @@ async fn own_sandbox(state: &AppState, caller: &PartnerCaller<ManageSite>, partn
 }
 
 /// The clock asked for, within 2000-01-01 and 10 years past the system time.
-fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Option<DateTime<Utc>>> {
+fn checked_clock(state: &Arc<TestModeState>, clock: Option<DateTime<Utc>>) -> ApiResult<Option<DateTime<Utc>>> {
     let Some(at) = clock else { return Ok(None) };
     let earliest = Utc.with_ymd_and_hms(2000, 1, 1, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::MIN_UTC);
     let latest = state
         .clock
         .now()
-        .checked_add_months(Months::new(12 * super::clock::MAX_AHEAD_YEARS))
+        .checked_add_months(Months::new(12 * crate::clock::MAX_AHEAD_YEARS))
         .unwrap_or(DateTime::<Utc>::MAX_UTC);
     let mut v = Violations::new();
     if at < earliest || at > latest {
@@ -366,7 +377,7 @@ fn checked_clock(state: &AppState, clock: Option<DateTime<Utc>>) -> ApiResult<Op
 /// A sandbox's place, with what the server's secret makes of its partner
 /// number (`sandbox::Keyed`): each value from a keyed hash of its own, so that
 /// none tells another, and the same on every reset.
-fn place(state: &AppState, partner_id: i32, first_site_id: i32) -> Place {
+fn place(state: &Arc<TestModeState>, partner_id: i32, first_site_id: i32) -> Place {
     let keyed = |purpose: &[u8]| state.cipher.keyed_hash(&[b"sandbox", purpose, &partner_id.to_be_bytes()]);
     fn prefix<const N: usize>(hash: [u8; 32]) -> [u8; N] {
         std::array::from_fn(|i| hash[i])
@@ -398,7 +409,7 @@ struct Creation {
 
 /// A keyed hash of a client address: what a sandbox records of its creator,
 /// so that the per-address share is counted without keeping the address.
-fn creator_of(state: &AppState, address: std::net::IpAddr) -> String {
+fn creator_of(state: &Arc<TestModeState>, address: std::net::IpAddr) -> String {
     let octets = match address {
         std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
         std::net::IpAddr::V6(v6) => v6.octets(),
@@ -412,7 +423,7 @@ fn creator_of(state: &AppState, address: std::net::IpAddr) -> String {
 /// nothing does: an answer that refuses never leaves a sandbox behind, and a
 /// sandbox is never stored without the answer that can reach and delete it.
 async fn write(
-    state: &AppState,
+    state: &Arc<TestModeState>,
     source: &Source,
     place: Place,
     clock: Option<DateTime<Utc>>,
@@ -470,7 +481,7 @@ async fn write(
     }
     .await;
     // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
-    crate::db::conclude(txn, false, written).await
+    switchboard_kernel::db::conclude(txn, false, written).await
 }
 
 /// Whether a create's random ids name a partner or a site that exists (a
@@ -497,7 +508,7 @@ async fn within_bound(
     per_address: u32,
     creator: Option<&str>,
 ) -> ApiResult<()> {
-    crate::db::Bounded::Sandboxes.order_writes(txn).await?;
+    switchboard_kernel::db::Bounded::Sandboxes.order_writes(txn).await?;
     let live = row::Entity::find().count(txn).await?;
     if live >= u64::from(max) {
         return Err(ApiError::new(
@@ -532,7 +543,7 @@ struct Accounts {
 /// The creation answer: the accounts with fresh tokens, the refresh token
 /// recorded through `db` (the sandbox's own transaction).
 async fn answer(
-    state: &AppState,
+    state: &Arc<TestModeState>,
     db: &impl sea_orm::ConnectionTrait,
     made: Accounts,
     place: Place,
@@ -595,7 +606,10 @@ struct ResetTarget(i32);
 /// Serves `POST /api/test/sandboxes/{partnerId}:reset` (a middleware on the
 /// test-mode routes: axum cannot match a parameter and a suffix in one path
 /// segment); other methods are 405. Every other request passes through.
-pub async fn reset_dispatch(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn reset_dispatch<S: ServerState>(State(state): State<S>, mut request: Request, next: Next) -> Response
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     let target = match request.uri().path().strip_prefix("/api/test/sandboxes/") {
         Some(segment) if !segment.contains('/') && segment.contains(':') => segment.to_owned(),
         _ => return next.run(request).await,

@@ -2,7 +2,10 @@
 //! /api/test/sandboxes` takes back as `dataSet`, to start another sandbox
 //! where this one is now.
 
+use std::sync::Arc;
+
 use super::*;
+use crate::TestModeState;
 use switchboard_data_sets::export::{self, Snapshot};
 use switchboard_kernel::extract::Query;
 use validator::Validate;
@@ -48,7 +51,7 @@ pub(super) struct SnapshotParams {
     ),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 pub(super) async fn get_test_sandbox_data_set(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: PartnerCaller<ManageSite>,
     Path(partner_id): Path<i32>,
     query: Query<SnapshotParams>,
@@ -73,7 +76,7 @@ pub(super) async fn get_test_sandbox_data_set(
 pub const MAX_DOWNLOADED_LINES: u64 = 20_000;
 
 /// Refuses a download past `MAX_DOWNLOADED_LINES`, counted first (one query).
-async fn within_download_bound(state: &AppState, partner_id: i32) -> ApiResult<()> {
+async fn within_download_bound(state: &Arc<TestModeState>, partner_id: i32) -> ApiResult<()> {
     use sea_orm::sea_query::Query as Select;
     use switchboard_entities::invoice_line_item as line;
     let sites = Select::select()

@@ -9,7 +9,15 @@
 //! caller's tenant for the request's operation, and a conditional decrement
 //! takes it, so two instances never both take a fault's last request.
 
+pub mod parser_faults;
+pub mod wire;
+
+use std::sync::Arc;
+
+use crate::TestModeState;
+use axum::extract::FromRef;
 use std::time::Duration;
+use switchboard_kernel::answer::ServerState;
 
 use axum::Json;
 use axum::extract::{Request, State};
@@ -24,20 +32,21 @@ use sea_orm::{
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
-use crate::api::AppState;
-use crate::auth::{Tenant, TenantCaller};
-use crate::connections::CloseWithoutAnswer;
-use crate::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
+use crate::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use switchboard_entities::test_fault as row;
+use switchboard_kernel::auth::{Tenant, TenantCaller};
+use switchboard_kernel::connections::CloseWithoutAnswer;
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test faults";
 
-use switchboard_resources::api::test_mode::faults::wire;
 pub use wire::*;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(arm_test_fault, list_test_faults))
         .routes(routes!(get_test_fault, disarm_test_fault))
@@ -45,12 +54,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The faults of `tenant`.
 fn of(tenant: Tenant) -> sea_orm::Condition {
-    super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
+    crate::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
 }
 
 /// The faults of the caller's tenant on operations it may call.
 fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
-    super::visible_rows(caller, row::Column::PartnerId, row::Column::SiteId, row::Column::OperationId)
+    crate::visible_rows(caller, row::Column::PartnerId, row::Column::SiteId, row::Column::OperationId)
 }
 
 /// The input checked: every problem at once (400), nothing armed.
@@ -121,12 +130,12 @@ fn checked(input: &TestFaultInput, tenant: Tenant) -> ApiResult<(Option<i32>, Op
     ),
     extensions(("x-permissions" = json!([]))))]
 async fn arm_test_fault(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: TenantCaller,
     JsonBody(input): JsonBody<TestFaultInput>,
 ) -> ApiResult<Response> {
     let tenant = caller.tenant;
-    super::sandbox_only(&state, tenant)?;
+    crate::sandbox_only(&state, tenant)?;
     let (status, delay_ms, times, after) = checked(&input, tenant)?;
     // A fault breaks the operation for the whole tenant: only a caller that may call it arms one.
     if !may_call(&caller, &input.operation_id) {
@@ -137,8 +146,8 @@ async fn arm_test_fault(
     let txn = state.db.begin().await?;
     let armed = async {
         let bounded = match tenant {
-            Tenant::Partner(id) => crate::db::Bounded::PartnerFaults(id),
-            Tenant::Site(id) => crate::db::Bounded::SiteFaults(id),
+            Tenant::Partner(id) => switchboard_kernel::db::Bounded::PartnerFaults(id),
+            Tenant::Site(id) => switchboard_kernel::db::Bounded::SiteFaults(id),
         };
         bounded.order_writes(&txn).await?;
         let armed = row::Entity::find().filter(of(tenant)).filter(row::Column::Remaining.gt(0)).count(&txn).await?;
@@ -186,7 +195,7 @@ async fn arm_test_fault(
     }
     .await;
     // Rolled back at once on a refusal: the drop's rollback would hold the tenant's lock until it runs.
-    let model = crate::db::conclude(txn, false, armed).await?;
+    let model = switchboard_kernel::db::conclude(txn, false, armed).await?;
     Ok(switchboard_kernel::answer::created(format!("/api/test/faults/{}", model.id), TestFault::from(model))
         .into_response())
 }
@@ -198,7 +207,10 @@ async fn arm_test_fault(
 #[utoipa::path(get, path = "/api/test/faults", operation_id = "listTestFaults", tag = TAG,
     responses((status = 200, description = "The armed faults (at most 100)", body = Vec<TestFault>)),
     extensions(("x-permissions" = json!([]))))]
-async fn list_test_faults(State(state): State<AppState>, caller: TenantCaller) -> ApiResult<Json<Vec<TestFault>>> {
+async fn list_test_faults(
+    State(state): State<Arc<TestModeState>>,
+    caller: TenantCaller,
+) -> ApiResult<Json<Vec<TestFault>>> {
     let faults = row::Entity::find()
         .filter(visible_to(&caller))
         .filter(row::Column::Remaining.gt(0))
@@ -219,7 +231,7 @@ async fn list_test_faults(State(state): State<AppState>, caller: TenantCaller) -
     responses((status = 200, description = "The fault", body = TestFault)),
     extensions(("x-permissions" = json!([]))))]
 async fn get_test_fault(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: TenantCaller,
     Path(id): Path<Uuid>,
 ) -> ApiResult<Json<TestFault>> {
@@ -236,7 +248,7 @@ async fn get_test_fault(
     responses((status = 204, description = "Disarmed")),
     extensions(("x-permissions" = json!([]))))]
 async fn disarm_test_fault(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: TenantCaller,
     Path(id): Path<Uuid>,
 ) -> ApiResult<StatusCode> {
@@ -249,9 +261,9 @@ async fn disarm_test_fault(
 }
 
 /// Applies the fault armed for the request's tenant and operation, if any
-/// (test mode only: `super::intercept`).
+/// (test mode only: `crate::intercept`).
 pub async fn honour(
-    state: &AppState,
+    state: &Arc<TestModeState>,
     tenant: Tenant,
     operation: &'static str,
     request: Request,
@@ -261,8 +273,8 @@ pub async fn honour(
         Ok(fault) => fault,
         // The operation would meet the same database and wait its own pool
         // timeout after this one's: answer the 503 now (within one wait).
-        Err(err) if crate::error::database_unreachable(&err) => {
-            return crate::error::ApiError::from(err).into_response();
+        Err(err) if switchboard_kernel::error::database_unreachable(&err) => {
+            return switchboard_kernel::error::ApiError::from(err).into_response();
         }
         Err(err) => {
             tracing::error!(error = %err, "reading the armed faults failed; the request runs unfaulted");
@@ -275,7 +287,9 @@ pub async fn honour(
         FaultKind::Status => {
             // Read what was sent (the journal copies it as it passes), though the operation does not run.
             let body = axum::body::to_bytes(request.into_body(), switchboard_kernel::extract::BODY_LIMIT_BYTES);
-            let _ = tokio::time::timeout(crate::connections::ConnectionLimits::default_body_timeout(), body).await;
+            let _ =
+                tokio::time::timeout(switchboard_kernel::connections::ConnectionLimits::default_body_timeout(), body)
+                    .await;
             answered_by_fault(fault.status.unwrap_or(503), operation)
         }
         FaultKind::Delay => match state.held_delays.take(holder(state, tenant).await) {
@@ -320,10 +334,10 @@ pub async fn honour(
 /// share their sandbox's (one data set of 1,000 sites would otherwise hold
 /// 16,000 requests); any other tenant's is its own. The site's partner is
 /// read only for a request a fault holds.
-async fn holder(state: &AppState, tenant: Tenant) -> Tenant {
+async fn holder(state: &Arc<TestModeState>, tenant: Tenant) -> Tenant {
     use switchboard_entities::site;
     let Tenant::Site(site_id) = tenant else { return tenant };
-    if site_id < crate::auth::SANDBOX_IDS_FROM {
+    if site_id < switchboard_kernel::auth::SANDBOX_IDS_FROM {
         return tenant;
     }
     let partner = site::Entity::find_by_id(site_id).select_only().column(site::Column::PartnerId).into_tuple::<i32>();
@@ -336,7 +350,7 @@ async fn holder(state: &AppState, tenant: Tenant) -> Tenant {
 /// A request a `delay` or `slowBody` fault would hold past the tenant's
 /// bound: answered 503 at once, not held, and the fault keeps the request it
 /// would have spent (both kinds alike: a refusal is not a fault's work).
-async fn refused_hold(state: &AppState, fault: &row::Model) -> Response {
+async fn refused_hold(state: &Arc<TestModeState>, fault: &row::Model) -> Response {
     use sea_orm::sea_query::ExprTrait;
     let given_back = row::Entity::update_many()
         .col_expr(row::Column::Remaining, Expr::col(row::Column::Remaining).add(1))
@@ -356,8 +370,6 @@ async fn refused_hold(state: &AppState, fault: &row::Model) -> Response {
     .retry_after(1)
     .into_response()
 }
-
-use switchboard_resources::api::test_mode::faults::parser_faults;
 
 /// A `slowBody` answer, sent in pieces once the journal has copied it
 /// (`trickled`, the last step of `test_mode::intercept`): the journal keeps the
@@ -388,16 +400,16 @@ pub const MAX_HELD_PER_TENANT: usize = 16;
 
 /// The requests each tenant has held by delay and slowBody faults on this instance.
 #[derive(Clone)]
-pub struct HeldDelays(super::TenantSlots);
+pub struct HeldDelays(crate::TenantSlots);
 
 impl Default for HeldDelays {
     fn default() -> Self {
-        Self(super::TenantSlots::new(MAX_HELD_PER_TENANT))
+        Self(crate::TenantSlots::new(MAX_HELD_PER_TENANT))
     }
 }
 
 /// A request held by a fault, counted until dropped (answered or abandoned).
-pub(super) type Held = super::Slot;
+pub(super) type Held = crate::Slot;
 
 impl HeldDelays {
     fn take(&self, tenant: Tenant) -> Option<Held> {
@@ -409,7 +421,11 @@ impl HeldDelays {
 /// a read, then a decrement that only one taker can make. A fault still
 /// letting requests through (`after`) counts this one down and lets it pass:
 /// `None`, as when nothing is armed.
-async fn take(state: &AppState, tenant: Tenant, operation: &str) -> Result<Option<row::Model>, sea_orm::DbErr> {
+async fn take(
+    state: &Arc<TestModeState>,
+    tenant: Tenant,
+    operation: &str,
+) -> Result<Option<row::Model>, sea_orm::DbErr> {
     // Scoped: sea-query implements it for every type that becomes an `Expr`, integers included.
     use sea_orm::sea_query::ExprTrait;
     let armed = row::Entity::find()
@@ -477,11 +493,11 @@ fn answered_by_fault(status: i32, operation: &str) -> Response {
         detail: format!("test mode answered {} without running {operation}", status.as_u16()),
         code: u32::from(status.as_u16()) * 1000 + 999,
         errors: Vec::new(),
-        request_id: status.is_server_error().then(crate::error::current_request_id),
+        request_id: status.is_server_error().then(switchboard_kernel::error::current_request_id),
     };
     let mut response = (status, Json(problem)).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::error::PROBLEM_JSON));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(switchboard_kernel::error::PROBLEM_JSON));
     if matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
         headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     }

@@ -15,8 +15,13 @@
 //! token), card numbers masked to their last four, security codes,
 //! passwords, secrets and tokens in bodies replaced by `"[redacted]"`.
 
+pub mod entry;
+
+use crate::TestModeState;
+use axum::extract::FromRef;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use switchboard_kernel::answer::ServerState;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
@@ -37,17 +42,15 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use super::faults::FaultKind;
-use super::{may_call, not_callable, not_of_the_callers_document, operations_of};
-use crate::api::AppState;
-use crate::auth::{Tenant, TenantCaller};
-use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::redaction;
+use crate::faults::FaultKind;
+use crate::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use switchboard_entities::test_request as row;
+use switchboard_kernel::auth::{Tenant, TenantCaller};
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode};
 use switchboard_kernel::extract::Query;
+use switchboard_kernel::redaction;
 
 pub use entry::{EntryKind, JournaledRequest};
-use switchboard_resources::api::test_mode::journal::entry;
 
 const TAG: &str = "Test journal";
 
@@ -73,7 +76,10 @@ const LINGER: Duration = Duration::from_millis(20);
 /// How long a read of the journal waits for this instance's queue.
 const FLUSH_WITHIN: Duration = Duration::from_secs(5);
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S: ServerState>() -> OpenApiRouter<S>
+where
+    Arc<TestModeState>: FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(list_test_requests, clear_test_requests))
 }
 
@@ -130,7 +136,7 @@ struct JournalParams {
             \"this was called once\" is one assertion")))),
     extensions(("x-permissions" = json!([]))))]
 async fn list_test_requests(
-    State(state): State<AppState>,
+    State(state): State<Arc<TestModeState>>,
     caller: TenantCaller,
     query: Query<JournalParams>,
 ) -> ApiResult<([(axum::http::HeaderName, String); 1], Json<Vec<JournaledRequest>>)> {
@@ -190,7 +196,7 @@ async fn list_test_requests(
 #[utoipa::path(delete, path = "/api/test/requests", operation_id = "clearTestRequests", tag = TAG,
     responses((status = 204, description = "Cleared")),
     extensions(("x-permissions" = json!([]))))]
-async fn clear_test_requests(State(state): State<AppState>, caller: TenantCaller) -> ApiResult<StatusCode> {
+async fn clear_test_requests(State(state): State<Arc<TestModeState>>, caller: TenantCaller) -> ApiResult<StatusCode> {
     if let Some(journal) = &state.journal {
         journal.flush().await;
     }
@@ -202,14 +208,14 @@ async fn clear_test_requests(State(state): State<AppState>, caller: TenantCaller
 /// The tenant's entries of operations the caller may call, and test mode's controls (`CONTROLS`).
 fn visible_to(caller: &TenantCaller) -> sea_orm::Condition {
     let operations = sea_orm::Condition::any()
-        .add(row::Column::OperationId.is_in(super::callable(caller)))
-        .add(row::Column::OperationId.is_in(super::CONTROLS));
-    super::rows_of(caller.tenant, row::Column::PartnerId, row::Column::SiteId).add(operations)
+        .add(row::Column::OperationId.is_in(crate::callable(caller)))
+        .add(row::Column::OperationId.is_in(crate::CONTROLS));
+    crate::rows_of(caller.tenant, row::Column::PartnerId, row::Column::SiteId).add(operations)
 }
 
 /// The journal rows of `tenant`.
 fn of(tenant: Tenant) -> sea_orm::Condition {
-    super::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
+    crate::rows_of(tenant, row::Column::PartnerId, row::Column::SiteId)
 }
 
 /// Searches of bodies (`bodyContains`) one tenant runs at once on this
@@ -226,7 +232,7 @@ const SEARCH_WAIT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct JournalSearches {
     at_once: std::sync::Arc<tokio::sync::Semaphore>,
-    tenants: super::TenantSlots,
+    tenants: crate::TenantSlots,
     wait: Duration,
 }
 
@@ -238,7 +244,7 @@ impl Default for JournalSearches {
 
 /// A search running: its tenant's slot and one of the instance's.
 pub struct Searching {
-    _slot: super::Slot,
+    _slot: crate::Slot,
     _permit: tokio::sync::OwnedSemaphorePermit,
 }
 
@@ -246,7 +252,7 @@ impl JournalSearches {
     fn new(at_once: usize, per_tenant: usize, wait: Duration) -> Self {
         Self {
             at_once: std::sync::Arc::new(tokio::sync::Semaphore::new(at_once)),
-            tenants: super::TenantSlots::new(per_tenant),
+            tenants: crate::TenantSlots::new(per_tenant),
             wait,
         }
     }
@@ -462,7 +468,13 @@ pub fn watch(request: Request) -> (Request, Sent) {
 /// Queues the journal entry of a request and its answer, and gives the
 /// answer back (its body read into memory to be copied: every answer of the
 /// two documents is one already).
-pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sent, response: Response) -> Response {
+pub async fn record(
+    state: &Arc<TestModeState>,
+    tenant: Tenant,
+    operation: &str,
+    sent: Sent,
+    response: Response,
+) -> Response {
     let Some(journal) = &state.journal else { return response };
     let (parts, answer) = response.into_parts();
     let answer = match axum::body::to_bytes(answer, usize::MAX).await {
@@ -489,7 +501,7 @@ pub async fn record(state: &AppState, tenant: Tenant, operation: &str, sent: Sen
             at: Set(sent.at),
             // Headers a client fills in may hold a card number too (a key made of one).
             request_id: Set({
-                let id = crate::error::current_request_id();
+                let id = switchboard_kernel::error::current_request_id();
                 redaction::mask_card_numbers(&id).unwrap_or(id)
             }),
             operation_id: Set(operation.to_owned()),
@@ -537,10 +549,9 @@ fn kept_body(bytes: &[u8], length: usize) -> Option<String> {
 
 /// Whether an answer says it is JSON (or a problem in JSON).
 fn is_json(headers: &axum::http::HeaderMap) -> bool {
-    headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json") || value.starts_with(crate::error::PROBLEM_JSON))
+    headers.get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+        value.starts_with("application/json") || value.starts_with(switchboard_kernel::error::PROBLEM_JSON)
+    })
 }
 
 /// Whether compact JSON (this server's answers: every key ends in `":`) may
@@ -598,14 +609,14 @@ mod tests {
 
     #[tokio::test]
     async fn searches_of_bodies_are_bounded_per_tenant_and_in_all() {
-        use crate::auth::Tenant;
+        use switchboard_kernel::auth::Tenant;
         let searches = super::JournalSearches::new(2, 1, std::time::Duration::from_millis(50));
         let first = searches.begin(Tenant::Site(1)).await.unwrap();
         let again = searches.begin(Tenant::Site(1)).await.err().expect("one search per tenant at once");
-        assert_eq!(again.code(), crate::error::ErrorCode::Busy);
+        assert_eq!(again.code(), switchboard_kernel::error::ErrorCode::Busy);
         let second = searches.begin(Tenant::Partner(2)).await.unwrap();
         let third = searches.begin(Tenant::Site(3)).await.err().expect("two in all, then a wait, then refused");
-        assert_eq!(third.code(), crate::error::ErrorCode::Busy);
+        assert_eq!(third.code(), switchboard_kernel::error::ErrorCode::Busy);
         drop(first);
         let _first_again = searches.begin(Tenant::Site(1)).await.unwrap();
         drop(second);

@@ -3,16 +3,19 @@
 //! `touch_every`, and the pass that deletes them. The maximum age is what
 //! frees sandboxes kept alive by cheap requests alone (issue 56 item 5).
 
+use std::sync::Arc;
+
 use super::*;
+use crate::TestModeState;
 
 /// Records that a sandbox tenant's token was used (test mode's `intercept`):
 /// at most once per `touch_every` per tenant, off the request's path.
-pub fn used(state: &AppState, tenant: Tenant) {
+pub fn used(state: &Arc<TestModeState>, tenant: Tenant) {
     let Some(ttl) = state.sandbox_ttl else { return };
     let id = match tenant {
         Tenant::Partner(id) | Tenant::Site(id) => id,
     };
-    if id < crate::auth::SANDBOX_IDS_FROM || !state.sandbox_activity.due(tenant, touch_every(ttl)) {
+    if id < switchboard_kernel::auth::SANDBOX_IDS_FROM || !state.sandbox_activity.due(tenant, touch_every(ttl)) {
         return;
     }
     let db = state.db.clone();
@@ -100,7 +103,7 @@ pub async fn expire_idle(db: &DatabaseConnection, expiry: Expiry) -> Result<usiz
         tracing::info!(partner_id, "deleted a sandbox unused for --sandbox-ttl or older than --sandbox-max-age");
     }
     if !idle.is_empty() {
-        crate::db::space::reclaim_later(db);
+        switchboard_kernel::db::space::reclaim_later(db);
     }
     Ok(idle.len())
 }
@@ -171,7 +174,7 @@ impl CreationLimit {
 /// body (up to 4 MiB of data set) is read or parsed, by strict mode's check
 /// or the handler: an address past its bound costs the server nothing more.
 pub async fn bound_creations(
-    axum::extract::State(state): axum::extract::State<crate::api::AppState>,
+    axum::extract::State(state): axum::extract::State<Arc<TestModeState>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
