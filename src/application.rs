@@ -8,16 +8,16 @@ use std::time::Duration;
 use axum::Router;
 use sea_orm::DatabaseConnection;
 
-use crate::api::state::Options;
-use crate::api::{AppState, SharedState};
-use crate::auth::TokenService;
 use crate::background::{Background, RenewalLoop};
-use crate::clock::Clock;
-use crate::connections::ConnectionLimits;
-use crate::crypto::FieldCipher;
-use crate::db::Readers;
-use crate::db::instances::Instance;
-use crate::secret::ServerSecret;
+use crate::state::Options;
+use crate::state::{AppState, SharedState};
+use switchboard_kernel::auth::TokenService;
+use switchboard_kernel::clock::Clock;
+use switchboard_kernel::connections::ConnectionLimits;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db::Readers;
+use switchboard_kernel::db::instances::Instance;
+use switchboard_kernel::secret::ServerSecret;
 
 /// How an instance serves, past its databases and secret.
 pub struct Settings {
@@ -72,7 +72,7 @@ impl Default for Settings {
             sandbox_max_age: None,
             sandbox_creations: None,
             renewal_interval: Duration::from_secs(60),
-            write_wait: crate::api::DEFAULT_WRITE_WAIT,
+            write_wait: crate::state::DEFAULT_WRITE_WAIT,
             clock: Clock::System,
             rate_limit: None,
             limits: ConnectionLimits::default(),
@@ -152,7 +152,7 @@ impl Application {
     fn router(&self) -> Router {
         let app = crate::server::app(self.state.clone());
         match self.rate_limit {
-            Some(per_second) => crate::rate_limit::limit(app, per_second),
+            Some(per_second) => switchboard_kernel::rate_limit::limit(app, per_second),
             None => app,
         }
     }
@@ -188,7 +188,7 @@ impl AppState {
             None,
             false,
             Default::default(),
-            crate::api::DEFAULT_WRITE_WAIT,
+            crate::state::DEFAULT_WRITE_WAIT,
         );
         SharedState::new(db, reads, tokens, cipher, queues, Options::default()).into()
     }
@@ -198,7 +198,7 @@ impl AppState {
 /// stored before they kept their fields' wire shape get it. Every start-up and
 /// `switchboard migrate` runs this.
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
-    crate::db::migrate(db).await?;
+    switchboard_kernel::db::migrate(db).await?;
     let filled = switchboard_secure_forms::store::fill_missing_fields_json(db)
         .await
         .map_err(|err| anyhow::anyhow!("filling in the fields_json of stored secure forms: {err:?}"))?;

@@ -11,11 +11,11 @@ use tokio::task::JoinHandle;
 
 use std::sync::Arc;
 
-use crate::api::state::Queues;
-use crate::clock::Clock;
-use crate::crypto::FieldCipher;
-use crate::db::Readers;
-use crate::db::on_thread::WriteBatches;
+use crate::state::Queues;
+use switchboard_kernel::clock::Clock;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db::Readers;
+use switchboard_kernel::db::on_thread::WriteBatches;
 use switchboard_partner_billing::renewals::{Renewals, spawn_loop};
 use switchboard_secure_forms::writer::FormWriter;
 use switchboard_test_mode::journal::Journal;

@@ -13,17 +13,17 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
-use crate::auth::{Claims, Permission, TokenKind, TokenService};
-use crate::crypto::FieldCipher;
-use crate::db;
-use crate::logging::LogFormat;
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
-use crate::secret::ServerSecret;
 use switchboard_data_sets as seed;
 use switchboard_entities::{agent, partner_user};
+use switchboard_kernel::auth::{Claims, Permission, TokenKind, TokenService};
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db;
+use switchboard_kernel::logging::LogFormat;
+use switchboard_kernel::secret::ServerSecret;
 
 #[derive(Parser)]
-#[command(name = "switchboard", version = crate::api::health::VERSION, about = "Support platform administration and partner-billing API server")]
+#[command(name = "switchboard", version = crate::health::VERSION, about = "Support platform administration and partner-billing API server")]
 pub struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -228,7 +228,7 @@ impl Cli {
 /// as release builds share no generic code between crates.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    crate::logging::init(cli.log_format());
+    switchboard_kernel::logging::init(cli.log_format());
     let ran = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -254,8 +254,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 Duration::try_from_secs_f64(value)
                     .map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds of 0 or more, not {value}"))
             };
-            let target =
-                crate::healthcheck::until_ready(listen, seconds(wait, "wait")?, seconds(timeout, "timeout")?).await?;
+            let target = switchboard_kernel::healthcheck::until_ready(
+                listen,
+                seconds(wait, "wait")?,
+                seconds(timeout, "timeout")?,
+            )
+            .await?;
             println!("ready: http://{target}");
             Ok(())
         }
@@ -293,16 +297,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let (background, queues) = crate::background::Background::start(
                 &db,
                 &reads,
-                crate::clock::Clock::System,
+                switchboard_kernel::clock::Clock::System,
                 None,
                 false,
                 Default::default(),
-                crate::api::DEFAULT_WRITE_WAIT,
+                crate::state::DEFAULT_WRITE_WAIT,
             );
             let renewals = switchboard_partner_billing::renewals::Renewals::new(
                 db,
                 cipher,
-                crate::clock::Clock::System,
+                switchboard_kernel::clock::Clock::System,
                 queues.write_batches.clone(),
             );
             let started = std::time::Instant::now();
@@ -505,14 +509,14 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         print_banner(&db, &tokens, &base, loads_demo, args.test_mode).await;
     }
     let mut db = db;
-    crate::telemetry::time_statements(&mut db, "writer");
+    switchboard_kernel::telemetry::time_statements(&mut db, "writer");
     // On PostgreSQL the readers are the writer's pool (a clone, timed with it).
     let mut reads = db::connect_reader(&common.database_url, &db).await?;
     if db::is_sqlite(&common.database_url) {
-        crate::telemetry::time_statements(&mut reads.pool, "readers");
+        switchboard_kernel::telemetry::time_statements(&mut reads.pool, "readers");
     }
     if let Some(on_thread) = &mut reads.on_thread {
-        crate::telemetry::time_on_thread_statements(on_thread);
+        switchboard_kernel::telemetry::time_on_thread_statements(on_thread);
     }
     let settings = crate::application::Settings {
         public_url: args.public_url,
@@ -528,7 +532,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         write_wait: std::time::Duration::from_secs(args.write_wait),
         rate_limit: args.rate_limit,
-        instance: crate::db::instances::Instance::join(&db).await.context("registering this instance")?,
+        instance: switchboard_kernel::db::instances::Instance::join(&db).await.context("registering this instance")?,
         data_sets: folder,
         ..Default::default()
     };
@@ -538,7 +542,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     }
     // The one line to wait on (docs/containers.md): stable words, logged once
     // the listener is bound and every start-up step is done.
-    tracing::info!(address = %address, version = crate::api::health::VERSION, test_mode = args.test_mode, "ready to serve");
+    tracing::info!(address = %address, version = crate::health::VERSION, test_mode = args.test_mode, "ready to serve");
     application.serve(listener, shutdown).await?;
     tracing::info!("stopped");
     Ok(())
@@ -553,7 +557,7 @@ async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
 /// accounts and two bearer tokens (never again: they are live credentials, and a
 /// later start may be a real deployment that kept the demo rows).
 async fn print_banner(db: &DatabaseConnection, tokens: &TokenService, base: &str, loaded_demo: bool, test_mode: bool) {
-    println!("switchboard {} listening on {base}", crate::api::health::VERSION);
+    println!("switchboard {} listening on {base}", crate::health::VERSION);
     println!("  Swagger UI:        {base}/docs");
     println!("  OpenAPI documents: {base}/openapi/{PLATFORM_FILE}, {base}/openapi/{BILLING_FILE}");
     if test_mode {

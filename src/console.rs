@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::api::AppState;
-use crate::error::ApiError;
+use crate::state::AppState;
+use switchboard_kernel::error::ApiError;
 
 /// Only the console's own files; no inline script or style, no framing, nothing
 /// sent elsewhere.

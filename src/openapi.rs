@@ -4,18 +4,16 @@
 //! operation shares: the bearer scheme and the standard problem responses.
 
 use serde_json::json;
-use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
-use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{Object, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{OpenApi as OpenApiDoc, Ref, RefOr};
 use utoipa::{Modify, OpenApi};
 
-use crate::document_walk::operations;
-use crate::error::{ErrorCode, FieldProblem, PROBLEM_JSON, Problem};
 use standard_responses::{StandardResponse, add_standard_responses};
+use switchboard_kernel::document_walk::operations;
+use switchboard_kernel::error::{FieldProblem, Problem};
 
 mod demo_examples;
 mod glossary;
@@ -277,7 +275,7 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
 }
 
 /// Each module's rules between properties of its bodies
-/// (`crate::schema_conditions`), in the documents.
+/// (`switchboard_kernel::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
     use switchboard_partner_billing::profiles;
     use switchboard_secure_forms as secure_forms;
@@ -288,8 +286,8 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
         channels::SCHEMA_CONDITIONS,
         profiles::SCHEMA_CONDITIONS,
         secure_forms::rules::SCHEMA_CONDITIONS,
-        crate::api::tokens::SCHEMA_CONDITIONS,
-        switchboard_test_mode::faults::SCHEMA_CONDITIONS,
+        crate::tokens::SCHEMA_CONDITIONS,
+        switchboard_test_mode::faults::wire::SCHEMA_CONDITIONS,
     ];
     for conditions in modules.into_iter().flatten() {
         conditions.modify(doc);

@@ -20,14 +20,15 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::{SwaggerUi, Url};
 
-use crate::api::{AppState, health, tokens};
-use crate::connections::ConnectionLimits;
 use crate::console;
-use crate::error::{ApiError, ErrorCode, REQUEST_ID};
 use crate::openapi::{self, BillingDoc, PlatformDoc};
-use crate::telemetry::{self, Document};
+use crate::state::AppState;
 use crate::unknown_names;
+use crate::{health, tokens};
+use switchboard_kernel::connections::ConnectionLimits;
+use switchboard_kernel::error::{ApiError, ErrorCode, REQUEST_ID};
 use switchboard_kernel::extract::BODY_LIMIT_BYTES;
+use switchboard_kernel::telemetry::{self, Document};
 use switchboard_test_mode as test_mode;
 
 pub struct Documents {
@@ -147,7 +148,7 @@ pub fn app(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::if_not_present(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(middleware::from_fn(problem_for_bare_errors))
-        .layer(middleware::from_fn_with_state(state.clone(), crate::api::health::note_storage))
+        .layer(middleware::from_fn_with_state(state.clone(), crate::health::note_storage))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal(anyhow::anyhow!("a handler panicked")).into_response()))
         .layer(middleware::from_fn(scope_request_id))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
@@ -158,7 +159,8 @@ pub fn app(state: AppState) -> Router {
                     // The path only (query strings and headers may carry secrets), a
                     // card number in it masked as the journal masks it.
                     let path = request.uri().path();
-                    let path = crate::redaction::mask_card_numbers(path).unwrap_or_else(|| path.to_owned());
+                    let path =
+                        switchboard_kernel::redaction::mask_card_numbers(path).unwrap_or_else(|| path.to_owned());
                     tracing::info_span!("request", id = id.unwrap_or(""), method = %request.method(), path = %path)
                 })
                 // The line per answered request is telemetry's (`REQUEST_LOG`), with its operationId.
@@ -354,7 +356,7 @@ async fn plain_request_id(mut request: Request, next: Next) -> Response {
         !bytes.is_empty()
             && bytes.len() <= 128
             && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
-            && value.to_str().is_ok_and(|text| crate::redaction::mask_card_numbers(text).is_none())
+            && value.to_str().is_ok_and(|text| switchboard_kernel::redaction::mask_card_numbers(text).is_none())
     };
     if request.headers().get("x-request-id").is_some_and(|value| !plain(value)) {
         request.headers_mut().remove("x-request-id");
@@ -435,7 +437,7 @@ pub async fn serve_with(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    crate::connections::serve(listener, app, limits, shutdown).await
+    switchboard_kernel::connections::serve(listener, app, limits, shutdown).await
 }
 
 /// Completes at the first SIGINT or SIGTERM. The handlers are installed by
@@ -466,7 +468,7 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 's
 mod tests {
     use axum::http::Method;
 
-    use crate::telemetry::Operations;
+    use switchboard_kernel::telemetry::Operations;
 
     #[test]
     fn telemetry_names_requests_by_their_operation() {

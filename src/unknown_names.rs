@@ -20,9 +20,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use utoipa::openapi::OpenApi;
 
-use crate::auth::{Audience, TokenKind, TokenService, VerifiedAccess};
-use crate::error::{ErrorCode, Violations};
-use crate::telemetry::{Document, MatchedOperation};
+use switchboard_kernel::auth::{Audience, TokenKind, TokenService, VerifiedAccess};
+use switchboard_kernel::error::{ErrorCode, Violations};
+use switchboard_kernel::telemetry::{Document, MatchedOperation};
 
 /// What each operation of the documents knows, by operationId.
 pub struct KnownNames {
@@ -165,7 +165,7 @@ impl KnownNames {
         if request.extensions().get::<VerifiedAccess>().is_some() {
             return true;
         }
-        let Some(token) = crate::auth::bearer_token(request.headers()).ok() else { return false };
+        let Some(token) = switchboard_kernel::auth::bearer_token(request.headers()).ok() else { return false };
         let audiences: &[Audience] = match document {
             Document::Platform => &[Audience::Platform],
             Document::Billing => &[Audience::Partner],
@@ -372,7 +372,7 @@ fn shown_name(name: &str) -> String {
         Some((end, _)) => format!("{}…", &name[..end]),
         None => name.to_owned(),
     };
-    crate::redaction::mask_card_numbers(&cut).unwrap_or(cut)
+    switchboard_kernel::redaction::mask_card_numbers(&cut).unwrap_or(cut)
 }
 
 /// "; did you mean `pageSize`?" when a known name is near `name` (case
@@ -384,7 +384,7 @@ fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String
     if known.is_empty() {
         return "; nothing is taken here".to_owned();
     }
-    match crate::nearest::nearest(name, &known) {
+    match switchboard_kernel::nearest::nearest(name, &known) {
         Some(near) => format!("; did you mean `{near}`?"),
         None => {
             format!("; known here: {}", known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", "))

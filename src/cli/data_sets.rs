@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use sea_orm::DatabaseConnection;
 
-use crate::crypto::FieldCipher;
 use switchboard_data_sets as seed;
+use switchboard_kernel::crypto::FieldCipher;
 
 /// `serve --data-set NAME|FILE`: a file when one is there (or the value names
 /// a folder or `.json`), else a name in `--data-sets`.

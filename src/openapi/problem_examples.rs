@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::{OpenApi as OpenApiDoc, RefOr};
 
-use crate::error::{ErrorCode, PROBLEM_JSON};
+use switchboard_kernel::error::{ErrorCode, PROBLEM_JSON};
 
 /// One reason a response is answered: what happened and its code.
 #[derive(Debug)]

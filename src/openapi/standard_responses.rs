@@ -1,7 +1,16 @@
 //! The problem responses every operation gets by what it is (a body, path
 //! parameters, a token, a write), shared by reference from the components.
 
-use super::*;
+use serde_json::json;
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{Object, Type};
+use utoipa::openapi::security::SecurityRequirement;
+use utoipa::openapi::{Ref, RefOr};
+
+use switchboard_kernel::error::{ErrorCode, PROBLEM_JSON};
 
 /// Operations state no security to mean "bearer token required" and `security(())`
 /// to mean "no token"; every operation gets the problem responses it can produce.

@@ -2,8 +2,8 @@
 
 use reqwest::Method;
 use serde_json::Value;
-use switchboard::auth::{Audience, Claims, Permission, TokenKind, TokenService};
-use switchboard::secret::ServerSecret;
+use switchboard_kernel::auth::{Audience, Claims, Permission, TokenKind, TokenService};
+use switchboard_kernel::secret::ServerSecret;
 
 use crate::helpers::*;
 

@@ -482,8 +482,10 @@ async fn if_create_invoice_and_is_draft_are_honored() {
     let after = rows(&app).await;
     assert_eq!((after[0] - before[0], after[3] - before[3]), (1, 0), "the subscription is added, no invoice written");
 
-    let token = app
-        .partner_token(1, &[switchboard::auth::Permission::ManageSite, switchboard::auth::Permission::ManageInvoice]);
+    let token = app.partner_token(
+        1,
+        &[switchboard_kernel::auth::Permission::ManageSite, switchboard_kernel::auth::Permission::ManageInvoice],
+    );
     let draft = ok(
         &app,
         &changes(":changes", SITE_A),

@@ -1,7 +1,7 @@
 //! Site billing profiles: partner scoping, card data handling.
 
 use serde_json::{Value, json};
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 

@@ -3,7 +3,7 @@
 //! permissions.
 
 use serde_json::Value;
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 

@@ -2,8 +2,8 @@
 
 use std::process::Command;
 
-use switchboard::auth::{Audience, TokenKind, TokenService};
-use switchboard::secret::ServerSecret;
+use switchboard_kernel::auth::{Audience, TokenKind, TokenService};
+use switchboard_kernel::secret::ServerSecret;
 
 fn switchboard(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_switchboard"))

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use switchboard::connections::ConnectionLimits;
+use switchboard_kernel::connections::ConnectionLimits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

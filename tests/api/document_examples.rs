@@ -38,7 +38,7 @@ fn every_problem_response_shows_each_cause_with_its_code_and_every_code_is_liste
         }
         let listed: Vec<u64> =
             document["x-problem-codes"].as_array().unwrap().iter().map(|c| c["code"].as_u64().unwrap()).collect();
-        for code in switchboard::error::ErrorCode::ALL {
+        for code in switchboard_kernel::error::ErrorCode::ALL {
             assert!(listed.contains(&u64::from(code.code())), "{file}: {} is not in x-problem-codes", code.code());
         }
     }

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
-use switchboard::auth::{Claims, Permission, TokenKind, TokenService};
-use switchboard::clock::Clock;
-use switchboard::crypto::FieldCipher;
-use switchboard::db;
-use switchboard::secret::ServerSecret;
 use switchboard_data_sets as seed;
+use switchboard_kernel::auth::{Claims, Permission, TokenKind, TokenService};
+use switchboard_kernel::clock::Clock;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db;
+use switchboard_kernel::secret::ServerSecret;
 use uuid::Uuid;
 
 pub const SITE_A: i32 = 10000;
@@ -96,7 +96,7 @@ pub async fn spawn_app_in_test_mode(renewal_interval: std::time::Duration) -> Te
 pub struct Options<'a> {
     pub public_url: Option<&'a str>,
     pub clock: Clock,
-    pub limits: switchboard::connections::ConnectionLimits,
+    pub limits: switchboard_kernel::connections::ConnectionLimits,
     pub test_mode: bool,
     pub renewal_interval: std::time::Duration,
     /// `--max-sandboxes`; 0: the default (1,000).
@@ -121,7 +121,7 @@ pub struct Options<'a> {
 }
 
 /// As `spawn_app`, serving with other bounds on connections.
-pub async fn spawn_app_with_limits(limits: switchboard::connections::ConnectionLimits) -> TestApp {
+pub async fn spawn_app_with_limits(limits: switchboard_kernel::connections::ConnectionLimits) -> TestApp {
     spawn_app_serving(None, Clock::System, limits).await
 }
 
@@ -142,7 +142,7 @@ async fn spawn_app_with(public_url: Option<&str>, clock: Clock) -> TestApp {
 async fn spawn_app_serving(
     public_url: Option<&str>,
     clock: Clock,
-    limits: switchboard::connections::ConnectionLimits,
+    limits: switchboard_kernel::connections::ConnectionLimits,
 ) -> TestApp {
     spawn(Options { public_url, clock, limits, ..Options::default() }).await
 }
@@ -200,7 +200,8 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         });
     }
     let tokens = Arc::new(TokenService::new(&secret));
-    let instance = switchboard::db::instances::Instance::join(&connection).await.expect("the instance registers");
+    let instance =
+        switchboard_kernel::db::instances::Instance::join(&connection).await.expect("the instance registers");
     // The application as `switchboard serve` builds it.
     let settings = switchboard::application::Settings {
         public_url: public_url.map(Into::into),
@@ -217,7 +218,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         }),
         demo_test_controls: !without_demo_test_controls,
         renewal_interval,
-        write_wait: switchboard::api::DEFAULT_WRITE_WAIT,
+        write_wait: switchboard::state::DEFAULT_WRITE_WAIT,
         clock,
         rate_limit: None,
         limits,

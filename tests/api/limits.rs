@@ -102,14 +102,14 @@ async fn a_keyed_request_that_panics_releases_its_key() {
 
     use axum::middleware::from_fn_with_state;
     use axum::routing::post;
-    use switchboard::crypto::FieldCipher;
-    use switchboard::secret::ServerSecret;
+    use switchboard_kernel::crypto::FieldCipher;
+    use switchboard_kernel::secret::ServerSecret;
 
     let app = spawn_app().await;
     let cipher = Arc::new(FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET)));
     let state = switchboard::AppState::new(
         app.db.clone(),
-        switchboard::db::Readers::pool_only(app.db.clone()),
+        switchboard_kernel::db::Readers::pool_only(app.db.clone()),
         app.tokens.clone(),
         cipher,
     );

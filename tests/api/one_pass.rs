@@ -73,7 +73,7 @@ async fn a_rule_is_reported_beside_another_values_wrong_type_in_every_body() {
     let platform = app.token_with(
         SITE_A,
         ADMIN_A,
-        &[switchboard::auth::Permission::ManageSecureForm, switchboard::auth::Permission::ManageVoicebot],
+        &[switchboard_kernel::auth::Permission::ManageSecureForm, switchboard_kernel::auth::Permission::ManageVoicebot],
     );
     let partner = app.partner_admin(1);
     let mut missed = Vec::new();

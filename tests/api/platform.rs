@@ -4,7 +4,7 @@ use std::path::Path;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use switchboard::error::ErrorCode;
+use switchboard_kernel::error::ErrorCode;
 
 use crate::helpers::*;
 
@@ -328,7 +328,7 @@ async fn documented_delete_examples_delete_spare_demo_rows_in_document_order() {
 /// token holding only that one is not.
 #[tokio::test]
 async fn documented_permissions_are_the_ones_enforced() {
-    use switchboard::auth::Permission;
+    use switchboard_kernel::auth::Permission;
     let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
     let mut checked = 0;
     for (name, rendered) in switchboard::cli::rendered_documents() {

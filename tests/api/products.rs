@@ -1,7 +1,7 @@
 //! Partner billing: the product catalog and the partner token.
 
 use serde_json::Value;
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use sea_orm::{ConnectionTrait, EntityTrait, QueryOrder, TransactionTrait};
 use serde_json::{Value, json};
-use switchboard::crypto::FieldCipher;
-use switchboard::secret::ServerSecret;
 use switchboard_entities::invoice;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::secret::ServerSecret;
 
 use crate::helpers::*;
 
@@ -126,7 +126,7 @@ async fn a_key_whose_instance_died_runs_at_once_though_its_lease_still_runs() {
     let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
     let alive = if postgres { Some(app.db.begin().await.unwrap()) } else { None };
     if let Some(alive) = &alive {
-        let space = switchboard::db::instances::LIVENESS_LOCK_SPACE;
+        let space = switchboard_kernel::db::instances::LIVENESS_LOCK_SPACE;
         alive.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({space}, {holder})")).await.unwrap();
     }
     stranded_key(&app, "orphaned", &path, &body, Some(holder), 30).await;

@@ -3,7 +3,7 @@
 
 use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 

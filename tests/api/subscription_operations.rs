@@ -2,7 +2,7 @@
 //! docs/billing.md with "now" fixed at 2026-11-21 15:00 UTC.
 
 use serde_json::{Value, json};
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 

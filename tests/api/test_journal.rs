@@ -217,7 +217,7 @@ async fn a_user_sees_and_arms_only_what_its_permissions_cover() {
 
     // Partner billing: a user without ManageSite does not read profiles through the journal.
     let partner = app.partner_admin(1);
-    let products_only = app.partner_token(1, &[switchboard::auth::Permission::ManageProduct]);
+    let products_only = app.partner_token(1, &[switchboard_kernel::auth::Permission::ManageProduct]);
     assert_eq!(app.get(&format!("{PROFILES}/10000"), &partner).await.status(), 200);
     assert_eq!(app.get("/api/billing/products", &products_only).await.status(), 200);
     let seen: Vec<String> =

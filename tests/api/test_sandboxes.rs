@@ -693,7 +693,9 @@ async fn an_inline_data_sets_secrets_are_not_kept_in_clear() {
     let record = app
         .scalar_text(&format!("SELECT data_set_json FROM test_sandboxes WHERE partner_id = {}", sandbox["partnerId"]))
         .await;
-    let cipher = switchboard::crypto::FieldCipher::new(&switchboard::secret::ServerSecret::from_bytes(TEST_SECRET));
+    let cipher = switchboard_kernel::crypto::FieldCipher::new(&switchboard_kernel::secret::ServerSecret::from_bytes(
+        TEST_SECRET,
+    ));
     let opened: Value = serde_json::from_str(&cipher.decrypt(&record).unwrap()).unwrap();
     assert_eq!(opened["siteBillingProfiles"][0]["primaryCardNumber"], card);
     assert!(opened["siteBillingProfiles"][0].get("primaryCardCSCOrCVD").is_none(), "{opened}");
@@ -724,7 +726,9 @@ async fn a_data_set_recorded_in_clear_is_sealed_at_the_next_start() {
     let record =
         app.scalar_text(&format!("SELECT data_set_json FROM test_sandboxes WHERE partner_id = {partner}")).await;
     assert!(!record.contains("5105105105105100") && !record.starts_with('{'), "sealed: {record}");
-    let cipher = switchboard::crypto::FieldCipher::new(&switchboard::secret::ServerSecret::from_bytes(TEST_SECRET));
+    let cipher = switchboard_kernel::crypto::FieldCipher::new(&switchboard_kernel::secret::ServerSecret::from_bytes(
+        TEST_SECRET,
+    ));
     let opened: Value = serde_json::from_str(&cipher.decrypt(&record).unwrap()).unwrap();
     assert!(opened["siteBillingProfiles"][0].get("primaryCardCSCOrCVD").is_none(), "{opened}");
     let reset = app
@@ -746,7 +750,7 @@ async fn a_data_set_recorded_in_clear_is_sealed_at_the_next_start() {
 async fn clock_moves_and_faults_act_on_sandboxes_only_by_default() {
     let app = spawn(Options {
         test_mode: true,
-        clock: switchboard::clock::Clock::Fixed(TEST_MODE_SYSTEM_TIME.parse().unwrap()),
+        clock: switchboard_kernel::clock::Clock::Fixed(TEST_MODE_SYSTEM_TIME.parse().unwrap()),
         without_demo_test_controls: true,
         ..Options::default()
     })

@@ -1,7 +1,7 @@
 //! Voicebots: their own channel, catalogs, include, lastUpdatedTime, tenancy.
 
 use serde_json::{Value, json};
-use switchboard::auth::Permission;
+use switchboard_kernel::auth::Permission;
 
 use crate::helpers::*;
 use crate::voicebot_configs::{

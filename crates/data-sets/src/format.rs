@@ -1,7 +1,9 @@
 //! A data set's text read as the format says: its version, its relative
 //! dates, its shape, each problem at its JSON pointer.
 
-use super::*;
+use chrono::Utc;
+
+use crate::{DataSet, FORMAT, relative_time};
 
 /// A problem of a data set, at its JSON pointer (empty: the whole).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,11 +15,11 @@ use switchboard_entities::{
 };
 use switchboard_kernel::auth::{Permission, password};
 use switchboard_kernel::crypto::FieldCipher;
-use switchboard_partner_billing::features::{self, SubscriptionFeatureLimitationConfig};
+use switchboard_partner_billing::features::{self, dto::SubscriptionFeatureLimitationConfig};
 use switchboard_partner_billing::money::Money;
-use switchboard_partner_billing::products::{self, FeaturePointItem, Product};
-use switchboard_partner_billing::profiles::SiteBillingProfileInput;
-use switchboard_partner_billing::sites::Tag;
+use switchboard_partner_billing::products::{self, dto::FeaturePointItem, dto::Product};
+use switchboard_partner_billing::profiles::dto::SiteBillingProfileInput;
+use switchboard_partner_billing::sites::dto::Tag;
 use switchboard_secure_forms::{self as secure_forms, dto::SecureFormInput};
 use switchboard_voicebots::bots::dto::VoicebotInput;
 use switchboard_voicebots::catalog::{ChatbotEngine, Language, VoiceChannel};

@@ -10,11 +10,11 @@ use uuid::Uuid;
 use switchboard_billing_rules::invoice::LineSpec;
 use switchboard_kernel::crypto::FieldCipher;
 use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Violations};
-use switchboard_partner_billing::configs::{SiteBillingConfigInput, rules, store};
+use switchboard_partner_billing::configs::{dto::SiteBillingConfigInput, rules, store};
 use switchboard_partner_billing::features;
 use switchboard_partner_billing::invoices;
 use switchboard_partner_billing::money::Money;
-use switchboard_partner_billing::profiles::{self, SiteBillingProfileInput};
+use switchboard_partner_billing::profiles::{self, dto::SiteBillingProfileInput};
 
 /// A currency of a data set, with the number of decimals its amounts round to.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

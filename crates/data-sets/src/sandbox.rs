@@ -12,7 +12,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use sea_orm::{ConnectionTrait, DbErr, Statement};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 

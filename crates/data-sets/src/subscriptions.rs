@@ -11,7 +11,7 @@ use switchboard_billing_rules::engine::NewSubscription;
 use switchboard_entities::plan;
 use switchboard_kernel::error::{ApiError, ApiResult};
 use switchboard_partner_billing::ledger_store::cancellation;
-use switchboard_partner_billing::subscriptions::SubscriptionPricingModel;
+use switchboard_partner_billing::subscriptions::dto::SubscriptionPricingModel;
 use switchboard_partner_billing::subscriptions::store::{SegmentIds, insert_pricing_model, insert_subscription, plans};
 
 /// A plan of the catalog: the subscription it starts, with pricing model

@@ -7,7 +7,6 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
-use validator::Validate;
 
 use crate::error::{ApiError, ErrorCode, Violations};
 

@@ -11,8 +11,6 @@ extern crate self as switchboard_kernel;
 
 pub mod answer;
 pub mod auth;
-/// The billing rules (`billing/`), named as the server names them.
-pub use switchboard_billing_rules as billing;
 pub mod clock;
 pub mod connections;
 pub mod counts;

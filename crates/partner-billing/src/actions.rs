@@ -20,7 +20,7 @@ use uuid::Uuid;
 
 use crate::changes::cancel_subscription;
 use crate::operations::{calculate_cancel_subscription, calculate_switch_subscription_plan, switch_subscription_plan};
-use crate::subscriptions::ActionTarget;
+use crate::subscriptions::dto::ActionTarget;
 use switchboard_kernel::error::{ApiError, ErrorCode, Violations};
 
 /// The documentation of the operations this module dispatches.

@@ -24,7 +24,8 @@ use crate::money::Money;
 use std::collections::{BTreeSet, HashMap};
 use switchboard_kernel::idempotency::{Answer, KeyClaim, Receipt};
 
-use crate::subscriptions::{ActionTarget, SubscriptionPricingModel, SubscriptionPricingModelDto};
+use crate::subscriptions::dto::{ActionTarget, SubscriptionPricingModel};
+use crate::subscriptions::input::SubscriptionPricingModelDto;
 use switchboard_billing_rules::changes::{Change, SwitchRule, Wanted};
 use switchboard_billing_rules::engine::{InvoiceMode, Ledger, Plan};
 use switchboard_kernel::auth::{PartnerCaller, perm::ManageSite};

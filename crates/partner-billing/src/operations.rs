@@ -23,7 +23,7 @@ use validator::Validate;
 use crate::ledger_run;
 use crate::ledger_store::{Operation, Wants};
 use crate::money::Money;
-use crate::subscriptions::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
+use crate::subscriptions::dto::{ActionTarget, PricingModelKind, SubscriptionPricingModel};
 use switchboard_billing_rules::BillingError;
 use switchboard_billing_rules::changes::plan;
 use switchboard_billing_rules::engine::{InvoiceMode, Ledger, NewSubscription, Outcome, Plan};

@@ -12,6 +12,8 @@
 pub mod parser_faults;
 pub mod wire;
 
+use wire::*;
+
 use std::sync::Arc;
 
 use crate::TestModeState;
@@ -40,8 +42,6 @@ use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem, Violati
 use switchboard_kernel::extract::{JsonBody, Path};
 
 const TAG: &str = "Test faults";
-
-pub use wire::*;
 
 pub fn router<S: ServerState>() -> OpenApiRouter<S>
 where

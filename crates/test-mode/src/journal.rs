@@ -42,7 +42,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 use validator::Validate;
 
-use crate::faults::FaultKind;
+use crate::faults::wire::FaultKind;
 use crate::{may_call, not_callable, not_of_the_callers_document, operations_of};
 use switchboard_entities::test_request as row;
 use switchboard_kernel::auth::{Tenant, TenantCaller};

@@ -20,20 +20,16 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use chrono::{DateTime, Months, TimeZone, Utc};
 use rand::Rng;
-use std::time::Duration;
 use switchboard_kernel::answer::ServerState;
 
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
-    TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use switchboard_data_sets::sandbox::{self, Place, Source};
 use switchboard_entities::{site, test_sandbox as row};
-use switchboard_kernel::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, Tenant, TokenKind, perm::ManageSite, refresh};
+use switchboard_kernel::auth::{Claims, PartnerCaller, SANDBOX_IDS_FROM, TokenKind, perm::ManageSite, refresh};
 use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem, Violations};
 use switchboard_kernel::extract::{JsonBody, Path};
 use switchboard_partner_billing::clock::{freeze, frozen_at};

@@ -1,6 +1,6 @@
 //! A sandbox's tenant deleted with every row it owns.
 
-use super::*;
+use sea_orm::{ConnectionTrait, DbErr, Statement};
 
 /// Deletes every row of partner `partner_id` and its sites, children first
 /// (most foreign keys do not cascade), the partner row last. The caller's

@@ -1,6 +1,10 @@
 //! Whether a data set fits a sandbox: one partner's tenant on the server's catalogs.
 
-use super::*;
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{MAX_SITES, TENANT_ARRAYS};
 
 /// Checks a data set for a sandbox: one partner (its label), its sites and
 /// accounts that partner's, no catalogs (a sandbox shares the server's), a

@@ -1,7 +1,7 @@
 //! The billing rules' refusals (`switchboard-billing`) as problems: here, beside
 //! the error type, since neither type is the server's (the orphan rule).
 
-use crate::billing::BillingError;
+use switchboard_billing_rules::BillingError;
 
 use super::{ApiError, ErrorCode, Violations};
 

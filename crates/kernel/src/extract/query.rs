@@ -1,6 +1,10 @@
 //! Query parameters: read into their `IntoParams` type, every bad one named.
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+use validator::Validate;
 
-use super::*;
+use crate::error::{ApiError, ErrorCode, Violations};
 
 /// Query parameters read into `T`, the `IntoParams` type that documents them,
 /// then checked against its declared rules. A bad parameter does not stop the

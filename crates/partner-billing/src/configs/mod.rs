@@ -7,5 +7,4 @@ pub mod routes;
 pub mod rules;
 pub mod store;
 
-pub use dto::*;
 pub use store::load;

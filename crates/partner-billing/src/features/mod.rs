@@ -6,5 +6,3 @@
 pub mod dto;
 pub mod routes;
 pub mod store;
-
-pub use dto::*;

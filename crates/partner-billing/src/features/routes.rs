@@ -18,7 +18,7 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::scope::SiteSet;
-use crate::subscriptions::SubscriptionPricingModel;
+use crate::subscriptions::dto::SubscriptionPricingModel;
 use crate::subscriptions::store::{self as subscriptions, Selection};
 use switchboard_kernel::auth::{
     PartnerCaller,

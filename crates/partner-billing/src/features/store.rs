@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::dto::*;
 use crate::scope::{SiteSet, lock_site, partner_site};
-use crate::subscriptions::CANCELLED;
+use crate::subscriptions::dto::CANCELLED;
 use switchboard_billing_rules::BillingError;
 use switchboard_entities::{
     feature_point_item as item, product, subscription, subscription_feature_limitation_config as limits,

@@ -5,5 +5,3 @@
 pub mod dto;
 pub mod routes;
 pub mod store;
-
-pub use dto::*;

@@ -7,13 +7,15 @@ pub mod routes;
 pub mod rules;
 pub mod store;
 
-pub use dto::*;
 pub use rules::SCHEMA_CONDITIONS;
 
 use switchboard_kernel::error::{ApiResult, Violations};
 
 /// The body's rules, checked at `now` (the partner's clock: cards expire by it).
-pub fn checked(input: SiteBillingProfileInput, now: chrono::DateTime<chrono::Utc>) -> ApiResult<rules::ProfileDraft> {
+pub fn checked(
+    input: dto::SiteBillingProfileInput,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<rules::ProfileDraft> {
     let mut v = Violations::new();
     let draft = rules::check(input, now, &mut v);
     v.finish(draft)

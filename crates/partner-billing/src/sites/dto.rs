@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::configs::SiteBillingConfig;
+use crate::configs::dto::SiteBillingConfig;
 use crate::money::Money;
-use crate::subscriptions::Subscription;
+use crate::subscriptions::dto::Subscription;
 
 /// The site's company and contact details and its settings.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]

@@ -9,7 +9,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use uuid::Uuid;
 
 use super::dto::*;
-use crate::configs::{self, SiteBillingConfig};
+use crate::configs::{self, dto::SiteBillingConfig};
 use crate::scope::SiteSet;
 use crate::subscriptions::store::{self as subscriptions, Selection};
 use switchboard_entities::{

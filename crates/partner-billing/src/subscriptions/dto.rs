@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use validator::Validate;
 
-use crate::invoices::InvoiceLineItem;
+use crate::invoices::dto::InvoiceLineItem;
 use crate::money::Money;
 use switchboard_billing_rules::engine::PricedModel;
 use switchboard_billing_rules::pricing::{AgentSegment, PeriodPrices, Pricing, VolumeSegment};

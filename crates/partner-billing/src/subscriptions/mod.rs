@@ -10,6 +10,3 @@ pub mod plans;
 pub mod routes;
 pub mod store;
 pub mod unchanged;
-
-pub use dto::*;
-pub use input::*;

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use super::dto::*;
-use super::input;
 use super::store;
 use crate::PartnerBillingState;
 use axum::extract::FromRef;
@@ -19,7 +18,6 @@ use uuid::Uuid;
 use validator::Validate;
 
 use crate::scope::SiteSet;
-pub use input::*;
 use store::{Selection, load};
 use switchboard_kernel::auth::{PartnerCaller, perm::ManageSite};
 use switchboard_kernel::error::{ApiError, ApiResult, Violations};

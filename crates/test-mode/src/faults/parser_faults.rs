@@ -8,7 +8,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde_json::Value;
 
-use super::FaultKind;
+use super::wire::FaultKind;
 
 /// The property `extraProperties` adds to every object of an answer.
 pub const EXTRA_PROPERTY: &str = "unexpectedProperty";

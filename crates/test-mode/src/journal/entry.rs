@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::super::faults::FaultKind;
+use crate::faults::wire::FaultKind;
 use switchboard_entities::test_request as row;
 
 /// What an entry of the journal is:

@@ -4,8 +4,15 @@
 //! frees sandboxes kept alive by cheap requests alone (issue 56 item 5).
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::*;
+use chrono::Utc;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect, TransactionTrait};
+use switchboard_data_sets::sandbox;
+use switchboard_entities::{site, test_sandbox as row};
+use switchboard_kernel::auth::Tenant;
+use switchboard_kernel::error::{ApiError, ErrorCode};
+
 use crate::TestModeState;
 
 /// Records that a sandbox tenant's token was used (test mode's `intercept`):

@@ -4,7 +4,17 @@
 
 use std::sync::Arc;
 
-use super::*;
+use axum::Json;
+use axum::extract::State;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use serde::Deserialize;
+use switchboard_entities::site;
+use switchboard_kernel::auth::{PartnerCaller, perm::ManageSite};
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem};
+use switchboard_kernel::extract::Path;
+use switchboard_partner_billing::clock::frozen_at;
+
+use super::{TAG, own_sandbox, place};
 use crate::TestModeState;
 use switchboard_data_sets::export::{self, Snapshot};
 use switchboard_kernel::extract::Query;

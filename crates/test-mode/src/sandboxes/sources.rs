@@ -3,7 +3,13 @@
 
 use std::sync::Arc;
 
-use super::*;
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
+use switchboard_data_sets::sandbox::{self, Source};
+use switchboard_entities::test_sandbox as row;
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Violations};
+
+use super::DataSetChoice;
 use crate::TestModeState;
 
 /// What a create asks for, checked, and the sandbox's clock: a built-in data

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use sea_orm::DatabaseConnection;
 
-use crate::auth::TokenService;
-use crate::crypto::FieldCipher;
-use crate::db::on_thread::WriteBatches;
-use crate::db::reads::Reads;
+use switchboard_kernel::auth::TokenService;
+use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::db::on_thread::WriteBatches;
+use switchboard_kernel::db::reads::Reads;
 
 use switchboard_partner_billing::PartnerBillingState;
 use switchboard_secure_forms::SecureFormsState;
@@ -62,8 +62,8 @@ pub struct Options {
     pub sandbox_ttl: Option<std::time::Duration>,
     pub sandbox_max_age: Option<std::time::Duration>,
     pub sandbox_creations: Option<switchboard_test_mode::sandboxes::CreationLimit>,
-    pub clock: crate::clock::Clock,
-    pub instance: crate::db::instances::Instance,
+    pub clock: switchboard_kernel::clock::Clock,
+    pub instance: switchboard_kernel::db::instances::Instance,
     pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
     pub write_wait: std::time::Duration,
 }
@@ -81,7 +81,7 @@ impl Default for Options {
             sandbox_max_age: None,
             sandbox_creations: None,
             clock: Default::default(),
-            instance: crate::db::instances::Instance::unregistered(),
+            instance: switchboard_kernel::db::instances::Instance::unregistered(),
             data_sets: None,
             write_wait: DEFAULT_WRITE_WAIT,
         }
@@ -108,20 +108,20 @@ pub struct SharedState {
     /// Base for absolute links (`--public-url`); else the request's Host.
     pub public_url: Option<Arc<str>>,
     /// The system clock of the billing rules (a partner's own clock overrides it).
-    pub clock: crate::clock::Clock,
+    pub clock: switchboard_kernel::clock::Clock,
     /// Serves the test-mode operations and their document (`--test-mode`).
     pub test_mode: bool,
     /// Refuses names an operation does not know (`unknown_names`).
     pub strict_names: bool,
     /// Bounds password hashing and throttles failed sign-ins.
-    pub logins: Arc<crate::auth::guard::LoginGuard>,
+    pub logins: Arc<switchboard_kernel::auth::guard::LoginGuard>,
     /// This process among the instances sharing the database (`db::instances`).
-    pub instance: crate::db::instances::Instance,
+    pub instance: switchboard_kernel::db::instances::Instance,
     /// How long a write waits for the database in all before it is refused
     /// unwritten (`--write-wait`; `DEFAULT_WRITE_WAIT`).
     pub write_wait: std::time::Duration,
     /// Whether writes are refused for want of disk space (`health::StorageHealth`).
-    pub storage: std::sync::Arc<super::health::StorageHealth>,
+    pub storage: std::sync::Arc<crate::health::StorageHealth>,
 }
 
 impl SharedState {
@@ -145,7 +145,7 @@ impl SharedState {
     /// (started by the application's background work), everything else at its default.
     pub fn new(
         db: DatabaseConnection,
-        reads: crate::db::Readers,
+        reads: switchboard_kernel::db::Readers,
         tokens: Arc<TokenService>,
         cipher: Arc<FieldCipher>,
         queues: Queues,
@@ -233,7 +233,7 @@ impl SharedState {
     }
 }
 
-impl crate::auth::CallerContext for AppState {
+impl switchboard_kernel::auth::CallerContext for AppState {
     fn tokens(&self) -> &TokenService {
         &self.tokens
     }
@@ -262,11 +262,11 @@ impl switchboard_kernel::idempotency::KeyContext for AppState {
         &self.cipher
     }
 
-    fn clock(&self) -> &crate::clock::Clock {
+    fn clock(&self) -> &switchboard_kernel::clock::Clock {
         &self.clock
     }
 
-    fn instance(&self) -> &crate::db::instances::Instance {
+    fn instance(&self) -> &switchboard_kernel::db::instances::Instance {
         &self.instance
     }
 }

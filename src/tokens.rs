@@ -11,11 +11,11 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use crate::api::AppState;
-use crate::auth::refresh::{self, Redeemed};
-use crate::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
-use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
+use crate::state::AppState;
 use switchboard_entities::{agent, partner_user};
+use switchboard_kernel::auth::refresh::{self, Redeemed};
+use switchboard_kernel::auth::{ACCESS_TOKEN_SECONDS, Audience, Claims, Permission, TokenKind};
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Violations};
 use switchboard_kernel::extract::{ClientAddress, FormBody};
 
 /// Form fields of a token request (`application/x-www-form-urlencoded`).
@@ -46,8 +46,8 @@ struct TokenRequestForm {
 
 /// The fields each grant needs, stated in the document (`if`/`then`): the one
 /// object of `TokenRequestForm` does not say it by its shape.
-pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
-    &[crate::schema_conditions::SchemaConditions {
+pub const SCHEMA_CONDITIONS: &[switchboard_kernel::schema_conditions::SchemaConditions] =
+    &[switchboard_kernel::schema_conditions::SchemaConditions {
         schema: "TokenRequestForm",
         all_of: schema_conditions,
         says: "`grant_type=password` needs `email` and `password`; `grant_type=refresh_token` needs \
@@ -55,8 +55,8 @@ pub const SCHEMA_CONDITIONS: &[crate::schema_conditions::SchemaConditions] =
     }];
 
 fn schema_conditions() -> serde_json::Value {
-    use crate::schema_conditions::when_equals;
     use serde_json::json;
+    use switchboard_kernel::schema_conditions::when_equals;
     json!([
         when_equals(
             "grant_type",
@@ -307,19 +307,19 @@ enum SignInProblems {
         description = "A field of the form is missing or invalid (`400001`)\nThe body is not a well-formed form (`400002`)\nThe grant type is not supported (`400004`)",
         content_type = "application/problem+json"
     )]
-    Invalid(crate::error::Problem),
+    Invalid(switchboard_kernel::error::Problem),
     #[response(
         status = 401,
         description = "Wrong email, password or refresh token (`401004`)",
         content_type = "application/problem+json"
     )]
-    Refused(crate::error::Problem),
+    Refused(switchboard_kernel::error::Problem),
     #[response(status = 429, description = "Too many failed sign-ins for this account or from this address; `Retry-After` says when to try again (`429001`)",
         content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
-    Throttled(crate::error::Problem),
+    Throttled(switchboard_kernel::error::Problem),
     #[response(status = 503, description = "Every password check is in use; `Retry-After` says when to try again (`503002`)",
         content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds to wait")))]
-    Busy(crate::error::Problem),
+    Busy(switchboard_kernel::error::Problem),
 }
 
 /// Obtain a platform access token

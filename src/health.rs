@@ -7,8 +7,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::AppState;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
+use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode};
 
 /// `<package version> (<git commit>)`, stamped by build.rs.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SWITCHBOARD_GIT_COMMIT"), ")");
@@ -42,7 +42,7 @@ async fn live() -> Json<Health> {
 #[utoipa::path(get, path = "/health/ready", operation_id = "getReadiness", tag = "Health",
     responses(
         (status = 200, description = "The database answers and takes writes", body = Health),
-        (status = 503, description = "The database does not answer, or its disk is full (`503001`)", body = crate::error::Problem,
+        (status = 503, description = "The database does not answer, or its disk is full (`503001`)", body = switchboard_kernel::error::Problem,
             content_type = "application/problem+json"),
     ), security(()))]
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
@@ -55,7 +55,7 @@ async fn ready(State(state): State<AppState>) -> ApiResult<Json<Health>> {
     })?;
     if state.storage.is_full() {
         return Err(ApiError::new(ErrorCode::DatabaseUnavailable, "the database's disk is full: writes are refused")
-            .retry_after(crate::error::STORAGE_FULL_RETRY_SECONDS));
+            .retry_after(switchboard_kernel::error::STORAGE_FULL_RETRY_SECONDS));
     }
     if state.storage.is_gone() {
         return Err(ApiError::new(ErrorCode::DatabaseUnavailable, GONE));
@@ -99,7 +99,7 @@ impl StorageHealth {
     pub fn is_full(&self) -> bool {
         use std::sync::atomic::Ordering;
         let at = self.full_at.load(Ordering::Relaxed);
-        at != 0 && self.now_ms().saturating_sub(at) < crate::error::STORAGE_FULL_RETRY_SECONDS * 1_000
+        at != 0 && self.now_ms().saturating_sub(at) < switchboard_kernel::error::STORAGE_FULL_RETRY_SECONDS * 1_000
     }
 
     /// Whether the database's file was removed or replaced while serving.
