@@ -111,7 +111,7 @@ impl StorageHealth {
     /// every write that failed (`note_storage`): removed or replaced by another
     /// file, the open connections would go on writing to a file nobody can
     /// open again (a restart starts on a new, empty one), so writes are
-    /// refused and readiness fails from then on (issue 59 item 2).
+    /// refused and readiness fails from then on (decisions/when-the-database-goes-away.md).
     pub fn watch_file(self: &std::sync::Arc<Self>, path: std::path::PathBuf) {
         use std::os::unix::fs::MetadataExt;
         let Ok(opened) = std::fs::metadata(&path).map(|m| (m.dev(), m.ino())) else { return };

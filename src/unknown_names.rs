@@ -257,7 +257,7 @@ impl<'a> Walk<'a> {
     /// A read-only property (one only the answers have) sent back: the
     /// operation ignores it, but a value of another type or format than the
     /// answers' cannot be one read from them, so strict mode refuses it where a
-    /// lenient server would drop it in silence (issue 57 item 6). Scalars only.
+    /// lenient server would drop it in silence (decisions/errors-that-teach.md). Scalars only.
     fn sent_back(&mut self, value: &Value, answers: &[&'a Value], pointer: &str) {
         let sent = match value {
             Value::Null => "null",

@@ -1,4 +1,4 @@
-//! Test mode's faults (DESIGN 14, test mode item 4): armed per tenant (a
+//! Test mode's faults (decisions/test-mode.md): armed per tenant (a
 //! partner, or a site for the platform interfaces) and operationId, kept in
 //! the database so that a fault armed on one instance is honoured by every
 //! instance sharing it. `remaining` counts the requests still to be faulted;

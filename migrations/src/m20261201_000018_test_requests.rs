@@ -1,4 +1,4 @@
-//! Test mode's request journal (DESIGN 14, test mode item 3): what a
+//! Test mode's request journal (decisions/test-mode.md): what a
 //! tenant's client sent and got, the last 1,000 requests per tenant (a
 //! partner, or a site for the platform interfaces). Written in batches off
 //! the requests' path; ids are UUIDv7, so newest first is by id. A deleted

@@ -1,4 +1,4 @@
-//! Test mode's sandboxes (DESIGN 14, test mode item 2): which partners are
+//! Test mode's sandboxes (decisions/test-mode.md): which partners are
 //! sandboxes, and what a reset rebuilds them from (their data set, first
 //! site and clock). No foreign key to `partners`: a reset deletes and writes
 //! the partner again under the same id while this row stays.

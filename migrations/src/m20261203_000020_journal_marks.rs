@@ -1,5 +1,5 @@
 //! Test mode's journal says what the client did not see in an entry's status
-//! alone (issue 44): which fault answered or dropped the request, and whether
+//! alone (decisions/test-mode.md): which fault answered or dropped the request, and whether
 //! the answer was an idempotent replay.
 
 use crate::{prelude::*, schema::*};

@@ -1,4 +1,4 @@
-//! Test mode's sandboxes expire after an idle time (`--sandbox-ttl`, issue 46):
+//! Test mode's sandboxes expire after an idle time (`--sandbox-ttl`, decisions/test-mode.md):
 //! when one was last used, so that a bound on live sandboxes cannot be held
 //! forever by sandboxes nobody uses.
 

@@ -1,5 +1,5 @@
 //! A claimed `Idempotency-Key` names the instance whose request holds it
-//! (issue 42): a retry of a key whose instance is known dead runs at once
+//! (decisions/billing-under-retries-disconnects-crashes-and-races.md): a retry of a key whose instance is known dead runs at once
 //! instead of waiting for the lease to run out. Null on keys claimed before:
 //! those fall back to their lease.
 

@@ -1,5 +1,5 @@
 //! On PostgreSQL a site's `revision` (migration 12) is bumped once per
-//! statement that writes its rows, not once per row (issue 42). A billing
+//! statement that writes its rows, not once per row (decisions/billing-under-retries-disconnects-crashes-and-races.md). A billing
 //! apply's writes go as one statement of data-modifying `WITH` parts
 //! (`db::deferred`), and applies on one site go in batches
 //! (`api::billing::site_batches`): with a trigger per row, a batch of 20

@@ -1,5 +1,5 @@
 //! Test mode's sandboxes made from a data set (a file of `--data-sets` or an
-//! inline object, issue 55): the data set as loaded, its relative dates read,
+//! inline object, decisions/test-mode.md): the data set as loaded, its relative dates read,
 //! so that a reset writes exactly the rows the creation wrote.
 
 use crate::{prelude::*, schema::*};

@@ -1,4 +1,4 @@
-//! Test mode's faults by position (issue 58 item 1): a fault lets its first
+//! Test mode's faults by position (decisions/test-mode.md): a fault lets its first
 //! `after` matching calls through, then faults the next `times`. `let_through`
 //! counts down the calls still to let through, as `remaining` counts the faults.
 

@@ -1,5 +1,5 @@
 //! A sandbox's data set is named by a file of `--data-sets`, 1-64 characters
-//! (issue 55); the column was made for `demo` and `empty` (10). PostgreSQL
+//! (decisions/test-mode.md); the column was made for `demo` and `empty` (10). PostgreSQL
 //! refused a longer name (a 500 on `team-in-november`); SQLite does not
 //! enforce a declared length, so only PostgreSQL's column changes.
 

@@ -1,4 +1,4 @@
-//! The simulated gateway's charges (issue 58 item 3): one row per charge an
+//! The simulated gateway's charges (decisions/test-mode.md): one row per charge an
 //! invoice made to a site's card, written in the transaction of the operation
 //! or renewal that issued the invoice, so that a test can assert "charged
 //! once" (`GET /api/test/charges`). A deleted sandbox takes its rows with it.

@@ -1,4 +1,4 @@
-//! Words for every property of the documents (issue 60 item 6): a reader of
+//! Words for every property of the documents (decisions/the-documents-as-a-reader-meets-them.md): a reader of
 //! Swagger UI or of a generated client's doc comments meets no bare field.
 //!
 //! A field's own doc comment comes first. Where it has none, in this order:

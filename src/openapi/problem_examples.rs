@@ -1,4 +1,4 @@
-//! What a problem response says to a reader (issue 60, item 2): each cause it
+//! What a problem response says to a reader (decisions/the-documents-as-a-reader-meets-them.md): each cause it
 //! can answer with its code, and an example of each cause, true to the
 //! response's status. An operation's own problem responses name their causes
 //! in their description, one a line, each ending with its code:

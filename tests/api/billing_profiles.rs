@@ -121,7 +121,7 @@ async fn card_rules() {
 }
 
 /// A phone or fax number is read by a person and answered back: no control
-/// or direction character in it (issue 56 item 7: RLO, ESC, BEL and DEL were kept).
+/// or direction character in it (decisions/other-peoples-data.md: RLO, ESC, BEL and DEL were kept).
 #[tokio::test]
 async fn phone_and_fax_hold_no_control_or_direction_character() {
     let app = spawn_app().await;

@@ -4,7 +4,7 @@
 /// causes, of its own status (Swagger UI otherwise shows the `Problem`
 /// schema's, a 400, under a 404 or a 409), and names each cause's code in its
 /// description; every code the server answers is in each document's
-/// `x-problem-codes` table (issue 60 items 2 and 3).
+/// `x-problem-codes` table (decisions/the-documents-as-a-reader-meets-them.md).
 #[test]
 fn every_problem_response_shows_each_cause_with_its_code_and_every_code_is_listed() {
     let mut checked = 0;
@@ -90,7 +90,7 @@ async fn the_docs_link_a_served_error_table_and_say_where_tokens_come_from() {
 }
 
 /// Every property, parameter and enum value of the committed documents is
-/// described (issue 60 item 6): a property or parameter has a description of
+/// described (decisions/the-documents-as-a-reader-meets-them.md): a property or parameter has a description of
 /// its own, and an enum's description names each of its values. Objects
 /// without a type inside `allOf`/`anyOf` are a rule's fragments, not fields.
 #[test]

@@ -1,4 +1,4 @@
-//! Worked examples from committed fixture files (issue 55 item 9): a sandbox
+//! Worked examples from committed fixture files (decisions/test-mode.md): a sandbox
 //! made from a file of `examples/fixtures/` (the server's `--data-sets`
 //! folder), and the figures docs/billing.md computes by hand.
 

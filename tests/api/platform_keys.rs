@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on the platform's creating POSTs (issue 59): a retry
+//! `Idempotency-Key` on the platform's creating POSTs (decisions/when-the-database-goes-away.md): a retry
 //! with the key gets the first answer again and creates nothing more; a key
 //! is its site's; the token endpoint takes none.
 

@@ -318,7 +318,7 @@ async fn test_mode_off_serves_no_clock_and_no_document() {
 }
 
 /// A date written as RFC 3339 that is no day of the calendar (February 30) is
-/// named so, not only "expected RFC 3339" (issue 57 item 9).
+/// named so, not only "expected RFC 3339" (decisions/errors-that-teach.md).
 #[tokio::test]
 async fn an_impossible_date_is_named_as_one() {
     let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;

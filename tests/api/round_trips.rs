@@ -1,4 +1,4 @@
-//! Round trips to PostgreSQL of the billing paths (issue 42): each statement
+//! Round trips to PostgreSQL of the billing paths (decisions/billing-under-retries-disconnects-crashes-and-races.md): each statement
 //! is one, and so are BEGIN and COMMIT (not among the statements counted
 //! here). What runs while the site's row lock is held is what every other
 //! apply on the site waits for. On SQLite the same operations run on the

@@ -1,4 +1,4 @@
-//! What keeps one client from holding every sandbox (issue 56 item 5): a
+//! What keeps one client from holding every sandbox (decisions/other-peoples-data.md): a
 //! per-address bound on creations, and a maximum age that use cannot extend.
 
 use std::num::NonZeroU32;

@@ -1,4 +1,4 @@
-//! Applies on one site at once (issue 42): on PostgreSQL they run in batches,
+//! Applies on one site at once (decisions/billing-under-retries-disconnects-crashes-and-races.md): on PostgreSQL they run in batches,
 //! one transaction each (`billing::site_batches`), the site's row read once
 //! and kept up to date with what each apply writes; on SQLite in the writer's
 //! batches. Either way each apply is answered for itself: the figures, the

@@ -1,4 +1,4 @@
-//! Snapshots (issue 55 item 1): a sandbox's state as a data set, loaded back
+//! Snapshots (decisions/test-mode.md): a sandbox's state as a data set, loaded back
 //! into a new sandbox and taken again, equal up to ids; no secret in it.
 
 use serde_json::{Value, json};

@@ -70,7 +70,7 @@ async fn a_full_database_acknowledges_only_what_it_stored_and_recovers() {
     assert_eq!(app.get("/health/ready", &token).await.status(), 200);
 }
 
-/// The SQLite file removed while serving (issue 59 item 2): the open
+/// The SQLite file removed while serving (decisions/when-the-database-goes-away.md): the open
 /// connections would go on writing to a file nobody can open again, so the
 /// server notices within a second and refuses writes and readiness.
 #[tokio::test]

@@ -210,7 +210,7 @@ async fn subscription_names_refuse_control_and_direction_characters() {
     let app = spawn_app_at(NOW).await;
     let token = app.partner_admin(1);
     let agent = "0192f0c4-0000-7000-8000-000000010000";
-    // Control and direction characters anywhere; invisible ones alone (issue 56 item 7's list too).
+    // Control and direction characters anywhere; invisible ones alone (decisions/other-peoples-data.md list too).
     for name in [
         "a\u{1}b",
         "evil\u{202e}gnp",
@@ -247,7 +247,7 @@ async fn subscription_names_refuse_control_and_direction_characters() {
 }
 
 /// A value of the wrong type does not hide the body's other problems: one
-/// answer lists them all, as the documents promise (issue 60 item 9).
+/// answer lists them all, as the documents promise (decisions/the-documents-as-a-reader-meets-them.md).
 #[tokio::test]
 async fn a_wrong_type_and_the_other_problems_come_in_one_answer() {
     let app = spawn_app().await;

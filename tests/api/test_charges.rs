@@ -1,4 +1,4 @@
-//! Test mode's gateway charges (issue 58 item 3): every charge of a card is
+//! Test mode's gateway charges (decisions/test-mode.md): every charge of a card is
 //! listed once, with the request's key, whatever the retries.
 
 use std::time::Duration;

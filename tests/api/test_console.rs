@@ -1,4 +1,4 @@
-//! The test console's server side (issue 43): served in test mode only, with
+//! The test console's server side (decisions/the-test-console.md): served in test mode only, with
 //! strict headers, and its own reads left out of the tenant's journal and
 //! faults. What it shows is exercised in Chromium by clients/console.mjs.
 
@@ -69,7 +69,7 @@ async fn the_console_is_served_in_test_mode_only_with_strict_headers() {
         "the console's 404 has the console's headers too"
     );
     assert_problem(missing, 404, 404001).await;
-    // A nested path and another method: the console's headers too (issue 56 item 7).
+    // A nested path and another method: the console's headers too (decisions/other-peoples-data.md).
     for (method, path, status) in [
         (reqwest::Method::GET, "/console/a/b.js", 404),
         (reqwest::Method::POST, "/console", 405),

@@ -1,4 +1,4 @@
-//! The test document true (issue 58 item 5): every example it shows is an
+//! The test document true (decisions/test-mode.md): every example it shows is an
 //! answer the server gives. Each operation is called as a suite would, and its
 //! answer's shape (the properties and their JSON types, nested) is compared
 //! with the example of the schema the document answers it with.

@@ -1,4 +1,4 @@
-//! Test mode's faults (DESIGN 14, test mode item 4): armed per tenant and
+//! Test mode's faults (decisions/test-mode.md): armed per tenant and
 //! operationId, honoured by every instance sharing the database.
 
 use std::time::{Duration, Instant};
@@ -331,7 +331,7 @@ async fn delay_faults_hold_a_bounded_number_of_requests_per_tenant() {
     }
 }
 
-/// Faults by position (issue 58 item 1): "the second call fails" is one fault,
+/// Faults by position (decisions/test-mode.md): "the second call fails" is one fault,
 /// `after` 1: the first matching request runs, the second is faulted, the third runs.
 #[tokio::test]
 async fn a_fault_after_n_lets_the_first_n_through_then_faults() {
@@ -353,7 +353,7 @@ async fn a_fault_after_n_lets_the_first_n_through_then_faults() {
     assert_eq!(error_locations(&assert_problem(refused, 400, 400001).await), ["/after"]);
 }
 
-/// Answers that test a client's parser (issue 58 item 2): the operation runs,
+/// Answers that test a client's parser (decisions/test-mode.md): the operation runs,
 /// its answer is changed as real vendors' answers surprise clients.
 #[tokio::test]
 async fn parser_faults_change_the_real_answer_the_way_vendors_do() {
@@ -398,7 +398,7 @@ async fn parser_faults_change_the_real_answer_the_way_vendors_do() {
 }
 
 /// `unknownEnumValue`: an open enum (`billingPeriod`) answers a value outside
-/// its list; an answer without one is unchanged (issue 58 item 2).
+/// its list; an answer without one is unchanged (decisions/test-mode.md).
 #[tokio::test]
 async fn unknown_enum_value_writes_a_value_outside_an_open_enums_list() {
     let app = test_mode().await;
@@ -414,7 +414,7 @@ async fn unknown_enum_value_writes_a_value_outside_an_open_enums_list() {
 }
 
 /// `slowBody`: the headers come at once, the body over `delayMs`; the answer
-/// is the operation's own (issue 58 item 2).
+/// is the operation's own (decisions/test-mode.md).
 #[tokio::test]
 async fn slow_body_sends_the_headers_at_once_and_the_body_over_its_delay() {
     let app = test_mode().await;

@@ -1,4 +1,4 @@
-//! Test mode's request journal (DESIGN 14, test mode item 3): what a
+//! Test mode's request journal (decisions/test-mode.md): what a
 //! tenant's client sent and got, newest first, secrets masked, per tenant.
 
 use std::time::Duration;
@@ -308,7 +308,7 @@ async fn the_journal_keeps_no_card_number_or_secret_in_any_form() {
     }
 }
 
-/// Secret key names however they are joined or cased (issue 56 item 4): their
+/// Secret key names however they are joined or cased (decisions/other-peoples-data.md): their
 /// values are not kept, in the body or the query; ordinary keys are.
 #[tokio::test]
 async fn secrets_under_joined_or_cased_key_names_are_not_kept() {
@@ -357,7 +357,7 @@ async fn listed(app: &TestApp, token: &str, query: &str) -> (u64, Vec<String>, V
     (total, ids, entries)
 }
 
-/// The journal as a suite asks it (issue 58 item 4): entries after one it has
+/// The journal as a suite asks it (decisions/test-mode.md): entries after one it has
 /// seen, requests of one tag (an `X-Request-Id` prefix), and how many match.
 #[tokio::test]
 async fn the_journal_answers_what_came_after_a_tag_and_a_count() {
@@ -391,7 +391,7 @@ async fn the_journal_answers_what_came_after_a_tag_and_a_count() {
     assert_eq!(listed(&app, &token, "?bodyContains=1111\"").await.1, ["body-2"], "its last four are");
 }
 
-/// Card numbers in the spellings people and programs write (issue 56 item 3),
+/// Card numbers in the spellings people and programs write (decisions/other-peoples-data.md),
 /// in a body, the query, the request id and the idempotency key: none kept.
 #[tokio::test]
 async fn card_numbers_in_any_spelling_are_not_kept() {
@@ -426,7 +426,7 @@ async fn card_numbers_in_any_spelling_are_not_kept() {
     }
 }
 
-/// No answer repeats a card number a client sent (issue 56 item 3): an enum
+/// No answer repeats a card number a client sent (decisions/other-peoples-data.md): an enum
 /// value, a content type, a path; and a duplicate key's first value is not
 /// kept raw in the journal.
 #[tokio::test]
@@ -486,7 +486,7 @@ async fn no_answer_nor_journal_entry_repeats_a_card_number() {
 
 /// Test mode's controls are entries of their own kind, in order with the
 /// requests: a clock move with the renewals it ran, a fault armed, the
-/// request it answered, the fault disarmed; a reset (issue 58 item 4).
+/// request it answered, the fault disarmed; a reset (decisions/test-mode.md).
 #[tokio::test]
 async fn clock_moves_faults_and_resets_are_journaled_in_order_with_the_requests() {
     let app = spawn_app_in_test_mode(Duration::ZERO).await;

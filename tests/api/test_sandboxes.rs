@@ -1,4 +1,4 @@
-//! Test mode's sandboxes (DESIGN 14, test mode item 2): disposable tenants,
+//! Test mode's sandboxes (decisions/test-mode.md): disposable tenants,
 //! created without a token, reset to exactly their first state, deleted with
 //! every row they owned.
 
@@ -574,7 +574,7 @@ async fn an_idle_sandbox_expires_and_a_used_one_lives_on() {
 
 /// A deleted sandbox's pages go back to the file system (SQLite: the file is
 /// made with incremental auto-vacuum and free pages are handed back after the
-/// delete), not kept as free pages of a file that never shrinks (issue 59).
+/// delete), not kept as free pages of a file that never shrinks (decisions/when-the-database-goes-away.md).
 #[tokio::test]
 async fn a_deleted_sandboxs_space_is_given_back_to_the_file_system() {
     let app = test_mode().await;

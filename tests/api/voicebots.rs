@@ -75,7 +75,7 @@ async fn read_only_statuses_in_a_body_are_ignored() {
 
 /// Strict mode (test mode): an update refuses read-only values that differ
 /// from the stored ones, naming where each changes; sent back as read, it passes
-/// (issue 57 item 6).
+/// (decisions/errors-that-teach.md).
 #[tokio::test]
 async fn strict_mode_refuses_changed_read_only_values_on_update() {
     let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;

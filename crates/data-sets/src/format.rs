@@ -51,7 +51,7 @@ pub fn parse_value(value: serde_json::Value, now: chrono::DateTime<Utc>) -> Resu
 /// A data set read from its JSON value, as-is. Every data set is read this one
 /// way, and as request bodies are (`extract::read_json`: their types are
 /// much the same): a type's `Deserialize` is compiled once for each
-/// deserializer it is read with, and a data set's are many (issue 61).
+/// deserializer it is read with, and a data set's are many (decisions/request-handling.md).
 pub fn read(value: &serde_json::Value) -> Result<DataSet, serde_path_to_error::Error<serde_json::Error>> {
     switchboard_kernel::extract::read_json(&serde_json::to_vec(value).expect("a JSON value writes"))
 }

@@ -1,4 +1,4 @@
-//! Only states the API can reach (issue 55, item 7): what a data set's billing
+//! Only states the API can reach (decisions/test-mode.md): what a data set's billing
 //! rows must say of each other and of its clock, checked before anything is
 //! written. A balance is derived from the invoices on load (`billing::balances`);
 //! here: every line bills a pricing model of a subscription of its own site, a

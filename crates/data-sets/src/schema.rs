@@ -1,4 +1,4 @@
-//! The data set format as a JSON Schema (issue 55 item 4), generated from the
+//! The data set format as a JSON Schema (decisions/test-mode.md), generated from the
 //! types the loader reads, so that it cannot drift from them: committed as
 //! `openapi/data-set.schema.json`, served at `/openapi/data-set.schema.json`,
 //! named by a data set's `$schema` line so that editors complete and check it.

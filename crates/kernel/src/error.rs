@@ -9,7 +9,6 @@ use sea_orm::{DbErr, SqlErr};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-mod billing;
 mod constraints;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";

@@ -249,7 +249,7 @@ fn list_items(bytes: &[u8]) -> Result<usize, serde_json::Error> {
 /// type's `Deserialize` is compiled once for each deserializer it is read with
 /// (and `serde_path_to_error` wraps each nested value's), so reading the
 /// rewritten value with a second deserializer compiled every body type twice
-/// (issue 61): the value is written back to bytes instead, on the error path alone.
+/// (decisions/request-handling.md): the value is written back to bytes instead, on the error path alone.
 fn deserialize_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
     let err = match read_json(bytes) {
         Ok(body) => return Ok(body),

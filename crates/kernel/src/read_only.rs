@@ -1,4 +1,4 @@
-//! Read-only values of an answer sent back with an update (issue 57 item 6).
+//! Read-only values of an answer sent back with an update (decisions/errors-that-teach.md).
 //! The operation sets nothing with them and a lenient server ignores them; in
 //! strict mode (test mode, `--strict-names`) one that differs from the stored
 //! value is refused at its pointer, naming where that value does change, so a

@@ -428,7 +428,7 @@ mod tests {
         ] {
             assert!(is_secret_key(key), "{key}");
         }
-        // Joined, cased or spelled otherwise: issue 56's list and as many more.
+        // Joined, cased or spelled otherwise: decisions/other-peoples-data.md list and as many more.
         for key in [
             "passWord",
             "newpassword",
@@ -519,7 +519,7 @@ mod tests {
         assert_eq!(mask_card_numbers("0192f0c4-0000-7000-8000-000000140001"), None, "ids are not cards");
         assert_eq!(mask_card_numbers("00000000-0000-0000-0000-411111111111"), None, "not even all-digit ones");
         assert_eq!(mask_card_numbers("41111111111111111111"), None, "20 digits are not a card");
-        // Spellings a person or a program writes (issue 56 item 3's and as many more).
+        // Spellings a person or a program writes (decisions/other-peoples-data.md and as many more).
         for spelling in [
             "4111.1111.1111.1111",
             "4111/1111/1111/1111",

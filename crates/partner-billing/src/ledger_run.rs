@@ -176,7 +176,7 @@ pub(super) fn apply<T>(
     respond: impl Respond<T>,
 ) -> ApiResult<Applied> {
     let Opened { mut ledger, plans, site, .. } = opened;
-    let value = steps(&mut ledger, &plans)?;
+    let value = steps(&mut ledger, &plans).map_err(crate::store_error::refused)?;
     let (outcome, writes) = ledger.finish(mode);
     Ok(Applied { answer: respond(value, outcome)?, site, writes })
 }

@@ -1,4 +1,4 @@
-//! Billing applies on one site, in batches, on PostgreSQL (issue 42).
+//! Billing applies on one site, in batches, on PostgreSQL (decisions/billing-under-retries-disconnects-crashes-and-races.md).
 //!
 //! Every apply on a site takes the site's row lock (`scope::lock_site`), so
 //! applies on one site run one after the other whatever runs them; alone,
@@ -234,7 +234,7 @@ async fn in_transaction(
             known = KnownSite::read(txn, op).await?;
         }
         let Some(site) = known.as_mut() else {
-            answers.push(Err(BillingError::NotFound("site").into()));
+            answers.push(Err(crate::store_error::refused(BillingError::NotFound("site"))));
             continue;
         };
         let applied = match site.open(txn, &ctx, op).await {

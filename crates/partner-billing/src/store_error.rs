@@ -42,7 +42,7 @@ impl StoreError {
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
-            StoreError::Refused(refusal) => refusal.into(),
+            StoreError::Refused(refusal) => refused(refusal),
             StoreError::NotAnAgent { site_id } => {
                 let mut v = Violations::new();
                 v.parameter("agentId", ErrorCode::FieldMismatch, format!("is not an agent of site {site_id}"));
@@ -51,5 +51,22 @@ impl From<StoreError> for ApiError {
             StoreError::Database(err) => err.into(),
             StoreError::Corrupt(err) => ApiError::internal(err),
         }
+    }
+}
+
+/// The billing rules' refusals as problems: the rules know no HTTP, and the
+/// error type knows no billing, so the one conversion is here.
+pub fn refused(err: BillingError) -> ApiError {
+    let field = |pointer: String, code: ErrorCode, detail: String| {
+        let mut v = Violations::new();
+        v.field(pointer, code, detail);
+        v.into_error()
+    };
+    match err {
+        BillingError::Mismatch { pointer, detail } => field(pointer, ErrorCode::FieldMismatch, detail),
+        BillingError::NotAllowed { pointer, detail } => field(pointer, ErrorCode::FieldNotAllowed, detail),
+        BillingError::NotFound(what) => ApiError::not_found(what),
+        BillingError::Conflict(detail) => ApiError::new(ErrorCode::Conflict, detail),
+        BillingError::Internal(detail) => ApiError::internal(anyhow::anyhow!(detail)),
     }
 }

@@ -11,7 +11,7 @@
 //! transaction to begin: queued, then for a connection. One that waited
 //! longer (its batch queued behind others while the database was away) is
 //! answered 503 and not written, so that a create its client gave up on is
-//! not committed later (issue 59 item 4). Once begun, a batch runs to its
+//! not committed later (decisions/when-the-database-goes-away.md). Once begun, a batch runs to its
 //! COMMIT: an answer never says "not written" of a write that may commit.
 
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! The simulated gateway's charges (issue 58 item 3): what a test asserts
+//! The simulated gateway's charges (decisions/test-mode.md): what a test asserts
 //! "charged once" with. Each row is written in the transaction of the
 //! operation or renewal whose invoice charged the site's card
 //! (`ledger_store::SiteRows::save`), so a charge listed here is one an

@@ -1,4 +1,4 @@
-//! The partner's clock (DESIGN 14, test mode item 1): read, advance (which
+//! The partner's clock (decisions/test-mode.md): read, advance (which
 //! runs the renewals it passes, before answering), unfreeze. Stored in the
 //! database (`api::billing::clock`), so every instance agrees.
 

@@ -1,4 +1,4 @@
-//! Faults (DESIGN 14, test mode item 4): a tenant arms a fault for its own
+//! Faults (decisions/test-mode.md): a tenant arms a fault for its own
 //! next requests of one operation, so that a client's timeout, retry and
 //! error handling can be tested against the real server. Kept in the database
 //! (`test_faults`), so a fault armed through one instance is honoured by every

@@ -1,4 +1,4 @@
-//! The request journal (DESIGN 14, test mode item 3): what a tenant's client
+//! The request journal (decisions/test-mode.md): what a tenant's client
 //! sent and got, so that a failing test can show it. Every request of an
 //! operation of the vendor's two documents made with a tenant's token is
 //! kept (test mode's own operations are not), the last 1,000 per tenant.

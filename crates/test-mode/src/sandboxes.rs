@@ -1,4 +1,4 @@
-//! Sandboxes (DESIGN 14, test mode item 2): a disposable tenant per test
+//! Sandboxes (decisions/test-mode.md): a disposable tenant per test
 //! run. Created without a token (bounded by `--max-sandboxes`), reset to
 //! exactly its first state, deleted with every row it owns. The data comes
 //! from `seed::sandbox` and is written by the demo data's own loader.

@@ -115,7 +115,7 @@ fn work(receiver: &Mutex<Receiver<Job>>) {
         let matches = verify_with(&mut memory, &job.password, stored) && known;
         // A wrong password costs what an unknown email does, whatever the
         // account's hash costs (a sandbox's accounts have cheap ones): its time
-        // tells no one that the email exists (issue 56 item 7).
+        // tells no one that the email exists (decisions/other-peoples-data.md).
         if known && !matches && cost(stored) < cost(DECOY_HASH) {
             verify_with(&mut memory, &job.password, DECOY_HASH);
         }

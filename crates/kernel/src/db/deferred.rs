@@ -1,7 +1,7 @@
 //! Writes collected and sent as one statement: on PostgreSQL each statement is
 //! a round trip, and a billing apply's writes (subscription, pricing models,
 //! segments, invoice, lines, bill-to, balance, the key's answer) were one each,
-//! all while the site's row lock was held (issue 42).
+//! all while the site's row lock was held (decisions/billing-under-retries-disconnects-crashes-and-races.md).
 //!
 //! `Deferred` is a connection that only collects: code that writes through
 //! `ConnectionTrait` (the same insert helpers SQLite runs one by one) writes

@@ -1,4 +1,4 @@
-//! The space a SQLite file gives back after large deletes (issue 59 item 7).
+//! The space a SQLite file gives back after large deletes (decisions/when-the-database-goes-away.md).
 //!
 //! SQLite keeps a deleted row's pages in the file as free pages for later
 //! writes: after a sandbox holding 50,000 forms was deleted, the file stayed

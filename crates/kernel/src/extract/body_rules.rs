@@ -1,5 +1,5 @@
 //! The field rules of each request body, read by `JsonBody` when a value of
-//! the body has the wrong type (issue 60 item 9): the other values are still
+//! the body has the wrong type (decisions/the-documents-as-a-reader-meets-them.md): the other values are still
 //! checked, so one answer lists every problem, as the documents promise.
 
 use serde::de::DeserializeOwned;

@@ -72,7 +72,7 @@ struct Body {
     name: Option<String>,
 }
 
-/// Every body is read from its bytes, the second reads too (issue 61): an
+/// Every body is read from its bytes, the second reads too (decisions/request-handling.md): an
 /// integer-valued decimal still reads as its integer, a repeated property
 /// is still refused (a JSON value keeps the last one, silently), and
 /// serde's words come without their line and column.

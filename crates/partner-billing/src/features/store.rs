@@ -135,7 +135,7 @@ pub async fn set_feature_points(
             .await?
             .ok_or_else(|| ApiError::not_found("subscription"))?;
         if owner.status == CANCELLED {
-            return Err(BillingError::cancelled(id).into());
+            return Err(crate::store_error::refused(BillingError::cancelled(id)));
         }
         // Rules that need rows (the product and its items exist), so here in the transaction.
         let mut v = Violations::new();

@@ -165,7 +165,11 @@ impl PreviewReads {
     /// Opens `op`, a preview, on what its batch read: 404 for a site that is
     /// not the partner's, as `open`.
     pub async fn open(&self, db: &impl ConnectionTrait, ctx: &Context<'_>, op: &Operation) -> ApiResult<Opened> {
-        let (row, named) = self.0.get(PreviewKey::of(op)).await?.ok_or(BillingError::NotFound("site"))?;
+        let (row, named) = self
+            .0
+            .get(PreviewKey::of(op))
+            .await?
+            .ok_or_else(|| crate::store_error::refused(BillingError::NotFound("site")))?;
         Ok(named.open(db, ctx, op, row).await?)
     }
 }

@@ -513,7 +513,7 @@ pub async fn update(
         }
         v.finish(())?;
         if current.status == CANCELLED {
-            return Err(BillingError::cancelled(id).into());
+            return Err(crate::store_error::refused(BillingError::cancelled(id)));
         }
         let mut row: subscription::ActiveModel = current.clone().into();
         row.name = Set(name);

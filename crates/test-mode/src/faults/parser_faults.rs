@@ -1,4 +1,4 @@
-//! Fault kinds that test a client's parser (issue 58 item 2): the operation
+//! Fault kinds that test a client's parser (decisions/test-mode.md): the operation
 //! runs and commits as always, and its answer is changed the way real vendors'
 //! answers surprise clients: a property no document names, an HTML error page
 //! from a proxy, the wrong content type, a body cut short.

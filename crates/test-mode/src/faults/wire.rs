@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use switchboard_entities::test_fault as row;
 
-/// Bounds of a fault (DESIGN 14).
+/// Bounds of a fault (decisions/test-mode.md).
 pub const MAX_DELAY_MS: i64 = 30_000;
 pub const MAX_TIMES: i64 = 1_000;
 /// Faults a tenant may have armed at once: what `listTestFaults` answers stays bounded.

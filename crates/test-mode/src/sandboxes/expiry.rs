@@ -1,7 +1,7 @@
 //! Sandboxes unused for `--sandbox-ttl`, or older than `--sandbox-max-age`
 //! however used, are deleted: when each was last used, written at most every
 //! `touch_every`, and the pass that deletes them. The maximum age is what
-//! frees sandboxes kept alive by cheap requests alone (issue 56 item 5).
+//! frees sandboxes kept alive by cheap requests alone (decisions/other-peoples-data.md).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! A sandbox's state as a data set (issue 55 item 1): what `POST
+//! A sandbox's state as a data set (decisions/test-mode.md): what `POST
 //! /api/test/sandboxes` takes back as `dataSet`, to start another sandbox
 //! where this one is now.
 
