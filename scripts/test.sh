@@ -176,6 +176,8 @@ cargo fmt --all --check
 rustfmt --check --edition 2024 clients/scenarios/*/src/main.rs
 # The map of the tree names only paths that exist.
 python3 scripts/layout_check.py
+# The floor plan: each crate depends only on its layer; no re-export glue.
+python3 scripts/house_check.py
 
 # Lints next, before the test build: the lints chosen in Cargo.toml, every crate.
 log "cargo clippy -D warnings"
