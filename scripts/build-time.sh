@@ -62,7 +62,7 @@ cp "$work/target/$([ "$PROFILE" = dev ] && echo debug || echo release)/switchboa
 ceiling=$(CARGO_TARGET_DIR="$work/ceiling-target" timed ceiling \
   cargo build --locked "${flags[@]}" -p ceiling)
 # The edit loop: one handler's file changed (a line added), built again.
-echo "// an edit" >>src/api/voicebots/bots/mod.rs
+echo "// an edit" >>crates/voicebots/src/bots/routes.rs
 edit=$(CARGO_TARGET_DIR="$work/target" timed edit cargo build --locked "${flags[@]}")
 units=$(grep -c "Compiling" "$work/switchboard.log" || true)
 echo "$REV $PROFILE on $(nproc) cores: switchboard ${own} s ($units units), bare axum ${ceiling} s," \

@@ -1,7 +1,7 @@
 //! Work an instance does beside its requests, started and stopped in one
 //! place: the secure form writer and the SQLite write batches (queues the
 //! requests hand their writes to), test mode's request journal, and the renewal loop
-//! (`api::billing::renewals`).
+//! (`switchboard_partner_billing::renewals`).
 
 use std::time::Duration;
 

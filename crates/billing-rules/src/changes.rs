@@ -208,3 +208,76 @@ impl<M: PricedModel> Ledger<M> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::*;
+
+    fn wanted(plan_id: i32) -> Wanted<Model> {
+        Wanted {
+            plan_id,
+            site_id: None,
+            name: "wanted".to_owned(),
+            is_service_plan: false,
+            can_be_cancelled_by_customer: true,
+            models: Vec::new(),
+        }
+    }
+
+    fn pointer_of(err: BillingError) -> String {
+        match err {
+            BillingError::Mismatch { pointer, .. } | BillingError::NotAllowed { pointer, .. } => pointer,
+            other => panic!("not a refusal at a pointer: {other:?}"),
+        }
+    }
+
+    /// Team (5 agents, 100.00 a month) and Platform (99.00): plan 2 is the cheaper.
+    fn catalog() -> HashMap<i32, Plan<Model>> {
+        HashMap::from([(2, crate::test_fixtures::plan(platform()))])
+    }
+
+    #[test]
+    fn an_upgrade_to_a_cheaper_plan_is_refused_at_the_action_type() {
+        let team = subscription(team());
+        let mut ledger = ledger(vec![team.clone()]);
+        let switch = Change::Switch { source: team.id, to: wanted(2), rule: SwitchRule::Upgrade };
+        let err = ledger.apply_change(switch, &catalog(), "/changes/0").expect_err("99.00 is less than 100.00");
+        assert_eq!(pointer_of(err), "/changes/0/actionType");
+        // The same switch as a downgrade, or unruled, is applied.
+        let downgrade = Change::Switch { source: team.id, to: wanted(2), rule: SwitchRule::Downgrade };
+        ledger.apply_change(downgrade, &catalog(), "/changes/0").expect("a downgrade may cost less");
+    }
+
+    #[test]
+    fn a_change_names_its_subscription_plan_and_site_or_is_refused_where_it_came_from() {
+        let mut ledger = ledger(vec![subscription(team())]);
+        let unknown = Change::<Model>::Cancel { source: Uuid::now_v7() };
+        assert_eq!(
+            pointer_of(ledger.apply_change(unknown, &catalog(), "/changes/1").unwrap_err()),
+            "/changes/1/srcSubscriptionId"
+        );
+        let no_plan = Change::Add(wanted(7));
+        assert_eq!(
+            pointer_of(ledger.apply_change(no_plan, &catalog(), "/changes/2").unwrap_err()),
+            "/changes/2/subscription/planId"
+        );
+        let other_site = Change::Add(Wanted { site_id: Some(10001), ..wanted(2) });
+        assert_eq!(
+            pointer_of(ledger.apply_change(other_site, &catalog(), "/changes/3").unwrap_err()),
+            "/changes/3/subscription/siteId"
+        );
+    }
+
+    #[test]
+    fn an_edit_keeps_its_plan() {
+        let team = subscription(team());
+        let mut ledger = ledger(vec![team.clone()]);
+        // Team is plan 1; an edit naming plan 2 is not an edit.
+        let edit = Change::Edit { source: team.id, to: wanted(2) };
+        assert_eq!(
+            pointer_of(ledger.apply_change(edit, &catalog(), "/changes/0").unwrap_err()),
+            "/changes/0/subscription/planId"
+        );
+    }
+}

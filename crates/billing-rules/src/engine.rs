@@ -589,3 +589,72 @@ impl<M: PricedModel> Ledger<M> {
         (outcome, writes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal_macros::dec;
+
+    use super::*;
+    use crate::test_fixtures::*;
+
+    #[test]
+    fn renewal_charges_a_whole_period_of_each_active_recurring_subscription() {
+        let cancelled = Subscription { cancelled: true, ..subscription(platform()) };
+        let one_time = Subscription { one_time_fee: true, ..subscription(platform()) };
+        let mut ledger = renewal_ledger(site_10000(), vec![subscription(team()), cancelled, one_time]);
+        ledger.renew(december()).expect("renewed");
+        let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
+        // 5 agents x 20.00 = 100.00, 8.25 % tax 8.25: no proration, the others not billed.
+        assert_eq!((outcome.amount, outcome.tax), (dec!(100.00), dec!(8.25)));
+        let invoice = writes.invoice.expect("an invoice");
+        assert_eq!(invoice.invoice.lines.len(), 1);
+        let line = &invoice.invoice.lines[0].spec;
+        assert_eq!((line.service_start_date, line.service_end_date), (december().start, december().end));
+        assert_eq!((line.quantity, line.line_type.as_str()), (5, "charge"));
+        // Not charged automatically: unpaid, on the balance.
+        assert_eq!((invoice.status, writes.balance), ("unpaid", Some(dec!(108.25))));
+    }
+
+    #[test]
+    fn renewal_charged_to_a_card_is_paid_unless_the_card_declines() {
+        let paying =
+            SiteTerms { charged_automatically: true, card_number: Some("4242424242424242".into()), ..site_10000() };
+        let mut ledger = renewal_ledger(paying.clone(), vec![subscription(team())]);
+        ledger.renew(december()).expect("renewed");
+        let (_, writes) = ledger.finish(InvoiceMode::Issue);
+        assert_eq!((writes.invoice.expect("an invoice").status, writes.balance), ("paid", None));
+        let declined = SiteTerms { card_number: Some("4000000000000002".into()), ..paying };
+        let mut ledger = renewal_ledger(declined, vec![subscription(team())]);
+        ledger.renew(december()).expect("renewed");
+        let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
+        assert!(!outcome.charge_result);
+        assert_eq!((writes.invoice.expect("an invoice").status, writes.balance), ("unpaid", Some(dec!(108.25))));
+    }
+
+    #[test]
+    fn a_subscription_of_another_period_renews_at_its_own_boundaries() {
+        // Quarterly on a monthly site from Jan 1: its periods start Jan, Apr, Jul, Oct.
+        let quarterly_prices =
+            crate::pricing::PeriodPrices { quarterly: (dec!(270.00), Decimal::ZERO), ..monthly(dec!(99.00)) };
+        let model = Model {
+            id: Uuid::now_v7(),
+            name: "Platform",
+            pricing: Pricing::FlatFee { prices: quarterly_prices },
+            deleted: false,
+        };
+        let quarterly = Subscription { billing_months: 3, ..subscription(model) };
+        let mut ledger = renewal_ledger(site_10000(), vec![quarterly.clone()]);
+        ledger.renew(december()).expect("renewed");
+        assert_eq!(ledger.finish(InvoiceMode::Issue).0.amount, Decimal::ZERO, "December starts no quarter");
+        let mut ledger = renewal_ledger(site_10000(), vec![quarterly]);
+        let january = crate::periods::Period { start: at("2027-01-01T00:00:00Z"), end: at("2027-02-01T00:00:00Z") };
+        ledger.renew(january).expect("renewed");
+        let (outcome, writes) = ledger.finish(InvoiceMode::Issue);
+        assert_eq!(outcome.amount, dec!(270.00));
+        let line = &writes.invoice.expect("an invoice").invoice.lines[0].spec;
+        assert_eq!(
+            (line.service_start_date, line.service_end_date),
+            (at("2027-01-01T00:00:00Z"), at("2027-04-01T00:00:00Z"))
+        );
+    }
+}

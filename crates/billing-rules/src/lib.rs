@@ -10,6 +10,8 @@ pub mod invoice;
 pub mod periods;
 pub mod pricing;
 #[cfg(test)]
+mod test_fixtures;
+#[cfg(test)]
 mod worked_examples;
 
 use rust_decimal::{Decimal, RoundingStrategy};

@@ -138,14 +138,38 @@ pub const MAX_DUE_PERIODS: usize = 130;
 /// its start, so a next billing date that is not a boundary (one set before a
 /// change of period) starts a short period that realigns with the boundaries.
 pub fn due_periods(billing_start: DateTime<Utc>, months: u32, next: DateTime<Utc>, now: DateTime<Utc>) -> Vec<Period> {
-    let mut due = Vec::new();
+    due_from(billing_start, months, next, now).take(MAX_DUE_PERIODS).collect()
+}
+
+/// How many periods are due at `now` from `next` on (as `due_periods`, in
+/// all passes), counted up to `at_most`: what a move of a clock to `now`
+/// would renew, bounded before any is run.
+pub fn due_count(
+    billing_start: DateTime<Utc>,
+    months: u32,
+    next: DateTime<Utc>,
+    now: DateTime<Utc>,
+    at_most: u64,
+) -> u64 {
+    due_from(billing_start, months, next, now).take(usize::try_from(at_most).unwrap_or(usize::MAX)).count() as u64
+}
+
+/// Every period due at `now` from `next` on, oldest first.
+fn due_from(
+    billing_start: DateTime<Utc>,
+    months: u32,
+    next: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> impl Iterator<Item = Period> {
     let mut start = next;
-    while start <= now && due.len() < MAX_DUE_PERIODS {
-        let end = next_billing_date(billing_start, months, start);
-        due.push(Period { start, end });
-        start = end;
-    }
-    due
+    std::iter::from_fn(move || {
+        (start <= now).then(|| {
+            let end = next_billing_date(billing_start, months, start);
+            let period = Period { start, end };
+            start = end;
+            period
+        })
+    })
 }
 
 #[cfg(test)]
@@ -173,6 +197,18 @@ mod period_tests {
         // Not due yet: nothing; ten years of months: capped.
         assert!(due_periods(start, 1, at("2026-12-31T00:00:00Z"), at("2026-12-30T23:59:59Z")).is_empty());
         assert_eq!(due_periods(start, 1, start, at("2040-01-01T00:00:00Z")).len(), MAX_DUE_PERIODS);
+    }
+
+    #[test]
+    fn due_count_counts_every_pass_up_to_its_bound() {
+        let start = at("2026-01-31T00:00:00Z");
+        // Monthly, Jan 31 2026 to Jan 31 2027 inclusive: 13 periods begin.
+        assert_eq!(due_count(start, 1, start, at("2027-01-31T00:00:00Z"), 1_000), 13);
+        // More than one pass holds: ten years of months, 120 + 1.
+        assert_eq!(due_count(start, 1, start, at("2036-01-31T00:00:00Z"), 1_000), 121);
+        assert_eq!(due_count(start, 1, start, at("2036-01-31T00:00:00Z"), 50), 50);
+        // Not due yet.
+        assert_eq!(due_count(start, 12, at("2027-01-31T00:00:00Z"), at("2027-01-30T00:00:00Z"), 1_000), 0);
     }
 
     #[test]

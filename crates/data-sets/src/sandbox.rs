@@ -1,4 +1,4 @@
-//! The data of a test-mode sandbox (`api::test_mode::sandboxes`): a tenant
+//! The data of a test-mode sandbox (`switchboard_test_mode::sandboxes`): a tenant
 //! written by the same loader as the demo data and `seed --file`, and deleted
 //! with every row it owns.
 //!
@@ -105,7 +105,7 @@ pub struct Place {
 }
 
 /// A sandbox's values made with the server's secret from its partner number
-/// (`api::test_mode::sandboxes::place`), the same on every reset, and none
+/// (`switchboard_test_mode::sandboxes::place`), the same on every reset, and none
 /// derivable from the others or from any id: the emails' tag, the middle of
 /// its ids, its accounts' password.
 #[derive(Clone, Copy, Debug)]

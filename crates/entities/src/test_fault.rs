@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A fault armed in test mode for a tenant's requests of one operation
-/// (`api::test_mode::faults`); `remaining` of its `times` are still to come.
+/// (`switchboard_test_mode::faults`); `remaining` of its `times` are still to come.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "test_faults")]
 pub struct Model {

@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-/// One request of a tenant in test mode's journal (`api::test_mode::journal`):
+/// One request of a tenant in test mode's journal (`switchboard_test_mode::journal`):
 /// bodies are JSON text with secrets masked or redacted.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "test_requests")]

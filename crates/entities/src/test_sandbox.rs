@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-/// A partner that is a test-mode sandbox (`api::test_mode::sandboxes`), and
+/// A partner that is a test-mode sandbox (`switchboard_test_mode::sandboxes`), and
 /// what a reset rebuilds it from.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "test_sandboxes")]

@@ -1,10 +1,10 @@
-//! What every interface of switchboard stands on: the database (entities,
-//! migrations, the SQLite writer and reads), the one error type, callers'
-//! authentication, field encryption, telemetry and the connection limits.
-//!
-//! A crate of its own so that an edit of an interface does not rebuild it
-//! (docs/decisions/, "The server's crates"); the server names each module
-//! at its root (`crate::db`, `crate::error`, ...), so its paths read as before.
+//! What every interface of switchboard stands on: the one error type and its
+//! table of codes, database access (connections, reads, the SQLite writer,
+//! migrations run), callers' authentication, the request extractors,
+//! idempotency keys, paging, field encryption, telemetry and the connection
+//! limits. It knows no interface: nothing here names a handler, a wire type
+//! of an interface or the application's state (what it needs of the state is
+//! a trait the server implements: `CallerContext`, `PublicBase`, `KeyContext`).
 
 /// The paths `#[rules]` writes (`::switchboard_kernel::...`) resolve here too.
 extern crate self as switchboard_kernel;

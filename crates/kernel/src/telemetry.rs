@@ -16,12 +16,12 @@
 //! - `switchboard_form_writer_waiting` (sampled at each scrape) and
 //!   `switchboard_form_writer_batch_size` (a histogram): the creates queued for
 //!   the secure form writer and how many it commits together
-//!   (`api::secure_forms::writer`);
+//!   (`switchboard_secure_forms::writer`);
 //! - `switchboard_batched_read_batch_size{rows}` (a histogram): keys read
 //!   together per statement by the batched point reads (`db::batched`);
 //! - `switchboard_write_batch_size` (a histogram): billing applies committed
 //!   together, on a SQLite file (`db::on_thread::batches`) or on one site on
-//!   PostgreSQL (`api::billing::site_batches`).
+//!   PostgreSQL (`switchboard_partner_billing::site_batches`).
 //!
 //! The recorder is process-wide (the `metrics` facade); recording is a few
 //! atomic operations per request.

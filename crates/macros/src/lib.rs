@@ -21,7 +21,7 @@
 //! A text newtype (`struct WaitWord(pub String)`, the items of a list of text, which
 //! `validator` cannot reach) takes `#[rule(text(max = N[, required]))]` on the struct:
 //! the schema keywords go on the type, and `checked(self, v, pointer)` applies the
-//! same rule through `crate::api::text::text`.
+//! same rule through `switchboard_kernel::text::text`.
 //!
 //! Every `Option` field of a request body gets `#[serde(default, deserialize_with
 //! = "::switchboard_kernel::extract::non_null")]` and `#[schema(nullable = false)]` (absent is

@@ -1,6 +1,6 @@
 //! The partner's clock (decisions/test-mode.md): read, advance (which
 //! runs the renewals it passes, before answering), unfreeze. Stored in the
-//! database (`api::billing::clock`), so every instance agrees.
+//! database (`switchboard_partner_billing::clock`), so every instance agrees.
 
 use std::sync::Arc;
 
@@ -167,6 +167,7 @@ async fn advance_test_clock(
 /// configurations due are read in one query, the periods counted in memory.
 async fn renewals_due(state: &Arc<TestModeState>, partner_id: i32, to: DateTime<Utc>) -> ApiResult<u64> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    use switchboard_billing_rules::periods::{BillingPeriod, due_count};
     use switchboard_entities::site_billing_config as config;
     let due = config::Entity::find()
         .filter(config::Column::PartnerId.eq(partner_id))
@@ -178,12 +179,8 @@ async fn renewals_due(state: &Arc<TestModeState>, partner_id: i32, to: DateTime<
         .await?;
     let mut total = 0u64;
     for (period, start, next) in due {
-        let months = switchboard_billing_rules::periods::BillingPeriod::parse(&period).map_or(1, |p| p.months());
-        let mut period_start = next;
-        while period_start <= to && total <= MAX_RENEWALS_PER_MOVE {
-            total += 1;
-            period_start = switchboard_billing_rules::periods::next_billing_date(start, months, period_start);
-        }
+        let months = BillingPeriod::parse(&period).map_or(1, |p| p.months());
+        total += due_count(start, months, next, to, MAX_RENEWALS_PER_MOVE + 1 - total);
         if total > MAX_RENEWALS_PER_MOVE {
             break;
         }

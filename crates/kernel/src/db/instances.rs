@@ -1,7 +1,7 @@
 //! This process among the instances sharing a database, and whether another
 //! one is alive: what frees a key claimed by a request that died with its
 //! process at once, instead of when its lease runs out (decisions/billing-under-retries-disconnects-crashes-and-races.md,
-//! `api::billing::idempotency`).
+//! `switchboard_kernel::idempotency`).
 //!
 //! - PostgreSQL: an instance holds a session-level advisory lock on its id for
 //!   its whole life, on a connection of its own. PostgreSQL drops the lock when
