@@ -1,5 +1,5 @@
 // "Copy as curl" pasted into a shell runs curl and nothing else, whatever the
-// journal entry holds (issue 56 item 2): each hostile entry's command is run
+// journal entry holds (docs/decisions/other-peoples-data.md): each hostile entry's command is run
 // by bash with `curl` a function that records its arguments, and a marker
 // file that any planted command would create must not appear. The arguments
 // curl gets are the entry's own, byte for byte.

@@ -605,7 +605,7 @@ def main():
     finally:
         servers.stop()
     if not run.failures:
-        # The state the run left, exported, loaded into a sandbox and taken again (issue 55 item 9).
+        # The state the run left, exported, loaded into a sandbox and taken again (docs/decisions/test-mode.md).
         found, summary = snapshot_round_trip.round_trip(args.bin, env, 1, log_dir)
         run.failures.extend(f"snapshot round trip: {problem}" for problem in found[:40])
         if not found:

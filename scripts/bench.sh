@@ -260,7 +260,7 @@ for count, r in rows:
 print(f"\nper-site cost at {large} over {small} due sites: {(b['seconds'] / large) / (a['seconds'] / small):.2f} (1.00 is flat)")
 PY
 }
-# Data sets on the test-mode server (issue 55 item 10): a sandbox from a
+# Data sets on the test-mode server (docs/decisions/test-mode.md): a sandbox from a
 # 100-site data set, one at a time (target under 200 ms on SQLite); partner
 # 1's site read alone and beside 20 clients making such sandboxes (beside /
 # alone: target >= 0.8); `data-set export` of a 1,000-site tenant (target

@@ -12,7 +12,7 @@ database. Each scenario runs ROUNDS times, S and P interleaved, with wrk
 - `:new` spread over 100 sites by CONNECTIONS clients: through P1 alone, then
   through P1 and P2 at once (two wrk processes, half the connections each).
 
-Prints medians and the ratios issue 42 sets targets for: PostgreSQL over
+Prints medians and the ratios docs/decisions/billing-under-retries-disconnects-crashes-and-races.md sets targets for: PostgreSQL over
 SQLite (`:new` one site >= 0.5, previews >= 0.6) and two PostgreSQL instances
 over one (>= 1.5; on 2 cores shared with wrk and PostgreSQL itself this says
 little, docs/performance.md).

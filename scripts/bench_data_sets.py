@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data sets in the benchmark (issue 55 item 10; scripts/bench.sh --test-mode).
+"""Data sets in the benchmark (docs/decisions/test-mode.md; scripts/bench.sh --test-mode).
 
     bench_data_sets.py data SITES PARTNER > tenant.json
         A tenant of SITES sites of partner PARTNER (the format's labels): each

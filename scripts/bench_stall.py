@@ -1,4 +1,4 @@
-"""One request must not stall the others (issue 56 item 1): /health/live's p99
+"""One request must not stall the others (docs/decisions/other-peoples-data.md): /health/live's p99
 idle, then while 8 requests at once send what the unknown-name check reads
 (4 bodies with a 4 MB property name, 4 with 300,000 unknown names), and the
 size of their 400s. Against a server in test mode (names are checked there).

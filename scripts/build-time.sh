@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How long a newcomer's first build takes, beside the benchmark's ceiling (a
 # bare axum + tokio server, bench/ceiling) built the same way on the same
-# machine: the ratio is the figure (issue 61; docs/performance.md, "Build time").
+# machine: the ratio is the figure (docs/decisions/build-time.md; docs/performance.md, "Build time").
 #
 #   scripts/build-time.sh              release: cargo build --release
 #   PROFILE=dev scripts/build-time.sh  debug:   cargo build

@@ -1,4 +1,4 @@
-"""A real full disk under a serving SQLite instance (issue 59): creates sent
+"""A real full disk under a serving SQLite instance (docs/decisions/when-the-database-goes-away.md): creates sent
 while a small tmpfs fills are each answered 201 (and stored) or 507 (and not),
 none acknowledged is missing while serving or after a restart, readiness is
 503 while writes fail, and once the disk has room again writes resume in the

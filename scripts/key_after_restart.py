@@ -1,6 +1,6 @@
 """A billing apply whose key was claimed when PostgreSQL went away: its retry
 is answered soon after PostgreSQL is back, not 409003 until the key's lease
-ends (issue 59 item 5). scripts/test.sh (pg_outage) holds the site's row lock
+ends (docs/decisions/when-the-database-goes-away.md). scripts/test.sh (pg_outage) holds the site's row lock
 in psql, so the apply claims its key and waits, then stops and starts
 PostgreSQL around this script's two phases:
 

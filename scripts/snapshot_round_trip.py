@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A partner's state, exported, loaded into a new sandbox and taken again:
-the same up to ids (issue 55, item 9). The bank test runs it on the state
+the same up to ids (docs/decisions/test-mode.md). The bank test runs it on the state
 its run left (scripts/bank_test.py); on its own:
 
     scripts/snapshot_round_trip.py --bin target/debug/switchboard --partner 1

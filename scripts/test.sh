@@ -476,7 +476,7 @@ PY
 # Renewals an instance left when it died mid-pass: psql holds one due site's
 # row as a renewing instance would, the server's pass renews the others and
 # skips it; psql ends (the instance dies) and the survivor renews that site
-# within seconds, not at its next interval (600 s here; issue 59 item 6).
+# within seconds, not at its next interval (600 s here; docs/decisions/when-the-database-goes-away.md).
 renewal_takeover() {
   log "renewals a dead instance held are taken over within seconds"
   local url="postgres://postgres@127.0.0.1:$PG_PORT/takeover" due sql

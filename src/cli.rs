@@ -14,7 +14,6 @@ use clap::{Args, Parser, Subcommand};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 
 use crate::openapi::{BILLING_3_0_FILE, BILLING_FILE, PLATFORM_3_0_FILE, PLATFORM_FILE};
-use switchboard_data_sets as seed;
 use switchboard_entities::{agent, partner_user};
 use switchboard_kernel::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard_kernel::crypto::FieldCipher;
@@ -273,11 +272,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let db = connect(&common).await?;
             crate::application::migrate(&db).await?;
             let data = match (demo, file) {
-                (true, _) => seed::demo(),
+                (true, _) => switchboard_data_sets::demo(),
                 (false, Some(path)) => read_data_set(&path, chrono::Utc::now())?,
                 (false, None) => unreachable!("clap requires --demo or --file"),
             };
-            seed::load(&db, &FieldCipher::new(&load_secret(&common)?), data).await?;
+            switchboard_data_sets::load(&db, &FieldCipher::new(&load_secret(&common)?), data).await?;
             println!("data set loaded");
             Ok(())
         }
@@ -438,7 +437,7 @@ fn sort_extensions(value: &mut serde_json::Value) {
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     let mut stale = Vec::new();
-    let schema = (seed::schema::FILE, seed::schema::rendered());
+    let schema = (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered());
     for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()).chain([schema]) {
         let path = dir.join(name);
         if check {
@@ -478,7 +477,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     if sealed > 0 {
         tracing::info!(sandboxes = sealed, "sealed the data sets an earlier version recorded in clear");
     }
-    let folder = args.data_sets.as_deref().map(seed::folder::DataSetFolder::open).transpose()?;
+    let folder = args.data_sets.as_deref().map(switchboard_data_sets::folder::DataSetFolder::open).transpose()?;
     // Read and checked at every start, so a broken file fails at once, not
     // only on the start that would load it.
     let start_data = match &args.data_set {
@@ -487,15 +486,19 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     };
     // Checked and loaded by one instance at a time: of several started at once, one loads it.
     let loads_demo = db::one_at_a_time(&db, async || {
-        let empty = seed::is_empty(&db).await?;
+        let empty = switchboard_data_sets::is_empty(&db).await?;
         match start_data {
             Some((named, data)) if empty => {
-                seed::load_alone(&db, &cipher, data).await.with_context(|| format!("loading the data set {named}"))?;
+                switchboard_data_sets::load_alone(&db, &cipher, data)
+                    .await
+                    .with_context(|| format!("loading the data set {named}"))?;
                 tracing::info!(data_set = %named, "loaded the data set into the empty database");
                 Ok(false)
             }
             _ if empty && !args.no_demo && args.data_set.is_none() => {
-                seed::load(&db, &cipher, seed::demo()).await.context("loading the demo data set")?;
+                switchboard_data_sets::load(&db, &cipher, switchboard_data_sets::demo())
+                    .await
+                    .context("loading the demo data set")?;
                 tracing::info!("loaded the demo data set into the empty database");
                 Ok(true)
             }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use reqwest::{Method, Response};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use serde_json::Value;
-use switchboard_data_sets as seed;
+use switchboard_data_sets as data_sets;
 use switchboard_kernel::auth::{Claims, Permission, TokenKind, TokenService};
 use switchboard_kernel::clock::Clock;
 use switchboard_kernel::crypto::FieldCipher;
@@ -179,7 +179,7 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
     switchboard::migrate(&connection).await.expect("migrate");
     let secret = ServerSecret::from_bytes(TEST_SECRET);
     let cipher = Arc::new(FieldCipher::new(&secret));
-    seed::load(&connection, &cipher, seed::demo()).await.expect("demo data");
+    data_sets::load(&connection, &cipher, data_sets::demo()).await.expect("demo data");
     let queries = Arc::new(AtomicUsize::new(0));
     let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
     let (counter, log) = (queries.clone(), statements.clone());
@@ -430,9 +430,9 @@ impl TestApp {
         let cipher = FieldCipher::new(&ServerSecret::from_bytes(TEST_SECRET));
         // The tests' data sets are written for the worked examples' "now", whatever the day they run on.
         let now = TEST_MODE_SYSTEM_TIME.parse().expect("an RFC 3339 instant");
-        let data =
-            seed::parse(&data.to_string(), now).unwrap_or_else(|problems| panic!("{}", seed::describe(&problems)));
-        seed::load(&self.db, &cipher, data).await.expect("data set loads");
+        let data = data_sets::parse(&data.to_string(), now)
+            .unwrap_or_else(|problems| panic!("{}", data_sets::describe(&problems)));
+        data_sets::load(&self.db, &cipher, data).await.expect("data set loads");
     }
 
     /// Rows in `table`, read straight from the database.

@@ -365,7 +365,7 @@ async fn summarise(db: &impl ConnectionTrait, sites: Vec<site::Model>) -> ApiRes
 }
 
 /// A site to store: its ids, profile and the nested objects it owns. No
-/// operation of the API creates sites; data sets do (`switchboard_data_sets::load`).
+/// operation of the API creates sites; data sets do.
 #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSite {
