@@ -120,8 +120,8 @@ pub struct SharedState {
     /// How long a write waits for the database in all before it is refused
     /// unwritten (`--write-wait`; `DEFAULT_WRITE_WAIT`).
     pub write_wait: std::time::Duration,
-    /// Whether writes are refused for want of disk space (`health::StorageHealth`).
-    pub storage: std::sync::Arc<crate::health::StorageHealth>,
+    /// Whether writes are refused for want of disk space (`db::storage_health`).
+    pub storage: std::sync::Arc<switchboard_kernel::db::storage_health::StorageHealth>,
 }
 
 impl SharedState {

@@ -9,6 +9,7 @@ pub mod migrations;
 pub mod on_thread;
 pub mod reads;
 pub mod space;
+pub mod storage_health;
 
 use std::time::Duration;
 
