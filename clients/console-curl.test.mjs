@@ -2,7 +2,8 @@
 // journal entry holds (docs/decisions/other-peoples-data.md): each hostile entry's command is run
 // by bash with `curl` a function that records its arguments, and a marker
 // file that any planted command would create must not appear. The arguments
-// curl gets are the entry's own, byte for byte.
+// curl gets are the entry's own, byte for byte, after `--globoff` (a path or
+// query with `[1-9]` or `{a,b}` is one request, not many).
 //
 //     node clients/console-curl.test.mjs
 
@@ -23,6 +24,8 @@ const plants = [
   `a\\'; touch ${marker} #`,
   `\r\ntouch ${marker}\n`,
   `x' $(touch ${marker}) '`,
+  // curl's URL globbing: without --globoff this would be a billion requests.
+  `[1-999999999]{a,b}`,
 ];
 const entries = [];
 for (const plant of plants) {
@@ -44,7 +47,7 @@ for (const entry of entries) {
   if (existsSync(marker)) throw new Error(`a planted command ran:\n${command}`);
   const got = readFileSync(args, "utf8").split("\0").slice(0, -1);
   const target = `http://127.0.0.1:8080${entry.path}${entry.query ? `?${entry.query}` : ""}`;
-  const expected = ["-X", entry.method, target, "-H", "Authorization: Bearer t"];
+  const expected = ["--globoff", "-X", entry.method, target, "-H", "Authorization: Bearer t"];
   if (entry.idempotencyKey) expected.push("-H", `Idempotency-Key: ${entry.idempotencyKey}`);
   if (typeof entry.requestBody === "object") expected.push("-H", "Content-Type: application/json", "--data-binary", JSON.stringify(entry.requestBody));
   if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`curl got ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);

@@ -3,7 +3,8 @@
 // word (a quote inside closed, escaped and reopened), so no newline, `$(...)`,
 // backtick, `;` or quote it carries can end the word or start a command; the
 // token is the variable $SWITCHBOARD_TOKEN, never its value; nothing from the
-// request goes into a comment. A pure function, so node tests it without a
+// request goes into a comment; `--globoff`, so brackets and braces in a path
+// or query are sent as they are, never expanded into many requests. A pure function, so node tests it without a
 // browser (clients/console-curl.test.mjs).
 
 /** `text` as one single-quoted shell word. */
@@ -14,7 +15,7 @@ export function shellWord(text) {
 /** The curl command for `entry` (a journal entry) against the server at `origin`. */
 export function curlCommand(entry, origin) {
   const target = `${origin}${entry.path}${entry.query ? `?${entry.query}` : ""}`;
-  const lines = [`curl -X ${shellWord(entry.method)} ${shellWord(target)}`, `  -H "Authorization: Bearer $SWITCHBOARD_TOKEN"`];
+  const lines = [`curl --globoff -X ${shellWord(entry.method)} ${shellWord(target)}`, `  -H "Authorization: Bearer $SWITCHBOARD_TOKEN"`];
   if (entry.idempotencyKey) lines.push(`  -H ${shellWord(`Idempotency-Key: ${entry.idempotencyKey}`)}`);
   if (entry.requestBody && typeof entry.requestBody === "object") {
     lines.push(`  -H 'Content-Type: application/json'`, `  --data-binary ${shellWord(JSON.stringify(entry.requestBody))}`);
