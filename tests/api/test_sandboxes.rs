@@ -701,6 +701,36 @@ async fn an_inline_data_sets_secrets_are_not_kept_in_clear() {
     assert!(opened["siteBillingProfiles"][0].get("primaryCardCSCOrCVD").is_none(), "{opened}");
 }
 
+/// Accounts a data set gives no id get ids of the sandbox's own (not the nil
+/// UUID), the same after a reset: billing takes the agent its creation names
+/// as one of the site's, and the partner user's token reads its site.
+#[tokio::test]
+async fn accounts_without_an_id_get_ids_of_their_own() {
+    let app = test_mode().await;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fixtures/team-in-november.json");
+    let mut data: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    for key in ["agents", "partnerUsers"] {
+        for account in data[key].as_array_mut().unwrap() {
+            account.as_object_mut().unwrap().remove("id");
+        }
+    }
+    let sandbox = create(&app, json!({"dataSet": data})).await;
+    let agent = sandbox["sites"][0]["agents"][0]["agentId"].as_str().unwrap().to_owned();
+    assert_ne!(agent, uuid::Uuid::nil().to_string(), "{sandbox}");
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    // The answer names the stored agent: billing takes it as an agent of the site.
+    let preview = format!("/api/billing/subscriptions:calculateNew?siteId={site}&agentId={agent}");
+    let previewed = app.post(&preview, &partner_token(&sandbox), &json!({"planId": 4, "name": "Platform"})).await;
+    assert_eq!(previewed.status(), 200, "{}", previewed.text().await.unwrap());
+    let sites = app.get(&format!("/api/billing/sites/{site}"), &partner_token(&sandbox)).await;
+    assert_eq!(sites.status(), 200);
+    let reset =
+        app.post(&format!("{SANDBOXES}/{}:reset", sandbox["partnerId"]), &partner_token(&sandbox), &json!({})).await;
+    assert_eq!(reset.status(), 200);
+    let again: Value = reset.json().await.unwrap();
+    assert_eq!(again["sites"][0]["agents"][0]["agentId"], json!(agent), "the same id after a reset");
+}
+
 /// A data set an earlier version recorded in clear (with its security code)
 /// is sealed by the next start, without the code, and still resets the
 /// sandbox exactly.

@@ -288,8 +288,16 @@ pub(super) const TENANT_ARRAYS: &[&str] = &[
 /// Child arrays whose items the demo data leaves without ids (the loader
 /// would make random ones): a sandbox gives them ids of its own, so a reset
 /// writes the same.
-const UNNAMED_CHILDREN: &[&str] =
-    &["fields", "options", "subscriptionPriceSegmentByAgents", "subscriptionPriceSegmentByVolumes"];
+const UNNAMED_CHILDREN: &[&str] = &[
+    "fields",
+    "options",
+    "subscriptionPriceSegmentByAgents",
+    "subscriptionPriceSegmentByVolumes",
+    // Accounts without an id get one of the sandbox's own, the same on every
+    // reset, so the tokens a create answers name the accounts it stored.
+    "agents",
+    "partnerUsers",
+];
 
 /// Which ids of the source a copy keeps as they are.
 enum Keep {
@@ -444,7 +452,8 @@ impl Copy {
     fn rewrite(&mut self, value: &mut Value, array: Option<&str>) {
         match value {
             Value::Object(map) => {
-                if array.is_some_and(|key| UNNAMED_CHILDREN.contains(&key)) && !map.contains_key("id") {
+                if array.is_some_and(|key| UNNAMED_CHILDREN.contains(&key)) && map.get("id").is_none_or(Value::is_null)
+                {
                     let id = self.unnamed_child();
                     map.insert("id".to_owned(), json!(id));
                 }
