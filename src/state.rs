@@ -117,9 +117,6 @@ pub struct SharedState {
     pub logins: Arc<switchboard_kernel::auth::guard::LoginGuard>,
     /// This process among the instances sharing the database (`db::instances`).
     pub instance: switchboard_kernel::db::instances::Instance,
-    /// How long a write waits for the database in all before it is refused
-    /// unwritten (`--write-wait`; `DEFAULT_WRITE_WAIT`).
-    pub write_wait: std::time::Duration,
     /// Whether writes are refused for want of disk space (`db::storage_health`).
     pub storage: std::sync::Arc<switchboard_kernel::db::storage_health::StorageHealth>,
 }
@@ -227,7 +224,6 @@ impl SharedState {
             strict_names,
             logins: Default::default(),
             instance,
-            write_wait,
             storage: Default::default(),
         }
     }
