@@ -34,6 +34,7 @@ ALLOWED = {
     | {"switchboard-billing-rules", "switchboard-secure-forms", "switchboard-voicebots", "switchboard-partner-billing"},
     "switchboard-test-mode": KERNEL
     | {"switchboard-billing-rules", "switchboard-partner-billing", "switchboard-data-sets"},
+    "switchboard-parity": KERNEL,
     "ceiling": set(),
 }
 # Glob re-exports a prelude may need; none today.

@@ -170,6 +170,12 @@ enum Command {
         #[arg(long, default_value = "openapi")]
         dir: PathBuf,
     },
+    /// Forward every request unchanged to the real service, check each
+    /// exchange against the documents, and record a session (docs/parity.md).
+    Proxy(parity::ProxyArgs),
+    /// Replay a recorded session into a sandbox and compare every answer with
+    /// the recorded one: the parity rate, and every difference (docs/parity.md).
+    Parity(parity::ParityArgs),
     /// Renew every site that is due, once, and exit (what the loop of `serve` does each interval).
     Renew,
     /// Mint an access token offline for an agent (--site) or partner user (--partner).
@@ -287,6 +293,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             export_data_set(&db, &cipher, partner, relative).await
         }
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
+        Some(Command::Proxy(args)) => parity::proxy(args).await,
+        Some(Command::Parity(args)) => parity::parity(args).await,
         Some(Command::Renew) => {
             let db = connect(&common).await?;
             crate::application::migrate(&db).await?;
@@ -437,8 +445,11 @@ fn sort_extensions(value: &mut serde_json::Value) {
 
 fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
     let mut stale = Vec::new();
-    let schema = (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered());
-    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()).chain([schema]) {
+    let schemas = [
+        (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered()),
+        (switchboard_parity::session::SCHEMA_FILE, switchboard_parity::session::rendered()),
+    ];
+    for (name, json) in rendered_documents().into_iter().chain(rendered_editions_3_0()).chain(schemas) {
         let path = dir.join(name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
@@ -455,6 +466,7 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 }
 
 mod data_sets;
+mod parity;
 use data_sets::{check_data_sets, export_data_set, read_data_set, start_data_set};
 
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {

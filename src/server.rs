@@ -298,15 +298,22 @@ fn editions_3_0(docs: &Documents) -> Router<AppState> {
             }),
         );
     }
-    // The data set format's JSON Schema: a file, like the editions, for editors and `$schema` lines.
-    let schema = axum::body::Bytes::from(switchboard_data_sets::schema::rendered());
-    router.route(
-        &format!("/openapi/{}", switchboard_data_sets::schema::FILE),
-        axum::routing::get(move || {
-            let body = schema.clone();
-            async move { ([(axum::http::header::CONTENT_TYPE, "application/schema+json")], body) }
-        }),
-    )
+    // The file formats' JSON Schemas (data sets, recorded sessions): files, like
+    // the editions, for editors and `$schema` lines.
+    let schemas = [
+        (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered()),
+        (switchboard_parity::session::SCHEMA_FILE, switchboard_parity::session::rendered()),
+    ];
+    schemas.into_iter().fold(router, |router, (file, rendered)| {
+        let schema = axum::body::Bytes::from(rendered);
+        router.route(
+            &format!("/openapi/{file}"),
+            axum::routing::get(move || {
+                let body = schema.clone();
+                async move { ([(axum::http::header::CONTENT_TYPE, "application/schema+json")], body) }
+            }),
+        )
+    })
 }
 
 /// Longest request target (path and query), and most header bytes, answered;

@@ -157,11 +157,14 @@ async fn documents_and_swagger_ui_are_served() {
 #[test]
 fn committed_openapi_documents_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi");
-    let schema = (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered());
+    let schemas = [
+        (switchboard_data_sets::schema::FILE, switchboard_data_sets::schema::rendered()),
+        (switchboard_parity::session::SCHEMA_FILE, switchboard_parity::session::rendered()),
+    ];
     for (name, rendered) in switchboard::cli::rendered_documents()
         .into_iter()
         .chain(switchboard::cli::rendered_editions_3_0())
-        .chain([schema])
+        .chain(schemas)
     {
         let path = dir.join(name);
         if std::env::var_os("UPDATE_OPENAPI").is_some() {
