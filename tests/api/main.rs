@@ -18,6 +18,7 @@ mod limits;
 mod lost_commits;
 mod metrics;
 mod one_pass;
+mod parity;
 mod platform;
 mod platform_keys;
 mod products;

@@ -58,6 +58,14 @@ impl References {
         reference
     }
 
+    /// A new reference for a value an answer gives as new (a token), even when
+    /// the same text was seen before: a server may mint the same token twice
+    /// in one second, and each is a token of its own to the flow.
+    pub fn fresh(&mut self, kind: &str, value: &Value) -> String {
+        self.by_value.remove(&value_key(kind, value));
+        self.reference(kind, value, false)
+    }
+
     /// Gives `reference` to `value` (a replay's value for a recorded reference).
     pub fn preset(&mut self, reference: &str, value: Value) {
         self.alias(reference, &value);
@@ -224,7 +232,7 @@ impl Normaliser {
                     } else if is_secret_key(name) {
                         *item = match item {
                             Value::String(token) if names_a_token(name) && !token.is_empty() => {
-                                Value::String(self.references.reference("token", &Value::String(token.clone()), false))
+                                Value::String(self.references.fresh("token", &Value::String(token.clone())))
                             }
                             _ => Value::String(REDACTED.to_owned()),
                         };
@@ -256,6 +264,9 @@ impl Normaliser {
                     *text = instant;
                 } else if text.starts_with('/') || text.starts_with("http://") || text.starts_with("https://") {
                     *text = self.url(text);
+                } else if let Some(replaced) = self.uuids_within(text, from) {
+                    // A problem's detail names the subscription it is about.
+                    *text = replaced;
                 }
             }
             Value::Number(number) => {
@@ -265,6 +276,28 @@ impl Normaliser {
             }
             _ => {}
         }
+    }
+
+    /// A text with the UUIDs it holds made references, or `None` when it holds none.
+    fn uuids_within(&mut self, text: &str, from: From) -> Option<String> {
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        let (mut copied, mut at) = (0, 0);
+        while at + 36 <= bytes.len() {
+            if text.is_char_boundary(at) && text.is_char_boundary(at + 36) && is_uuid(&text[at..at + 36]) {
+                let uuid = Value::String(text[at..at + 36].to_owned());
+                out.push_str(&text[copied..at]);
+                out.push_str(&self.references.reference("uuid", &uuid, from == From::Request));
+                at += 36;
+                copied = at;
+            } else {
+                at += 1;
+            }
+        }
+        (copied > 0).then(|| {
+            out.push_str(&text[copied..]);
+            out
+        })
     }
 
     /// Ids under an id key: a value, or a list of them.
@@ -406,6 +439,17 @@ mod tests {
     }
 
     #[test]
+    fn a_token_an_answer_gives_is_a_new_reference_even_when_its_text_was_seen() {
+        let mut n = normaliser();
+        n.references.preset("<token:1>", json!("same"));
+        let mut answer = json!({"access_token": "same"});
+        n.json(&mut answer, "token", From::Answer);
+        assert_eq!(answer["access_token"], "<token:2>");
+        assert_eq!(n.token("same", Audience::Partner), "<token:2>", "a later request names the newest");
+        assert_eq!(n.references.value_of("<token:1>"), Some(&json!("same")));
+    }
+
+    #[test]
     fn presets_keep_their_numbers_and_new_ones_take_the_free_ones() {
         let mut n = normaliser();
         n.references.preset("<token:1>", json!("sandbox-token"));
@@ -435,6 +479,9 @@ mod tests {
             json!({"partnerId": "<partner:1>", "platformId": "<platform:1>", "planId": "<plan:1>", "manager": "<manager:1>",
                    "agents": [{"id": "<manager:1>"}]})
         );
+        let mut detail = json!({"detail": "subscription 0192f0c4-0000-7000-8000-0000000a0001 is cancelled, not 0192f0c4-0000-7000-8000-0000000a0002"});
+        n.json(&mut detail, "problem", From::Answer);
+        assert_eq!(detail["detail"], "subscription <manager:1> is cancelled, not <uuid:1>");
     }
 
     #[test]
