@@ -173,7 +173,7 @@ async fn flow(base: &str, rounds: usize) -> usize {
         go(Method::GET, format!("{FORMS}?pageSize=50"), &platform, None).await;
         go(Method::GET, format!("/api/billing/siteBillingConfigs/{SITE}"), &partner, None).await;
         go(Method::GET, format!("/api/billing/subscriptions?siteId={SITE}"), &partner, None).await;
-        go(Method::GET, format!("/api/billing/subscriptions/{subscription}?siteId={SITE}"), &partner, None).await;
+        go(Method::GET, format!("/api/billing/subscriptions/{subscription}"), &partner, None).await;
         go(Method::GET, "/api/billing/products".into(), &partner, None).await;
         go(Method::GET, format!("/api/billing/sites/{SITE}"), &partner, None).await;
     }
@@ -322,6 +322,16 @@ async fn planted_drift_is_reported_at_its_pointers_and_nothing_else() {
     let dir = folder();
     let proxy = ProxyProcess::start(&drifted, &dir).await;
     flow(&proxy.address, 2).await;
+    // A request the documents refuse (listSites takes no `pageSize`): the
+    // proxy says so, and forwards it all the same.
+    let refused = app
+        .client
+        .get(format!("{}/api/billing/sites?pageSize=2", proxy.address))
+        .bearer_auth(app.partner_admin(1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400, "strict names, upstream");
     proxy.stop().await;
 
     // The proxy: exactly the drift that breaks the documents.
@@ -344,6 +354,7 @@ async fn planted_drift_is_reported_at_its_pointers_and_nothing_else() {
         ("createVoicebot", "answer", "/status"),
         ("getSecureForm", "answer", ""),
         ("listInvoiceBillTos", "answer", "/status"),
+        ("listSites", "request", "/query/pageSize"),
     ]
     .iter()
     .map(|(o, s, p)| (o.to_string(), s.to_string(), p.to_string()))

@@ -54,6 +54,8 @@ pub struct Operation {
     /// `(media type, where its schema is)` of the request body.
     request_media: Vec<(String, Option<Value>)>,
     request_required: bool,
+    /// `(name, required, schema)` of each query parameter.
+    query: Vec<(String, bool, Option<Value>)>,
     responses: Vec<(String, DocumentedAnswer)>,
 }
 
@@ -125,7 +127,14 @@ impl Contract {
 
     /// Checks a request: its operation exists, a body is there when required,
     /// its media type is documented and its body valid against the schema.
-    pub fn check_request(&self, method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Vec<Violation> {
+    pub fn check_request(
+        &self,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Vec<Violation> {
         let Some((operation, _)) = self.find(method, path) else {
             return vec![Violation {
                 operation_id: "unknown".into(),
@@ -140,33 +149,72 @@ impl Contract {
             pointer: pointer.into(),
             message,
         };
+        let mut violations = self.query_violations(operation, query.unwrap_or(""));
         if body.is_empty() {
-            return if operation.request_required {
-                vec![violation("", "the operation requires a request body".into())]
-            } else {
-                Vec::new()
-            };
+            if operation.request_required {
+                violations.push(violation("", "the operation requires a request body".into()));
+            }
+            return violations;
         }
         if operation.request_media.is_empty() {
-            return Vec::new();
+            return violations;
         }
         let media = media_type(content_type);
         let Some((_, schema)) = operation.request_media.iter().find(|(documented, _)| *documented == media) else {
             let documented: Vec<&str> = operation.request_media.iter().map(|(m, _)| m.as_str()).collect();
-            return vec![violation(
+            violations.push(violation(
                 "/headers/content-type",
                 format!("Content-Type {media:?} is not documented (documented: {})", documented.join(", ")),
-            )];
+            ));
+            return violations;
         };
-        let Some(schema) = schema else { return Vec::new() };
-        let instance = match parse_body(&media, body) {
-            Ok(instance) => instance,
-            Err(message) => return vec![violation("", message)],
+        let Some(schema) = schema else { return violations };
+        match parse_body(&media, body) {
+            Ok(instance) => violations.extend(
+                self.schema_violations(operation, schema, &instance)
+                    .into_iter()
+                    .map(|(pointer, message)| violation(&pointer, message)),
+            ),
+            Err(message) => violations.push(violation("", message)),
+        }
+        violations
+    }
+
+    /// A query string against the operation's parameters, as strict mode
+    /// checks it: no unknown name, every required one, each value of its
+    /// schema (a number or a boolean read from its text). Pointers `/query/NAME`.
+    fn query_violations(&self, operation: &Operation, query: &str) -> Vec<Violation> {
+        let violation = |name: &str, message: String| Violation {
+            operation_id: operation.id.clone(),
+            side: Side::Request,
+            pointer: format!("/query/{name}"),
+            message,
         };
-        self.schema_violations(operation, schema, &instance)
-            .into_iter()
-            .map(|(pointer, message)| violation(&pointer, message))
-            .collect()
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let mut violations = Vec::new();
+        for (name, value) in &pairs {
+            let Some((_, _, schema)) = operation.query.iter().find(|(documented, _, _)| documented == name) else {
+                violations.push(violation(name, format!("no query parameter {name:?} is documented")));
+                continue;
+            };
+            let Some(schema) = schema else { continue };
+            let typed = match schema.get("type").and_then(Value::as_str) {
+                Some("integer") => value.parse::<i64>().map_or_else(|_| Value::String(value.clone()), Value::from),
+                Some("number") => value.parse::<f64>().map_or_else(|_| Value::String(value.clone()), Value::from),
+                Some("boolean") => value.parse::<bool>().map_or_else(|_| Value::String(value.clone()), Value::from),
+                Some("array") => continue,
+                _ => Value::String(value.clone()),
+            };
+            for (_, message) in self.schema_violations(operation, schema, &typed) {
+                violations.push(violation(name, message));
+            }
+        }
+        for (name, _, _) in operation.query.iter().filter(|(_, required, _)| *required) {
+            if !pairs.iter().any(|(given, _)| given == name) {
+                violations.push(violation(name, format!("the query parameter {name:?} is required")));
+            }
+        }
+        violations
     }
 
     /// Checks an answer against the operation's documented responses: the
@@ -333,6 +381,19 @@ impl Operation {
             })
             .unwrap_or_default();
         let request_body = operation.get("requestBody").map(resolve).unwrap_or(Value::Null);
+        let query = operation
+            .get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(resolve)
+            .filter(|parameter| parameter.get("in").and_then(Value::as_str) == Some("query"))
+            .filter_map(|parameter| {
+                let name = parameter.get("name")?.as_str()?.to_owned();
+                let required = parameter.get("required").and_then(Value::as_bool) == Some(true);
+                Some((name, required, parameter.get("schema").cloned()))
+            })
+            .collect();
         Operation {
             id: operation.get("operationId").and_then(Value::as_str).unwrap_or("unnamed").to_owned(),
             method: method.to_owned(),
@@ -341,6 +402,7 @@ impl Operation {
             document,
             request_media: media(request_body.get("content")),
             request_required: request_body.get("required").and_then(Value::as_bool) == Some(true),
+            query,
             responses,
         }
     }
@@ -436,12 +498,15 @@ mod tests {
                         "400": {"content": {"application/problem+json": {"schema": {"type": "object"}}}}
                     }
                 }},
-                "/things/search": {"get": {"operationId": "searchThings", "responses": {"200": {"description": "ok"}}}},
+                "/things/search": {"get": {"operationId": "searchThings",
+                    "parameters": [{"$ref": "#/components/parameters/Q"}, {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
+                    "responses": {"200": {"description": "ok"}}}},
                 "/things/{id}": {"get": {"operationId": "getThing", "responses": {"204": {"description": "none"}}}},
                 "/things/{id}:cancel": {"post": {"operationId": "cancelThing", "responses": {"204": {"description": "none"}}}},
                 "/oauth/token": {"post": {"operationId": "token", "responses": {"200": {"description": "ok"}}}}
             },
-            "components": {"schemas": {"Thing": {
+            "components": {"parameters": {"Q": {"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}},
+                           "schemas": {"Thing": {
                 "type": "object", "required": ["name"], "additionalProperties": false,
                 "properties": {"name": {"type": "string", "maxLength": 5}, "id": {"type": "integer"}}
             }}}
@@ -464,16 +529,34 @@ mod tests {
     #[test]
     fn a_request_is_checked_against_its_body_schema() {
         let contract = Contract::new(&[document()]);
-        assert!(contract.check_request("POST", "/v4/things", Some("application/json"), br#"{"name":"ab"}"#).is_empty());
-        let violations =
-            contract.check_request("POST", "/v4/things", Some("application/json"), br#"{"name":"abcdefg","x":1}"#);
+        assert!(
+            contract
+                .check_request("POST", "/v4/things", None, Some("application/json"), br#"{"name":"ab"}"#)
+                .is_empty()
+        );
+        let violations = contract.check_request(
+            "POST",
+            "/v4/things",
+            None,
+            Some("application/json"),
+            br#"{"name":"abcdefg","x":1}"#,
+        );
         let pointers: Vec<&str> = violations.iter().map(|v| v.pointer.as_str()).collect();
         assert!(pointers.contains(&"/name") && pointers.contains(&""), "{violations:?}");
         assert!(violations.iter().all(|v| v.side == Side::Request && v.operation_id == "createThing"));
-        let missing = contract.check_request("POST", "/v4/things", Some("application/json"), b"");
+        let missing = contract.check_request("POST", "/v4/things", None, Some("application/json"), b"");
         assert_eq!(missing[0].message, "the operation requires a request body");
-        let unknown = contract.check_request("GET", "/v4/nothing", None, b"");
+        let unknown = contract.check_request("GET", "/v4/nothing", None, None, b"");
         assert_eq!((unknown[0].operation_id.as_str(), unknown[0].pointer.as_str()), ("unknown", "/path"));
+    }
+
+    #[test]
+    fn a_query_is_checked_as_strict_mode_checks_it() {
+        let contract = Contract::new(&[document()]);
+        assert!(contract.check_request("GET", "/v4/things/search", Some("q=a&page=2"), None, b"").is_empty());
+        let violations = contract.check_request("GET", "/v4/things/search", Some("page=0&pageSize=2"), None, b"");
+        let pointers: Vec<&str> = violations.iter().map(|v| v.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/query/page", "/query/pageSize", "/query/q"], "{violations:?}");
     }
 
     #[test]

@@ -309,8 +309,13 @@ impl Proxy {
     }
 
     fn check(&self, seen: &Seen) -> (String, Vec<Violation>) {
-        let mut violations =
-            self.contract.check_request(&seen.method, &seen.path, seen.request_type.as_deref(), &seen.request_body);
+        let mut violations = self.contract.check_request(
+            &seen.method,
+            &seen.path,
+            seen.query.as_deref(),
+            seen.request_type.as_deref(),
+            &seen.request_body,
+        );
         let Some((operation, _)) = self.contract.find(&seen.method, &seen.path) else {
             return ("unknown".to_owned(), violations);
         };
