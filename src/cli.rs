@@ -216,6 +216,19 @@ enum DataSetCommand {
         #[arg(long)]
         relative: bool,
     },
+    /// Write a partner's tenant as a data set to stdout, read through the
+    /// partner billing API of a server (the real service, or a switchboard):
+    /// its sites, agents, tags, billing configurations and profiles,
+    /// subscriptions. What the API does not answer is listed in the data
+    /// set's `problems` (and on stderr), never guessed (docs/parity.md).
+    Pull {
+        /// The server's base URL.
+        #[arg(long, value_name = "URL")]
+        from: url::Url,
+        /// A partner access token of the tenant (`POST /api/oauth/token`).
+        #[arg(long, env = "SWITCHBOARD_PULL_TOKEN", hide_env_values = true)]
+        token: String,
+    },
 }
 
 impl Cli {
@@ -292,6 +305,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cipher = FieldCipher::new(&load_secret(&common)?);
             export_data_set(&db, &cipher, partner, relative).await
         }
+        Some(Command::DataSet(DataSetCommand::Pull { from, token })) => parity::pull(&from, &token).await,
         Some(Command::Openapi { check, dir }) => openapi(check, &dir),
         Some(Command::Proxy(args)) => parity::proxy(args).await,
         Some(Command::Parity(args)) => parity::parity(args).await,

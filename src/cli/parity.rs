@@ -52,6 +52,11 @@ pub(super) struct ProxyArgs {
     /// Seconds one request may take upstream (answered 504 past it).
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
+    /// A partner token: the session starts from the tenant's state pulled
+    /// through the upstream's partner billing API when recording starts (as
+    /// `data-set pull`), instead of --start.
+    #[arg(long, env = "SWITCHBOARD_PULL_TOKEN", hide_env_values = true, conflicts_with = "start")]
+    pull_token: Option<String>,
 }
 
 #[derive(Args)]
@@ -93,7 +98,19 @@ pub(super) async fn proxy(args: ProxyArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("--listen {}: cannot listen there", args.listen))?;
-    let start = start_state(&args.start)?;
+    let start = match &args.pull_token {
+        Some(token) => {
+            let from = args.upstream_billing.as_ref().unwrap_or(&args.upstream);
+            let data = switchboard_parity::pull::pull(from, token, Duration::from_secs(args.timeout.max(1)))
+                .await
+                .with_context(|| format!("--pull-token: pulling the tenant from {from}"))?;
+            for problem in data["problems"].as_array().into_iter().flatten() {
+                tracing::warn!(problem = problem.as_str().unwrap_or_default(), "the session's starting state");
+            }
+            data
+        }
+        None => start_state(&args.start)?,
+    };
     let options = ProxyOptions {
         upstream: args.upstream.clone(),
         upstream_billing: args.upstream_billing,
@@ -227,4 +244,16 @@ impl Drop for OwnServer {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.folder);
     }
+}
+
+/// `data-set pull`: the data set to stdout, its problems to stderr too.
+pub(super) async fn pull(from: &url::Url, token: &str) -> anyhow::Result<()> {
+    let data = switchboard_parity::pull::pull(from, token, Duration::from_secs(30))
+        .await
+        .with_context(|| format!("pulling the tenant from {from}"))?;
+    for problem in data["problems"].as_array().into_iter().flatten() {
+        eprintln!("problem: {}", problem.as_str().unwrap_or_default());
+    }
+    println!("{}", serde_json::to_string_pretty(&data)?);
+    Ok(())
 }

@@ -25,9 +25,14 @@ struct ProxyProcess {
 
 impl ProxyProcess {
     async fn start(upstream: &str, dir: &Path) -> ProxyProcess {
+        ProxyProcess::start_with(upstream, dir, &[]).await
+    }
+
+    async fn start_with(upstream: &str, dir: &Path, more: &[&str]) -> ProxyProcess {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(["proxy", "--upstream", upstream, "--listen", &format!("127.0.0.1:{port}")])
+            .args(more)
             .arg("--record")
             .arg(dir.join("session.json"))
             .arg("--report")
@@ -422,4 +427,105 @@ async fn planted_drift_is_reported_at_its_pointers_and_nothing_else() {
     let (passed, refused) = parity(&session, &app.address, Some(&known)).await;
     assert!(!passed);
     assert_eq!(refused["expiredKnown"].as_array().unwrap().len(), 1, "{refused:#}");
+}
+
+/// `data-set pull` reads a tenant through the partner billing API; the data
+/// set it writes checks clean, loads into a sandbox, and that sandbox answers
+/// the same billing view: configuration, subscriptions, and a prorated preview
+/// to the cent.
+#[tokio::test]
+async fn a_pulled_data_set_loads_and_answers_the_same_billing_view() {
+    let app = real_service().await;
+    let token = app.partner_admin(1);
+    let (address, pull_token) = (app.address.clone(), token.clone());
+    let pulled = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["data-set", "pull", "--from", &address, "--token", &pull_token])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(pulled.status.success(), "{}", String::from_utf8_lossy(&pulled.stderr));
+    assert!(String::from_utf8_lossy(&pulled.stderr).contains("problem: invoices"), "gaps are said");
+    let data: Value = serde_json::from_slice(&pulled.stdout).unwrap();
+    assert!(!data.to_string().contains("************"), "no masked card is written as a number");
+    let file = folder().join("pulled.json");
+    std::fs::write(&file, &pulled.stdout).unwrap();
+    let checked =
+        Command::new(env!("CARGO_BIN_EXE_switchboard")).args(["data-set", "check"]).arg(&file).output().unwrap();
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stdout));
+
+    let created = app.client.post(app.url("/api/test/sandboxes")).json(&json!({"dataSet": data})).send().await.unwrap();
+    let status = created.status();
+    let sandbox: Value = created.json().await.unwrap();
+    assert_eq!(status, 201, "{sandbox:#}");
+    let sandbox_token = sandbox["partner"]["accessToken"].as_str().unwrap().to_owned();
+    let label =
+        |id: &str| sandbox["labels"][id].as_str().unwrap_or_else(|| panic!("{id}: {}", sandbox["labels"])).to_owned();
+    let twin = sandbox["sites"].as_array().unwrap().iter().find(|site| site["twinOf"] == 10000).unwrap();
+    let (site, agent) = (twin["siteId"].to_string(), label("0192f0c4-0000-7000-8000-000000010000"));
+    let view = async |site: &str, agent: &str, token: &str| {
+        let config: Value =
+            app.get(&format!("/api/billing/siteBillingConfigs/{site}"), token).await.json().await.unwrap();
+        let subscriptions: Value =
+            app.get(&format!("/api/billing/subscriptions?siteId={site}"), token).await.json().await.unwrap();
+        let path = format!("/api/billing/subscriptions:calculateNew?siteId={site}&agentId={agent}");
+        let preview = app.post(&path, token, &json!({"planId": 4, "name": "Platform"})).await.text().await.unwrap();
+        let plans: Vec<(Value, Value)> =
+            subscriptions.as_array().unwrap().iter().map(|s| (s["planId"].clone(), s["name"].clone())).collect();
+        (config["billingPeriod"].clone(), config["nextBillingDate"].clone(), plans, preview)
+    };
+    let original = view("10000", "0192f0c4-0000-7000-8000-000000010000", &token).await;
+    let copy = view(&site, &agent, &sandbox_token).await;
+    assert_eq!(copy, original);
+    assert!(original.3.contains("newAmount"), "{}", original.3);
+}
+
+/// A session that starts from the tenant as the proxy pulled it (`--pull-token`)
+/// replays into a sandbox of the pulled state: the billing flow's previews,
+/// configuration and site agree, but for the invoice lines the pull says it
+/// cannot read, which an allow-list then accepts.
+#[tokio::test]
+async fn a_session_from_a_pulled_start_differs_only_where_the_pull_says() {
+    use reqwest::Method;
+    let app = real_service().await;
+    let dir = folder();
+    let token = app.partner_admin(1);
+    let proxy = ProxyProcess::start_with(&app.address, &dir, &["--pull-token", &token]).await;
+    let client = reqwest::Client::new();
+    let base = proxy.address.clone();
+    let (_, site, _) = call(&client, Method::GET, format!("{base}/api/billing/sites/{SITE}"), &token, None).await;
+    let agent = site["siteAgents"][0]["id"].as_str().unwrap().to_owned();
+    for plan in [4, 1, 2] {
+        let path = format!("{base}/api/billing/subscriptions:calculateNew?siteId={SITE}&agentId={agent}");
+        let (status, _, _) =
+            call(&client, Method::POST, path, &token, Some(json!({"planId": plan, "name": "P"}))).await;
+        assert_eq!(status, 200);
+    }
+    call(&client, Method::GET, format!("{base}/api/billing/subscriptions?siteId={SITE}"), &token, None).await;
+    call(&client, Method::GET, format!("{base}/api/billing/siteBillingConfigs/{SITE}"), &token, None).await;
+    proxy.stop().await;
+    let session_file = dir.join("session.json");
+    let session: Value = serde_json::from_str(&std::fs::read_to_string(&session_file).unwrap()).unwrap();
+    assert_eq!(session["start"]["dataSet"]["sites"][0]["id"], SITE, "the pulled tenant, inline");
+    // The one gap the pull says it leaves (no invoices) is the one difference:
+    // the subscriptions' invoice lines, accepted by exact pointer.
+    let (passed, report) = parity(&session_file, &app.address, None).await;
+    assert!(!passed);
+    let gaps: Vec<Value> = report["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| json!({"operationId": d["operationId"], "pointer": d["pointer"], "reason": "no invoices pulled", "expires": "2999-12-31"}))
+        .collect();
+    assert!(
+        !gaps.is_empty() && gaps.iter().all(|g| g["pointer"].as_str().unwrap().contains("/lineItems/")),
+        "{report:#}"
+    );
+    let known = dir.join("known.json");
+    std::fs::write(&known, json!({"known": gaps}).to_string()).unwrap();
+    let (passed, report) = parity(&session_file, &app.address, Some(&known)).await;
+    assert!(passed, "{report:#}");
+    assert_eq!(report["exchanges"], 6);
 }

@@ -61,6 +61,11 @@ pub struct DataSet {
     /// partners' clocks at it. Absent: the clock it loads at.
     #[serde(default)]
     pub clock: Option<chrono::DateTime<Utc>>,
+    /// What the writer of the data set could not tell (`switchboard data-set
+    /// pull` says where the API answers less than the format holds): for the
+    /// people who read it; a load ignores it.
+    #[serde(default)]
+    pub problems: Vec<String>,
     #[serde(default)]
     pub partners: Vec<PartnerSeed>,
     #[serde(default)]

@@ -8,12 +8,14 @@
 //! - [`session`]: the recorded file's format and its JSON Schema;
 //! - [`proxy`]: the proxy, forwarding unchanged, checking and recording after;
 //! - [`replay`] and [`compare`]: the replay into a sandbox, the differences, the allow-list;
-//! - [`report`]: the JSON and JUnit reports of both.
+//! - [`report`]: the JSON and JUnit reports of both;
+//! - [`pull`]: a tenant's state read through the API into a data set.
 
 pub mod compare;
 pub mod contract;
 pub mod normalise;
 pub mod proxy;
+pub mod pull;
 pub mod replay;
 pub mod report;
 pub mod session;

@@ -15,7 +15,7 @@ pub fn tenant_of(json: &Value) -> Result<i64, Vec<crate::Problem>> {
     let mut problem =
         |pointer: String, detail: &str| problems.push(crate::Problem { pointer, detail: detail.to_owned() });
     for (key, items) in json.as_object().into_iter().flatten() {
-        let tenant = TENANT_ARRAYS.contains(&key.as_str()) || matches!(key.as_str(), "$schema" | "format");
+        let tenant = TENANT_ARRAYS.contains(&key.as_str()) || matches!(key.as_str(), "$schema" | "format" | "problems");
         if !tenant && items.as_array().is_some_and(|items| !items.is_empty()) {
             problem(format!("/{key}"), "is a catalog: a sandbox shares the server's catalogs, so leave it out");
         }
