@@ -57,7 +57,8 @@ def ms(p):
     return float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-print(f"{rps:.0f} {ms(\"50\"):.3f} {ms(\"99\"):.3f} {bad.group(1) if bad else 0}")'
+p50, p99 = ms("50"), ms("99")
+print(f"{rps:.0f} {p50:.3f} {p99:.3f} {bad.group(1) if bad else 0}")'
 }
 
 echo "scenario      direct req/s p50 p99 | proxied req/s p50 p99 | added p50 p99 (ms) | ratio"

@@ -40,7 +40,7 @@ def sign_in(path, email):
 platform = sign_in("/oauth/token", "admin@site10000.example")
 partner = sign_in("/api/oauth/token", "admin@partner1.example")
 sent = 2
-form = {"name": "Bench", "description": "", "greetingMessage": "", "color": "#abc", "submitButtonText": "Send",
+form = {"name": "Bench", "description": "bench form", "greetingMessage": "<p>Hello</p>", "color": "#abc", "submitButtonText": "Send",
         "fields": [{"name": "card", "displayName": "Card", "type": "cardNumber", "order": 1, "isRequired": True}]}
 steps = 0
 form_id = None
@@ -48,7 +48,10 @@ while sent < COUNT:
     step = steps % 6
     steps += 1
     if step == 0:
-        form_id = send("POST", "/v4/secureform/secureForms", platform, dict(form, name=f"Bench {steps}"))["id"]
+        created = send("POST", "/v4/secureform/secureForms", platform, dict(form, name=f"Bench {steps}"))
+        if "id" not in created:
+            sys.exit(f"creating a form answered {created}")
+        form_id = created["id"]
     elif step == 1:
         send("GET", f"/v4/secureform/secureForms/{form_id}", platform)
     elif step == 2:

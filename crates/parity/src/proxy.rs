@@ -3,6 +3,7 @@
 //! and, with `--record`, written to a session. A violation never changes what
 //! the client gets; checking and recording happen after the answer is sent.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,7 +72,9 @@ struct Proxy {
 struct Kept {
     report: ProxyReport,
     normaliser: Normaliser,
-    exchanges: Vec<Exchange>,
+    /// The normalised exchanges, one JSON line each, in a file beside the
+    /// session's until the proxy stops: memory stays flat however long it records.
+    spool: Option<std::io::BufWriter<std::fs::File>>,
     /// Exchanges that arrived out of order wait for those before them, so a
     /// session's references follow the order requests arrived in.
     waiting: std::collections::BTreeMap<u64, Seen>,
@@ -95,10 +98,9 @@ struct Seen {
     answer_body: Bytes,
 }
 
-/// A running proxy's outcome: its report and the session it recorded.
+/// A running proxy's outcome: its report (the session is in its file).
 pub struct Outcome {
     pub report: ProxyReport,
-    pub session: Session,
 }
 
 /// Serves the proxy on `listener` until `shutdown`; then writes the session
@@ -112,6 +114,13 @@ pub async fn run(
     let client =
         reqwest::Client::builder().timeout(options.timeout).redirect(reqwest::redirect::Policy::none()).build()?;
     let recorded_at = Utc::now();
+    let spool_path = options.record.as_ref().map(|file| spool_of(file));
+    let spool = match &spool_path {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(|e| anyhow::anyhow!("--record: creating {}: {e}", path.display()))?,
+        )),
+        None => None,
+    };
     let proxy = Arc::new(Proxy {
         options,
         contract,
@@ -121,7 +130,7 @@ pub async fn run(
         kept: Mutex::new(Kept {
             report: ProxyReport::default(),
             normaliser: Normaliser::new(recorded_at),
-            exchanges: Vec::new(),
+            spool,
             waiting: std::collections::BTreeMap::new(),
             next_to_keep: 1,
         }),
@@ -142,16 +151,46 @@ pub async fn run(
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let kept = proxy.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut session = Session::new(recorded_at, proxy.options.start.clone());
-    session.references = kept.normaliser.references.table.clone();
-    session.exchanges = kept.exchanges.clone();
-    if let Some(file) = &proxy.options.record {
-        let mut text = serde_json::to_string_pretty(&session)?;
-        text.push('\n');
-        std::fs::write(file, text)?;
+    let mut kept = proxy.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let (Some(file), Some(spool_path)) = (&proxy.options.record, &spool_path) {
+        if let Some(mut spool) = kept.spool.take() {
+            std::io::Write::flush(&mut spool)?;
+        }
+        let mut session = Session::new(recorded_at, proxy.options.start.clone());
+        session.references = kept.normaliser.references.table.clone();
+        write_session(&session, spool_path, file)?;
+        std::fs::remove_file(spool_path)?;
     }
-    Ok(Outcome { report: kept.report.clone(), session })
+    Ok(Outcome { report: kept.report.clone() })
+}
+
+/// Where a recording's exchanges wait: `session.json` -> `session.json.exchanges`.
+fn spool_of(file: &std::path::Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".exchanges");
+    PathBuf::from(name)
+}
+
+/// The session file: `session` (without exchanges) with the spooled
+/// exchanges in its `exchanges` list, each pretty as the rest, read one at a time.
+fn write_session(session: &Session, spool: &std::path::Path, file: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let head = serde_json::to_string_pretty(session)?;
+    let head = head
+        .strip_suffix("\"exchanges\": []\n}")
+        .ok_or_else(|| anyhow::anyhow!("a session's exchanges are its last field"))?;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(file)?);
+    write!(out, "{head}\"exchanges\": [")?;
+    let mut first = true;
+    for line in std::io::BufReader::new(std::fs::File::open(spool)?).lines() {
+        let exchange: Value = serde_json::from_str(&line?)?;
+        let pretty = serde_json::to_string_pretty(&exchange)?.replace('\n', "\n    ");
+        write!(out, "{}\n    {pretty}", if first { "" } else { "," })?;
+        first = false;
+    }
+    writeln!(out, "{}]\n}}", if first { "" } else { "\n  " })?;
+    out.flush()?;
+    Ok(())
 }
 
 async fn report(State(proxy): State<Arc<Proxy>>) -> Response {
@@ -301,9 +340,15 @@ impl Proxy {
             }
             let (operation_id, violations) = self.check(&seen);
             kept.report.add(&operation_id, violations);
-            if self.options.record.is_some() {
+            if kept.spool.is_some() {
                 let exchange = self.normalise(&mut kept.normaliser, seen, operation_id);
-                kept.exchanges.push(exchange);
+                let written = serde_json::to_string(&exchange)
+                    .map_err(std::io::Error::other)
+                    .and_then(|line| kept.spool.as_mut().map_or(Ok(()), |spool| writeln!(spool, "{line}")));
+                if let Err(error) = written {
+                    tracing::error!(%error, "the recording stops: its exchanges cannot be written");
+                    kept.spool = None;
+                }
             }
         }
     }
