@@ -370,7 +370,7 @@ impl Proxy {
             seen.status,
             seen.answer_type.as_deref(),
             &has,
-            &seen.answer_body,
+            (!has("content-encoding")).then_some(&seen.answer_body[..]),
         ));
         (operation.id.clone(), violations)
     }
@@ -383,7 +383,13 @@ impl Proxy {
         let path = normaliser.path(&seen.path, &parameters, &resource, From::Request);
         let query = seen.query.as_deref().map(|query| normaliser.query(query, &resource, From::Request));
         let request_body = body(normaliser, seen.request_type.as_deref(), &seen.request_body, &resource, From::Request);
-        let answer_body = body(normaliser, seen.answer_type.as_deref(), &seen.answer_body, &resource, From::Answer);
+        // A compressed answer (`Content-Encoding`) is forwarded as it came and kept without its body.
+        let encoded = seen.answer_headers.iter().any(|name| name.eq_ignore_ascii_case("content-encoding"));
+        let answer_body = if encoded {
+            None
+        } else {
+            body(normaliser, seen.answer_type.as_deref(), &seen.answer_body, &resource, From::Answer)
+        };
         let location = seen.location.as_deref().map(|location| normaliser.url(location));
         Exchange {
             number: seen.number,
