@@ -25,7 +25,7 @@ pub(super) fn start_data_set(
                 "--data-set {named} names no file, and no --data-sets folder (SWITCHBOARD_DATA_SETS) is set"
             )
         })?;
-        folder.read(named).map_err(|why| anyhow::anyhow!("--data-set {named} {why}"))?
+        folder.read_listing_names(named).map_err(|why| anyhow::anyhow!("--data-set {named} {why}"))?
     };
     // One line, as every setting that cannot be used is.
     data_sets::parse(&json, chrono::Utc::now()).map_err(|problems| {

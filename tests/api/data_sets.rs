@@ -346,11 +346,13 @@ async fn a_sandbox_names_a_data_set_of_the_servers_folder() {
     let state: Value =
         app.get(&format!("/api/test/sandboxes/{}", sandbox["partnerId"]), token).await.json().await.unwrap();
     assert_eq!(state["dataSet"], "annual");
-    for (name, words) in [("monthly", "known: `demo`, `empty`, `annual`"), ("../annual", "is not a data set name")] {
+    // A client is told what a name may be, never the folder's other names.
+    for (name, words) in [("monthly", "names no data set of this server"), ("../annual", "is not a data set name")] {
         let response = create_sandbox(&app, serde_json::json!({"dataSet": name})).await;
         let problem = crate::helpers::assert_problem(response, 400, 400001).await;
         assert_eq!(problem["errors"][0]["pointer"], "/dataSet");
         assert!(problem["errors"][0]["detail"].as_str().unwrap().contains(words), "{problem}");
+        assert!(!problem.to_string().contains("`annual`"), "{problem}");
     }
 }
 

@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 
 /// Names listed in an answer at most (a folder may hold many).
 const NAMES_LISTED: usize = 50;
+
+/// A name the folder has no data set of, as a client is told.
+pub const NO_SUCH_DATA_SET: &str =
+    "names no data set of this server: `demo`, `empty`, or the name of a file of its `--data-sets` folder";
 /// Bytes a data set file may have. A file of the folder is the operator's
 /// (a client only names it), so it may be larger than a request's body: a
 /// snapshot of a busy tenant (the bank test's, 40 s of billing: about 30 MB).
@@ -35,7 +39,17 @@ impl DataSetFolder {
             && !name.contains("..")
     }
 
-    /// The text of data set `name`, or why there is none (a sentence for a client).
+    /// As `read`, a name the folder does not have listing the data sets it
+    /// has: for the server's operator (`serve --data-set`), never a client (a
+    /// shared server's folder may hold other teams' names).
+    pub fn read_listing_names(&self, name: &str) -> Result<String, String> {
+        self.read(name).map_err(|why| {
+            if why == NO_SUCH_DATA_SET { format!("names no data set; known: {}", self.names_listed()) } else { why }
+        })
+    }
+
+    /// The text of data set `name`, or why there is none (a sentence for a
+    /// client: it names no other file of the folder).
     pub fn read(&self, name: &str) -> Result<String, String> {
         if !Self::is_name(name) {
             return Err("is not a data set name: 1-64 letters, digits, `_`, `-` or `.`".to_owned());
@@ -56,7 +70,7 @@ impl DataSetFolder {
                 tracing::warn!(path = %path.display(), error = %err, "reading a data set");
                 "names a file the server cannot read, or one that grew past the size a data set may have".to_owned()
             }),
-            Err(_) => Err(format!("names no data set; known: {}", self.names_listed())),
+            Err(_) => Err(NO_SUCH_DATA_SET.to_owned()),
         }
     }
 
@@ -113,7 +127,8 @@ mod tests {
         std::fs::write(dir.path().join("one.json"), "{}").unwrap();
         let folder = DataSetFolder::open(dir.path()).unwrap();
         assert_eq!(folder.read("one").unwrap(), "{}");
-        assert_eq!(folder.read("two").unwrap_err(), "names no data set; known: `demo`, `empty`, `one`");
+        assert_eq!(folder.read("two").unwrap_err(), NO_SUCH_DATA_SET, "a client is told no other name");
+        assert_eq!(folder.read_listing_names("two").unwrap_err(), "names no data set; known: `demo`, `empty`, `one`");
     }
 
     #[test]
@@ -131,6 +146,6 @@ mod tests {
             assert!(folder.read(name).unwrap_err().contains("not a regular file"), "{name}");
         }
         assert_eq!(folder.read("real").unwrap(), "{}");
-        assert_eq!(folder.read("none").unwrap_err(), "names no data set; known: `demo`, `empty`, `real`");
+        assert_eq!(folder.read_listing_names("none").unwrap_err(), "names no data set; known: `demo`, `empty`, `real`");
     }
 }

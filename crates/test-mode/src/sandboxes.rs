@@ -223,7 +223,12 @@ async fn create_test_sandbox(
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
     let creator = connection.map(|Extension(axum::extract::ConnectInfo(address))| creator_of(&state, address.ip()));
-    let (source, clock) = source_of(&state, input.data_set, input.clock)?;
+    // Off the async worker: a named data set is a file read (up to its
+    // bound), and every data set is parsed and checked before anything is stored.
+    let reading = Arc::clone(&state);
+    let (source, clock) = tokio::task::spawn_blocking(move || source_of(&reading, input.data_set, input.clock))
+        .await
+        .map_err(ApiError::internal)??;
     let clock = checked_clock(&state, clock)?;
     for _ in 0..ATTEMPTS {
         let place = {

@@ -31,7 +31,7 @@ pub(super) fn source_of(
             let read =
                 match &state.data_sets {
                     Some(folder) => folder.read(&name),
-                    None => Err("names no data set; known: `demo`, `empty` (this server has no `--data-sets` folder)"
+                    None => Err("names no data set of this server: `demo` or `empty` (it has no `--data-sets` folder)"
                         .to_owned()),
                 };
             let text = read.map_err(|why| one_problem("/dataSet", why))?;
