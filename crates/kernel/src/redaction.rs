@@ -37,6 +37,9 @@ const SECRET_WORDS: &[&str] = &[
     "credentials",
     "jwt",
     "bearer",
+    "mfa",
+    "totp",
+    "2fa",
 ];
 
 /// Two words in a row that name a secret.
@@ -47,6 +50,8 @@ const SECRET_PHRASES: &[[&str; 2]] = &[
     ["secret", "key"],
     ["security", "code"],
     ["session", "id"],
+    ["two", "factor"],
+    ["one", "time"],
 ];
 
 /// The words of a key, in lower case: split at `_`, `-`, `.`, spaces and case
@@ -186,10 +191,33 @@ fn decimal(c: char) -> Option<u8> {
 
 /// Whether `c` may stand between a card number's digits: spaces of every
 /// width, dashes, dots, slashes, underscores, a tab, a zero-width space, `+`
-/// (a query's space).
+/// (a query's space), commas and line breaks (a card written in groups, one per line).
 fn is_separator(c: char) -> bool {
-    matches!(c, ' ' | '-' | '.' | '/' | '_' | '\t' | '+' | '\u{a0}' | '\u{2000}'..='\u{200b}' | '\u{2010}'..='\u{2015}'
-        | '\u{2212}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}' | '\u{2060}')
+    matches!(c, ' ' | '-' | '.' | '/' | '_' | '\t' | '+' | ',' | '\n' | '\r' | '\u{a0}' | '\u{2000}'..='\u{200b}'
+        | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}' | '\u{2060}')
+}
+
+/// `text` with its percent-encoded digits (`%34` is `4`) and separators
+/// decoded, or `None` when it has none.
+fn with_encoded_digits_decoded(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut decoded = String::with_capacity(text.len());
+    let (mut at, mut changed) = (0, false);
+    while at < bytes.len() {
+        if bytes[at] == b'%' && at + 3 <= bytes.len() && bytes[at + 1] == b'3' && bytes[at + 2].is_ascii_digit() {
+            decoded.push(char::from(bytes[at + 2]));
+            at += 3;
+            changed = true;
+            continue;
+        }
+        let next = text[at..].chars().next().map_or(1, char::len_utf8);
+        decoded.push_str(&text[at..at + next]);
+        at += next;
+    }
+    changed.then_some(decoded)
 }
 
 /// `text` with every card number in it masked to its last four digits: a run
@@ -199,6 +227,11 @@ fn is_separator(c: char) -> bool {
 /// `4111...e0`), not inside a GUID; `None` when there is none (most text:
 /// nothing is copied).
 pub fn mask_card_numbers(text: &str) -> Option<String> {
+    // Digits written percent-encoded (`%34111...`, in a path or a query) are
+    // read as digits: the masked text is then the decoded one.
+    if let Some(masked) = with_encoded_digits_decoded(text).and_then(|decoded| mask_card_numbers(&decoded)) {
+        return Some(masked);
+    }
     // Cheap first: fewer than 12 digits cannot hold one.
     if text.chars().filter(|c| decimal(*c).is_some()).count() < 12 {
         return None;
@@ -306,6 +339,14 @@ pub fn redact_json(value: &mut Value) -> bool {
     match value {
         Value::Object(map) => {
             let mut changed = false;
+            // A card number written as a key (`{"4111...": 1}`) is masked there too.
+            if map.keys().any(|key| mask_card_numbers(key).is_some()) {
+                let entries = std::mem::take(map);
+                for (key, item) in entries {
+                    map.insert(mask_card_numbers(&key).unwrap_or(key), item);
+                }
+                changed = true;
+            }
             for (key, item) in map.iter_mut() {
                 if item.is_null() {
                     continue;
@@ -583,6 +624,28 @@ mod tests {
             Some("a=1&password=%5Bredacted%5D&access_token=%5Bredacted%5D&q=************1111")
         );
         assert_eq!(redact_query("pageSize=10&siteId=10000"), None);
+    }
+
+    #[test]
+    fn the_last_spellings_keys_encodings_lists_and_one_time_codes() {
+        for spelling in [
+            "4111,1111,1111,1111",
+            "4111\n1111\n1111\n1111",
+            "4111\r\n1111\r\n1111\r\n1111",
+            "%34111111111111111",
+            "/cards/%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31/x",
+            "5105%201051%200510%205100",
+        ] {
+            let masked = mask_card_numbers(spelling).unwrap_or_else(|| panic!("kept: {spelling:?}"));
+            assert!(masked.matches('*').count() >= 11, "{spelling:?}: {masked}");
+        }
+        assert_eq!(mask_card_numbers("%20%25 100%"), None);
+        let mut body = json!({"4111111111111111": {"ok": 1}, "mfaCode": "123456", "twoFactorCode": "9", "oneTimeCode": "7", "totp": "1"});
+        assert!(redact_json(&mut body));
+        assert_eq!(
+            body,
+            json!({"************1111": {"ok": 1}, "mfaCode": REDACTED, "twoFactorCode": REDACTED, "oneTimeCode": REDACTED, "totp": REDACTED})
+        );
     }
 
     #[test]
