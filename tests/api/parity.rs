@@ -529,3 +529,36 @@ async fn a_session_from_a_pulled_start_differs_only_where_the_pull_says() {
     assert!(passed, "{report:#}");
     assert_eq!(report["exchanges"], 6);
 }
+
+/// The replay moves the sandbox's clock to each exchange's recorded instant:
+/// a session (written by hand) that reads the clock at its start and two days
+/// later agrees only if the second read is answered two days on.
+#[tokio::test]
+async fn the_replay_moves_the_sandboxs_clock_to_the_recorded_instants() {
+    let app = real_service().await;
+    let read_clock = |number: u64, at: u64, day: &str| {
+        json!({"number": number, "at": at, "operationId": "getTestClock",
+               "request": {"method": "GET", "path": "/api/test/clock", "token": "<token:1>"},
+               "answer": {"status": 200, "contentType": "application/json", "body": {"now": day, "frozen": true}}})
+    };
+    let session = json!({
+        "format": "switchboard-session", "version": 1,
+        // Midnight: the clock's instants then read as days (`<day:+2>`), compared exactly.
+        "recordedAt": "2027-01-10T00:00:00Z",
+        "start": {"dataSet": "empty"},
+        "references": {"<token:1>": {"audience": "partner"}},
+        "exchanges": [read_clock(1, 0, "<day:+0>"), read_clock(2, 2 * 86_400_000, "<day:+2>")]
+    });
+    let dir = folder();
+    let file = dir.join("clock.json");
+    std::fs::write(&file, session.to_string()).unwrap();
+    let (passed, report) = parity(&file, &app.address, None).await;
+    assert!(passed, "{report:#}");
+    // Without the move the second read differs: the replay is what moved it.
+    let mut still = session.clone();
+    still["exchanges"][1]["at"] = json!(1_000);
+    std::fs::write(&file, still.to_string()).unwrap();
+    let (passed, report) = parity(&file, &app.address, None).await;
+    assert!(!passed);
+    assert_eq!(report["differences"][0]["pointer"], "/body/now", "{report:#}");
+}
