@@ -18,8 +18,9 @@ use switchboard_parity::session::Session;
 
 /// A request body's bound, as `serve`'s (docs/configuration.md, limits).
 const MAX_REQUEST_BODY: usize = 4 * 1024 * 1024;
-/// An answer's bound: the largest documented answer (a sandbox's download, at
-/// most 20,000 invoice lines) is about 20 MB.
+/// The largest answer checked and recorded (a larger one is forwarded all the
+/// same): the largest documented answer (a sandbox's download, at most 20,000
+/// invoice lines) is about 20 MB.
 const MAX_ANSWER_BODY: usize = 32 * 1024 * 1024;
 
 #[derive(Args)]

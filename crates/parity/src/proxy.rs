@@ -33,8 +33,8 @@ pub struct ProxyOptions {
     pub timeout: Duration,
     /// A request body's bound (as `serve`'s), past it 413 and nothing forwarded.
     pub max_request_body: usize,
-    /// An answer's bound, past it 502 (the real service sent more than any
-    /// documented answer holds).
+    /// The largest answer checked and recorded; a larger one is forwarded
+    /// all the same, neither checked nor kept.
     pub max_answer_body: usize,
     /// Where the session is written on exit.
     pub record: Option<PathBuf>,
@@ -199,8 +199,7 @@ async fn report(State(proxy): State<Arc<Proxy>>) -> Response {
 }
 
 async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
-    let mut ticket =
-        Ticket { proxy: Arc::clone(&proxy), number: proxy.next.fetch_add(1, Ordering::SeqCst), kept: false };
+    let ticket = Ticket { proxy: Arc::clone(&proxy), number: proxy.next.fetch_add(1, Ordering::SeqCst), kept: false };
     let number = ticket.number;
     let at = u64::try_from(proxy.started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let (parts, body) = request.into_parts();
@@ -238,18 +237,10 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     };
     let status = answer.status();
     let headers = answer.headers().clone();
-    let answer_body = match read_bounded(answer, proxy.options.max_answer_body).await {
-        Ok(bytes) => bytes,
-        Err(message) => {
-            return (StatusCode::BAD_GATEWAY, message).into_response();
-        }
-    };
     let mut response = Response::builder().status(status);
     for (name, value) in headers.iter().filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str())) {
         response = response.header(name, value);
     }
-    let response =
-        response.body(Body::from(answer_body.clone())).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
     let seen = Seen {
         number,
         at,
@@ -263,12 +254,85 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         answer_type: text_header(&headers, &header::CONTENT_TYPE),
         location: text_header(&headers, &header::LOCATION),
         answer_headers: headers.keys().map(|name| name.as_str().to_owned()).collect(),
-        answer_body,
+        answer_body: Bytes::new(),
     };
-    // Checked and kept off the answer's way: the client has its answer first.
-    ticket.kept = true;
-    tokio::task::spawn_blocking(move || proxy.keep(seen));
-    response
+    // An answer without a body is never polled for one (hyper sends no body
+    // with a 204, a 304 or a HEAD): kept at once.
+    let bodiless = matches!(status.as_u16(), 204 | 304) || parts.method == axum::http::Method::HEAD;
+    if bodiless {
+        let mut tee = Tee { answer, ticket, seen: Some(seen), copy: Vec::new(), bound: 0, whole: true, ended: false };
+        tee.finish();
+        return response.body(Body::empty()).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
+    }
+    // The answer streams to the client as it comes; a copy (up to the bound)
+    // is checked and kept once the whole answer has passed.
+    let tee = Tee {
+        answer,
+        ticket,
+        seen: Some(seen),
+        copy: Vec::new(),
+        bound: proxy.options.max_answer_body,
+        whole: true,
+        ended: false,
+    };
+    let body = futures_util::stream::unfold(tee, |mut tee| async move {
+        if tee.ended {
+            return None;
+        }
+        match tee.answer.chunk().await {
+            Ok(Some(chunk)) => {
+                tee.copy_of(&chunk);
+                Some((Ok(chunk), tee))
+            }
+            Ok(None) => {
+                tee.finish();
+                None
+            }
+            Err(error) => {
+                // The client's answer breaks off as the upstream's did; nothing is kept.
+                tee.ended = true;
+                Some((Err(error), tee))
+            }
+        }
+    });
+    response.body(Body::from_stream(body)).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+}
+
+/// An answer on its way to the client, and the copy the proxy checks.
+struct Tee {
+    answer: reqwest::Response,
+    ticket: Ticket,
+    seen: Option<Seen>,
+    copy: Vec<u8>,
+    bound: usize,
+    /// The copy holds the whole answer (none past the bound is kept).
+    whole: bool,
+    ended: bool,
+}
+
+impl Tee {
+    fn copy_of(&mut self, chunk: &[u8]) {
+        if self.whole && self.copy.len() + chunk.len() <= self.bound {
+            self.copy.extend_from_slice(chunk);
+        } else if self.whole {
+            self.whole = false;
+            self.copy = Vec::new();
+            tracing::warn!(
+                bound = self.bound,
+                "an answer larger than the proxy checks: forwarded, neither checked nor recorded"
+            );
+        }
+    }
+
+    /// The whole answer passed: checked and kept off the answer's way.
+    fn finish(&mut self) {
+        self.ended = true;
+        let Some(mut seen) = self.seen.take().filter(|_| self.whole) else { return };
+        seen.answer_body = Bytes::from(std::mem::take(&mut self.copy));
+        self.ticket.kept = true;
+        let proxy = Arc::clone(&self.ticket.proxy);
+        tokio::task::spawn_blocking(move || proxy.keep(seen));
+    }
 }
 
 /// An exchange's place in the session's order. Dropped unkept (the upstream
@@ -284,22 +348,6 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         if !self.kept {
             self.proxy.skip(self.number);
-        }
-    }
-}
-
-async fn read_bounded(mut answer: reqwest::Response, bound: usize) -> Result<Bytes, String> {
-    let mut body = Vec::new();
-    loop {
-        match answer.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > bound {
-                    return Err(format!("the upstream's answer is larger than {bound} bytes"));
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(Bytes::from(body)),
-            Err(error) => return Err(format!("the upstream's answer broke off: {error}")),
         }
     }
 }
