@@ -423,3 +423,18 @@ async fn a_balance_is_what_the_invoices_say_derived_or_refused() {
     let detail = problem["errors"][0]["detail"].as_str().unwrap();
     assert!(detail.contains("`balance` 42 is not what its invoices say") && detail.contains("1104.15"), "{detail}");
 }
+
+/// A name a data set holds is repeated cut, as the API's unknown names are: a
+/// 200,000-character property answers a problem of a few hundred bytes.
+#[tokio::test]
+async fn a_data_sets_long_names_are_answered_cut() {
+    let app = crate::helpers::spawn(crate::helpers::Options { test_mode: true, ..Default::default() }).await;
+    let name = "x".repeat(200_000);
+    let mut data = serde_json::json!({"partners": [{"id": 1, "name": "P"}]});
+    data[&name] = serde_json::json!([1]);
+    let response = create_sandbox(&app, serde_json::json!({"dataSet": data})).await;
+    let problem = crate::helpers::assert_problem(response, 400, 400001).await;
+    let text = problem.to_string();
+    assert!(text.len() < 2_000, "{} bytes", text.len());
+    assert!(text.contains(&format!("/dataSet/{}…", "x".repeat(64))), "{text}");
+}

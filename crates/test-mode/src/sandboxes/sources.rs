@@ -58,8 +58,16 @@ pub(super) fn source_of(
     let mut v = Violations::new();
     for problem in problems {
         match inline {
-            true => v.field(format!("/dataSet{}", problem.pointer), ErrorCode::FieldInvalidFormat, problem.detail),
-            false => v.field("/dataSet", ErrorCode::FieldInvalidFormat, format!("the data set {name}: {problem}")),
+            true => v.field(
+                format!("/dataSet{}", cut_long_words(&problem.pointer)),
+                ErrorCode::FieldInvalidFormat,
+                cut_long_words(&problem.detail),
+            ),
+            false => v.field(
+                "/dataSet",
+                ErrorCode::FieldInvalidFormat,
+                cut_long_words(&format!("the data set {name}: {problem}")),
+            ),
         }
     }
     Err(v.into_error())
@@ -67,8 +75,46 @@ pub(super) fn source_of(
 
 pub(super) fn one_problem(pointer: &str, detail: String) -> ApiError {
     let mut v = Violations::new();
-    v.field(pointer, ErrorCode::FieldInvalidFormat, detail);
+    v.field(pointer, ErrorCode::FieldInvalidFormat, cut_long_words(&detail));
     v.into_error()
+}
+
+/// Names a data set's rows hold are shown at most this long in a problem.
+const SHOWN_WORD_CHARS: usize = 64;
+
+/// `text` with every word (a run without spaces or `/`) longer than
+/// `SHOWN_WORD_CHARS` cut, as the API cuts the unknown names it repeats: a
+/// data set's 3.8 MB property name is answered as 64 characters and `…`, so
+/// no answer grows with what a client sends.
+fn cut_long_words(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len().min(4096));
+    let mut run = 0;
+    for c in text.chars() {
+        if c.is_whitespace() || c == '/' {
+            run = 0;
+        } else {
+            run += 1;
+            if run == SHOWN_WORD_CHARS + 1 {
+                shown.push('…');
+            }
+            if run > SHOWN_WORD_CHARS {
+                continue;
+            }
+        }
+        shown.push(c);
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_words_are_cut_and_short_ones_kept() {
+        let name = "x".repeat(200_000);
+        let shown = super::cut_long_words(&format!("/sites/0/{name} is not a field; known: `id`, `company`"));
+        assert_eq!(shown, format!("/sites/0/{}… is not a field; known: `id`, `company`", "x".repeat(64)));
+        assert_eq!(super::cut_long_words("/partners must hold one"), "/partners must hold one");
+    }
 }
 
 /// A sandbox's data set as its row records it.
