@@ -106,17 +106,6 @@ fn cut_long_words(text: &str) -> String {
     shown
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn long_words_are_cut_and_short_ones_kept() {
-        let name = "x".repeat(200_000);
-        let shown = super::cut_long_words(&format!("/sites/0/{name} is not a field; known: `id`, `company`"));
-        assert_eq!(shown, format!("/sites/0/{}… is not a field; known: `id`, `company`", "x".repeat(64)));
-        assert_eq!(super::cut_long_words("/partners must hold one"), "/partners must hold one");
-    }
-}
-
 /// A sandbox's data set as its row records it.
 pub(super) fn recorded_source(state: &Arc<TestModeState>, sandbox: &row::Model) -> ApiResult<Source> {
     Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref(), &state.cipher).map_err(|err| {
@@ -184,4 +173,15 @@ pub async fn seal_clear_records(
         sealed += 1;
     }
     Ok(sealed)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_words_are_cut_and_short_ones_kept() {
+        let name = "x".repeat(200_000);
+        let shown = super::cut_long_words(&format!("/sites/0/{name} is not a field; known: `id`, `company`"));
+        assert_eq!(shown, format!("/sites/0/{}… is not a field; known: `id`, `company`", "x".repeat(64)));
+        assert_eq!(super::cut_long_words("/partners must hold one"), "/partners must hold one");
+    }
 }
