@@ -159,25 +159,52 @@ impl Contract {
         if operation.request_media.is_empty() {
             return violations;
         }
-        let media = media_type(content_type);
-        let Some((_, schema)) = operation.request_media.iter().find(|(documented, _)| *documented == media) else {
-            let documented: Vec<&str> = operation.request_media.iter().map(|(m, _)| m.as_str()).collect();
-            violations.push(violation(
-                "/headers/content-type",
-                format!("Content-Type {media:?} is not documented (documented: {})", documented.join(", ")),
-            ));
-            return violations;
-        };
-        let Some(schema) = schema else { return violations };
-        match parse_body(&media, body) {
-            Ok(instance) => violations.extend(
-                self.schema_violations(operation, schema, &instance)
-                    .into_iter()
-                    .map(|(pointer, message)| violation(&pointer, message)),
-            ),
-            Err(message) => violations.push(violation("", message)),
-        }
+        violations.extend(self.body_violations(
+            operation,
+            Side::Request,
+            &operation.request_media,
+            "",
+            content_type,
+            body,
+        ));
         violations
+    }
+
+    /// A body against the documented media types (`documented`) of one side:
+    /// its `Content-Type` among them, then its schema. `status` names the
+    /// answer's status in a message (` for 201`), empty for a request.
+    fn body_violations(
+        &self,
+        operation: &Operation,
+        side: Side,
+        documented: &[(String, Option<Value>)],
+        status: &str,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Vec<Violation> {
+        let violation = |pointer: &str, message: String| Violation {
+            operation_id: operation.id.clone(),
+            side,
+            pointer: pointer.into(),
+            message,
+        };
+        let media = media_type(content_type);
+        let Some((_, schema)) = documented.iter().find(|(documented, _)| *documented == media) else {
+            let listed: Vec<&str> = documented.iter().map(|(m, _)| m.as_str()).collect();
+            return vec![violation(
+                "/headers/content-type",
+                format!("Content-Type {media:?} is not documented{status} (documented: {})", listed.join(", ")),
+            )];
+        };
+        let Some(schema) = schema else { return Vec::new() };
+        match parse_body(&media, body) {
+            Ok(instance) => self
+                .schema_violations(operation, schema, &instance)
+                .into_iter()
+                .map(|(pointer, message)| violation(&pointer, message))
+                .collect(),
+            Err(message) => vec![violation("", message)],
+        }
     }
 
     /// A query string against the operation's parameters, as strict mode
@@ -270,27 +297,14 @@ impl Contract {
         if body.is_empty() && status == 204 {
             return violations;
         }
-        let media = media_type(content_type);
-        let Some((_, schema)) = answer.media.iter().find(|(documented, _)| *documented == media) else {
-            let documented: Vec<&str> = answer.media.iter().map(|(m, _)| m.as_str()).collect();
-            violations.push(violation(
-                "/headers/content-type",
-                format!(
-                    "Content-Type {media:?} is not documented for {status} (documented: {})",
-                    documented.join(", ")
-                ),
-            ));
-            return violations;
-        };
-        let Some(schema) = schema else { return violations };
-        match parse_body(&media, body) {
-            Ok(instance) => violations.extend(
-                self.schema_violations(operation, schema, &instance)
-                    .into_iter()
-                    .map(|(pointer, message)| violation(&pointer, message)),
-            ),
-            Err(message) => violations.push(violation("", message)),
-        }
+        violations.extend(self.body_violations(
+            operation,
+            Side::Answer,
+            &answer.media,
+            &format!(" for {status}"),
+            content_type,
+            body,
+        ));
         violations
     }
 

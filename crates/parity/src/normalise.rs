@@ -355,7 +355,7 @@ pub fn id_kind(key: &str, resource: &str) -> Option<String> {
 /// reference so that the replay can follow it), not a password.
 fn names_a_token(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
-    lower.ends_with("token") || lower.ends_with("token_") || lower == "jwt"
+    lower.ends_with("token") || lower == "jwt"
 }
 
 /// Turns an instant reference back into a value at a replay's start.

@@ -77,7 +77,8 @@ struct Kept {
     spool: Option<std::io::BufWriter<std::fs::File>>,
     /// Exchanges that arrived out of order wait for those before them, so a
     /// session's references follow the order requests arrived in.
-    waiting: std::collections::BTreeMap<u64, Seen>,
+    /// `None`: a place given up (the exchange never completed).
+    waiting: std::collections::BTreeMap<u64, Option<Seen>>,
     next_to_keep: u64,
 }
 
@@ -366,26 +367,24 @@ impl Proxy {
     /// An exchange that was never completed keeps no place in the order.
     fn skip(&self, number: u64) {
         let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.waiting.insert(number, Seen::skipped(number));
+        kept.waiting.insert(number, None);
         self.drain(&mut kept);
     }
 
     fn keep(&self, seen: Seen) {
         let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.waiting.insert(seen.number, seen);
+        kept.waiting.insert(seen.number, Some(seen));
         self.drain(&mut kept);
     }
 
     /// Checks and records the exchanges that are next in order.
     fn drain(&self, kept: &mut Kept) {
-        while let Some(seen) = {
+        while let Some(place) = {
             let next = kept.next_to_keep;
             kept.waiting.remove(&next)
         } {
             kept.next_to_keep += 1;
-            if seen.status == 0 {
-                continue;
-            }
+            let Some(seen) = place else { continue };
             let (operation_id, violations) = self.check(&seen);
             kept.report.add(&operation_id, violations);
             if kept.spool.is_some() {
@@ -471,24 +470,4 @@ pub fn body(
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
     normaliser.json(&mut value, resource, from);
     Some(value)
-}
-
-impl Seen {
-    fn skipped(number: u64) -> Seen {
-        Seen {
-            number,
-            at: 0,
-            method: String::new(),
-            path: String::new(),
-            query: None,
-            token: None,
-            request_type: None,
-            request_body: Bytes::new(),
-            status: 0,
-            answer_type: None,
-            location: None,
-            answer_headers: Vec::new(),
-            answer_body: Bytes::new(),
-        }
-    }
 }

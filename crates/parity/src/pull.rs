@@ -1,5 +1,5 @@
 //! `switchboard data-set pull`: a partner's state read through the partner
-//! billing API itself (list and get operations, a partner token) and written as
+//! billing API itself (one list operation per kind, a partner token) and written as
 //! a data set that a sandbox or `serve --data-set` loads, so that a suite, or a
 //! replayed session, starts where the real tenant stands.
 //!
@@ -43,37 +43,31 @@ pub async fn pull(from: &url::Url, token: &str, timeout: Duration) -> anyhow::Re
         anyhow::ensure!(status.is_success(), "GET {path} answered {status}: {text}");
         Ok((Some(serde_json::from_str(&text)?), date))
     };
+    // One list operation per kind, whatever the number of sites.
     let (sites, date) = get("/api/billing/sites".into()).await?;
-    let sites = sites.unwrap_or(json!([]));
-    let mut answers = Answers { sites, ..Answers::default() };
-    for id in answers.site_ids() {
-        answers.configs.push(get(format!("/api/billing/siteBillingConfigs/{id}")).await?.0);
-        answers.profiles.push(get(format!("/api/billing/siteBillingProfiles/{id}")).await?.0);
-        answers.subscriptions.push(get(format!("/api/billing/subscriptions?siteId={id}")).await?.0);
-        answers
-            .limitations
-            .push(get(format!("/api/billing/subscriptionFeatureLimitationConfigs?siteId={id}")).await?.0);
-    }
-    answers.relations = get("/api/billing/subscriptionProductRelations".into()).await?.0;
+    let answers = Answers {
+        sites: sites.unwrap_or(json!([])),
+        configs: get("/api/billing/siteBillingConfigs".into()).await?.0,
+        profiles: get("/api/billing/siteBillingProfiles".into()).await?.0,
+        subscriptions: get("/api/billing/subscriptions".into()).await?.0,
+        limitations: get("/api/billing/subscriptionFeatureLimitationConfigs".into()).await?.0,
+        relations: get("/api/billing/subscriptionProductRelations".into()).await?.0,
+    };
     Ok(answers.data_set(date.unwrap_or_else(Utc::now)))
 }
 
-/// The answers a pull reads, one per site where per site.
+/// The answers a pull reads: each list operation's (`None` when not found).
 #[derive(Debug, Default)]
 pub struct Answers {
     pub sites: Value,
-    pub configs: Vec<Option<Value>>,
-    pub profiles: Vec<Option<Value>>,
-    pub subscriptions: Vec<Option<Value>>,
-    pub limitations: Vec<Option<Value>>,
+    pub configs: Option<Value>,
+    pub profiles: Option<Value>,
+    pub subscriptions: Option<Value>,
+    pub limitations: Option<Value>,
     pub relations: Option<Value>,
 }
 
 impl Answers {
-    fn site_ids(&self) -> Vec<i64> {
-        self.sites.as_array().into_iter().flatten().filter_map(|site| site["id"].as_i64()).collect()
-    }
-
     /// The data set these answers make, its clock at `clock` (the service's
     /// `Date` when it sent one).
     pub fn data_set(&self, clock: DateTime<Utc>) -> Value {
@@ -116,7 +110,7 @@ impl Answers {
             );
         }
         let mut configs = Vec::new();
-        for config in self.configs.iter().flatten() {
+        for config in rows(&self.configs) {
             if let Some(balance) =
                 config.get("balance").filter(|b| b.to_string().parse::<f64>().is_ok_and(|b| b != 0.0))
             {
@@ -129,7 +123,7 @@ impl Answers {
         }
         let mut profiles = Vec::new();
         let mut masked = false;
-        for profile in self.profiles.iter().flatten() {
+        for profile in rows(&self.profiles) {
             let mut profile = without(profile, &["primaryCardCSCOrCVD", "secondaryCardCSCOrCVD"]);
             for key in ["primaryCardNumber", "secondaryCardNumber"] {
                 if let Some(number) = profile[key].as_str().filter(|number| !number.is_empty()) {
@@ -146,24 +140,11 @@ impl Answers {
                 &DECLINED_CARD[12..]
             ));
         }
-        let subscriptions: Vec<Value> = self
-            .subscriptions
-            .iter()
-            .flatten()
-            .flat_map(|list| list.as_array().cloned().unwrap_or_default())
-            .map(|subscription| without(&subscription, SUBSCRIPTION_JOINED))
-            .collect();
-        let limitations: Vec<Value> = self
-            .limitations
-            .iter()
-            .flatten()
-            .flat_map(|list| list.as_array().cloned().unwrap_or_default())
-            .map(|limitation| without(&limitation, &["siteId"]))
-            .collect();
-        let relations: Vec<Value> = self
-            .relations
-            .iter()
-            .flat_map(|list| list.as_array().cloned().unwrap_or_default())
+        let subscriptions: Vec<Value> =
+            rows(&self.subscriptions).map(|subscription| without(subscription, SUBSCRIPTION_JOINED)).collect();
+        let limitations: Vec<Value> =
+            rows(&self.limitations).map(|limitation| without(limitation, &["siteId"])).collect();
+        let relations: Vec<Value> = rows(&self.relations)
             .map(|relation| {
                 let points: Vec<Value> = relation["subscriptionProductFeaturePointRelations"]
                     .as_array()
@@ -195,6 +176,11 @@ impl Answers {
             "subscriptionFeatureLimitationConfigs": limitations,
         })
     }
+}
+
+/// The rows of a list answer (none when there was none).
+fn rows(list: &Option<Value>) -> impl Iterator<Item = &Value> {
+    list.iter().flat_map(|list| list.as_array().into_iter().flatten())
 }
 
 /// An object without `keys`.
@@ -231,15 +217,15 @@ mod tests {
             sites: json!([{"id": 10000, "partnerId": 1, "company": "Acme", "tags": [{"id": "t1", "name": "vip"}],
                            "siteAgents": [{"id": "a1", "siteId": 10000, "email": "a@x", "isAdmin": true, "isActive": true}],
                            "subscriptions": [], "siteBillingConfig": {}}]),
-            configs: vec![Some(json!({"siteId": 10000, "billingPeriod": "monthly", "balance": 27.06, "currency": {}}))],
-            profiles: vec![Some(
-                json!({"siteId": 10000, "primaryCardNumber": "************0002", "primaryCardCSCOrCVD": "",
-                                       "secondaryCardNumber": ""}),
-            )],
-            subscriptions: vec![Some(
+            configs: Some(json!([{"siteId": 10000, "billingPeriod": "monthly", "balance": 27.06, "currency": {}}])),
+            profiles: Some(
+                json!([{"siteId": 10000, "primaryCardNumber": "************0002", "primaryCardCSCOrCVD": "",
+                                   "secondaryCardNumber": ""}]),
+            ),
+            subscriptions: Some(
                 json!([{"id": "s1", "siteId": 10000, "planId": 1, "lineItems": [], "planName": "Team"}]),
-            )],
-            limitations: vec![None],
+            ),
+            limitations: None,
             relations: Some(json!([{"id": "r1", "subscriptionId": "s1", "productId": "livechat", "siteId": 10000,
                                     "subscriptionProductFeaturePointRelations": [{"featurePointItemId": "f1"}]}])),
         };
