@@ -45,6 +45,9 @@ def main():
         "a relative date that does not parse": lambda d: d["subscriptions"][0].__setitem__("createdTime", "now-P11X"),
         "a string for a number": lambda d: d["sites"][0].__setitem__("id", "seventy"),
         "an unknown property of a row": lambda d: d["subscriptions"][0].__setitem__("nmae", "x"),
+        # The API's bodies ignore unknown names; a data set's rows of them do not.
+        "a misspelt name of an API body": lambda d: d["siteBillingProfiles"][0].__setitem__("isChargedAutomaticaly", True),
+        "an invoice status that is not one": lambda d: d["invoices"][0].__setitem__("status", "Unpaid"),
     }
     for what, change in broken.items():
         data = copy.deepcopy(fixture)

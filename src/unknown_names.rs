@@ -22,6 +22,9 @@ use utoipa::openapi::OpenApi;
 
 use switchboard_kernel::auth::{Audience, TokenKind, TokenService, VerifiedAccess};
 use switchboard_kernel::error::{ErrorCode, Violations};
+use switchboard_kernel::schema_names::{
+    Definitions, escape, is_map, names_keys, nearest_words, property, property_names, shown_name,
+};
 use switchboard_kernel::telemetry::{Document, MatchedOperation};
 
 /// What each operation of the documents knows, by operationId.
@@ -153,7 +156,8 @@ impl KnownNames {
         let mut violations = Violations::new();
         let Some(operation) = self.operations.get(id) else { return violations };
         if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-            let mut walk = Walk { schemas: &operation.schemas, violations: &mut violations };
+            let definitions = Definitions { schemas: &operation.schemas, prefix: "#/components/schemas/" };
+            let mut walk = Walk { definitions, violations: &mut violations };
             walk.value(&value, operation.body.iter().collect(), operation.answers.iter().collect(), &mut String::new());
         }
         violations
@@ -188,7 +192,7 @@ fn query_names(query: &str) -> Vec<String> {
 
 /// A body's value beside the schemas that describe it at the same place.
 struct Walk<'a> {
-    schemas: &'a Map<String, Value>,
+    definitions: Definitions<'a>,
     violations: &'a mut Violations,
 }
 
@@ -202,16 +206,13 @@ impl<'a> Walk<'a> {
         if inputs.is_empty() || pointer.matches('/').count() > MAX_DEPTH {
             return;
         }
-        let inputs = self.flatten(inputs);
-        let answers = self.flatten(answers);
+        let inputs = self.definitions.flatten(inputs);
+        let answers = self.definitions.flatten(answers);
         match value {
             Value::Object(entries) => {
                 // A map (`additionalProperties` with a schema) or a schema
                 // without properties names no keys: nothing to refuse.
-                let names_keys = inputs.iter().any(|schema| schema.get("properties").is_some())
-                    && !inputs.iter().chain(&answers).any(|schema| {
-                        matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)))
-                    });
+                let names_keys = names_keys(&inputs) && !answers.iter().any(|schema| is_map(schema));
                 for (key, item) in entries {
                     let input_children = property(&inputs, key);
                     let answer_children = property(&answers, key);
@@ -267,7 +268,7 @@ impl<'a> Walk<'a> {
             Value::String(_) => "string",
             Value::Array(_) | Value::Object(_) => return,
         };
-        let answers = self.flatten(answers.to_vec());
+        let answers = self.definitions.flatten(answers.to_vec());
         let typed: Vec<&Value> = answers.iter().copied().filter(|schema| schema.get("type").is_some()).collect();
         if typed.is_empty() {
             return;
@@ -313,109 +314,11 @@ impl<'a> Walk<'a> {
             );
         }
     }
-
-    /// The schemas `schemas` stand for: `$ref`s resolved, `allOf`, `oneOf`
-    /// and `anyOf` opened (a name any branch knows is known).
-    fn flatten(&self, schemas: Vec<&'a Value>) -> Vec<&'a Value> {
-        let mut flat = Vec::new();
-        let mut pending = schemas;
-        let mut steps = 0;
-        while let Some(schema) = pending.pop() {
-            steps += 1;
-            if steps > 256 {
-                break;
-            }
-            if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-                if let Some(target) =
-                    reference.strip_prefix("#/components/schemas/").and_then(|name| self.schemas.get(name))
-                {
-                    pending.push(target);
-                }
-                continue;
-            }
-            for composite in ["allOf", "oneOf", "anyOf"] {
-                pending.extend(schema.get(composite).and_then(Value::as_array).into_iter().flatten());
-            }
-            flat.push(schema);
-        }
-        flat
-    }
-}
-
-/// The schemas of property `name` in any of `schemas`.
-fn property<'a>(schemas: &[&'a Value], name: &str) -> Vec<&'a Value> {
-    schemas.iter().filter_map(|schema| schema.get("properties")?.get(name)).collect()
-}
-
-fn property_names(schema: &Value) -> impl Iterator<Item = &str> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|properties| properties.keys().map(String::as_str))
-}
-
-/// RFC 6901: `~` and `/` inside a key.
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
-/// Characters of an unknown name repeated in an answer at most: a name past
-/// it is cut and marked, so an answer never grows with what was sent (a 4 MB
-/// name is answered with its first 64 characters, not twice its size).
-const SHOWN_NAME_CHARS: usize = 64;
-
-/// An unknown name as an answer repeats it: never a card number sent as one,
-/// and cut to `SHOWN_NAME_CHARS` with a closing "…".
-fn shown_name(name: &str) -> String {
-    let cut = match name.char_indices().nth(SHOWN_NAME_CHARS) {
-        Some((end, _)) => format!("{}…", &name[..end]),
-        None => name.to_owned(),
-    };
-    switchboard_kernel::redaction::mask_card_numbers(&cut).unwrap_or(cut)
-}
-
-/// "; did you mean `pageSize`?" when a known name is near `name` (case
-/// aside, a couple of letters apart), else the names known here.
-fn nearest_words<'n>(name: &str, known: impl Iterator<Item = &'n str>) -> String {
-    let mut known: Vec<&str> = known.collect();
-    known.sort_unstable();
-    known.dedup();
-    if known.is_empty() {
-        return "; nothing is taken here".to_owned();
-    }
-    match switchboard_kernel::nearest::nearest(name, &known) {
-        Some(near) => format!("; did you mean `{near}`?"),
-        None => {
-            format!("; known here: {}", known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", "))
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_unknown_name_without_a_near_one_lists_the_known_ones() {
-        let known = ["description", "name", "pageSize", "page"];
-        assert_eq!(
-            nearest_words("colour", known.into_iter()),
-            "; known here: `description`, `name`, `page`, `pageSize`"
-        );
-    }
-
-    #[test]
-    fn a_name_far_longer_than_any_known_one_is_shown_cut() {
-        let huge = "x".repeat(4 << 20);
-        let shown = shown_name(&huge);
-        assert_eq!(shown.chars().count(), SHOWN_NAME_CHARS + 1);
-        assert!(shown.ends_with('…'));
-        assert_eq!(shown_name("nmae"), "nmae");
-        // A card number in the part shown is masked (the name is cut first).
-        let card = format!("{} 4111111111111111 {}", "y".repeat(SHOWN_NAME_CHARS - 17), "z".repeat(100));
-        assert!(!shown_name(&card).contains("4111111111111111"), "{}", shown_name(&card));
-    }
 
     #[test]
     fn query_names_are_decoded_and_listed_once() {

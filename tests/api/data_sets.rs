@@ -40,6 +40,20 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         variant(dir.path(), "typo.json", |d| d["siets"] = Value::Array(Vec::new())),
         variant(dir.path(), "type.json", |d| d["sites"][0]["id"] = "seven".into()),
         variant(dir.path(), "newer.json", |d| d["format"] = 2.into()),
+        // A closed format: a misspelt name of an API body (open in the API) and a free string.
+        variant(dir.path(), "closed.json", |d| {
+            let profile = d["siteBillingProfiles"][0].as_object_mut().unwrap();
+            let charged = profile.remove("isChargedAutomatically").unwrap_or(Value::Bool(true));
+            profile.insert("isChargedAutomaticaly".into(), charged);
+            d["sites"][0]["stateOrProvence"] = "CA".into();
+        }),
+        variant(dir.path(), "status.json", |d| d["invoices"][0]["status"] = "Unpaid".into()),
+        variant(dir.path(), "kind.json", |d| {
+            d["subscriptions"][0]["subscriptionPricingModels"][0]
+                .as_object_mut()
+                .unwrap()
+                .insert("subscriptionPriceWithFlatFee".into(), serde_json::json!({"monthlyPrice": "10.00"}));
+        }),
         variant(dir.path(), "dangling.json", |d| d["siteBillingProfiles"][0]["siteId"] = 99.into()),
         variant(dir.path(), "unreachable.json", |d| {
             d["invoices"][0]["siteId"] = 99.into();
@@ -58,13 +72,18 @@ fn data_set_check_passes_the_committed_fixtures_and_names_every_files_problem() 
         // serde's words, where the pointer says (not where in the file).
         "/sites/0/id: invalid type: string \"seven\", expected ",
         "/format: is format 2; this server reads format 1",
+        "/siteBillingProfiles/0/isChargedAutomaticaly: is not a property of this object; did you mean \
+         `isChargedAutomatically`?",
+        "/sites/0/stateOrProvence: is not a property of this object; did you mean `stateOrProvince`?",
+        "/invoices/0/status: unknown variant `Unpaid`, expected one of `paid`, `unpaid`, `credit`",
+        "/subscriptions/0/subscriptionPricingModels/0/subscriptionPriceWithFlatFee: holds prices of a `flatFee` model",
         "site not found",
         // States the API cannot reach, each at its pointer, all at once.
         "/siteBillingConfigs/0/nextBillingDate: is ",
         ", behind the data set's clock ",
         "/invoices/0/lineItems/0/subscriptionPricingModelId: is a pricing model of site 70000's subscription, not of \
          the invoice's site 99",
-        "6 of 7 data sets have problems",
+        "9 of 10 data sets have problems",
     ] {
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
@@ -237,6 +256,15 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
             },
             "/dataSet/sitez",
             "did you mean `sites`",
+        ),
+        (
+            {
+                let mut d = fixture();
+                d["siteBillingConfigs"][0]["nextBilingDate"] = "now".into();
+                d
+            },
+            "/dataSet/siteBillingConfigs/0/nextBilingDate",
+            "did you mean `nextBillingDate`",
         ),
         (
             {
@@ -437,4 +465,40 @@ async fn a_data_sets_long_names_are_answered_cut() {
     let text = problem.to_string();
     assert!(text.len() < 2_000, "{} bytes", text.len());
     assert!(text.contains(&format!("/dataSet/{}…", "x".repeat(64))), "{text}");
+}
+
+/// What a data set leaves out is made at the data set's clock, not the
+/// server's: a next billing date after that clock (a date behind it would
+/// renew and charge a period the file already invoiced), accounts' creation
+/// stamps at it; and an account without an id is answered with the id it
+/// was given, not the nil UUID.
+#[tokio::test]
+async fn what_a_data_set_leaves_out_is_made_at_its_own_clock() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let mut data = fixture();
+    data["clock"] = "2031-03-10T00:00:00Z".into();
+    data["siteBillingConfigs"][0].as_object_mut().unwrap().remove("nextBillingDate");
+    data["agents"][0].as_object_mut().unwrap().remove("id");
+    data["invoices"][0].as_object_mut().unwrap().remove("agentId");
+    let sandbox = create_sandbox(&app, serde_json::json!({"dataSet": data})).await;
+    assert_eq!(sandbox.status(), 201);
+    let sandbox: Value = sandbox.json().await.unwrap();
+    assert_eq!(sandbox["now"], "2031-03-10T00:00:00Z", "{sandbox}");
+
+    let (config, _) = billing_of(&app, &sandbox).await;
+    // Annual periods from 2030-04-10 (eleven months before the clock).
+    assert_eq!(config["billingStartDate"], "2030-04-10T00:00:00Z", "{config}");
+    assert_eq!(config["nextBillingDate"], "2031-04-10T00:00:00Z", "the first boundary after the clock: {config}");
+
+    let agent = &sandbox["sites"][0]["agents"][0];
+    let id = agent["agentId"].as_str().unwrap();
+    assert_ne!(id, "00000000-0000-0000-0000-000000000000", "{agent}");
+    let token = sandbox["partner"]["accessToken"].as_str().unwrap();
+    let partner_id = sandbox["partnerId"].as_i64().unwrap();
+    let snapshot: Value =
+        app.get(&format!("/api/test/sandboxes/{partner_id}/data-set"), token).await.json().await.unwrap();
+    let agents = snapshot["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{snapshot}");
+    assert_eq!(agents[0]["id"], id, "the answer names the stored agent");
+    assert_eq!(agents[0]["createdTime"], "2031-03-10T00:00:00Z", "stamped at the sandbox's clock");
 }

@@ -82,6 +82,16 @@ fn checked_data(
         }
         Some(_) => return Err(vec![problem("/format", format!("must be {FORMAT}"))]),
     }
+    // Unknown names first, all of them: a misspelt name would otherwise read
+    // as an absent one, and a misspelt date would escape the date checks.
+    let unknown = crate::closed::unknown_names(&value);
+    if !unknown.is_empty() {
+        return Err(unknown);
+    }
+    let mispriced = crate::pricing_models::problems(&value);
+    if !mispriced.is_empty() {
+        return Err(mispriced);
+    }
     if let Err(bad) = relative_time::resolve(&mut value, now) {
         return Err(bad.into_iter().map(|b| problem(&b.pointer, b.detail)).collect());
     }

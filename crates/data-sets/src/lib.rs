@@ -237,8 +237,10 @@ pub fn demo() -> DataSet {
     read(&demo).expect("the embedded demo data set is valid")
 }
 
+mod closed;
 pub mod export;
 mod format;
+mod pricing_models;
 pub mod schema;
 pub use format::{Problem, checked, clock_of, describe, parse, parse_value, read};
 
@@ -341,6 +343,8 @@ pub async fn load(
     data: DataSet,
 ) -> anyhow::Result<()> {
     let txn = db.begin().await?;
+    // What the data set leaves out is made at its own clock, not the server's.
+    let now = data.clock.unwrap_or_else(Utc::now);
     let partner_ids: Vec<i32> = data.partners.iter().map(|p| p.id).collect();
     for p in data.partners {
         accounts::insert_partner(&txn, p.id, p.name).await?;
@@ -377,7 +381,7 @@ pub async fn load(
             last_name: a.last_name,
             is_admin: a.is_admin,
             permissions: a.permissions,
-            created_time: a.created_time.unwrap_or_else(Utc::now),
+            created_time: a.created_time.unwrap_or(now),
             last_activity_time: a.last_activity_time,
         };
         accounts::insert_agent(&txn, agent).await?;
@@ -437,13 +441,13 @@ pub async fn load(
         data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
     for c in data.site_billing_configs {
         let site = c.body.site_id;
-        partner_billing::billing_config(&txn, c, &mut partners, &mut currencies)
+        partner_billing::billing_config(&txn, c, &mut partners, &mut currencies, now)
             .await
             .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
     }
     for p in data.site_billing_profiles {
         let site = p.site_id;
-        partner_billing::billing_profile(&txn, cipher, p, &mut partners)
+        partner_billing::billing_profile(&txn, cipher, p, &mut partners, now)
             .await
             .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
     }
@@ -506,7 +510,7 @@ pub async fn load(
     for b in data.voicebots {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
-        let at = b.last_updated_time.unwrap_or_else(Utc::now);
+        let at = b.last_updated_time.unwrap_or(now);
         voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at)
             .await
             .map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;

@@ -55,11 +55,15 @@ pub struct SiteBillingConfigSeed {
 
 /// Stores a configuration of a site of `partners` (the sites' partners, read
 /// once a data set); `currencies` are the ids already found in the catalog.
+/// `now` is the data set's clock: what it leaves out (the start, the next
+/// billing date) is derived from it, never from the server's time, so that a
+/// data set of 2031 is not given a next billing date in 2026.
 pub async fn billing_config(
     db: &impl ConnectionTrait,
     seed: SiteBillingConfigSeed,
     partners: &mut super::Partners,
     currencies: &mut std::collections::HashSet<String>,
+    now: DateTime<Utc>,
 ) -> ApiResult<()> {
     let site_id = seed.body.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
     let mut v = Violations::new();
@@ -69,7 +73,6 @@ pub async fn billing_config(
         store::require_currency(db, &checked.currency_id).await?;
         currencies.insert(checked.currency_id.clone());
     }
-    let now = Utc::now();
     let start = seed.billing_start_date.unwrap_or_else(|| rules::start_of_day(now));
     let partner_id = partners.of(db, site_id).await?;
     let opening = store::Opening {
@@ -135,10 +138,11 @@ pub async fn billing_profile(
     cipher: &FieldCipher,
     input: SiteBillingProfileInput,
     partners: &mut super::Partners,
+    now: DateTime<Utc>,
 ) -> ApiResult<()> {
     let site_id = input.site_id.ok_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "siteId is required"))?;
     let partner_id = partners.of(db, site_id).await?;
-    profiles::store::insert(db, cipher, partner_id, site_id, profiles::checked(input, Utc::now())?).await
+    profiles::store::insert(db, cipher, partner_id, site_id, profiles::checked(input, now)?).await
 }
 
 /// A product relation of a data set: the subscription, the product and the
@@ -168,9 +172,50 @@ pub struct InvoiceSeed {
     pub site_id: i32,
     #[serde(default)]
     pub agent_id: Option<Uuid>,
-    pub status: String,
+    pub status: InvoiceStatus,
     pub created_time: DateTime<Utc>,
     pub line_items: Vec<LineItemSeed>,
+}
+
+/// What an invoice's total did: paid, owed (the balance holds it) or credited
+/// (its total is negative, and the balance holds that too: docs/billing.md).
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InvoiceStatus {
+    Paid,
+    Unpaid,
+    Credit,
+}
+
+impl InvoiceStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paid => "paid",
+            Self::Unpaid => "unpaid",
+            Self::Credit => "credit",
+        }
+    }
+}
+
+/// What a line bills: a period's charge, a one-time fee, or a credit of an
+/// earlier line (the billing engine's three kinds).
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum LineType {
+    Charge,
+    OneTimeFee,
+    Credit,
+}
+
+impl LineType {
+    pub fn as_str(self) -> &'static str {
+        use switchboard_billing_rules::invoice::{CHARGE, CREDIT, ONE_TIME_FEE};
+        match self {
+            Self::Charge => CHARGE,
+            Self::OneTimeFee => ONE_TIME_FEE,
+            Self::Credit => CREDIT,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -193,7 +238,7 @@ pub struct LineItemSeed {
     #[serde(default)]
     pub license_term: String,
     #[serde(rename = "type")]
-    pub line_type: String,
+    pub line_type: LineType,
     /// A credit line: the line of an earlier invoice it cancels.
     #[serde(default)]
     pub cancelled_invoice_line_item_id: Option<Uuid>,
@@ -243,7 +288,7 @@ pub async fn invoice(
         service_end_date: item.service_end_date,
         months: item.months,
         license_term: item.license_term,
-        line_type: item.line_type,
+        line_type: item.line_type.as_str().to_owned(),
         cancelled_invoice_line_item_id: item.cancelled_invoice_line_item_id,
     });
     invoices::store::insert_for_site(
@@ -251,7 +296,7 @@ pub async fn invoice(
         site,
         input.id,
         input.agent_id,
-        input.status,
+        input.status.as_str().to_owned(),
         input.created_time,
         specs.collect(),
     )

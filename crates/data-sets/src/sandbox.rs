@@ -160,8 +160,10 @@ pub fn site_count(source: &Source) -> i32 {
 
 /// The sandbox of `source` at `place`.
 /// Rows stamped with the time they were written (agents' creation,
-/// voicebots' last update) carry `created`, the sandbox's creation, unless
-/// a data set gives them a time of their own.
+/// voicebots' last update) carry `created`, the sandbox's clock at its
+/// creation, unless a data set gives them a time of their own. An account
+/// without an `id` is given one here, so that the answer names the id the
+/// load writes.
 pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Sandbox> {
     let (mut data, labels) = match source {
         Source::Demo => (copy_of(&demo_json(), TEMPLATE_PARTNER, place, Keep::Catalogs).0, BTreeMap::new()),
@@ -174,6 +176,9 @@ pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::
     let hash = switchboard_kernel::auth::password::hash_random(&place.keyed.password())?;
     for key in ["agents", "partnerUsers"] {
         for account in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
+            if account.get("id").is_none_or(Value::is_null) {
+                account["id"] = json!(uuid::Uuid::now_v7());
+            }
             account["passwordHash"] = json!(hash);
             if let Some(account) = account.as_object_mut() {
                 account.remove("password");

@@ -4,6 +4,7 @@
 //! named by a data set's `$schema` line so that editors complete and check it.
 
 use serde_json::{Map, Value, json};
+use switchboard_kernel::schema_names::{Definitions, names_keys};
 use utoipa::OpenApi;
 
 use super::DataSet;
@@ -56,7 +57,51 @@ pub fn json_schema() -> Value {
         schema.insert("$defs".to_owned(), Value::Object(defs));
     }
     rewrite(&mut schema);
+    closed(&mut schema);
     schema
+}
+
+/// Every object the format names the keys of made closed for editors and
+/// validators, as the loader reads it (`closed`): `unevaluatedProperties:
+/// false` where the object is used (a `$ref`, an inline object), never on a
+/// definition itself nor on a member of an `allOf`, whose siblings bring
+/// names of their own (2020-12 counts the names every member evaluates).
+fn closed(schema: &mut Value) {
+    let defs = schema.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    let definitions = Definitions { schemas: &defs, prefix: "#/$defs/" };
+    close_uses(schema, false, &definitions);
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for def in defs.values_mut() {
+            close_uses(def, true, &definitions);
+        }
+    }
+}
+
+/// Closes `schema` where it is used (unless `bare`: a definition, or a
+/// member of an `allOf`), and the schemas within it.
+fn close_uses(schema: &mut Value, bare: bool, definitions: &Definitions) {
+    let Value::Object(map) = schema else { return };
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(|property| close_uses(property, false, definitions));
+    }
+    if let Some(items) = map.get_mut("items") {
+        close_uses(items, false, definitions);
+    }
+    if let Some(Value::Array(members)) = map.get_mut("allOf") {
+        members.iter_mut().for_each(|member| close_uses(member, true, definitions));
+    }
+    for alternatives in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(members)) = map.get_mut(alternatives) {
+            members.iter_mut().for_each(|member| close_uses(member, false, definitions));
+        }
+    }
+    if bare || map.contains_key("additionalProperties") {
+        return;
+    }
+    let this = Value::Object(map.clone());
+    if names_keys(&definitions.flatten(vec![&this])) {
+        map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+    }
 }
 
 /// `#/components/schemas/X` refs made `#/$defs/X`; date-times made to take

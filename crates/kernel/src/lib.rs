@@ -28,6 +28,7 @@ pub mod rate_limit;
 pub mod read_only;
 pub mod redaction;
 pub mod schema_conditions;
+pub mod schema_names;
 pub mod secret;
 pub mod site_scoped;
 pub mod telemetry;

@@ -431,8 +431,12 @@ async fn write(
     created: DateTime<Utc>,
     create: Option<Creation>,
 ) -> ApiResult<Written> {
-    let made = sandbox::sandbox(source, place, created).map_err(ApiError::internal)?;
-    let sandbox::Sandbox { data, partner_user, sites, labels } = made;
+    // The sandbox's clock, not the server's, stamps what the data set leaves unstamped.
+    let made = sandbox::sandbox(source, place, clock.unwrap_or(created)).map_err(ApiError::internal)?;
+    let sandbox::Sandbox { mut data, partner_user, sites, labels } = made;
+    if clock.is_some() {
+        data.clock = clock;
+    }
     // A write waits for the database `--write-wait` at most, as every write
     // does: then 503 with nothing stored (a pool timeout is not a collision).
     let txn = match tokio::time::timeout(state.write_wait, state.db.begin()).await {
