@@ -198,10 +198,23 @@ enum DataSetCommand {
     /// Check data set files offline, as a load would (their format, relative
     /// dates, shape, then a load into a throwaway in-memory database): exit 1
     /// listing every file's problems. Needs no server, database or secret.
+    ///
+    /// A data set whose dates follow the clock (relative dates, no `clock`
+    /// of its own) is read at a spread of clocks (today, each month's first
+    /// and last day of the year ahead, a year's turn, a leap day): the clocks
+    /// it fails on are named.
     Check {
         /// The files (each a JSON data set).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Read each file at this instant alone (RFC 3339), as a sandbox
+        /// created with this `clock` would.
+        #[arg(long, conflicts_with = "every_day_of")]
+        clock: Option<chrono::DateTime<chrono::Utc>>,
+        /// Read each file whose dates follow the clock at noon of every day
+        /// of this year (366 clocks in a leap year).
+        #[arg(long, value_name = "YEAR", value_parser = clap::value_parser!(i32).range(1..=9998))]
+        every_day_of: Option<i32>,
     },
     /// Write one partner's tenant as a data set to stdout (a snapshot: what
     /// `seed --file`, `serve --data-set` and a sandbox's `dataSet` load back),
@@ -299,7 +312,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("data set loaded");
             Ok(())
         }
-        Some(Command::DataSet(DataSetCommand::Check { files })) => check_data_sets(&files).await,
+        Some(Command::DataSet(DataSetCommand::Check { files, clock, every_day_of })) => {
+            let clocks = match (clock, every_day_of) {
+                (Some(at), _) => CheckClocks::At(at),
+                (None, Some(year)) => CheckClocks::EveryDayOf(year),
+                (None, None) => CheckClocks::Spread,
+            };
+            check_data_sets(&files, clocks).await
+        }
         Some(Command::DataSet(DataSetCommand::Export { partner, relative })) => {
             let db = connect(&common).await?;
             let cipher = FieldCipher::new(&load_secret(&common)?);
@@ -481,7 +501,7 @@ fn openapi(check: bool, dir: &Path) -> anyhow::Result<()> {
 
 mod data_sets;
 mod parity;
-use data_sets::{check_data_sets, export_data_set, read_data_set, start_data_set};
+use data_sets::{CheckClocks, check_data_sets, export_data_set, read_data_set, start_data_set};
 
 async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
     // Now, not once serving: as PID 1 a signal with no handler is ignored, so

@@ -42,16 +42,29 @@ pub(super) fn read_data_set(path: &Path, now: chrono::DateTime<chrono::Utc>) -> 
     })
 }
 
-/// `data-set check`: each file read and loaded into a throwaway database.
-pub(super) async fn check_data_sets(files: &[PathBuf]) -> anyhow::Result<()> {
+/// Which clocks `data-set check` reads a data set at.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) enum CheckClocks {
+    /// Today, and a spread of days (`clocks::spread`) when its dates follow the clock.
+    #[default]
+    Spread,
+    /// This one alone.
+    At(chrono::DateTime<chrono::Utc>),
+    /// Noon of every day of a year.
+    EveryDayOf(i32),
+}
+
+/// Clock-following failures listed by instant at most; past it, a count.
+const LISTED_CLOCKS: usize = 12;
+
+/// `data-set check`: each file read at each clock its dates may meet, and
+/// loaded, at the first, into a throwaway database.
+pub(super) async fn check_data_sets(files: &[PathBuf], clocks: CheckClocks) -> anyhow::Result<()> {
     let mut failed = 0;
     for path in files {
-        let outcome = match read_data_set(path, chrono::Utc::now()) {
-            Ok(data) => data_sets::trial_load(data).await.map_err(|err| anyhow::anyhow!("{}: {err:#}", path.display())),
-            Err(err) => Err(err),
-        };
-        match outcome {
-            Ok(()) => println!("{}: ok", path.display()),
+        match check_one(path, clocks).await {
+            Ok(tried) if tried > 1 => println!("{}: ok at each of {tried} clocks", path.display()),
+            Ok(_) => println!("{}: ok", path.display()),
             Err(err) => {
                 failed += 1;
                 eprintln!("{err}");
@@ -60,6 +73,55 @@ pub(super) async fn check_data_sets(files: &[PathBuf]) -> anyhow::Result<()> {
     }
     anyhow::ensure!(failed == 0, "{failed} of {} data sets have problems", files.len());
     Ok(())
+}
+
+/// One file: the number of clocks it was read at, or every problem.
+async fn check_one(path: &Path, clocks: CheckClocks) -> anyhow::Result<usize> {
+    let json = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let now = chrono::Utc::now();
+    let follows = serde_json::from_str(&json).is_ok_and(|value| data_sets::clocks::follows_the_clock(&value));
+    let clocks = match clocks {
+        CheckClocks::At(at) => vec![at],
+        CheckClocks::EveryDayOf(year) if follows => data_sets::clocks::every_day_of(year),
+        CheckClocks::Spread if follows => data_sets::clocks::spread(now),
+        CheckClocks::EveryDayOf(_) | CheckClocks::Spread => vec![now],
+    };
+    let mut failing: Vec<(chrono::DateTime<chrono::Utc>, String)> = Vec::new();
+    for (i, clock) in clocks.iter().enumerate() {
+        let outcome = match data_sets::parse(&json, *clock) {
+            // The rules that read the clock are the parse's (decisions/test-mode.md);
+            // a load (references, each row's rules) is tried at the first clock.
+            Ok(mut data) if i == 0 => {
+                data.clock = data.clock.or(Some(*clock));
+                data_sets::trial_load(data).await.map_err(|err| format!("{err:#}"))
+            }
+            Ok(_) => Ok(()),
+            Err(problems) => Err(data_sets::describe(&problems)),
+        };
+        if let Err(problems) = outcome {
+            failing.push((*clock, problems));
+        }
+    }
+    let Some((first, problems)) = failing.first() else { return Ok(clocks.len()) };
+    if clocks.len() == 1 {
+        anyhow::bail!("{} is not a data set:\n{problems}", path.display());
+    }
+    let mut listed: Vec<String> = failing.iter().take(LISTED_CLOCKS).map(|(at, _)| rfc(*at)).collect();
+    if failing.len() > LISTED_CLOCKS {
+        listed.push(format!("and {} more", failing.len() - LISTED_CLOCKS));
+    }
+    anyhow::bail!(
+        "{} is not a data set on {} of the {} clocks its dates were read at ({}); at {}:\n{problems}",
+        path.display(),
+        failing.len(),
+        clocks.len(),
+        listed.join(", "),
+        rfc(*first)
+    )
+}
+
+fn rfc(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// `data-set export`: the partner's tenant as a data set, on stdout.

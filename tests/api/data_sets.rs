@@ -502,3 +502,40 @@ async fn what_a_data_set_leaves_out_is_made_at_its_own_clock() {
     assert_eq!(agents[0]["id"], id, "the answer names the stored agent");
     assert_eq!(agents[0]["createdTime"], "2031-03-10T00:00:00Z", "stamped at the sandbox's clock");
 }
+
+/// A relative data set is right on every day, or the check names the days
+/// it is not: the committed fixtures check clean on each of 2028's 366 days;
+/// a next billing date written `now+P1M` beside a start of `now-P11M` is not
+/// a period boundary on January 29-31 of a leap year (the start clamps to
+/// February 28), and the default check's spread of clocks finds one of them.
+#[test]
+fn the_fixtures_check_clean_on_every_day_of_a_leap_year_and_a_fragile_one_is_named() {
+    let fixtures = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fixtures")).unwrap();
+    let mut args = vec!["data-set".to_owned(), "check".to_owned(), "--every-day-of".to_owned(), "2028".to_owned()];
+    args.extend(fixtures.map(|fixture| fixture.unwrap().path().display().to_string()));
+    let out = switchboard(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("annual-eleven-months.json: ok at each of 366 clocks"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let fragile = variant(dir.path(), "fragile.json", |d| {
+        d["siteBillingConfigs"][0]["nextBillingDate"] = "now+P1M".into();
+        d["invoices"][0]["lineItems"][0]["serviceEndDate"] = "now+P1M".into();
+    });
+    let out = switchboard(&["data-set", "check", "--every-day-of", "2028", &fragile]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "is not a data set on 3 of the 366 clocks its dates were read at (2028-01-29T12:00:00Z, \
+             2028-01-30T12:00:00Z, 2028-01-31T12:00:00Z)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/siteBillingConfigs/0/nextBillingDate: is 2028-02-29T12:00:00Z, not a boundary"));
+    // One clock, as a sandbox created at it would read the file.
+    let out = switchboard(&["data-set", "check", "--clock", "2028-01-30T08:00:00Z", &fragile]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = switchboard(&["data-set", "check", "--clock", "2028-03-30T08:00:00Z", &fragile]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

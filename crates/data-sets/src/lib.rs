@@ -237,6 +237,7 @@ pub fn demo() -> DataSet {
     read(&demo).expect("the embedded demo data set is valid")
 }
 
+pub mod clocks;
 mod closed;
 pub mod export;
 mod format;

@@ -6,6 +6,9 @@
 //!
 //! Years and months move the calendar (`now-P1M` on March 31 is February 28),
 //! weeks and days move it by whole days, hours, minutes and seconds by time.
+//! Terms chain, applied left to right (`now+P1D-P1M`: one month before
+//! tomorrow), so that a date can be written from another: a period's end as
+//! its start plus a period (`now-P11M+P1Y`) is a boundary on every day.
 
 use std::sync::LazyLock;
 
@@ -13,12 +16,16 @@ use chrono::{DateTime, Days, Months, TimeDelta, Utc};
 use regex::Regex;
 use serde_json::Value;
 
-/// A relative date, whole: `now`, a sign and an ISO 8601 duration (no
+/// One term of a relative date: a sign and an ISO 8601 duration (no
 /// fractions, at least one part, `T` only before a time part).
-static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^now(?:([+-])P(?:(\d{1,4})Y)?(?:(\d{1,5})M)?(?:(\d{1,6})W)?(?:(\d{1,7})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,9})M)?(?:(\d{1,10})S)?)?)?$")
+static TERM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([+-])P(?:(\d{1,4})Y)?(?:(\d{1,5})M)?(?:(\d{1,6})W)?(?:(\d{1,7})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,9})M)?(?:(\d{1,10})S)?)?$")
         .expect("a valid pattern")
 });
+
+/// Terms a relative date holds at most (`now+P1D-P1M` holds two): a bound
+/// on the work one string asks for.
+pub const MAX_TERMS: usize = 8;
 
 /// A relative date that does not parse, at its JSON pointer.
 #[derive(Debug, PartialEq, Eq)]
@@ -46,7 +53,8 @@ fn walk(value: &mut Value, now: DateTime<Utc>, pointer: &mut String, problems: &
             None => problems.push(BadRelativeDate {
                 pointer: pointer.clone(),
                 detail: "is not a relative date: write `now`, or `now-` / `now+` and an ISO 8601 duration \
-                         such as `now-P11M` or `now+P3DT4H` (within 10,000 years)"
+                         such as `now-P11M` or `now+P3DT4H`, or more than one applied left to right \
+                         (`now+P1D-P1M`, one month before tomorrow; at most 8, within 10,000 years)"
                     .to_owned(),
             }),
         },
@@ -76,29 +84,51 @@ fn looks_relative(text: &str) -> bool {
     text.strip_prefix("now").is_some_and(|rest| rest.is_empty() || rest.starts_with(['+', '-']))
 }
 
-/// The instant `text` names from `now`, if it is a relative date within range.
+/// The instant `text` names from `now`, if it is a relative date within
+/// range: `now`, then terms applied left to right, each moving the calendar
+/// from where the one before left it (`now+P1D-P1M`: one month before
+/// tomorrow, on any day; `now-P11M+P1Y`: a year after eleven months ago).
 pub fn instant(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    let parts = RELATIVE.captures(text)?;
-    let Some(sign) = parts.get(1) else { return Some(now) };
+    let mut rest = text.strip_prefix("now")?;
+    let mut at = now;
+    let mut terms = 0;
+    while !rest.is_empty() {
+        if !rest.starts_with(['+', '-']) {
+            return None;
+        }
+        // A term runs to the next sign (a duration holds none).
+        let end = rest[1..].find(['+', '-']).map_or(rest.len(), |at| at + 1);
+        terms += 1;
+        if terms > MAX_TERMS {
+            return None;
+        }
+        at = moved(&rest[..end], at)?;
+        rest = &rest[end..];
+    }
+    (1..=9999).contains(&chrono::Datelike::year(&at)).then_some(at)
+}
+
+/// `at` moved by one term (`+P1M`, `-P3DT4H`): years and months on the
+/// calendar, then weeks and days, then time.
+fn moved(term: &str, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let parts = TERM.captures(term)?;
     // Each part is at most 10 digits (the pattern), so it parses.
     let number = |at: usize| parts.get(at).map_or(0, |m| m.as_str().parse::<u64>().unwrap_or(u64::MAX));
     let [years, months, weeks, days, hours, minutes, seconds] = [2, 3, 4, 5, 6, 7, 8].map(number);
-    if !(2..=8).any(|at| parts.get(at).is_some()) || text.ends_with('T') {
+    if !(2..=8).any(|at| parts.get(at).is_some()) || term.ends_with('T') {
         return None;
     }
     let months = u32::try_from(years.checked_mul(12)?.checked_add(months)?).ok()?;
     let days = weeks.checked_mul(7)?.checked_add(days)?;
     let seconds = hours.checked_mul(3600)?.checked_add(minutes.checked_mul(60)?)?.checked_add(seconds)?;
     let time = TimeDelta::try_seconds(i64::try_from(seconds).ok()?)?;
-    let at = match sign.as_str() {
+    let moved = match &parts[1] {
         "+" => {
-            now.checked_add_months(Months::new(months))?.checked_add_days(Days::new(days))?.checked_add_signed(time)?
+            at.checked_add_months(Months::new(months))?.checked_add_days(Days::new(days))?.checked_add_signed(time)?
         }
-        _ => {
-            now.checked_sub_months(Months::new(months))?.checked_sub_days(Days::new(days))?.checked_sub_signed(time)?
-        }
+        _ => at.checked_sub_months(Months::new(months))?.checked_sub_days(Days::new(days))?.checked_sub_signed(time)?,
     };
-    (1..=9999).contains(&chrono::Datelike::year(&at)).then_some(at)
+    (1..=9999).contains(&chrono::Datelike::year(&moved)).then_some(moved)
 }
 
 /// How a snapshot writes `at` relative to `now` (`--relative`): whole months,
@@ -181,6 +211,29 @@ mod tests {
         assert_eq!(instant("now-PT90M", now), Some(at("2027-03-31T10:30:00Z")));
         for bad in ["now-", "now-P", "now-PT", "now-P1MT", "now-P1.5D", "now P1D", "now-p1d", "now-P1D ", "now+P99999Y"]
         {
+            assert_eq!(instant(bad, now), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn terms_chain_left_to_right_on_the_calendar() {
+        let now = at("2027-03-30T12:00:00Z");
+        // One month before tomorrow: March 31 less a month is February 28.
+        assert_eq!(instant("now+P1D-P1M", now), Some(at("2027-02-28T12:00:00Z")));
+        // Not the same as a month less a day (February 28 + 1 day is March 1).
+        assert_eq!(instant("now-P1M+P1D", now), Some(at("2027-03-01T12:00:00Z")));
+        assert_eq!(instant("now-P11M+P1Y", now), Some(at("2027-04-30T12:00:00Z")));
+        assert_eq!(instant("now-P1D-PT1H+P1D", now), Some(at("2027-03-30T11:00:00Z")));
+        assert_eq!(instant(&format!("now{}", "+P1D".repeat(super::MAX_TERMS)), now), Some(at("2027-04-07T12:00:00Z")));
+        for bad in [
+            "nowé",
+            "now+P1Dé",
+            "now+P1D-",
+            "now+P1D--P1M",
+            "now+P1D+",
+            "now+P1DP1M",
+            &format!("now{}", "+P1D".repeat(9)),
+        ] {
             assert_eq!(instant(bad, now), None, "{bad}");
         }
     }

@@ -48,7 +48,7 @@ pub fn json_schema() -> Value {
             "A data set of format {} (docs/testing-with-switchboard.md, \"Start from a known state\"): \
              arrays of rows, each the API's create body plus its ids and the state only the server \
              writes. Any date-time may be written relative to the data set's clock: `now`, `now-P11M`, \
-             `now+P3DT4H`.",
+             `now+P3DT4H`, or terms applied left to right: `now+P1D-P1M` (one month before tomorrow).",
             super::FORMAT
         ),
     });
@@ -151,7 +151,7 @@ fn without_required(value: &mut Value) {
 }
 
 /// A relative date's shape (`relative_time` says what it may hold).
-const RELATIVE: &str = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?)?$";
+const RELATIVE: &str = r"^now([+-]P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?){0,8}$";
 
 /// The schema as committed: pretty JSON and a final newline.
 pub fn rendered() -> String {
