@@ -150,7 +150,9 @@ async fn a_relative_snapshot_loads_at_another_clock_and_a_snapshot_is_the_sandbo
     keep("relative", &relative);
     assert!(relative.get("clock").is_none(), "{relative}");
     let config = &relative["siteBillingConfigs"][0];
-    assert!(config["nextBillingDate"].as_str().unwrap().starts_with("now+"), "{config}");
+    // A boundary, written from the start of the site's periods.
+    let start = config["billingStartDate"].as_str().unwrap();
+    assert!(config["nextBillingDate"].as_str().unwrap().starts_with(&format!("{start}+P")), "{config}");
 
     // A year later, the same situation: the next billing date as far ahead of the clock.
     let later = create(&app, json!({"dataSet": relative, "clock": "2027-11-21T15:00:00Z"})).await;
@@ -164,4 +166,31 @@ async fn a_relative_snapshot_loads_at_another_clock_and_a_snapshot_is_the_sandbo
     let path = format!("{SANDBOXES}/{}/data-set", first["partnerId"]);
     assert_problem(app.get(&path, &partner_token(&later)).await, 404, 404001).await;
     assert_problem(app.get(&format!("{path}?relative=maybe"), &partner_token(&first)).await, 400, 400003).await;
+}
+
+/// A relative snapshot taken after a clock move to a second past midnight
+/// checks clean on every day of a leap year: its period boundaries are
+/// written from the start of the site's periods (`now-P...+P1M`), not from
+/// the clock (`now+P30DT23H59M59S`, a boundary on the day it was taken alone).
+#[tokio::test]
+async fn a_relative_snapshot_after_a_clock_move_checks_clean_on_every_day() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let first = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
+    let partner = partner_token(&first);
+    let advanced = app.post("/api/test/clock:advance", &partner, &json!({"to": "2027-03-16T00:00:01Z"})).await;
+    assert_eq!(advanced.status(), 200);
+    let relative = snapshot(&app, &first, "?relative=true").await;
+    let next = relative["siteBillingConfigs"][0]["nextBillingDate"].as_str().unwrap();
+    assert!(!next.starts_with("now+"), "written from the start, not the clock: {next}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("relative.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&relative).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["data-set", "check", "--every-day-of", "2028"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok at each of 366 clocks"));
 }

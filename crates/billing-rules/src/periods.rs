@@ -10,6 +10,20 @@ pub fn period_boundary(start: DateTime<Utc>, months: u32, count: u32) -> DateTim
     start.checked_add_months(Months::new(months.saturating_mul(count))).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
+/// The whole months `at` lies after `start`, when it is exactly that on
+/// `period_boundary`'s calendar (months added to the start, a month's end
+/// clamped: January 31 and one month is February 28).
+pub fn months_from(start: DateTime<Utc>, at: DateTime<Utc>) -> Option<u32> {
+    use chrono::Datelike;
+    if at < start {
+        return None;
+    }
+    let apart = (at.year() - start.year()) * 12 + at.month() as i32 - start.month() as i32;
+    let apart = u32::try_from(apart).ok()?;
+    // A clamped month end can land a count a month early or late.
+    [apart.saturating_sub(1), apart, apart + 1].into_iter().find(|months| period_boundary(start, 1, *months) == at)
+}
+
 /// The first period boundary after `now` (the start itself when it lies ahead).
 pub fn next_billing_date(start: DateTime<Utc>, months: u32, now: DateTime<Utc>) -> DateTime<Utc> {
     if start > now {

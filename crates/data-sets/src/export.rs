@@ -77,9 +77,55 @@ pub async fn tenant(db: &impl ConnectionTrait, cipher: &FieldCipher, how: &Snaps
     partner_billing::arrays(db, cipher, partner_id, &site_ids, &mut data).await?;
     let mut data = Value::Object(data);
     if how.relative {
+        anchored_dates(&mut data, how.clock);
         relative_dates(&mut data, how.clock);
     }
     Ok(data)
+}
+
+/// A relative snapshot's billing dates that are boundaries of their site's
+/// periods (a next billing date, a line's service dates, a renewed period's
+/// ends) written from the site's `billingStartDate` plus whole months
+/// (`now-P11M3DT4H+P12M`), not from the clock: written from the clock, a
+/// boundary is one only on the day the snapshot was taken (a month's end
+/// clamps differently on other days), and the snapshot would be refused at
+/// most of the clocks it loads at (`relative_time`: terms apply left to right).
+fn anchored_dates(data: &mut Value, clock: DateTime<Utc>) {
+    let starts: std::collections::HashMap<i64, DateTime<Utc>> = data["siteBillingConfigs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| Some((c["siteId"].as_i64()?, c["billingStartDate"].as_str()?.parse().ok()?)))
+        .collect();
+    let anchor = |site: Option<i64>, field: &mut Value| {
+        let (Some(start), Some(at)) =
+            (site.and_then(|site| starts.get(&site)), field.as_str().and_then(|text| text.parse().ok()))
+        else {
+            return;
+        };
+        if let Some(months) = switchboard_billing_rules::periods::months_from(*start, at) {
+            let from = super::relative_time::relative(*start, clock);
+            *field = Value::String(if months == 0 { from } else { format!("{from}+P{months}M") });
+        }
+    };
+    for config in data["siteBillingConfigs"].as_array_mut().into_iter().flatten() {
+        let site = config["siteId"].as_i64();
+        anchor(site, &mut config["nextBillingDate"]);
+    }
+    for invoice in data["invoices"].as_array_mut().into_iter().flatten() {
+        let site = invoice["siteId"].as_i64();
+        for line in invoice["lineItems"].as_array_mut().into_iter().flatten() {
+            for field in ["serviceStartDate", "serviceEndDate"] {
+                anchor(site, &mut line[field]);
+            }
+        }
+    }
+    for renewal in data["siteRenewals"].as_array_mut().into_iter().flatten() {
+        let site = renewal["siteId"].as_i64();
+        for field in ["periodStart", "periodEnd"] {
+            anchor(site, &mut renewal[field]);
+        }
+    }
 }
 
 fn to_value(value: &impl serde::Serialize) -> ApiResult<Value> {

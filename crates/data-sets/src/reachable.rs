@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{DataSet, Problem};
@@ -109,13 +109,7 @@ fn schedules(data: &DataSet, clock: DateTime<Utc>) -> Vec<Problem> {
 
 /// Whether `at` is a boundary of the periods of `months` months counted from `start`.
 fn is_boundary(start: DateTime<Utc>, months: u32, at: DateTime<Utc>) -> bool {
-    if at < start {
-        return false;
-    }
-    let apart = (at.year() - start.year()) * 12 + at.month() as i32 - start.month() as i32;
-    let count = u32::try_from(apart.max(0)).unwrap_or(0) / months;
-    // A clamped month end (Jan 31 + 1 month = Feb 28) can land a count early or late.
-    [count.saturating_sub(1), count, count + 1].into_iter().any(|n| period_boundary(start, months, n) == at)
+    switchboard_billing_rules::periods::months_from(start, at).is_some_and(|apart| apart % months.max(1) == 0)
 }
 
 /// Invoice lines: each bills a pricing model of a subscription of the invoice's
@@ -134,6 +128,8 @@ fn lines(data: &DataSet) -> Vec<Problem> {
             s.subscription_pricing_models.iter().filter(|m| !m.id.is_nil()).map(move |m| (m.id, (s.site_id, months)))
         })
         .collect();
+    let starts: HashMap<i32, DateTime<Utc>> =
+        data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.billing_start_date?))).collect();
     let mut problems = Vec::new();
     for (i, invoice) in data.invoices.iter().enumerate() {
         for (l, line) in invoice.line_items.iter().enumerate() {
@@ -163,7 +159,9 @@ fn lines(data: &DataSet) -> Vec<Problem> {
             if end < start {
                 let detail = format!("is {}, before `serviceStartDate` {}", rfc(end), rfc(start));
                 problems.push(Problem { pointer: at("serviceEndDate"), detail });
-            } else if let Some(months) = months.filter(|months| end > period_boundary(start, *months, 1)) {
+            } else if let Some(months) =
+                months.filter(|months| end > period_end(starts.get(&invoice.site_id), start, *months))
+            {
                 let detail = format!(
                     "is {}: a line covers at most one billing period ({months} months) from `serviceStartDate` {}",
                     rfc(end),
@@ -174,6 +172,19 @@ fn lines(data: &DataSet) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// The end of the billing period of `months` months that begins at `start`:
+/// on the site's schedule when `start` is one of its boundaries (from its
+/// billing start a month's end is not clamped twice: periods from January 31
+/// run September 30 to October 31), else a period from `start` itself.
+fn period_end(site_start: Option<&DateTime<Utc>>, start: DateTime<Utc>, months: u32) -> DateTime<Utc> {
+    let from_start = period_boundary(start, months, 1);
+    let on_schedule = site_start.and_then(|site_start| {
+        let apart = switchboard_billing_rules::periods::months_from(*site_start, start)?;
+        Some(period_boundary(*site_start, 1, apart + months))
+    });
+    on_schedule.map_or(from_start, |end| end.max(from_start))
 }
 
 fn rfc(at: DateTime<Utc>) -> String {
