@@ -215,6 +215,11 @@ enum DataSetCommand {
         /// of this year (366 clocks in a leap year).
         #[arg(long, value_name = "YEAR", value_parser = clap::value_parser!(i32).range(1..=9998))]
         every_day_of: Option<i32>,
+        /// Fail a file that loads but that a sandbox cannot take (one
+        /// partner's tenant with a partner user, no catalogs of its own); by
+        /// default each verdict only says so.
+        #[arg(long)]
+        sandbox: bool,
     },
     /// Write one partner's tenant as a data set to stdout (a snapshot: what
     /// `seed --file`, `serve --data-set` and a sandbox's `dataSet` load back),
@@ -312,13 +317,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("data set loaded");
             Ok(())
         }
-        Some(Command::DataSet(DataSetCommand::Check { files, clock, every_day_of })) => {
+        Some(Command::DataSet(DataSetCommand::Check { files, clock, every_day_of, sandbox })) => {
             let clocks = match (clock, every_day_of) {
                 (Some(at), _) => CheckClocks::At(at),
                 (None, Some(year)) => CheckClocks::EveryDayOf(year),
                 (None, None) => CheckClocks::Spread,
             };
-            check_data_sets(&files, clocks).await
+            check_data_sets(&files, clocks, sandbox).await
         }
         Some(Command::DataSet(DataSetCommand::Export { partner, relative })) => {
             let db = connect(&common).await?;
@@ -539,6 +544,16 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
                     .await
                     .with_context(|| format!("loading the data set {named}"))?;
                 tracing::info!(data_set = %named, "loaded the data set into the empty database");
+                Ok(false)
+            }
+            Some((named, _)) => {
+                // Said once, not in silence: a restart on a volume is the usual
+                // case, but a user who expected the file's state should see why.
+                tracing::warn!(
+                    data_set = %named,
+                    "the database already holds tenants: the data set was not loaded (it loads into an empty \
+                     database only; start on an empty one, or load it with `seed --file` onto this one)"
+                );
                 Ok(false)
             }
             _ if empty && !args.no_demo && args.data_set.is_none() => {

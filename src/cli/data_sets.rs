@@ -59,12 +59,33 @@ const LISTED_CLOCKS: usize = 12;
 
 /// `data-set check`: each file read at each clock its dates may meet, and
 /// loaded, at the first, into a throwaway database.
-pub(super) async fn check_data_sets(files: &[PathBuf], clocks: CheckClocks) -> anyhow::Result<()> {
+/// Each file's verdict also says whether a sandbox can take it (one
+/// partner's tenant, with a partner user, on the server's catalogs: what
+/// `POST /api/test/sandboxes` refuses besides the load's rules); with
+/// `for_sandbox`, a file a sandbox cannot take fails.
+pub(super) async fn check_data_sets(files: &[PathBuf], clocks: CheckClocks, for_sandbox: bool) -> anyhow::Result<()> {
     let mut failed = 0;
     for path in files {
-        match check_one(path, clocks).await {
-            Ok(tried) if tried > 1 => println!("{}: ok at each of {tried} clocks", path.display()),
-            Ok(_) => println!("{}: ok", path.display()),
+        let verdict = check_one(path, clocks).await.and_then(|(tried, json)| {
+            let at = if tried > 1 { format!(" at each of {tried} clocks") } else { String::new() };
+            match data_sets::sandbox::tenant_of(&json) {
+                Ok(_) => Ok(format!("{}: ok{at}; a sandbox can take it", path.display())),
+                Err(problems) if for_sandbox => {
+                    anyhow::bail!(
+                        "{} loads, but a sandbox cannot take it:\n{}",
+                        path.display(),
+                        data_sets::describe(&problems)
+                    )
+                }
+                Err(problems) => Ok(format!(
+                    "{}: ok{at} (to load with `serve --data-set` or `seed --file`); a sandbox cannot take it: {}",
+                    path.display(),
+                    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                )),
+            }
+        });
+        match verdict {
+            Ok(line) => println!("{line}"),
             Err(err) => {
                 failed += 1;
                 eprintln!("{err}");
@@ -75,11 +96,12 @@ pub(super) async fn check_data_sets(files: &[PathBuf], clocks: CheckClocks) -> a
     Ok(())
 }
 
-/// One file: the number of clocks it was read at, or every problem.
-async fn check_one(path: &Path, clocks: CheckClocks) -> anyhow::Result<usize> {
+/// One file: the number of clocks it was read at and its JSON, or every problem.
+async fn check_one(path: &Path, clocks: CheckClocks) -> anyhow::Result<(usize, serde_json::Value)> {
     let json = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let now = chrono::Utc::now();
-    let follows = serde_json::from_str(&json).is_ok_and(|value| data_sets::clocks::follows_the_clock(&value));
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+    let follows = data_sets::clocks::follows_the_clock(&value);
     let clocks = match clocks {
         CheckClocks::At(at) => vec![at],
         CheckClocks::EveryDayOf(year) if follows => data_sets::clocks::every_day_of(year),
@@ -102,7 +124,7 @@ async fn check_one(path: &Path, clocks: CheckClocks) -> anyhow::Result<usize> {
             failing.push((*clock, problems));
         }
     }
-    let Some((first, problems)) = failing.first() else { return Ok(clocks.len()) };
+    let Some((first, problems)) = failing.first() else { return Ok((clocks.len(), value)) };
     if clocks.len() == 1 {
         anyhow::bail!("{} is not a data set:\n{problems}", path.display());
     }
