@@ -374,15 +374,15 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
             "/dataSet/invoices/0/createdTime",
             "it has not happened yet",
         ),
-        // A row the rules refuse: the loader's words, naming the row.
+        // A row the rules refuse: the loader's words, at the row.
         (
             {
                 let mut d = fixture();
                 d["subscriptions"][0]["planId"] = 999.into();
                 d
             },
-            "/dataSet",
-            "does not load: subscription 0192f0c4-0000-7000-8000-000000740001",
+            "/dataSet/subscriptions/0",
+            "plan not found",
         ),
     ];
     for (data_set, pointer, words) in cases {
@@ -492,8 +492,29 @@ async fn a_balance_is_what_the_invoices_say_derived_or_refused() {
     wrong["siteBillingConfigs"][0]["balance"] = 42.into();
     let refused = create_sandbox(&app, serde_json::json!({"dataSet": wrong})).await;
     let problem = crate::helpers::assert_problem(refused, 400, 400001).await;
+    // At the file's row, in its words: not the sandbox's site id.
+    assert_eq!(problem["errors"][0]["pointer"], "/dataSet/siteBillingConfigs/0/balance", "{problem}");
     let detail = problem["errors"][0]["detail"].as_str().unwrap();
-    assert!(detail.contains("`balance` 42 is not what its invoices say") && detail.contains("1104.15"), "{detail}");
+    assert!(detail.starts_with("is 42, not what the site's invoices say") && detail.contains("1104.15"), "{detail}");
+
+    // A row the load refuses (a profile of a site the data set lacks is
+    // caught earlier; a product relation of an unknown product is not): its pointer.
+    let mut dangling = fixture();
+    dangling["subscriptionProductRelations"] = serde_json::json!([{
+        "id": "0192f0c4-0000-7000-8000-000000790001",
+        "subscriptionId": "0192f0c4-0000-7000-8000-000000740001",
+        "productId": "no-such-product"
+    }]);
+    let refused = create_sandbox(&app, serde_json::json!({"dataSet": dangling})).await;
+    let problem = crate::helpers::assert_problem(refused, 400, 400001).await;
+    assert_eq!(problem["errors"][0]["pointer"], "/dataSet/subscriptionProductRelations/0", "{problem}");
+    // The same file checked offline: the same pointer.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dangling.json");
+    std::fs::write(&path, dangling.to_string()).unwrap();
+    let out = switchboard(&["data-set", "check", &path.display().to_string()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/subscriptionProductRelations/0: "), "{stderr}");
 }
 
 /// A name a data set holds is repeated cut, as the API's unknown names are: a

@@ -15,6 +15,7 @@ use switchboard_entities::{
 };
 use switchboard_kernel::auth::{Permission, password};
 use switchboard_kernel::crypto::FieldCipher;
+use switchboard_kernel::error::ApiError;
 use switchboard_partner_billing::features::{self, dto::SubscriptionFeatureLimitationConfig};
 use switchboard_partner_billing::money::Money;
 use switchboard_partner_billing::products::{self, dto::FeaturePointItem, dto::Product};
@@ -273,6 +274,42 @@ pub fn demo_catalogs() -> DataSet {
     read(&demo).expect("the demo data set's catalogs are a data set")
 }
 
+/// A row the load refused, at its JSON pointer in the data set: the file's
+/// words (a sandbox answers it at `/dataSet` and the pointer; `data-set
+/// check` prints it), not the ids a sandbox gave the row.
+#[derive(Debug)]
+pub struct RowRefused {
+    pub pointer: String,
+    pub detail: String,
+}
+
+impl std::fmt::Display for RowRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.pointer, self.detail)
+    }
+}
+
+impl std::error::Error for RowRefused {}
+
+fn refused(pointer: String, detail: &str) -> anyhow::Error {
+    RowRefused { pointer, detail: detail.to_owned() }.into()
+}
+
+/// A row's refusal made `RowRefused` at `pointer`; the database's own state
+/// (away, busy, its disk full: a 5xx but a 500) passes as it is, for the
+/// caller to answer as every write answers it (nothing was stored).
+fn at_row<E: Into<ApiError>>(pointer: String) -> impl FnOnce(E) -> anyhow::Error {
+    move |err| {
+        let err: ApiError = err.into();
+        let status = err.code().status();
+        if status.is_server_error() && status.as_u16() != 500 {
+            anyhow::Error::new(err)
+        } else {
+            RowRefused { pointer, detail: err.in_words() }.into()
+        }
+    }
+}
+
 /// Loads `data` into an empty database, on the demo's catalogs when it has
 /// none of its own (`serve --data-set`): one transaction.
 pub async fn load_alone(db: &DatabaseConnection, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<()> {
@@ -360,17 +397,15 @@ pub async fn load(
             .exec_without_returning(&txn)
             .await?;
     }
-    for t in data.tags {
-        let id = t.id;
-        site_store::insert_tag(&txn, t).await.map_err(|err| anyhow::anyhow!("tag {id}: {err}"))?;
+    for (i, t) in data.tags.into_iter().enumerate() {
+        site_store::insert_tag(&txn, t).await.map_err(at_row(format!("/tags/{i}")))?;
     }
     let site_partners: Vec<(i32, i32)> = data.sites.iter().map(|s| (s.id, s.partner_id)).collect();
-    for s in data.sites {
-        let id = s.id;
-        site_store::insert(&txn, s).await.map_err(|err| anyhow::anyhow!("site {id}: {err}"))?;
+    for (i, s) in data.sites.into_iter().enumerate() {
+        site_store::insert(&txn, s).await.map_err(at_row(format!("/sites/{i}")))?;
     }
-    for a in data.agents {
-        let site_id = a.site_id.ok_or_else(|| anyhow::anyhow!("agent {} has no siteId", a.email))?;
+    for (i, a) in data.agents.into_iter().enumerate() {
+        let site_id = a.site_id.ok_or_else(|| refused(format!("/agents/{i}/siteId"), "is required"))?;
         let password_hash = password_hash(&a)?;
         let agent = accounts::NewAgent {
             id: a.id.unwrap_or_else(Uuid::now_v7),
@@ -385,10 +420,10 @@ pub async fn load(
             created_time: a.created_time.unwrap_or(now),
             last_activity_time: a.last_activity_time,
         };
-        accounts::insert_agent(&txn, agent).await?;
+        accounts::insert_agent(&txn, agent).await.map_err(at_row(format!("/agents/{i}")))?;
     }
-    for u in data.partner_users {
-        let partner_id = u.partner_id.ok_or_else(|| anyhow::anyhow!("partner user {} has no partnerId", u.email))?;
+    for (i, u) in data.partner_users.into_iter().enumerate() {
+        let partner_id = u.partner_id.ok_or_else(|| refused(format!("/partnerUsers/{i}/partnerId"), "is required"))?;
         let password_hash = password_hash(&u)?;
         let user = accounts::NewPartnerUser {
             id: u.id.unwrap_or_else(Uuid::now_v7),
@@ -398,18 +433,16 @@ pub async fn load(
             display_name: u.display_name,
             permissions: u.permissions,
         };
-        accounts::insert_partner_user(&txn, user).await?;
+        accounts::insert_partner_user(&txn, user).await.map_err(at_row(format!("/partnerUsers/{i}")))?;
     }
-    for f in data.secure_forms {
+    for (i, f) in data.secure_forms.into_iter().enumerate() {
         let id = f.form.id;
-        secure_form(&txn, f.site_id, id, f.form)
-            .await
-            .map_err(|err| anyhow::anyhow!("secure form {}: {err}", id.map(|i| i.to_string()).unwrap_or_default()))?;
+        secure_form(&txn, f.site_id, id, f.form).await.map_err(at_row(format!("/secureForms/{i}")))?;
     }
     load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
     products::store::insert(&txn, &data.products, &data.feature_point_items)
         .await
-        .map_err(|err| anyhow::anyhow!("product catalog: {err}"))?;
+        .map_err(at_row("/products".to_owned()))?;
     for c in data.currencies {
         currency::Entity::insert(currency::ActiveModel {
             id: Set(c.id),
@@ -431,90 +464,80 @@ pub async fn load(
         .exec_without_returning(&txn)
         .await?;
     }
-    for p in data.plans {
-        let id = p.id;
-        subscriptions::seed_plan(&txn, p).await.map_err(|err| anyhow::anyhow!("plan {id}: {err}"))?;
+    for (i, p) in data.plans.into_iter().enumerate() {
+        subscriptions::seed_plan(&txn, p).await.map_err(at_row(format!("/plans/{i}")))?;
     }
     // Read once for the rows below (a load writes thousands of rows of a few sites).
     let mut partners = Partners::of_sites(&site_partners);
     let mut currencies = std::collections::HashSet::new();
     let stated: Vec<(i32, Option<Money>)> =
         data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
-    for c in data.site_billing_configs {
-        let site = c.body.site_id;
+    for (i, c) in data.site_billing_configs.into_iter().enumerate() {
         partner_billing::billing_config(&txn, c, &mut partners, &mut currencies, now)
             .await
-            .map_err(|err| anyhow::anyhow!("billing config of site {site:?}: {err}"))?;
+            .map_err(at_row(format!("/siteBillingConfigs/{i}")))?;
     }
-    for p in data.site_billing_profiles {
-        let site = p.site_id;
+    for (i, p) in data.site_billing_profiles.into_iter().enumerate() {
         partner_billing::billing_profile(&txn, cipher, p, &mut partners, now)
             .await
-            .map_err(|err| anyhow::anyhow!("billing profile of site {site:?}: {err}"))?;
+            .map_err(at_row(format!("/siteBillingProfiles/{i}")))?;
     }
     let plans =
-        subscriptions::plans_of(&txn, &data.subscriptions).await.map_err(|err| anyhow::anyhow!("plans: {err}"))?;
-    for s in data.subscriptions {
-        let id = s.id;
+        subscriptions::plans_of(&txn, &data.subscriptions).await.map_err(at_row("/subscriptions".to_owned()))?;
+    for (i, s) in data.subscriptions.into_iter().enumerate() {
         subscriptions::seed_subscription(&txn, &plans, &mut partners, s)
             .await
-            .map_err(|err| anyhow::anyhow!("subscription {id}: {err}"))?;
+            .map_err(at_row(format!("/subscriptions/{i}")))?;
     }
     let invoiced: Vec<i32> = data.invoices.iter().map(|i| i.site_id).collect();
     let invoicing = switchboard_partner_billing::invoices::store::invoicing_of(&txn, &invoiced)
         .await
-        .map_err(|err| anyhow::anyhow!("the invoices' sites: {err}"))?;
-    for i in data.invoices {
-        let id = i.id;
-        partner_billing::invoice(&txn, &invoicing, i).await.map_err(|err| anyhow::anyhow!("invoice {id}: {err}"))?;
+        .map_err(at_row("/invoices".to_owned()))?;
+    for (i, invoice) in data.invoices.into_iter().enumerate() {
+        partner_billing::invoice(&txn, &invoicing, invoice).await.map_err(at_row(format!("/invoices/{i}")))?;
     }
     partner_billing::balances(&txn, &stated).await?;
-    for r in data.subscription_product_relations {
-        let id = r.id;
+    for (i, r) in data.subscription_product_relations.into_iter().enumerate() {
         partner_billing::product_relation(&txn, r)
             .await
-            .map_err(|err| anyhow::anyhow!("product relation {id}: {err}"))?;
+            .map_err(at_row(format!("/subscriptionProductRelations/{i}")))?;
     }
-    for l in data.subscription_feature_limitation_configs {
-        let id = l.subscription_id;
+    for (i, l) in data.subscription_feature_limitation_configs.into_iter().enumerate() {
         features::store::insert_limits(&txn, l)
             .await
-            .map_err(|err| anyhow::anyhow!("limitation config of {id}: {err}"))?;
+            .map_err(at_row(format!("/subscriptionFeatureLimitationConfigs/{i}")))?;
     }
-    for t in data.telephony_configurations {
+    for (i, t) in data.telephony_configurations.into_iter().enumerate() {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
         voicebots::telephony(&txn, t.site_id, id, t.body)
             .await
-            .map_err(|err| anyhow::anyhow!("telephony configuration {id}: {err}"))?;
+            .map_err(at_row(format!("/telephonyConfigurations/{i}")))?;
     }
-    for c in data.sip_configurations {
+    for (i, c) in data.sip_configurations.into_iter().enumerate() {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::sip(&txn, cipher, c.site_id, id, c.body)
-            .await
-            .map_err(|err| anyhow::anyhow!("SIP configuration {id}: {err}"))?;
+        voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(at_row(format!("/sipConfigurations/{i}")))?;
     }
-    for c in data.voicebot_channel_instances {
+    for (i, c) in data.voicebot_channel_instances.into_iter().enumerate() {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
         voicebots::channel(&txn, c.site_id, id, c.body)
             .await
-            .map_err(|err| anyhow::anyhow!("voicebot channel instance {id}: {err}"))?;
+            .map_err(at_row(format!("/voicebotChannelInstances/{i}")))?;
     }
-    for r in data.site_renewals {
-        let site = r.site_id;
-        partner_billing::site_renewal(&txn, r).await.map_err(|err| anyhow::anyhow!("renewal of site {site}: {err}"))?;
+    for (i, r) in data.site_renewals.into_iter().enumerate() {
+        partner_billing::site_renewal(&txn, r).await.map_err(at_row(format!("/siteRenewals/{i}")))?;
     }
     if let Some(at) = data.clock {
         for p in &partner_ids {
             switchboard_partner_billing::clock::freeze(&txn, *p, at).await?;
         }
     }
-    for b in data.voicebots {
+    for (i, b) in data.voicebots.into_iter().enumerate() {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
         let at = b.last_updated_time.unwrap_or(now);
         voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at)
             .await
-            .map_err(|err| anyhow::anyhow!("voicebot {id}: {err}"))?;
+            .map_err(at_row(format!("/voicebots/{i}")))?;
     }
     txn.commit().await?;
     Ok(())

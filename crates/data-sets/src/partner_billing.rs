@@ -110,14 +110,19 @@ pub async fn balances(db: &impl ConnectionTrait, stated: &[(i32, Option<Money>)]
     for (site, total) in owing {
         *owed.entry(site).or_default() += total.0;
     }
-    for (site, stated) in stated {
+    for (at, (site, written)) in stated.iter().enumerate() {
         let owed = owed.get(site).copied().unwrap_or_default();
-        if let Some(balance) = stated.filter(|balance| balance.0 != owed) {
-            anyhow::bail!(
-                "billing config of site {site}: `balance` {} is not what its invoices say: its unpaid and credit \
-                 invoices total {owed} (leave `balance` out and it is derived from them)",
-                balance.0
-            );
+        if let Some(balance) = written.filter(|balance| balance.0 != owed) {
+            // `stated` lists every configuration in the data set's order.
+            return Err(super::RowRefused {
+                pointer: format!("/siteBillingConfigs/{at}/balance"),
+                detail: format!(
+                    "is {}, not what the site's invoices say: its unpaid and credit invoices total {owed} (leave \
+                     `balance` out and it is derived from them)",
+                    balance.0
+                ),
+            }
+            .into());
         }
         if !owed.is_zero() {
             config::Entity::update_many()

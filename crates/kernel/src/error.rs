@@ -209,6 +209,20 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// What went wrong in words, without the code's title: the detail, or
+    /// each field's problem at its place (what a caller that is not an HTTP
+    /// client, such as a data set's load, repeats).
+    pub fn in_words(&self) -> String {
+        match self.errors.as_slice() {
+            [] => self.detail.clone(),
+            problems => {
+                problems.iter().map(|p| format!("{}: {}", p.location(), p.detail)).collect::<Vec<_>>().join("; ")
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({}): {}", self.code.title(), self.code.code(), self.detail)?;
@@ -218,6 +232,10 @@ impl std::fmt::Display for ApiError {
         Ok(())
     }
 }
+
+/// So that a layer that speaks `anyhow` (a data set's load) carries it
+/// whole, to be answered as it is.
+impl std::error::Error for ApiError {}
 
 impl FieldProblem {
     fn sort_key(&self) -> (bool, Vec<(bool, u64, String)>) {

@@ -477,7 +477,7 @@ async fn write(
         }
         switchboard_data_sets::load(&txn, &state.cipher, data)
             .await
-            .map_err(|err| refused_load(source, &labels, err))?;
+            .map_err(|err| refused_load(source, &labels, &sites, err))?;
         if let Some(at) = clock {
             freeze(&txn, place.partner_id, at).await?;
         }

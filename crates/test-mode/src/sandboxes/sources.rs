@@ -119,6 +119,7 @@ pub(super) fn recorded_source(state: &Arc<TestModeState>, sandbox: &row::Model) 
 pub(super) fn refused_load(
     source: &Source,
     labels: &std::collections::BTreeMap<String, String>,
+    sites: &[sandbox::SandboxSite],
     err: anyhow::Error,
 ) -> ApiError {
     // The database's state (away, busy, its disk full) is answered as every
@@ -129,14 +130,37 @@ pub(super) fn refused_load(
             return answer;
         }
     }
+    let err = match err.downcast::<ApiError>() {
+        Ok(answer) if answer.code().status().is_server_error() && answer.code() != ErrorCode::Internal => {
+            return answer;
+        }
+        Ok(answer) => anyhow::Error::new(answer),
+        Err(err) => err,
+    };
     match source {
         Source::DataSet { name, .. } => {
-            // The row as the data set names it: its label, not the sandbox's id.
-            let mut words = format!("{err:#}");
-            for (label, id) in labels {
-                words = words.replace(id.as_str(), label);
+            // The row as the data set names it: its pointer, its labels, not the sandbox's ids.
+            let in_labels = |words: String| {
+                let mut words = words;
+                for (label, id) in labels {
+                    words = words.replace(id.as_str(), label);
+                }
+                for site in sites {
+                    if let Some(twin) = site.twin_of {
+                        words = words.replace(&site.site_id.to_string(), &twin.to_string());
+                    }
+                }
+                words
+            };
+            match err.downcast_ref::<switchboard_data_sets::RowRefused>() {
+                // Inline, the row is in the body, at its pointer under `dataSet`.
+                Some(row) if name == sandbox::INLINE => {
+                    one_problem(&format!("/dataSet{}", row.pointer), in_labels(row.detail.clone()))
+                }
+                // A file's row: the file's pointer, in words.
+                Some(row) => one_problem("/dataSet", in_labels(format!("the data set {name} does not load: {row}"))),
+                None => one_problem("/dataSet", in_labels(format!("the data set {name} does not load: {err:#}"))),
             }
-            one_problem("/dataSet", format!("the data set {name} does not load: {words}"))
         }
         _ => ApiError::internal(err),
     }
