@@ -109,11 +109,12 @@ struct ServeArgs {
     /// or not (requests alone cannot keep one forever); 0: no maximum age.
     #[arg(long, env = "SWITCHBOARD_SANDBOX_MAX_AGE", value_name = "SECONDS", default_value_t = 86_400)]
     sandbox_max_age: u64,
-    /// Sandboxes one client address may create a second, after its burst
-    /// (past it 429 with Retry-After); 0: no bound.
+    /// Sandboxes a second one client address may create once it holds
+    /// --sandbox-create-burst live ones (past it 429 with Retry-After); 0: no bound.
     #[arg(long, env = "SWITCHBOARD_SANDBOX_CREATE_RATE", value_name = "PER_SECOND", default_value_t = 10)]
     sandbox_create_rate: u32,
-    /// Sandboxes one client address may create at once before its rate applies.
+    /// Live sandboxes one client address may hold before its creations are
+    /// paced to --sandbox-create-rate (deleting them frees the pace).
     #[arg(long, env = "SWITCHBOARD_SANDBOX_CREATE_BURST", value_name = "COUNT", default_value_t = 100)]
     sandbox_create_burst: u32,
     /// Refuse (400 `400017`) a body property or query parameter the operation

@@ -196,9 +196,10 @@ struct ResetPath;
 /// A new partner with its own sites, accounts and clock, answered with ready tokens (the same
 /// JWTs the token endpoints issue). No token needed. At most `--max-sandboxes` (default 1,000)
 /// live at once, and of them a quarter (`--max-sandboxes-per-address`) made from one client
-/// address: past either, 409 until one is deleted. One client address creates at most
-/// `--sandbox-create-burst` (default 100) at once, then `--sandbox-create-rate` (default 10) a
-/// second: past it, 429 with `Retry-After`. A sandbox is deleted when unused for `--sandbox-ttl`
+/// address: past either, 409 until one is deleted. A client address that holds
+/// `--sandbox-create-burst` (default 100) live sandboxes or more creates at most
+/// `--sandbox-create-rate` (default 10) a second: past it, 429 with `Retry-After` (a suite
+/// that deletes each test's sandbox holds a few, and is never paced). A sandbox is deleted when unused for `--sandbox-ttl`
 /// (a day) or `--sandbox-max-age` after its creation (a day), whichever comes first. The data
 /// set and everything the answer names (its tokens) are stored together, or nothing is: a 4xx,
 /// 503 or 507 leaves no sandbox behind. An inline data set's card security codes are dropped,
@@ -209,7 +210,7 @@ struct ResetPath;
         (status = 201, description = "The sandbox", body = TestSandbox,
             headers(("Location" = String, description = "The sandbox: `/api/test/sandboxes/{partnerId}`"))),
         (status = 409, description = "As many sandboxes as `--max-sandboxes` are live, or this client address holds its share of them, `--max-sandboxes-per-address` (`409001`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "This client address created sandboxes faster than `--sandbox-create-burst` and `--sandbox-create-rate` allow (`429002`)",
+        (status = 429, description = "This client address holds `--sandbox-create-burst` live sandboxes or more and creates them faster than `--sandbox-create-rate` allows (`429002`)",
             body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until this address may create one again"))),
     ),
@@ -410,7 +411,7 @@ struct Creation {
 
 /// A keyed hash of a client address: what a sandbox records of its creator,
 /// so that the per-address share is counted without keeping the address.
-fn creator_of(state: &Arc<TestModeState>, address: std::net::IpAddr) -> String {
+pub(super) fn creator_of(state: &Arc<TestModeState>, address: std::net::IpAddr) -> String {
     let octets = match address {
         std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
         std::net::IpAddr::V6(v6) => v6.octets(),
