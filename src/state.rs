@@ -125,17 +125,7 @@ impl SharedState {
     /// The base of absolute URLs this server writes (links, a served
     /// document's server): `--public-url` when set, else the request's `Host`.
     pub fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String {
-        match &self.public_url {
-            Some(public) => public.trim_end_matches('/').to_owned(),
-            None => {
-                let host = headers
-                    .get(axum::http::header::HOST)
-                    .and_then(|h| h.to_str().ok())
-                    .or_else(|| uri.authority().map(|a| a.as_str()))
-                    .unwrap_or("localhost");
-                format!("http://{host}")
-            }
-        }
+        switchboard_kernel::paging::base_url(self.public_url.as_deref(), headers, uri)
     }
 
     /// The state over `db` (writes) and `reads`, writing through `queues`
@@ -207,6 +197,7 @@ impl SharedState {
                 max_sandboxes_per_address,
                 demo_test_controls,
                 data_sets,
+                public_url: public_url.clone(),
             }),
             voicebots: Arc::new(VoicebotsState {
                 db: db.clone(),

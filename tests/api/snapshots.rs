@@ -194,3 +194,21 @@ async fn a_relative_snapshot_after_a_clock_move_checks_clean_on_every_day() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok at each of 366 clocks"));
 }
+
+/// A snapshot a reviewer can read: `$schema` first (the server's copy of the
+/// committed schema), pretty-printed, a final newline; and loaded back, the
+/// `$schema` line is taken as any data set's.
+#[tokio::test]
+async fn a_snapshot_is_pretty_with_its_schema_first() {
+    let app = spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let first = create(&app, json!({"dataSet": "demo", "clock": TEST_MODE_SYSTEM_TIME})).await;
+    let path = format!("{SANDBOXES}/{}/data-set", first["partnerId"]);
+    let answer = app.get(&path, &partner_token(&first)).await;
+    assert_eq!(answer.headers()["content-type"], "application/json");
+    let text = answer.text().await.unwrap();
+    let schema = format!("{{\n  \"$schema\": \"{}/openapi/data-set.schema.json\",\n  \"format\": 1,\n", app.address);
+    assert!(text.starts_with(&schema), "{}", &text[..200.min(text.len())]);
+    assert!(text.ends_with("}\n"));
+    let data: Value = serde_json::from_str(&text).unwrap();
+    create(&app, json!({"dataSet": data})).await;
+}

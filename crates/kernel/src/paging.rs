@@ -15,6 +15,23 @@ pub trait PublicBase: Send + Sync {
     fn base_url(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String;
 }
 
+/// `--public-url` when set, else `http://` and the request's `Host`: what
+/// every `PublicBase` answers (and a state that is not one, such as test
+/// mode's, when it writes a URL of this server into an answer).
+pub fn base_url(public_url: Option<&str>, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> String {
+    match public_url {
+        Some(public) => public.trim_end_matches('/').to_owned(),
+        None => {
+            let host = headers
+                .get(axum::http::header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .or_else(|| uri.authority().map(|a| a.as_str()))
+                .unwrap_or("localhost");
+            format!("http://{host}")
+        }
+    }
+}
+
 const DEFAULT_PAGE_SIZE: i32 = 50;
 
 /// The paging parameters every paged list takes.

@@ -67,6 +67,9 @@ pub struct TestModeState {
     pub demo_test_controls: bool,
     /// The data sets sandboxes may name (`--data-sets`).
     pub data_sets: Option<switchboard_data_sets::folder::DataSetFolder>,
+    /// `--public-url`, for the URLs of this server an answer writes (a
+    /// snapshot's `$schema`); absent, the request's `Host`.
+    pub public_url: Option<Arc<str>>,
 }
 
 pub const TEST_FILE: &str = "test-v1.json";

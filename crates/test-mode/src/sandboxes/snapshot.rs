@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde::Deserialize;
@@ -45,7 +44,8 @@ pub(super) struct SnapshotParams {
 /// 4242 for any other). Needs that sandbox's partner token; another partner, or one that is
 /// not a sandbox, is a 404. Built in memory, so bounded: a sandbox of more than 20,000 invoice
 /// lines (years of renewals of many sites) is a 409 (`switchboard data-set export` writes it
-/// offline).
+/// offline). Written for review: pretty-printed, `$schema` first (this server's copy of the
+/// committed `openapi/data-set.schema.json`), the format's keys in a fixed order.
 #[utoipa::path(get, path = "/api/test/sandboxes/{partnerId}/data-set", operation_id = "getTestSandboxDataSet",
     tag = TAG,
     params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890), SnapshotParams),
@@ -53,7 +53,8 @@ pub(super) struct SnapshotParams {
         (status = 409, description = "The sandbox holds more invoice lines than a download may (20,000): \
             `switchboard data-set export` writes it offline (`409001`)", body = Problem, content_type = "application/problem+json"),
         (status = 200, description = "The sandbox as a data set", body = Object,
-        example = json!({"format": 1, "clock": "2026-12-01T00:00:00Z",
+        example = json!({"$schema": "http://localhost:8080/openapi/data-set.schema.json", "format": 1,
+            "clock": "2026-12-01T00:00:00Z",
             "partners": [{"id": 1234567890, "name": "Northwind Partners"}],
             "sites": [{"id": 1500000000, "partnerId": 1234567890, "company": "Acme Support"}],
             "partnerUsers": [{"id": "0192f0c4-8e21-7b5d-8a6c-000000020000", "partnerId": 1234567890,
@@ -65,7 +66,9 @@ pub(super) async fn get_test_sandbox_data_set(
     caller: PartnerCaller<ManageSite>,
     Path(partner_id): Path<i32>,
     query: Query<SnapshotParams>,
-) -> ApiResult<Json<serde_json::Value>> {
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> ApiResult<axum::response::Response> {
     let params = query.checked()?;
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
     within_download_bound(&state, partner_id).await?;
@@ -77,7 +80,24 @@ pub(super) async fn get_test_sandbox_data_set(
         relative: params.relative.unwrap_or(false),
         email_tag: Some(hex::encode(place.keyed.tag)),
     };
-    Ok(Json(export::tenant(&state.db, &state.cipher, &how).await?))
+    let data = export::tenant(&state.db, &state.cipher, &how).await?;
+    let base = switchboard_kernel::paging::base_url(state.public_url.as_deref(), &headers, &uri);
+    Ok(for_review(data, &format!("{base}/openapi/{}", switchboard_data_sets::schema::FILE)))
+}
+
+/// A snapshot as a reviewer reads it in a diff: `$schema` first (an editor
+/// then checks it; the schema is also committed, `openapi/data-set.schema.json`),
+/// the format's keys in their fixed order, pretty-printed with a final newline.
+fn for_review(data: serde_json::Value, schema: &str) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut ordered = serde_json::Map::new();
+    ordered.insert("$schema".to_owned(), serde_json::Value::String(schema.to_owned()));
+    if let serde_json::Value::Object(rest) = data {
+        ordered.extend(rest);
+    }
+    let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(ordered)).unwrap_or_default();
+    text.push('\n');
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
 /// Invoice lines a download may hold at most: the snapshot is built in memory
