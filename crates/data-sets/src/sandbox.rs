@@ -158,13 +158,25 @@ pub fn site_count(source: &Source) -> i32 {
     }
 }
 
+/// A hash of the password of every account of the sandbox at `place`.
+pub fn password_hash(place: Place) -> anyhow::Result<String> {
+    switchboard_kernel::auth::password::hash_random(&place.keyed.password())
+}
+
 /// The sandbox of `source` at `place`.
 /// Rows stamped with the time they were written (agents' creation,
 /// voicebots' last update) carry `created`, the sandbox's clock at its
 /// creation, unless a data set gives them a time of their own. An account
 /// without an `id` is given one here, so that the answer names the id the
-/// load writes.
-pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Sandbox> {
+/// load writes. Every account takes `password_hash`, a hash of the sandbox's
+/// password (`password_hash`; a reset passes the one stored, so that it
+/// hashes nothing).
+pub fn sandbox(
+    source: &Source,
+    place: Place,
+    created: chrono::DateTime<chrono::Utc>,
+    password_hash: &str,
+) -> anyhow::Result<Sandbox> {
     let (mut data, labels) = match source {
         Source::Demo => (copy_of(&demo_json(), TEMPLATE_PARTNER, place, Keep::Catalogs).0, BTreeMap::new()),
         Source::Empty => (empty(place), BTreeMap::new()),
@@ -173,13 +185,12 @@ pub fn sandbox(source: &Source, place: Place, created: chrono::DateTime<chrono::
             copy_of(json, partner, place, Keep::AllButDefined)
         }
     };
-    let hash = switchboard_kernel::auth::password::hash_random(&place.keyed.password())?;
     for key in ["agents", "partnerUsers"] {
         for account in data.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten() {
             if account.get("id").is_none_or(Value::is_null) {
                 account["id"] = json!(uuid::Uuid::now_v7());
             }
-            account["passwordHash"] = json!(hash);
+            account["passwordHash"] = json!(password_hash);
             if let Some(account) = account.as_object_mut() {
                 account.remove("password");
             }
@@ -559,7 +570,7 @@ mod tests {
 
     #[test]
     fn a_demo_copy_is_partner_1s_part_under_the_sandboxs_ids() {
-        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now(), "a hash").unwrap();
         let sites: Vec<(i32, Option<i32>, usize)> =
             sandbox.sites.iter().map(|s| (s.site_id, s.twin_of, s.agents.len())).collect();
         assert_eq!(
@@ -603,7 +614,8 @@ mod tests {
     #[test]
     fn every_account_has_the_sandboxs_own_password_and_no_id_tells_the_partner() {
         use argon2::PasswordVerifier;
-        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now()).unwrap();
+        let hash = password_hash(PLACE).unwrap();
+        let sandbox = sandbox(&Source::Demo, PLACE, chrono::Utc::now(), &hash).unwrap();
         let hashes = sandbox
             .data
             .agents

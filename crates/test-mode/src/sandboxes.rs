@@ -297,7 +297,8 @@ async fn get_test_sandbox(
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
     let source = recorded_source(&state, &sandbox)?;
     let place = place(&state, partner_id, sandbox.first_site_id);
-    let sites = sandbox::sandbox(&source, place, sandbox.created_time).map_err(ApiError::internal)?.sites;
+    // The sites alone: no account is written, so none needs a hash.
+    let sites = sandbox::sandbox(&source, place, sandbox.created_time, "").map_err(ApiError::internal)?.sites;
     let frozen = frozen_at(&state.db, partner_id).await?;
     Ok(Json(TestSandboxState {
         partner_id,
@@ -433,7 +434,17 @@ async fn write(
     create: Option<Creation>,
 ) -> ApiResult<Written> {
     // The sandbox's clock, not the server's, stamps what the data set leaves unstamped.
-    let made = sandbox::sandbox(source, place, clock.unwrap_or(created)).map_err(ApiError::internal)?;
+    // A reset keeps the hash its accounts have (the password is the same):
+    // an argon2 hash is most of what a small sandbox's load costs.
+    let kept = match create {
+        Some(_) => None,
+        None => stored_password_hash(state, place.partner_id).await?,
+    };
+    let password_hash = match kept {
+        Some(hash) => hash,
+        None => sandbox::password_hash(place).map_err(ApiError::internal)?,
+    };
+    let made = sandbox::sandbox(source, place, clock.unwrap_or(created), &password_hash).map_err(ApiError::internal)?;
     let sandbox::Sandbox { mut data, partner_user, sites, labels } = made;
     if clock.is_some() {
         data.clock = clock;
@@ -488,6 +499,21 @@ async fn write(
     .await;
     // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
     switchboard_kernel::db::conclude(txn, false, written).await
+}
+
+/// The password hash a sandbox's partner user has (every account of a
+/// sandbox has the same one), if it has one.
+async fn stored_password_hash(state: &Arc<TestModeState>, partner_id: i32) -> ApiResult<Option<String>> {
+    use sea_orm::QuerySelect;
+    use switchboard_entities::partner_user;
+    let hash: Option<String> = partner_user::Entity::find()
+        .select_only()
+        .column(partner_user::Column::PasswordHash)
+        .filter(partner_user::Column::PartnerId.eq(partner_id))
+        .into_tuple()
+        .one(&state.db)
+        .await?;
+    Ok(hash)
 }
 
 /// Whether a create's random ids name a partner or a site that exists (a

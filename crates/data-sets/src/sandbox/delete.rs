@@ -1,6 +1,6 @@
 //! A sandbox's tenant deleted with every row it owns.
 
-use sea_orm::{ConnectionTrait, DbErr, Statement};
+use sea_orm::{ConnectionTrait, DbErr};
 
 /// Deletes every row of partner `partner_id` and its sites, children first
 /// (most foreign keys do not cascade), the partner row last. The caller's
@@ -64,9 +64,8 @@ pub async fn delete_tenant(db: &impl ConnectionTrait, partner_id: i32) -> Result
         format!("DELETE FROM partner_users WHERE partner_id = {partner_id}"),
         format!("DELETE FROM partners WHERE id = {partner_id}"),
     ]);
-    let backend = db.get_database_backend();
-    for sql in statements {
-        db.execute_raw(Statement::from_string(backend, sql)).await?;
-    }
+    // One round trip for the 37 statements (both databases run a string of
+    // statements unprepared): a statement each made a reset dearer than a create.
+    db.execute_unprepared(&statements.join(";\n")).await?;
     Ok(())
 }
