@@ -173,7 +173,33 @@ pub fn app(state: AppState) -> Router {
         .with_state(state);
     // Around the whole router, so it sees what axum's method routing adds
     // outside every route layer.
-    Router::new().fallback_service(routes).layer(middleware::map_response(allow_on_405_only))
+    Router::new()
+        .fallback_service(routes)
+        .layer(middleware::map_response(allow_on_405_only))
+        .layer(middleware::map_request(verb_colon_decoded))
+}
+
+/// A `:verb` path with its colon percent-encoded (`subscriptions%3AcalculateNew`,
+/// as Specmatic sends it) is the same path: RFC 3986 lets a reserved
+/// character used as data be encoded, and a route's `:` would not match it
+/// (404, or 405 for `{id}%3Averb`). Decoded before routing, the colon only:
+/// no other escape changes what a path names.
+async fn verb_colon_decoded(mut request: Request) -> Request {
+    let path = request.uri().path();
+    if !(path.contains("%3A") || path.contains("%3a")) {
+        return request;
+    }
+    let decoded = path.replace("%3A", ":").replace("%3a", ":");
+    let with_query = match request.uri().query() {
+        Some(query) => format!("{decoded}?{query}"),
+        None => decoded,
+    };
+    let mut parts = request.uri().clone().into_parts();
+    parts.path_and_query = with_query.parse().ok();
+    if let Ok(uri) = Uri::from_parts(parts) {
+        *request.uri_mut() = uri;
+    }
+    request
 }
 
 /// axum adds `Allow` to every answer served through a route's method

@@ -41,5 +41,6 @@ mod test_faults;
 mod test_journal;
 mod test_sandboxes;
 mod unknown_names;
+mod verb_paths;
 mod voicebot_configs;
 mod voicebots;
