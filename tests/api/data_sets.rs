@@ -301,6 +301,16 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
             "/dataSet/sitez",
             "did you mean `sites`",
         ),
+        // Another partner's tag (the demo's partner 2, on this server): not the data set's.
+        (
+            {
+                let mut d = fixture();
+                d["sites"][0]["tagIds"] = serde_json::json!(["0192f0c4-0000-7000-8000-000000110003"]);
+                d
+            },
+            "/dataSet/sites/0/tagIds/0",
+            "names no tag of the data set",
+        ),
         (
             {
                 let mut d = fixture();

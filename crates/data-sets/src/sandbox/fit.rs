@@ -43,6 +43,17 @@ pub fn tenant_of(json: &Value) -> Result<i64, Vec<crate::Problem>> {
                 }
             }
         }
+        // A site's tags are the data set's own: a tag of another partner (a
+        // demo tenant's, shared on the server) would be shown in the site.
+        let tags: HashSet<&str> =
+            json["tags"].as_array().into_iter().flatten().filter_map(|t| t["id"].as_str()).collect();
+        for (index, site) in json["sites"].as_array().into_iter().flatten().enumerate() {
+            for (t, tag) in site["tagIds"].as_array().into_iter().flatten().enumerate() {
+                if !tag.as_str().is_some_and(|id| tags.contains(id)) {
+                    problem(format!("/sites/{index}/tagIds/{t}"), "names no tag of the data set");
+                }
+            }
+        }
         // Every row of a site names one of the data set's sites (a copy
         // takes the rows of its sites: another would be left out in silence).
         let sites: HashSet<i64> =
