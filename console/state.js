@@ -16,16 +16,22 @@ export function show(container, context) {
       fill(sitesPart, h("p", {}, "The billing state is a partner's: sign in with a partner token to see it."));
       return;
     }
+    let sites = null;
     try {
       // One read: a site embeds its billing configuration and subscriptions, line items included.
-      const sites = await call("GET", "/api/billing/sites");
-      fill(sitesPart, sites.length === 0 ? h("p", { class: "muted" }, "The partner has no site.")
-        : sites.map((site) => siteSection(site, site.subscriptions || [])));
-      context.clear();
+      sites = await call("GET", "/api/billing/sites");
     } catch (error) {
       context.report(error);
     }
-    loadSandbox();
+    // The sandbox part is drawn before the sites, never after them: once the
+    // sites show the new state, its buttons (delete's confirmation among them)
+    // are the ones that stay, not replaced under a click.
+    await loadSandbox();
+    if (sites) {
+      fill(sitesPart, sites.length === 0 ? h("p", { class: "muted" }, "The partner has no site.")
+        : sites.map((site) => siteSection(site, site.subscriptions || [])));
+      context.clear();
+    }
   }
 
   async function loadSandbox() {

@@ -614,3 +614,33 @@ fn the_fixtures_check_clean_on_every_day_of_a_leap_year_and_a_fragile_one_is_nam
     let out = switchboard(&["data-set", "check", "--clock", "2028-03-30T08:00:00Z", &fragile]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The catalogues a data set may name, read in the data set format (finding
+/// 75.13: plan ids and prices came from the demo file and docs/billing.md):
+/// the demo's plans with their pricing models and prices, currencies and tax
+/// rates, as the demo data set writes them; a partner token is needed.
+#[tokio::test]
+async fn the_catalogue_a_data_set_may_name_is_read_in_its_format() {
+    let app = crate::helpers::spawn_app_in_test_mode(std::time::Duration::ZERO).await;
+    let answer = app.get("/api/test/catalog", &app.partner_admin(1)).await;
+    assert_eq!(answer.status(), 200);
+    let catalog: Value = answer.json().await.unwrap();
+    let demo: Value = serde_json::from_str(include_str!("../../crates/data-sets/src/demo.json")).unwrap();
+    let ids = |data: &Value, key: &str| {
+        let mut ids: Vec<String> = data[key].as_array().unwrap().iter().map(|row| row["id"].to_string()).collect();
+        ids.sort();
+        ids
+    };
+    for key in ["plans", "currencies", "taxRates"] {
+        assert_eq!(ids(&catalog, key), ids(&demo, key), "{key}: the server's, the demo's here");
+    }
+    let team = &catalog["plans"][0];
+    assert_eq!((team["id"].as_i64(), team["name"].as_str()), (Some(1), Some("Team")), "{team}");
+    let model = &team["subscriptionPricingModels"][0];
+    assert_eq!(model["pricingModel"], demo["plans"][0]["subscriptionPricingModels"][0]["pricingModel"], "{model}");
+    assert!(model["subscriptionPriceSegmentByAgents"].as_array().is_some_and(|prices| !prices.is_empty()), "{model}");
+    let california = catalog["taxRates"].as_array().unwrap().iter().find(|rate| rate["id"] == "US-CA").unwrap();
+    assert_eq!(california["rate"].to_string(), "0.0825");
+    let unsigned = app.client.get(app.url("/api/test/catalog")).send().await.unwrap();
+    assert_eq!(unsigned.status(), 401);
+}

@@ -380,7 +380,7 @@ async fn documented_permissions_are_the_ones_enforced() {
             }
         }
     }
-    assert_eq!(checked, 69, "every secured operation (61 of the vendor documents, 8 of test mode)");
+    assert_eq!(checked, 70, "every secured operation (61 of the vendor documents, 9 of test mode)");
 }
 
 /// Every `default` a platform input schema states is what the server stores

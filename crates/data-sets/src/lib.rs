@@ -137,14 +137,17 @@ pub struct NamedSeed<Id> {
 
 /// A tax rate: the state's rate applies where the billing address has one,
 /// else the country's (`state` empty). `rate` is a fraction (`0.0825`).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaxRateSeed {
     pub id: String,
+    /// The billing address's country it applies to (`US`).
     pub country: String,
+    /// The state it applies to; empty: the country's rate.
     #[serde(default)]
     pub state: String,
     pub name: String,
+    /// A fraction: `0.0825` is 8.25 %.
     pub rate: Money,
 }
 
@@ -238,6 +241,7 @@ pub fn demo() -> DataSet {
     read(&demo).expect("the embedded demo data set is valid")
 }
 
+pub mod catalog;
 pub mod clocks;
 mod closed;
 pub mod export;

@@ -17,13 +17,16 @@ use switchboard_partner_billing::money::Money;
 use switchboard_partner_billing::profiles::{self, dto::SiteBillingProfileInput};
 
 /// A currency of a data set, with the number of decimals its amounts round to.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CurrencySeed {
+    /// ISO 4217 code, what a billing configuration's `currencyId` names (`USD`).
     pub id: String,
+    /// How an amount is shown (`$`).
     pub symbol: String,
     #[serde(default)]
     pub description: String,
+    /// Decimals an amount in it is rounded to (2 unless given).
     #[serde(default = "two")]
     pub minor_units: i32,
 }

@@ -25,12 +25,16 @@ pub struct PlanSeed {
     pub is_service_plan: bool,
     #[serde(default = "yes")]
     pub can_be_cancelled_by_customer: bool,
+    /// Whether its subscriptions bill once, not every period.
     #[serde(default)]
     pub is_one_time_fee_plan: bool,
+    /// Whether its subscriptions offer an upgrade (true unless given).
     #[serde(default = "yes")]
     pub is_show_upgrade: bool,
+    /// Whether its subscriptions offer a cancel (true unless given).
     #[serde(default = "yes")]
     pub is_show_cancel: bool,
+    /// The pricing models, with their prices, a new subscription of the plan starts with.
     pub subscription_pricing_models: Vec<SubscriptionPricingModel>,
 }
 

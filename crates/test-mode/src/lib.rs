@@ -3,6 +3,7 @@
 //! routed: every `/api/test/...` path answers 404 like any unknown path, and
 //! the vendor's two documents never mention it.
 
+pub mod catalog;
 pub mod charges;
 pub mod clock;
 pub mod faults;
@@ -116,6 +117,7 @@ where
         .merge(faults::router())
         .merge(journal::router())
         .merge(charges::router())
+        .merge(catalog::router())
 }
 
 /// The header the test console (`/console`) sends on every request: its own
