@@ -264,9 +264,18 @@ PY
 # 100-site data set, one at a time (target under 200 ms on SQLite); partner
 # 1's site read alone and beside 20 clients making such sandboxes (beside /
 # alone: target >= 0.8); `data-set export` of a 1,000-site tenant (target
-# under 1 s) and of a 100-site one, with their peak memory.
+# under 1 s) and of a 100-site one, with their peak memory. Tenants' writes
+# beside loads (decisions/test-mode.md, "Loads that share the writer"): 8
+# sandboxes creating a form 5 times a second alone, then beside 20 clients
+# creating and deleting sandboxes of a 300-site data set, TENANT_SECONDS (90)
+# each (target: 0 refused, p99 beside / alone under 2, no 500, as many journal
+# entries as answered requests).
 data_set_bench() { # database-url base partner-token
-  local r sites
+  local r sites tenant_seconds=${TENANT_SECONDS:-90}
+  [ "$QUICK" = 1 ] && tenant_seconds=${TENANT_SECONDS:-15}
+  python3 "$ROOT/scripts/bench_data_sets.py" data 300 902 > "$WORK/three-hundred.json"
+  settle
+  echo "tenant_writes $(python3 "$ROOT/scripts/bench_data_sets.py" tenants "$2" "$WORK/three-hundred.json" "$tenant_seconds")" >> "$WORK/test-mode.txt"
   python3 "$ROOT/scripts/bench_data_sets.py" data 100 901 > "$WORK/hundred.json"
   settle
   echo "data_set_loads $(python3 "$ROOT/scripts/bench_data_sets.py" loads "$2" "$WORK/hundred.json" 10 1)" >> "$WORK/test-mode.txt"
@@ -327,8 +336,14 @@ test_mode_bench() {
   for r in $(seq 1 "$ROUNDS"); do settle; echo "partner_read_after $(run_wrk "$base/api/billing/sites/10000" "$partner_token" GET "")" >> "$WORK/test-mode.txt"; done
   data_set_bench "$url" "$base" "$partner_token"
   python3 - "$WORK/test-mode.txt" "$count" <<'PY'
-import statistics, sys
+import json, statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
+tenants = next(json.loads(line.split(" ", 1)[1]) for line in open(sys.argv[1]) if line.startswith("tenant_writes "))
+alone_w, beside_w = tenants["alone"], tenants["beside"]
+print(f"\ndata sets: 8 tenants' form creates alone p99 {alone_w['p99']} ms ({alone_w['refused']} of {alone_w['writes']} refused), "
+      f"beside 20 clients loading a 300-site data set p99 {beside_w['p99']} ms ({beside_w['refused']} of {beside_w['writes']} refused): "
+      f"beside / alone {tenants['p99_ratio']} (target under 2, 0 refused); loads {beside_w['loads']}, slowest {beside_w['slowest_load']} ms "
+      f"(no 500); journal {tenants['journaled']} of {tenants['answered']} answered (target equal)")
 loads = next(r[1:] for r in rows if r[0] == "data_set_loads")
 during = next(r[1:] for r in rows if r[0] == "data_set_loads_during")
 alone = statistics.median(float(r[1]) for r in rows if r[0] == "partner_read_alone")

@@ -15,6 +15,14 @@
         CLIENTS making sandboxes from FILE one after another for SECONDS (the
         load beside which another tenant's reads are measured); prints as above.
 
+    bench_data_sets.py tenants BASE FILE SECONDS
+        Tenants' writes beside loads: 8 tenants (empty sandboxes) each create
+        a secure form 5 times a second for SECONDS alone, then for SECONDS
+        beside 20 clients each creating a sandbox from FILE and deleting it,
+        in a loop; prints one JSON object: the tenants' p99 (ms) and refusals
+        alone and beside, the loads' answers by status, their slowest (ms),
+        and the tenants' journal entries beside the requests they answered.
+
     bench_data_sets.py export BIN PARTNER OUT
         `BIN data-set export --partner PARTNER > OUT` (its database in the
         environment): prints "<seconds> <peak KiB> <bytes>".
@@ -29,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -117,6 +126,89 @@ def during(base, path, seconds, clients):
     print(f"{len(times)} {seconds:.2f} {statistics.median(times):.0f} {times[int(len(times) * 0.9) - 1]:.0f}")
 
 
+def call(base, method, path, body=None, token=None, timeout=120):
+    """(status, parsed answer or None, milliseconds)."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    request = urllib.request.Request(base + path, data=body, method=method, headers=headers)
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            text = answer.read()
+            status = answer.status
+    except urllib.error.HTTPError as err:
+        text, status = err.read(), err.code
+    took = (time.monotonic() - started) * 1000
+    return status, (json.loads(text) if text and status < 300 else None), took
+
+
+def loader_process(base, body, seconds, clients):
+    """CLIENTS creating a sandbox from BODY and deleting it, in a loop, for
+    SECONDS: (status, ms) of each create."""
+    deadline = time.monotonic() + seconds
+
+    def loader(_):
+        out = []
+        while time.monotonic() < deadline:
+            status, made, took = call(base, "POST", "/api/test/sandboxes", body, timeout=300)
+            out.append((status, took))
+            if made:
+                call(base, "DELETE", f"/api/test/sandboxes/{made['partnerId']}", None, made["partner"]["accessToken"])
+            elif status in (429, 503):
+                time.sleep(1)
+        return out
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        return [load for loads in pool.map(loader, range(clients)) for load in loads]
+
+
+def tenants(base, path, seconds):
+    """Tenants' writes alone and beside loads (the module's doc)."""
+    load_body = json.dumps({"dataSet": json.loads(pathlib.Path(path).read_text())}).encode()
+    tokens = []
+    for _ in range(8):
+        status, made, _ = call(base, "POST", "/api/test/sandboxes", b"{}")
+        assert status == 201, status
+        tokens.append(made["sites"][0]["agents"][0]["accessToken"])
+    form = json.dumps({"name": "Tenant form", "color": "#1a73e8", "greetingMessage": "Hello", "submitButtonText": "Pay",
+                       "fields": [{"name": "Card", "type": "cardNumber"}]}).encode()
+
+    def tenant(token, deadline, out):
+        while time.monotonic() < deadline:
+            tick = time.monotonic()
+            out.append(call(base, "POST", "/v4/secureform/secureForms", form, token, timeout=60)[::2])
+            time.sleep(max(0.0, 0.2 - (time.monotonic() - tick)))
+
+    def phase(loaders):
+        deadline = time.monotonic() + seconds
+        writes = []
+        # The loaders in processes of their own: parsing their answers
+        # would hold this one's interpreter lock from the tenants' timings.
+        with concurrent.futures.ProcessPoolExecutor(2) as processes:
+            batches = [processes.submit(loader_process, base, load_body, seconds, n)
+                       for n in (loaders // 2, loaders - loaders // 2) if n]
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                for job in [pool.submit(tenant, t, deadline, writes) for t in tokens]:
+                    job.result()
+            loads = [load for batch in batches for load in batch.result()]
+        times = sorted(took for status, took in writes)
+        return {"writes": len(writes), "refused": sum(1 for status, _ in writes if status != 201),
+                "p50": round(statistics.median(times), 1), "p90": round(times[int(len(times) * 0.9) - 1], 1), "p99": round(times[int(len(times) * 0.99) - 1], 1),
+                "loads": {str(s): sum(1 for t, _ in loads if t == s) for s in sorted({t for t, _ in loads})},
+                "slowest_load": round(max((took for _, took in loads), default=0))}
+
+    alone = phase(0)
+    beside = phase(20)
+    journaled = 0
+    for token in tokens:
+        request = urllib.request.Request(base + "/api/test/requests?limit=1", headers={"Authorization": "Bearer " + token})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            journaled += int(answer.headers["X-Total-Count"])
+    print(json.dumps({"alone": alone, "beside": beside, "p99_ratio": round(beside["p99"] / alone["p99"], 2),
+                      "answered": alone["writes"] + beside["writes"], "journaled": journaled}))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["data"]:
         json.dump(data(int(sys.argv[2]), int(sys.argv[3])), sys.stdout)
@@ -124,6 +216,8 @@ if __name__ == "__main__":
         export(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1:2] == ["during"]:
         during(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1:2] == ["tenants"]:
+        tenants(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif sys.argv[1:2] == ["loads"]:
         loads(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

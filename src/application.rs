@@ -32,6 +32,8 @@ pub struct Settings {
     /// Of them, live at once made from one client address
     /// (`--max-sandboxes-per-address`); None: a quarter of `max_sandboxes`.
     pub max_sandboxes_per_address: Option<u32>,
+    /// Test mode's sandbox loads (creates and resets) at once (`--sandbox-loads`).
+    pub sandbox_loads: usize,
     /// Test mode's clock moves and faults act on tenants that are not
     /// sandboxes too (`--demo-test-controls`): a server one person uses.
     pub demo_test_controls: bool,
@@ -67,6 +69,7 @@ impl Default for Settings {
             strict_names: false,
             max_sandboxes: 1_000,
             max_sandboxes_per_address: None,
+            sandbox_loads: 2,
             demo_test_controls: false,
             sandbox_ttl: Some(Duration::from_secs(24 * 60 * 60)),
             sandbox_max_age: None,
@@ -99,6 +102,7 @@ impl Application {
             strict_names,
             max_sandboxes,
             max_sandboxes_per_address,
+            sandbox_loads,
             demo_test_controls,
             sandbox_ttl,
             sandbox_max_age,
@@ -119,7 +123,11 @@ impl Application {
         });
         let sandbox_ttl = sandbox_ttl.filter(|ttl| test_mode && !ttl.is_zero());
         let sandbox_max_age = sandbox_max_age.filter(|age| test_mode && !age.is_zero());
-        let expiry = switchboard_test_mode::sandboxes::Expiry { ttl: sandbox_ttl, max_age: sandbox_max_age };
+        let expiry = switchboard_test_mode::sandboxes::Expiry {
+            ttl: sandbox_ttl,
+            max_age: sandbox_max_age,
+            unfinished: test_mode.then_some(switchboard_test_mode::sandboxes::UNFINISHED_AFTER),
+        };
         let (background, queues) = Background::start(&db, &reads, clock, renewals, test_mode, expiry, write_wait);
         let tokens = Arc::new(TokenService::new(secret));
         let options = Options {
@@ -129,6 +137,7 @@ impl Application {
             strict_names: strict_names || test_mode,
             max_sandboxes,
             max_sandboxes_per_address: max_sandboxes_per_address.unwrap_or((max_sandboxes / 4).max(1)),
+            sandbox_loads,
             demo_test_controls,
             sandbox_ttl,
             sandbox_max_age,

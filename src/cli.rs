@@ -98,6 +98,10 @@ struct ServeArgs {
     /// them all; default a quarter of `--max-sandboxes`.
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES_PER_ADDRESS")]
     max_sandboxes_per_address: Option<u32>,
+    /// Test mode's sandbox loads (creates and resets) at once on this
+    /// instance (1-64); one more waits `--write-wait` at most, then is 503.
+    #[arg(long, env = "SWITCHBOARD_SANDBOX_LOADS", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    sandbox_loads: u16,
     /// Test mode's sandboxes live at once at most (creating one more is 409).
     #[arg(long, env = "SWITCHBOARD_MAX_SANDBOXES", default_value_t = 1_000)]
     max_sandboxes: u32,
@@ -593,6 +597,7 @@ async fn serve(common: &CommonArgs, args: ServeArgs) -> anyhow::Result<()> {
             .map(|rate| (rate, std::num::NonZeroU32::new(args.sandbox_create_burst).unwrap_or(rate))),
         max_sandboxes: args.max_sandboxes,
         max_sandboxes_per_address: args.max_sandboxes_per_address,
+        sandbox_loads: usize::from(args.sandbox_loads),
         demo_test_controls: args.demo_test_controls,
         renewal_interval: std::time::Duration::from_secs(args.renewal_interval),
         write_wait: std::time::Duration::from_secs(args.write_wait),

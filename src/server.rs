@@ -137,6 +137,11 @@ pub fn app(state: AppState) -> Router {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::intercept)),
         false => routes,
     };
+    // A sandbox load runs under a permit of its own, its body read first (`--sandbox-loads`).
+    let routes = match state.test_mode {
+        true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::gate_loads)),
+        false => routes,
+    };
     // A sandbox creation is counted against its address first, before its body is read.
     let routes = match state.test_controls.sandbox_creations.is_some() {
         true => routes.layer(middleware::from_fn_with_state(state.clone(), test_mode::sandboxes::bound_creations)),

@@ -43,6 +43,7 @@ mod m20261209_000026_sandbox_data_set_names;
 mod m20261210_000027_gateway_charges;
 mod m20261211_000028_sandbox_creators;
 mod m20261212_000029_tenant_delete_indexes;
+mod m20261213_000030_sandbox_loading;
 
 /// The migrations in the order they apply, each named as its file: the name
 /// is what `seaql_migrations` records.
@@ -85,5 +86,6 @@ pub fn all() -> Vec<(&'static str, Box<dyn MigrationTrait>)> {
         m20261210_000027_gateway_charges,
         m20261211_000028_sandbox_creators,
         m20261212_000029_tenant_delete_indexes,
+        m20261213_000030_sandbox_loading,
     ]
 }

@@ -104,6 +104,10 @@ pub struct Options<'a> {
     /// `--max-sandboxes-per-address`; 0: as many as `max_sandboxes` (every
     /// test's client is one address, 127.0.0.1).
     pub max_sandboxes_per_address: u32,
+    /// `--sandbox-loads`; 0: the default (2).
+    pub sandbox_loads: usize,
+    /// `--write-wait`; None: the default.
+    pub write_wait: Option<std::time::Duration>,
     /// `--strict-names` (test mode implies it).
     pub strict_names: bool,
     /// `--sandbox-ttl`; None: the default (a day).
@@ -157,6 +161,8 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
         renewal_interval,
         max_sandboxes,
         max_sandboxes_per_address,
+        sandbox_loads,
+        write_wait,
         strict_names,
         sandbox_ttl,
         sandbox_max_age,
@@ -216,9 +222,10 @@ pub async fn spawn(options: Options<'_>) -> TestApp {
             (0, max) => max,
             (share, _) => share,
         }),
+        sandbox_loads: if sandbox_loads == 0 { 2 } else { sandbox_loads },
         demo_test_controls: !without_demo_test_controls,
         renewal_interval,
-        write_wait: switchboard::state::DEFAULT_WRITE_WAIT,
+        write_wait: write_wait.unwrap_or(switchboard::state::DEFAULT_WRITE_WAIT),
         clock,
         rate_limit: None,
         limits,
@@ -433,6 +440,25 @@ impl TestApp {
         let data = data_sets::parse(&data.to_string(), now)
             .unwrap_or_else(|problems| panic!("{}", data_sets::describe(&problems)));
         data_sets::load(&self.db, &cipher, data).await.expect("data set loads");
+    }
+
+    /// Row counts of every table, read straight from the database.
+    pub async fn table_counts(&self) -> std::collections::BTreeMap<String, i64> {
+        let sql = match self.db.get_database_backend() {
+            sea_orm::DatabaseBackend::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+            _ => "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        };
+        let rows = self
+            .db
+            .query_all_raw(sea_orm::Statement::from_string(self.db.get_database_backend(), sql.to_owned()))
+            .await
+            .unwrap();
+        let mut counts = std::collections::BTreeMap::new();
+        for row in rows {
+            let table: String = row.try_get_by_index(0).unwrap();
+            counts.insert(table.clone(), self.count_rows(&format!("\"{table}\"")).await);
+        }
+        counts
     }
 
     /// Rows in `table`, read straight from the database.

@@ -27,6 +27,7 @@ mod renewals;
 mod retries;
 mod round_trips;
 mod sandbox_bounds;
+mod sandbox_loads;
 mod secure_form_rules;
 mod secure_forms;
 mod site_batches;

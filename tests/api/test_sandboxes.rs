@@ -2,7 +2,6 @@
 //! created without a token, reset to exactly their first state, deleted with
 //! every row they owned.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use sea_orm::ConnectionTrait;
@@ -31,25 +30,6 @@ fn partner_token(sandbox: &Value) -> String {
 
 fn agent_token(sandbox: &Value, site: usize) -> String {
     sandbox["sites"][site]["agents"][0]["accessToken"].as_str().unwrap().to_owned()
-}
-
-/// Row counts of every table, read straight from the database.
-async fn row_counts(app: &TestApp) -> BTreeMap<String, i64> {
-    let sql = match app.db.get_database_backend() {
-        sea_orm::DatabaseBackend::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
-        _ => "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-    };
-    let rows = app
-        .db
-        .query_all_raw(sea_orm::Statement::from_string(app.db.get_database_backend(), sql.to_owned()))
-        .await
-        .unwrap();
-    let mut counts = BTreeMap::new();
-    for row in rows {
-        let table: String = row.try_get_by_index(0).unwrap();
-        counts.insert(table.clone(), app.count_rows(&format!("\"{table}\"")).await);
-    }
-    counts
 }
 
 /// What a tenant sees of its own data, ids and all.
@@ -189,7 +169,7 @@ async fn reset_restores_exactly_the_state_after_creation() {
 #[tokio::test]
 async fn deleting_a_sandbox_removes_every_row_it_owned_and_its_tokens_stop_working() {
     let app = test_mode().await;
-    let before = row_counts(&app).await;
+    let before = app.table_counts().await;
     let sandbox = create(&app, json!({"dataSet": "demo"})).await;
     let (partner, agent) = (partner_token(&sandbox), agent_token(&sandbox, 0));
     let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
@@ -218,11 +198,11 @@ async fn deleting_a_sandbox_removes_every_row_it_owned_and_its_tokens_stop_worki
         200
     );
     assert_eq!(app.get("/api/test/requests", &partner).await.status(), 200);
-    assert!(row_counts(&app).await != before);
+    assert!(app.table_counts().await != before);
 
     let path = format!("{SANDBOXES}/{}", sandbox["partnerId"]);
     assert_eq!(app.delete(&path, &partner).await.status(), 204);
-    assert_eq!(row_counts(&app).await, before, "every row the sandbox owned is gone, and nothing else");
+    assert_eq!(app.table_counts().await, before, "every row the sandbox owned is gone, and nothing else");
     assert_problem(app.get("/api/billing/siteBillingConfigs", &partner).await, 401, 401002).await;
     assert_problem(app.get("/v4/secureform/secureForms", &agent).await, 401, 401002).await;
     assert_problem(app.get("/api/test/requests", &agent).await, 401, 401002).await;
@@ -622,14 +602,14 @@ async fn a_deleted_sandboxs_space_is_given_back_to_the_file_system() {
 #[tokio::test]
 async fn a_create_that_fails_at_its_last_step_stores_nothing() {
     let app = test_mode().await;
-    let before = row_counts(&app).await;
+    let before = app.table_counts().await;
     app.refuse_inserts("refresh_tokens").await;
     for data_set in ["demo", "empty"] {
         let response = app.client.post(app.url(SANDBOXES)).json(&json!({"dataSet": data_set})).send().await.unwrap();
         assert_eq!(response.status(), 500, "{data_set}");
         let problem: Value = response.json().await.unwrap();
         assert!(!problem.to_string().contains("refused on purpose"), "internals hidden: {problem}");
-        assert_eq!(row_counts(&app).await, before, "a refused {data_set} create stored nothing");
+        assert_eq!(app.table_counts().await, before, "a refused {data_set} create stored nothing");
     }
     app.allow_inserts("refresh_tokens").await;
     let sandbox = create(&app, json!({"dataSet": "empty"})).await;
@@ -646,7 +626,7 @@ async fn stored_bytes(app: &TestApp) -> Vec<u8> {
         return files.iter().flat_map(|file| std::fs::read(file).unwrap_or_default()).collect();
     }
     let mut text = String::new();
-    for table in row_counts(app).await.into_keys() {
+    for table in app.table_counts().await.into_keys() {
         let sql = format!("SELECT coalesce(string_agg(t::text, ' '), '') FROM \"{table}\" t");
         let statement = sea_orm::Statement::from_string(app.db.get_database_backend(), sql);
         let row = app.db.query_one_raw(statement).await.unwrap().unwrap();

@@ -8,6 +8,7 @@ use anyhow::Context;
 use chrono::Utc;
 use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, PaginatorTrait, TransactionTrait};
 use serde::Deserialize;
+use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 use switchboard_entities::{
@@ -384,29 +385,99 @@ pub async fn load(
     cipher: &FieldCipher,
     data: DataSet,
 ) -> anyhow::Result<()> {
-    let txn = db.begin().await?;
+    let rows = Rows { txn: db.begin().await?, steps: None, began: Instant::now() };
+    write_rows(rows, cipher, data).await?.txn.commit().await?;
+    Ok(())
+}
+
+/// How a load in steps commits: a step ends once it has written for
+/// `every`, between two rows, and the next waits for the database `wait` at
+/// most (then 503, `Retry-After: 1`).
+#[derive(Clone, Copy, Debug)]
+pub struct Steps {
+    pub every: Duration,
+    pub wait: Duration,
+}
+
+/// Loads `data` on `db` in transactions of about `steps.every` each, so that
+/// other writes take their turns between them (SQLite has one writer). Rows
+/// go in the order they reference each other, so each step commits whole
+/// rows whose references are committed. Not atomic: a caller that refuses
+/// on an error deletes what the steps before it committed.
+pub async fn load_in_steps(
+    db: &DatabaseConnection,
+    steps: Steps,
+    cipher: &FieldCipher,
+    data: DataSet,
+) -> anyhow::Result<()> {
+    let rows = Rows { txn: begin_within(db, steps.wait).await?, steps: Some((db, steps)), began: Instant::now() };
+    write_rows(rows, cipher, data).await?.txn.commit().await?;
+    Ok(())
+}
+
+/// A transaction of `db` begun within `wait`, or a 503 saying nothing more was written.
+async fn begin_within(db: &DatabaseConnection, wait: Duration) -> anyhow::Result<sea_orm::DatabaseTransaction> {
+    match tokio::time::timeout(wait, db.begin()).await {
+        Ok(txn) => Ok(txn?),
+        Err(_) => Err(ApiError::new(
+            switchboard_kernel::error::ErrorCode::Busy,
+            format!("the load waited longer than {wait:?} for the database"),
+        )
+        .retry_after(1)
+        .into()),
+    }
+}
+
+/// The transaction a load writes its rows in, and when to commit it.
+struct Rows<'a> {
+    txn: sea_orm::DatabaseTransaction,
+    steps: Option<(&'a DatabaseConnection, Steps)>,
+    began: Instant,
+}
+
+impl Rows<'_> {
+    /// After a row: commits and begins the next step when this one has written long enough.
+    async fn step(self) -> anyhow::Result<Self> {
+        match self.steps {
+            Some((db, steps)) if self.began.elapsed() >= steps.every => {
+                // Committed before the next begins: on SQLite they share the one writer.
+                self.txn.commit().await?;
+                Ok(Self { txn: begin_within(db, steps.wait).await?, steps: self.steps, began: Instant::now() })
+            }
+            _ => Ok(self),
+        }
+    }
+}
+
+/// Writes `data`'s rows through `rows`, stepping between rows; answers the open step.
+async fn write_rows<'a>(mut rows: Rows<'a>, cipher: &FieldCipher, data: DataSet) -> anyhow::Result<Rows<'a>> {
     // What the data set leaves out is made at its own clock, not the server's.
     let now = data.clock.unwrap_or_else(Utc::now);
     let partner_ids: Vec<i32> = data.partners.iter().map(|p| p.id).collect();
     for p in data.partners {
-        accounts::insert_partner(&txn, p.id, p.name).await?;
+        accounts::insert_partner(&rows.txn, p.id, p.name).await?;
+        rows = rows.step().await?;
     }
     for p in data.platforms {
         platform::Entity::insert(platform::ActiveModel { id: Set(p.id), name: Set(p.name) })
-            .exec_without_returning(&txn)
+            .exec_without_returning(&rows.txn)
             .await?;
+        rows = rows.step().await?;
     }
     for p in data.profit_centers {
         profit_center::Entity::insert(profit_center::ActiveModel { id: Set(p.id), name: Set(p.name) })
-            .exec_without_returning(&txn)
+            .exec_without_returning(&rows.txn)
             .await?;
+        rows = rows.step().await?;
     }
     for (i, t) in data.tags.into_iter().enumerate() {
-        site_store::insert_tag(&txn, t).await.map_err(at_row(format!("/tags/{i}")))?;
+        site_store::insert_tag(&rows.txn, t).await.map_err(at_row(format!("/tags/{i}")))?;
+        rows = rows.step().await?;
     }
     let site_partners: Vec<(i32, i32)> = data.sites.iter().map(|s| (s.id, s.partner_id)).collect();
     for (i, s) in data.sites.into_iter().enumerate() {
-        site_store::insert(&txn, s).await.map_err(at_row(format!("/sites/{i}")))?;
+        site_store::insert(&rows.txn, s).await.map_err(at_row(format!("/sites/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, a) in data.agents.into_iter().enumerate() {
         let site_id = a.site_id.ok_or_else(|| refused(format!("/agents/{i}/siteId"), "is required"))?;
@@ -424,7 +495,8 @@ pub async fn load(
             created_time: a.created_time.unwrap_or(now),
             last_activity_time: a.last_activity_time,
         };
-        accounts::insert_agent(&txn, agent).await.map_err(at_row(format!("/agents/{i}")))?;
+        accounts::insert_agent(&rows.txn, agent).await.map_err(at_row(format!("/agents/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, u) in data.partner_users.into_iter().enumerate() {
         let partner_id = u.partner_id.ok_or_else(|| refused(format!("/partnerUsers/{i}/partnerId"), "is required"))?;
@@ -437,14 +509,16 @@ pub async fn load(
             display_name: u.display_name,
             permissions: u.permissions,
         };
-        accounts::insert_partner_user(&txn, user).await.map_err(at_row(format!("/partnerUsers/{i}")))?;
+        accounts::insert_partner_user(&rows.txn, user).await.map_err(at_row(format!("/partnerUsers/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, f) in data.secure_forms.into_iter().enumerate() {
         let id = f.form.id;
-        secure_form(&txn, f.site_id, id, f.form).await.map_err(at_row(format!("/secureForms/{i}")))?;
+        secure_form(&rows.txn, f.site_id, id, f.form).await.map_err(at_row(format!("/secureForms/{i}")))?;
+        rows = rows.step().await?;
     }
-    load_catalogs(&txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
-    products::store::insert(&txn, &data.products, &data.feature_point_items)
+    load_catalogs(&rows.txn, &data.chatbot_engines, &data.languages, &data.voices, &data.voice_channels).await?;
+    products::store::insert(&rows.txn, &data.products, &data.feature_point_items)
         .await
         .map_err(at_row("/products".to_owned()))?;
     for c in data.currencies {
@@ -454,8 +528,9 @@ pub async fn load(
             description: Set(c.description),
             minor_units: Set(c.minor_units),
         })
-        .exec_without_returning(&txn)
+        .exec_without_returning(&rows.txn)
         .await?;
+        rows = rows.step().await?;
     }
     for t in data.tax_rates {
         tax_rate::Entity::insert(tax_rate::ActiveModel {
@@ -465,11 +540,13 @@ pub async fn load(
             name: Set(t.name),
             rate: Set(t.rate.into()),
         })
-        .exec_without_returning(&txn)
+        .exec_without_returning(&rows.txn)
         .await?;
+        rows = rows.step().await?;
     }
     for (i, p) in data.plans.into_iter().enumerate() {
-        subscriptions::seed_plan(&txn, p).await.map_err(at_row(format!("/plans/{i}")))?;
+        subscriptions::seed_plan(&rows.txn, p).await.map_err(at_row(format!("/plans/{i}")))?;
+        rows = rows.step().await?;
     }
     // Read once for the rows below (a load writes thousands of rows of a few sites).
     let mut partners = Partners::of_sites(&site_partners);
@@ -477,74 +554,86 @@ pub async fn load(
     let stated: Vec<(i32, Option<Money>)> =
         data.site_billing_configs.iter().filter_map(|c| Some((c.body.site_id?, c.balance))).collect();
     for (i, c) in data.site_billing_configs.into_iter().enumerate() {
-        partner_billing::billing_config(&txn, c, &mut partners, &mut currencies, now)
+        partner_billing::billing_config(&rows.txn, c, &mut partners, &mut currencies, now)
             .await
             .map_err(at_row(format!("/siteBillingConfigs/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, p) in data.site_billing_profiles.into_iter().enumerate() {
-        partner_billing::billing_profile(&txn, cipher, p, &mut partners, now)
+        partner_billing::billing_profile(&rows.txn, cipher, p, &mut partners, now)
             .await
             .map_err(at_row(format!("/siteBillingProfiles/{i}")))?;
+        rows = rows.step().await?;
     }
     let plans =
-        subscriptions::plans_of(&txn, &data.subscriptions).await.map_err(at_row("/subscriptions".to_owned()))?;
+        subscriptions::plans_of(&rows.txn, &data.subscriptions).await.map_err(at_row("/subscriptions".to_owned()))?;
     for (i, s) in data.subscriptions.into_iter().enumerate() {
-        subscriptions::seed_subscription(&txn, &plans, &mut partners, s)
+        subscriptions::seed_subscription(&rows.txn, &plans, &mut partners, s)
             .await
             .map_err(at_row(format!("/subscriptions/{i}")))?;
+        rows = rows.step().await?;
     }
     let invoiced: Vec<i32> = data.invoices.iter().map(|i| i.site_id).collect();
-    let invoicing = switchboard_partner_billing::invoices::store::invoicing_of(&txn, &invoiced)
+    let invoicing = switchboard_partner_billing::invoices::store::invoicing_of(&rows.txn, &invoiced)
         .await
         .map_err(at_row("/invoices".to_owned()))?;
     for (i, invoice) in data.invoices.into_iter().enumerate() {
-        partner_billing::invoice(&txn, &invoicing, invoice).await.map_err(at_row(format!("/invoices/{i}")))?;
+        partner_billing::invoice(&rows.txn, &invoicing, invoice).await.map_err(at_row(format!("/invoices/{i}")))?;
+        rows = rows.step().await?;
     }
-    partner_billing::balances(&txn, &stated).await?;
+    partner_billing::balances(&rows.txn, &stated).await?;
     for (i, r) in data.subscription_product_relations.into_iter().enumerate() {
-        partner_billing::product_relation(&txn, r)
+        partner_billing::product_relation(&rows.txn, r)
             .await
             .map_err(at_row(format!("/subscriptionProductRelations/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, l) in data.subscription_feature_limitation_configs.into_iter().enumerate() {
-        features::store::insert_limits(&txn, l)
+        features::store::insert_limits(&rows.txn, l)
             .await
             .map_err(at_row(format!("/subscriptionFeatureLimitationConfigs/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, t) in data.telephony_configurations.into_iter().enumerate() {
         let id = t.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::telephony(&txn, t.site_id, id, t.body)
+        voicebots::telephony(&rows.txn, t.site_id, id, t.body)
             .await
             .map_err(at_row(format!("/telephonyConfigurations/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, c) in data.sip_configurations.into_iter().enumerate() {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::sip(&txn, cipher, c.site_id, id, c.body).await.map_err(at_row(format!("/sipConfigurations/{i}")))?;
+        voicebots::sip(&rows.txn, cipher, c.site_id, id, c.body)
+            .await
+            .map_err(at_row(format!("/sipConfigurations/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, c) in data.voicebot_channel_instances.into_iter().enumerate() {
         let id = c.id.unwrap_or_else(Uuid::now_v7);
-        voicebots::channel(&txn, c.site_id, id, c.body)
+        voicebots::channel(&rows.txn, c.site_id, id, c.body)
             .await
             .map_err(at_row(format!("/voicebotChannelInstances/{i}")))?;
+        rows = rows.step().await?;
     }
     for (i, r) in data.site_renewals.into_iter().enumerate() {
-        partner_billing::site_renewal(&txn, r).await.map_err(at_row(format!("/siteRenewals/{i}")))?;
+        partner_billing::site_renewal(&rows.txn, r).await.map_err(at_row(format!("/siteRenewals/{i}")))?;
+        rows = rows.step().await?;
     }
     if let Some(at) = data.clock {
         for p in &partner_ids {
-            switchboard_partner_billing::clock::freeze(&txn, *p, at).await?;
+            switchboard_partner_billing::clock::freeze(&rows.txn, *p, at).await?;
         }
     }
     for (i, b) in data.voicebots.into_iter().enumerate() {
         let id = b.id.unwrap_or_else(Uuid::now_v7);
         let channel_id = b.channel_id.unwrap_or_else(Uuid::now_v7);
         let at = b.last_updated_time.unwrap_or(now);
-        voicebots::voicebot(&txn, b.site_id, id, channel_id, b.body, at)
+        voicebots::voicebot(&rows.txn, b.site_id, id, channel_id, b.body, at)
             .await
             .map_err(at_row(format!("/voicebots/{i}")))?;
+        rows = rows.step().await?;
     }
-    txn.commit().await?;
-    Ok(())
+    Ok(rows)
 }
 
 async fn load_catalogs(

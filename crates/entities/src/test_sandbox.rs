@@ -20,6 +20,9 @@ pub struct Model {
     /// A keyed hash of the client address that created it (never the
     /// address): what the per-address share counts. Absent before migration 28.
     pub creator: Option<String>,
+    /// True while its rows are written in steps, before its answer's token
+    /// is: no one holds a token of it; left so, it is deleted (migration 30).
+    pub loading: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

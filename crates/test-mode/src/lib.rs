@@ -66,6 +66,8 @@ pub struct TestModeState {
     pub max_sandboxes: u32,
     /// Of them, live at once made from one client address (`--max-sandboxes-per-address`).
     pub max_sandboxes_per_address: u32,
+    /// Sandbox loads (creates and resets) at once on this instance (`--sandbox-loads`).
+    pub sandbox_loads: sandboxes::SandboxLoads,
     /// Clock moves and faults act on tenants that are not sandboxes too
     /// (`--demo-test-controls`); else those answer 403.
     pub demo_test_controls: bool,

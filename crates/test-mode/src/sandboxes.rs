@@ -213,6 +213,9 @@ struct ResetPath;
         (status = 429, description = "This client address holds `--sandbox-create-burst` live sandboxes or more and creates them faster than `--sandbox-create-rate` allows (`429002`)",
             body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds until this address may create one again"))),
+        (status = 503, description = "As many sandbox loads as `--sandbox-loads` are running and none ended within `--write-wait`; nothing was stored (`503002`)\nThe database did not answer within `--write-wait`; nothing was stored (`503002`)\nThe database is away; nothing was stored (`503001`)",
+            body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ),
     security(()))]
 async fn create_test_sandbox(
@@ -230,6 +233,7 @@ async fn create_test_sandbox(
     let (source, clock) = tokio::task::spawn_blocking(move || source_of(&reading, input.data_set, input.clock))
         .await
         .map_err(ApiError::internal)??;
+    let source = Arc::new(source);
     let clock = checked_clock(&state, clock)?;
     for _ in 0..ATTEMPTS {
         let place = {
@@ -244,8 +248,7 @@ async fn create_test_sandbox(
         // Every other error (the bound, a data set the rules refuse, a
         // database that does not answer or is full) is answered as it is:
         // other ids change none of them, and nothing was stored.
-        let create = Some(Creation { creator: creator.clone() });
-        if let Written::Sandbox(answer) = write(&state, &source, place, clock, Utc::now(), create).await? {
+        if let Written::Sandbox(answer) = create(&state, &source, place, clock, Utc::now(), creator.clone()).await? {
             return Ok(switchboard_kernel::answer::created(
                 format!("/api/test/sandboxes/{}", place.partner_id),
                 answer,
@@ -263,7 +266,10 @@ async fn create_test_sandbox(
 /// partner token; another partner, or one that is not a sandbox, is a 404.
 #[utoipa::path(post, path = "/api/test/sandboxes/{partnerId}:reset", operation_id = "resetTestSandbox", tag = TAG,
     params(("partnerId" = i32, Path, description = "The sandbox's partner", example = 1234567890)),
-    responses((status = 200, description = "The sandbox as created", body = TestSandbox)),
+    responses((status = 200, description = "The sandbox as created", body = TestSandbox),
+        (status = 503, description = "As many sandbox loads as `--sandbox-loads` are running and none ended within `--write-wait`; the sandbox is as it was (`503002`)\nThe database did not answer within `--write-wait`; the sandbox is as it was (`503002`)\nThe database is away; the sandbox is as it was (`503001`)",
+            body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying")))),
     extensions(("x-permissions" = json!(["ManageSite"]))))]
 async fn reset_test_sandbox(
     State(state): State<Arc<TestModeState>>,
@@ -271,13 +277,9 @@ async fn reset_test_sandbox(
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let source = recorded_source(&state, &sandbox)?;
+    let source = Arc::new(recorded_source(&state, &sandbox)?);
     let place = place(&state, partner_id, sandbox.first_site_id);
-    match write(&state, &source, place, sandbox.clock, sandbox.created_time, None).await? {
-        Written::Sandbox(answer) => Ok(Json(answer)),
-        // A reset keeps its own ids: only a create looks for free ones.
-        Written::IdsTaken => Err(ApiError::internal(anyhow::anyhow!("a reset found its own ids taken"))),
-    }
+    Ok(Json(reset(&state, &source, place, sandbox.clock, sandbox.created_time).await?))
 }
 
 /// Read a sandbox
@@ -328,10 +330,7 @@ async fn delete_test_sandbox(
     Path(partner_id): Path<i32>,
 ) -> ApiResult<StatusCode> {
     own_sandbox(&state, &caller, partner_id).await?;
-    let txn = state.db.begin().await?;
-    sandbox::delete_tenant(&txn, partner_id).await?;
-    row::Entity::delete_by_id(partner_id).exec(&txn).await?;
-    txn.commit().await?;
+    expiry::delete_sandbox(&state.db, partner_id).await?;
     switchboard_kernel::db::space::reclaim_later(&state.db);
     Ok(StatusCode::NO_CONTENT)
 }
@@ -345,8 +344,12 @@ fn expiry_of(state: &Arc<TestModeState>, created: DateTime<Utc>, used: DateTime<
     [after(state.sandbox_ttl, used), after(state.sandbox_max_age, created)].into_iter().flatten().min()
 }
 
+mod gate;
+pub use gate::{SandboxLoads, gate_loads};
 mod expiry;
-pub use expiry::{CreationLimit, Expiry, SandboxActivity, bound_creations, expire_idle, spawn_expiry, used};
+pub use expiry::{
+    CreationLimit, Expiry, SandboxActivity, UNFINISHED_AFTER, bound_creations, expire_idle, spawn_expiry, used,
+};
 
 /// The sandbox `partner_id`, if it is the caller's.
 async fn own_sandbox(
@@ -404,12 +407,6 @@ enum Written {
     IdsTaken,
 }
 
-/// A create's own facts (a reset has none).
-struct Creation {
-    /// `creator_of` the client's address, where it is known.
-    creator: Option<String>,
-}
-
 /// A keyed hash of a client address: what a sandbox records of its creator,
 /// so that the per-address share is counted without keeping the address.
 pub(super) fn creator_of(state: &Arc<TestModeState>, address: std::net::IpAddr) -> String {
@@ -420,85 +417,201 @@ pub(super) fn creator_of(state: &Arc<TestModeState>, address: std::net::IpAddr) 
     state.cipher.fingerprint(&[b"sandbox-creator", &octets])
 }
 
-/// Writes the sandbox's rows (after deleting what it holds, on a reset), its
-/// clock and the refresh token of its answer in one transaction; a create
-/// (`create` given) also records the sandbox. Everything the answer holds commits with the rows or
-/// nothing does: an answer that refuses never leaves a sandbox behind, and a
-/// sandbox is never stored without the answer that can reach and delete it.
-async fn write(
+/// How long one step of a create's load writes before it commits and lets
+/// other writes have the database (SQLite's one writer): about what a
+/// tenant's own write takes, so that one waits behind a step, not a load.
+const LOAD_STEP: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Creates a sandbox in steps (decisions/test-mode.md, "Loads that share the
+/// writer"): the first counts it against the bounds and records it
+/// `loading`; its rows follow in steps of `LOAD_STEP`; the last writes its
+/// clock and its answer's refresh token and ends `loading`. Until then no
+/// one holds a token of it; a step that fails deletes what the steps before
+/// it wrote (`Unfinished`), and what a crash left is deleted by the expiry
+/// pass. So a sandbox that is not `loading` was answered 201, and an answer
+/// that refuses leaves none behind.
+async fn create(
     state: &Arc<TestModeState>,
-    source: &Source,
+    source: &Arc<Source>,
     place: Place,
     clock: Option<DateTime<Utc>>,
     created: DateTime<Utc>,
-    create: Option<Creation>,
+    creator: Option<String>,
 ) -> ApiResult<Written> {
-    // The sandbox's clock, not the server's, stamps what the data set leaves unstamped.
-    // A reset keeps the hash its accounts have (the password is the same):
-    // an argon2 hash is most of what a small sandbox's load costs.
-    let kept = match create {
-        Some(_) => None,
-        None => stored_password_hash(state, place.partner_id).await?,
-    };
-    let password_hash = match kept {
-        Some(hash) => hash,
-        None => sandbox::password_hash(place).map_err(ApiError::internal)?,
-    };
-    let made = sandbox::sandbox(source, place, clock.unwrap_or(created), &password_hash).map_err(ApiError::internal)?;
+    let (data, accounts) = rows_of(source, place, clock, created, None).await?;
+    let txn = begin(state).await?;
+    let counted = async {
+        within_bound(&txn, state.max_sandboxes, state.max_sandboxes_per_address, creator.as_deref()).await?;
+        if ids_taken(&txn, place, accounts.sites.len()).await? {
+            return Ok(false);
+        }
+        row::Entity::insert(row::ActiveModel {
+            partner_id: Set(place.partner_id),
+            data_set: Set(source.name().to_owned()),
+            data_set_json: Set(source.record(&state.cipher)),
+            first_site_id: Set(place.first_site_id),
+            clock: Set(clock),
+            created_time: Set(created),
+            last_used_time: Set(Some(created)),
+            creator: Set(creator),
+            loading: Set(true),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+        Ok(true)
+    }
+    .await;
+    // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
+    if !switchboard_kernel::db::conclude(txn, false, counted).await? {
+        return Ok(Written::IdsTaken);
+    }
+    let unfinished = Unfinished { state: Arc::clone(state), partner_id: place.partner_id, armed: true };
+    let steps = switchboard_data_sets::Steps { every: LOAD_STEP, wait: state.write_wait };
+    if let Err(err) = switchboard_data_sets::load_in_steps(&state.db, steps, &state.cipher, data).await {
+        unfinished.discard().await;
+        return Err(refused_load(source, &accounts.labels, &accounts.sites, err));
+    }
+    let finished = async {
+        let txn = begin(state).await?;
+        let answered = async {
+            if let Some(at) = clock {
+                freeze(&txn, place.partner_id, at).await?;
+            }
+            let answer = answer(state, &txn, accounts, place, clock, created).await?;
+            row::Entity::update_many()
+                .col_expr(row::Column::Loading, sea_orm::sea_query::Expr::value(false))
+                .filter(row::Column::PartnerId.eq(place.partner_id))
+                .exec(&txn)
+                .await?;
+            Ok(answer)
+        }
+        .await;
+        switchboard_kernel::db::conclude(txn, false, answered).await
+    }
+    .await;
+    match finished {
+        Ok(answer) => {
+            unfinished.keep();
+            Ok(Written::Sandbox(answer))
+        }
+        // A last commit that lost the database may have stored it: once
+        // deleted, the answer can say that nothing was.
+        Err(err) => match unfinished.discard().await {
+            true if err.code() == ErrorCode::OutcomeUnknown => Err(ApiError::new(
+                ErrorCode::DatabaseUnavailable,
+                "the database went away as the sandbox was finished; it was deleted: nothing was stored",
+            )
+            .retry_after(1)),
+            _ => Err(err),
+        },
+    }
+}
+
+/// A created sandbox whose last step has not committed: deleted when it is
+/// discarded, or when the create's future is dropped before `keep` (a
+/// panic, a shutdown; a client that gives up does not drop it: a write
+/// runs to its end, `server::to_completion`).
+struct Unfinished {
+    state: Arc<TestModeState>,
+    partner_id: i32,
+    armed: bool,
+}
+
+impl Unfinished {
+    fn keep(mut self) {
+        self.armed = false;
+    }
+
+    /// Deletes what the steps wrote, before the refusal is answered; whether it was.
+    async fn discard(mut self) -> bool {
+        self.armed = false;
+        expiry::discard_loading(&self.state.db, self.partner_id).await
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let (true, Ok(runtime)) = (self.armed, tokio::runtime::Handle::try_current()) {
+            let (db, partner_id) = (self.state.db.clone(), self.partner_id);
+            runtime.spawn(async move { expiry::discard_loading(&db, partner_id).await });
+        }
+    }
+}
+
+/// Resets a sandbox: deletes what it holds and writes its rows, its clock
+/// and the refresh token of its answer in one transaction (a reset that
+/// fails leaves the sandbox as it was).
+async fn reset(
+    state: &Arc<TestModeState>,
+    source: &Arc<Source>,
+    place: Place,
+    clock: Option<DateTime<Utc>>,
+    created: DateTime<Utc>,
+) -> ApiResult<TestSandbox> {
+    // The password is the same: an argon2 hash is most of what a small sandbox's load costs.
+    let kept = stored_password_hash(state, place.partner_id).await?;
+    let (data, accounts) = rows_of(source, place, clock, created, kept).await?;
+    let txn = begin(state).await?;
+    let written = async {
+        sandbox::delete_tenant(&txn, place.partner_id).await?;
+        row::Entity::update_many()
+            .col_expr(row::Column::LastUsedTime, sea_orm::sea_query::Expr::value(Utc::now()))
+            .filter(row::Column::PartnerId.eq(place.partner_id))
+            .exec(&txn)
+            .await?;
+        switchboard_data_sets::load(&txn, &state.cipher, data)
+            .await
+            .map_err(|err| refused_load(source, &accounts.labels, &accounts.sites, err))?;
+        if let Some(at) = clock {
+            freeze(&txn, place.partner_id, at).await?;
+        }
+        answer(state, &txn, accounts, place, clock, created).await
+    }
+    .await;
+    switchboard_kernel::db::conclude(txn, false, written).await
+}
+
+/// A sandbox's rows from `source` at `place`, and the accounts its answer
+/// names, their password hashed unless `password_hash` is given. The
+/// sandbox's clock, not the server's, stamps what the data set leaves
+/// unstamped. Off the async workers: the hash and the copy of a large data
+/// set are CPU work other requests would wait behind.
+async fn rows_of(
+    source: &Arc<Source>,
+    place: Place,
+    clock: Option<DateTime<Utc>>,
+    created: DateTime<Utc>,
+    password_hash: Option<String>,
+) -> ApiResult<(switchboard_data_sets::DataSet, Accounts)> {
+    let source = Arc::clone(source);
+    let made = tokio::task::spawn_blocking(move || {
+        let password_hash = match password_hash {
+            Some(hash) => hash,
+            None => sandbox::password_hash(place)?,
+        };
+        sandbox::sandbox(&source, place, clock.unwrap_or(created), &password_hash)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::internal)?;
     let sandbox::Sandbox { mut data, partner_user, sites, labels } = made;
     if clock.is_some() {
         data.clock = clock;
     }
-    // A write waits for the database `--write-wait` at most, as every write
-    // does: then 503 with nothing stored (a pool timeout is not a collision).
-    let txn = match tokio::time::timeout(state.write_wait, state.db.begin()).await {
-        Ok(txn) => txn?,
-        Err(_) => {
-            return Err(ApiError::new(
-                ErrorCode::Busy,
-                format!("the sandbox waited longer than {:?} for the database; nothing was stored", state.write_wait),
-            )
-            .retry_after(1));
-        }
-    };
-    let written = async {
-        if let Some(create) = create {
-            within_bound(&txn, state.max_sandboxes, state.max_sandboxes_per_address, create.creator.as_deref()).await?;
-            if ids_taken(&txn, place, sites.len()).await? {
-                return Ok(Written::IdsTaken);
-            }
-            row::Entity::insert(row::ActiveModel {
-                partner_id: Set(place.partner_id),
-                data_set: Set(source.name().to_owned()),
-                data_set_json: Set(source.record(&state.cipher)),
-                first_site_id: Set(place.first_site_id),
-                clock: Set(clock),
-                created_time: Set(created),
-                last_used_time: Set(Some(created)),
-                creator: Set(create.creator),
-            })
-            .exec_without_returning(&txn)
-            .await?;
-        } else {
-            sandbox::delete_tenant(&txn, place.partner_id).await?;
-            row::Entity::update_many()
-                .col_expr(row::Column::LastUsedTime, sea_orm::sea_query::Expr::value(Utc::now()))
-                .filter(row::Column::PartnerId.eq(place.partner_id))
-                .exec(&txn)
-                .await?;
-        }
-        switchboard_data_sets::load(&txn, &state.cipher, data)
-            .await
-            .map_err(|err| refused_load(source, &labels, &sites, err))?;
-        if let Some(at) = clock {
-            freeze(&txn, place.partner_id, at).await?;
-        }
-        let answer = answer(state, &txn, Accounts { partner_user, sites, labels }, place, clock, created).await?;
-        Ok(Written::Sandbox(answer))
+    Ok((data, Accounts { partner_user, sites, labels }))
+}
+
+/// A transaction begun within `--write-wait`, as every write waits: then
+/// 503 with nothing stored (a pool timeout is not an id collision).
+async fn begin(state: &Arc<TestModeState>) -> ApiResult<sea_orm::DatabaseTransaction> {
+    match tokio::time::timeout(state.write_wait, state.db.begin()).await {
+        Ok(txn) => Ok(txn?),
+        Err(_) => Err(ApiError::new(
+            ErrorCode::Busy,
+            format!("the sandbox waited longer than {:?} for the database; nothing was stored", state.write_wait),
+        )
+        .retry_after(1)),
     }
-    .await;
-    // Rolled back at once on a refusal: the drop's rollback would hold the bound's lock until it runs.
-    switchboard_kernel::db::conclude(txn, false, written).await
 }
 
 /// The password hash a sandbox's partner user has (every account of a
@@ -516,17 +629,27 @@ async fn stored_password_hash(state: &Arc<TestModeState>, partner_id: i32) -> Ap
     Ok(hash)
 }
 
-/// Whether a create's random ids name a partner or a site that exists (a
-/// live sandbox's), read in the create's transaction after the bound's
-/// lock, which orders creates: a collision is found here, never as a
-/// constraint error mid-load.
+/// Whether a create's random ids name a partner or a site that exists, or
+/// may be a sandbox's still loading (its rows not all written: a sandbox
+/// whose first site is fewer than `MAX_SITES` before this one's last), read
+/// in the create's first step after the bound's lock, which orders creates:
+/// a collision is found here, never as a constraint error mid-load.
 async fn ids_taken(txn: &sea_orm::DatabaseTransaction, place: Place, sites: usize) -> ApiResult<bool> {
     use switchboard_entities::partner;
     let last_site = place.first_site_id.saturating_add(i32::try_from(sites.max(1)).unwrap_or(i32::MAX) - 1);
     let partners = partner::Entity::find_by_id(place.partner_id).count(txn).await?;
     let sites =
         site::Entity::find().filter(site::Column::Id.between(place.first_site_id, last_site)).count(txn).await?;
-    Ok(partners + sites > 0)
+    let reach = i32::try_from(sandbox::MAX_SITES).unwrap_or(i32::MAX) - 1;
+    let sandboxes = row::Entity::find()
+        .filter(
+            sea_orm::Condition::any()
+                .add(row::Column::PartnerId.eq(place.partner_id))
+                .add(row::Column::FirstSiteId.between(place.first_site_id.saturating_sub(reach), last_site)),
+        )
+        .count(txn)
+        .await?;
+    Ok(partners + sites + sandboxes > 0)
 }
 
 /// Refuses a create past `--max-sandboxes`, or past its address's share of

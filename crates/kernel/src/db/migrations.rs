@@ -133,7 +133,7 @@ mod tests {
         super::up(&db, None).await.unwrap();
         let all = recorded(&db).await;
         assert_eq!(all.len(), migration::all().len());
-        assert_eq!(all.last().map(String::as_str), Some("m20261212_000029_tenant_delete_indexes"));
+        assert_eq!(all.last().map(String::as_str), Some("m20261213_000030_sandbox_loading"));
         // Nothing is pending: a second run changes nothing (and would fail
         // on a table that exists if it ran a migration again).
         super::up(&db, None).await.unwrap();

@@ -78,11 +78,45 @@ impl SandboxActivity {
 }
 
 /// When sandboxes are deleted: unused for `ttl`, or `max_age` after their
-/// creation however used; None: not for that reason.
+/// creation however used, or still `loading` `unfinished` after it (a crash
+/// or a lost database left it); None: not for that reason.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Expiry {
     pub ttl: Option<Duration>,
     pub max_age: Option<Duration>,
+    pub unfinished: Option<Duration>,
+}
+
+/// How long after its creation a sandbox still `loading` is taken as left
+/// by a crash: far past any load (each step waits `--write-wait` at most).
+pub const UNFINISHED_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Deletes a sandbox with everything it owns, in one transaction.
+pub(super) async fn delete_sandbox(db: &DatabaseConnection, partner_id: i32) -> Result<(), sea_orm::DbErr> {
+    let txn = db.begin().await?;
+    sandbox::delete_tenant(&txn, partner_id).await?;
+    row::Entity::delete_by_id(partner_id).exec(&txn).await?;
+    txn.commit().await
+}
+
+/// Deletes what a create's steps wrote, its sandbox not answered; one the
+/// database does not let go now is left `loading`, for the expiry pass.
+/// Whether it was deleted.
+pub(super) async fn discard_loading(db: &DatabaseConnection, partner_id: i32) -> bool {
+    match delete_sandbox(db, partner_id).await {
+        Ok(()) => {
+            switchboard_kernel::db::space::reclaim_later(db);
+            true
+        }
+        Err(err) => {
+            tracing::warn!(
+                partner_id,
+                error = %err,
+                "deleting an unfinished sandbox failed; the expiry pass deletes it later"
+            );
+            false
+        }
+    }
 }
 
 /// Deletes every sandbox unused for longer than `ttl` or older than
@@ -99,17 +133,21 @@ pub async fn expire_idle(db: &DatabaseConnection, expiry: Expiry) -> Result<usiz
     if let Some(cutoff) = before(expiry.max_age) {
         due = due.add(row::Column::CreatedTime.lt(cutoff));
     }
+    if let Some(cutoff) = before(expiry.unfinished) {
+        due = due
+            .add(sea_orm::Condition::all().add(row::Column::Loading.eq(true)).add(row::Column::CreatedTime.lt(cutoff)));
+    }
     if due.is_empty() {
         return Ok(0);
     }
     let idle: Vec<i32> =
         row::Entity::find().filter(due).select_only().column(row::Column::PartnerId).into_tuple().all(db).await?;
     for partner_id in &idle {
-        let txn = db.begin().await?;
-        sandbox::delete_tenant(&txn, *partner_id).await?;
-        row::Entity::delete_by_id(*partner_id).exec(&txn).await?;
-        txn.commit().await?;
-        tracing::info!(partner_id, "deleted a sandbox unused for --sandbox-ttl or older than --sandbox-max-age");
+        delete_sandbox(db, *partner_id).await?;
+        tracing::info!(
+            partner_id,
+            "deleted a sandbox unused for --sandbox-ttl, older than --sandbox-max-age, or left loading"
+        );
     }
     if !idle.is_empty() {
         switchboard_kernel::db::space::reclaim_later(db);
@@ -124,7 +162,7 @@ pub fn spawn_expiry(
     expiry: Expiry,
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) -> Option<tokio::task::JoinHandle<()>> {
-    let shortest = [expiry.ttl, expiry.max_age].into_iter().flatten().min()?;
+    let shortest = [expiry.ttl, expiry.max_age, expiry.unfinished].into_iter().flatten().min()?;
     Some(tokio::spawn(async move {
         let mut every = tokio::time::interval(touch_every(shortest).max(Duration::from_millis(100)));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
