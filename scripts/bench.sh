@@ -269,13 +269,16 @@ PY
 # sandboxes creating a form 5 times a second alone, then beside 20 clients
 # creating and deleting sandboxes of a 300-site data set, TENANT_SECONDS (90)
 # each (target: 0 refused, p99 beside / alone under 2, no 500, as many journal
-# entries as answered requests).
+# entries as answered requests). Then the load time of that data set on this
+# server and beside 50 more sandboxes of it (target within 1.3x).
 data_set_bench() { # database-url base partner-token
   local r sites tenant_seconds=${TENANT_SECONDS:-90}
   [ "$QUICK" = 1 ] && tenant_seconds=${TENANT_SECONDS:-15}
   python3 "$ROOT/scripts/bench_data_sets.py" data 300 902 > "$WORK/three-hundred.json"
   settle
   echo "tenant_writes $(python3 "$ROOT/scripts/bench_data_sets.py" tenants "$2" "$WORK/three-hundred.json" "$tenant_seconds")" >> "$WORK/test-mode.txt"
+  settle
+  echo "load_growth $(python3 "$ROOT/scripts/bench_data_sets.py" growth "$2" "$WORK/three-hundred.json" 50)" >> "$WORK/test-mode.txt"
   python3 "$ROOT/scripts/bench_data_sets.py" data 100 901 > "$WORK/hundred.json"
   settle
   echo "data_set_loads $(python3 "$ROOT/scripts/bench_data_sets.py" loads "$2" "$WORK/hundred.json" 10 1)" >> "$WORK/test-mode.txt"
@@ -344,6 +347,8 @@ print(f"\ndata sets: 8 tenants' form creates alone p99 {alone_w['p99']} ms ({alo
       f"beside 20 clients loading a 300-site data set p99 {beside_w['p99']} ms ({beside_w['refused']} of {beside_w['writes']} refused): "
       f"beside / alone {tenants['p99_ratio']} (target under 2, 0 refused); loads {beside_w['loads']}, slowest {beside_w['slowest_load']} ms "
       f"(no 500); journal {tenants['journaled']} of {tenants['answered']} answered (target equal)")
+growth = next(r[1:] for r in rows if r[0] == "load_growth")
+print(f"data sets: a 300-site sandbox's load {growth[0]} ms, beside 50 more of them {growth[1]} ms: {growth[2]}x (target within 1.3x)")
 loads = next(r[1:] for r in rows if r[0] == "data_set_loads")
 during = next(r[1:] for r in rows if r[0] == "data_set_loads_during")
 alone = statistics.median(float(r[1]) for r in rows if r[0] == "partner_read_alone")

@@ -23,6 +23,12 @@
         alone and beside, the loads' answers by status, their slowest (ms),
         and the tenants' journal entries beside the requests they answered.
 
+    bench_data_sets.py growth BASE FILE KEPT
+        A sandbox from FILE created and deleted 5 times on a fresh server,
+        then KEPT sandboxes of it created and kept, then 5 more created and
+        deleted beside them; prints "<median ms fresh> <median ms beside
+        KEPT> <ratio>" (load time flat with the server's size: target 1.3).
+
     bench_data_sets.py export BIN PARTNER OUT
         `BIN data-set export --partner PARTNER > OUT` (its database in the
         environment): prints "<seconds> <peak KiB> <bytes>".
@@ -143,6 +149,27 @@ def call(base, method, path, body=None, token=None, timeout=120):
     return status, (json.loads(text) if text and status < 300 else None), took
 
 
+def growth(base, path, kept):
+    """Load time on a fresh server and beside KEPT loaded sandboxes (the module's doc)."""
+    body = json.dumps({"dataSet": json.loads(pathlib.Path(path).read_text())}).encode()
+
+    def timed(times):
+        took = []
+        for _ in range(times):
+            status, made, ms = call(base, "POST", "/api/test/sandboxes", body, timeout=300)
+            assert status == 201, status
+            call(base, "DELETE", f"/api/test/sandboxes/{made['partnerId']}", None, made["partner"]["accessToken"])
+            took.append(ms)
+        return statistics.median(took)
+
+    fresh = timed(5)
+    for _ in range(kept):
+        status, _, _ = call(base, "POST", "/api/test/sandboxes", body, timeout=300)
+        assert status == 201, status
+    beside = timed(5)
+    print(f"{fresh:.0f} {beside:.0f} {beside / fresh:.2f}")
+
+
 def loader_process(base, body, seconds, clients):
     """CLIENTS creating a sandbox from BODY and deleting it, in a loop, for
     SECONDS: (status, ms) of each create."""
@@ -216,6 +243,8 @@ if __name__ == "__main__":
         export(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1:2] == ["during"]:
         during(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1:2] == ["growth"]:
+        growth(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1:2] == ["tenants"]:
         tenants(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif sys.argv[1:2] == ["loads"]:

@@ -19,8 +19,7 @@ fn switchboard(args: &[&str]) -> std::process::Output {
 
 /// The fixture with `change` made to it, written into `dir` as `name`.
 fn variant(dir: &std::path::Path, name: &str, change: impl FnOnce(&mut Value)) -> String {
-    let mut data: Value = serde_json::from_str(&std::fs::read_to_string(FIXTURE).unwrap()).unwrap();
-    change(&mut data);
+    let data = fixture_with(change);
     let path = dir.join(name);
     std::fs::write(&path, data.to_string()).unwrap();
     path.display().to_string()
@@ -210,6 +209,13 @@ fn fixture() -> Value {
     serde_json::from_str(&std::fs::read_to_string(FIXTURE).unwrap()).unwrap()
 }
 
+/// The fixture with `change` made to it.
+fn fixture_with(change: impl FnOnce(&mut Value)) -> Value {
+    let mut data = fixture();
+    change(&mut data);
+    data
+}
+
 async fn create_sandbox(app: &crate::helpers::TestApp, body: Value) -> reqwest::Response {
     app.client.post(app.url("/api/test/sandboxes")).json(&body).send().await.unwrap()
 }
@@ -274,126 +280,60 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
     let before = app.count_rows("test_sandboxes").await;
     let cases: Vec<(Value, &str, &str)> = vec![
         (serde_json::json!({"partners": []}), "/dataSet/partners", "exactly one partner"),
+        (fixture_with(|d| d["plans"] = serde_json::json!([{"id": 9}])), "/dataSet/plans", "catalog"),
         (
-            {
-                let mut d = fixture();
-                d["plans"] = serde_json::json!([{"id": 9}]);
-                d
-            },
-            "/dataSet/plans",
-            "catalog",
-        ),
-        (
-            {
-                let mut d = fixture();
-                d["subscriptions"][0]["createdTime"] = "now-P1Q".into();
-                d
-            },
+            fixture_with(|d| d["subscriptions"][0]["createdTime"] = "now-P1Q".into()),
             "/dataSet/subscriptions/0/createdTime",
             "relative date",
         ),
-        (
-            {
-                let mut d = fixture();
-                d["sitez"] = serde_json::json!([]);
-                d
-            },
-            "/dataSet/sitez",
-            "did you mean `sites`",
-        ),
+        (fixture_with(|d| d["sitez"] = serde_json::json!([])), "/dataSet/sitez", "did you mean `sites`"),
         // Another partner's tag (the demo's partner 2, on this server): not the data set's.
         (
-            {
-                let mut d = fixture();
-                d["sites"][0]["tagIds"] = serde_json::json!(["0192f0c4-0000-7000-8000-000000110003"]);
-                d
-            },
+            fixture_with(|d| d["sites"][0]["tagIds"] = serde_json::json!(["0192f0c4-0000-7000-8000-000000110003"])),
             "/dataSet/sites/0/tagIds/0",
             "names no tag of the data set",
         ),
         (
-            {
-                let mut d = fixture();
-                d["siteBillingConfigs"][0]["nextBilingDate"] = "now".into();
-                d
-            },
+            fixture_with(|d| d["siteBillingConfigs"][0]["nextBilingDate"] = "now".into()),
             "/dataSet/siteBillingConfigs/0/nextBilingDate",
             "did you mean `nextBillingDate`",
         ),
+        (fixture_with(|d| d["format"] = 2.into()), "/dataSet/format", "format 2"),
         (
-            {
-                let mut d = fixture();
-                d["format"] = 2.into();
-                d
-            },
-            "/dataSet/format",
-            "format 2",
-        ),
-        (
-            {
-                let mut d = fixture();
-                d["invoices"][0]["siteId"] = 99.into();
-                d
-            },
+            fixture_with(|d| d["invoices"][0]["siteId"] = 99.into()),
             "/dataSet/invoices/0/siteId",
             "names no site of the data set",
         ),
         // States the API cannot reach (each checked against the sandbox's clock).
         (
-            {
-                let mut d = fixture();
-                d["siteBillingConfigs"][0]["nextBillingDate"] = "now-P1M".into();
-                d
-            },
+            fixture_with(|d| d["siteBillingConfigs"][0]["nextBillingDate"] = "now-P1M".into()),
             "/dataSet/siteBillingConfigs/0/nextBillingDate",
             "behind the data set's clock",
         ),
         (
-            {
-                let mut d = fixture();
-                d["siteBillingConfigs"][0]["nextBillingDate"] = "now+P1M1D".into();
-                d
-            },
+            fixture_with(|d| d["siteBillingConfigs"][0]["nextBillingDate"] = "now+P1M1D".into()),
             "/dataSet/siteBillingConfigs/0/nextBillingDate",
             "not a boundary of the annual periods",
         ),
         (
-            {
-                let mut d = fixture();
-                d["invoices"][0]["lineItems"][0]["serviceEndDate"] = "now+P2M".into();
-                d
-            },
+            fixture_with(|d| d["invoices"][0]["lineItems"][0]["serviceEndDate"] = "now+P2M".into()),
             "/dataSet/invoices/0/lineItems/0/serviceEndDate",
             "at most one billing period (12 months)",
         ),
         (
-            {
-                let mut d = fixture();
+            fixture_with(|d| {
                 d["invoices"][0]["lineItems"][0].as_object_mut().unwrap().remove("subscriptionPricingModelId");
-                d
-            },
+            }),
             "/dataSet/invoices/0/lineItems/0/subscriptionPricingModelId",
             "every line bills a pricing model",
         ),
         (
-            {
-                let mut d = fixture();
-                d["invoices"][0]["createdTime"] = "now+PT1H".into();
-                d
-            },
+            fixture_with(|d| d["invoices"][0]["createdTime"] = "now+PT1H".into()),
             "/dataSet/invoices/0/createdTime",
             "it has not happened yet",
         ),
         // A row the rules refuse: the loader's words, at the row.
-        (
-            {
-                let mut d = fixture();
-                d["subscriptions"][0]["planId"] = 999.into();
-                d
-            },
-            "/dataSet/subscriptions/0",
-            "plan not found",
-        ),
+        (fixture_with(|d| d["subscriptions"][0]["planId"] = 999.into()), "/dataSet/subscriptions/0", "plan not found"),
     ];
     for (data_set, pointer, words) in cases {
         let response = create_sandbox(&app, serde_json::json!({"dataSet": data_set})).await;

@@ -122,3 +122,31 @@ async fn a_sandbox_left_loading_is_deleted_by_the_expiry_pass() {
     let partner = kept["partnerId"].as_i64().unwrap();
     assert_eq!(app.scalar(&format!("SELECT COUNT(*) FROM test_sandboxes WHERE partner_id = {partner}")).await, 1);
 }
+
+/// A data set whose sites are not in id order: each answered site names the
+/// site of the file it copies (`twinOf`), the same in the create's answer and
+/// in the sandbox's read, which lists them without copying the data set.
+#[tokio::test]
+async fn sites_in_any_order_name_the_site_they_copy() {
+    let app = spawn_app_in_test_mode(Duration::ZERO).await;
+    let mut data = many_sites(2);
+    for key in ["sites", "siteBillingConfigs", "agents"] {
+        data[key].as_array_mut().unwrap().reverse();
+    }
+    let made = create(&app, &data).await;
+    assert_eq!(made.status(), 201);
+    let sandbox: Value = made.json().await.unwrap();
+    let token = sandbox["partner"]["accessToken"].as_str().unwrap();
+    let twins = |sandbox: &Value| -> Vec<(i64, i64)> {
+        let sites = sandbox["sites"].as_array().unwrap().iter();
+        sites.map(|s| (s["siteId"].as_i64().unwrap(), s["twinOf"].as_i64().unwrap())).collect()
+    };
+    let answered = twins(&sandbox);
+    assert_eq!(answered.iter().map(|s| s.1).collect::<Vec<_>>(), [101, 100], "the file's order");
+    for (site, twin) in &answered {
+        let read: Value = app.get(&format!("/api/billing/sites/{site}"), token).await.json().await.unwrap();
+        assert_eq!(read["company"], format!("Site {}", twin - 100), "site {site} copies {twin}");
+    }
+    let state: Value = app.get(&format!("{SANDBOXES}/{}", sandbox["partnerId"]), token).await.json().await.unwrap();
+    assert_eq!(twins(&state), answered);
+}

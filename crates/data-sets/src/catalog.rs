@@ -7,7 +7,7 @@ use sea_orm::{ConnectionTrait, EntityTrait, QueryOrder};
 use serde::Serialize;
 
 use switchboard_entities::{currency, plan, tax_rate};
-use switchboard_kernel::error::{ApiError, ApiResult};
+use switchboard_kernel::error::ApiResult;
 
 use crate::TaxRateSeed;
 use crate::partner_billing::CurrencySeed;
@@ -29,21 +29,7 @@ pub struct Catalog {
 /// The server's catalogues, by id: three queries.
 pub async fn read(db: &impl ConnectionTrait) -> ApiResult<Catalog> {
     let plans = plan::Entity::find().order_by_asc(plan::Column::Id).all(db).await?;
-    let plans = plans
-        .into_iter()
-        .map(|p| {
-            Ok(PlanSeed {
-                id: p.id,
-                name: p.name,
-                is_service_plan: p.is_service_plan,
-                can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
-                is_one_time_fee_plan: p.is_one_time_fee_plan,
-                is_show_upgrade: p.is_show_upgrade,
-                is_show_cancel: p.is_show_cancel,
-                subscription_pricing_models: serde_json::from_str(&p.pricing_models).map_err(ApiError::internal)?,
-            })
-        })
-        .collect::<ApiResult<_>>()?;
+    let plans = plans.into_iter().map(PlanSeed::try_from).collect::<ApiResult<_>>()?;
     let currencies = currency::Entity::find().order_by_asc(currency::Column::Id).all(db).await?;
     let currencies = currencies
         .into_iter()

@@ -231,25 +231,16 @@ pub fn sandbox(
         .map(|(_, a)| a)
         .ok_or_else(|| anyhow::anyhow!("a sandbox has a partner user"))?;
     let agents = accounts("agents");
-    let twins = match source {
-        Source::Demo => template_sites(&demo_json(), TEMPLATE_PARTNER),
-        Source::Empty => Vec::new(),
-        Source::DataSet { json, .. } => {
-            tenant_of(json).map(|partner| template_sites(json, partner)).unwrap_or_default()
-        }
-    };
-    let sites = data["sites"]
-        .as_array()
+    let sites = sites_of(source, place)
         .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, site)| {
-            let site_id = site["id"].as_i64().unwrap_or_default();
-            SandboxSite {
-                site_id: site_id as i32,
-                twin_of: twins.get(i).map(|id| *id as i32),
-                agents: agents.iter().filter(|(site, _)| *site == Some(site_id)).map(|(_, a)| a.clone()).collect(),
-            }
+        .map(|(site_id, twin_of)| SandboxSite {
+            site_id,
+            twin_of,
+            agents: agents
+                .iter()
+                .filter(|(site, _)| *site == Some(i64::from(site_id)))
+                .map(|(_, a)| a.clone())
+                .collect(),
         })
         .collect();
     Ok(Sandbox {
@@ -258,6 +249,28 @@ pub fn sandbox(
         sites,
         labels,
     })
+}
+
+/// The sites a sandbox of `source` at `place` takes, in the source's order,
+/// each with the source's site it copies: the source's sites in id order
+/// take the sandbox's ids from `first_site_id` up (`copy_of`). Read without
+/// copying the data set.
+pub fn sites_of(source: &Source, place: Place) -> Vec<(i32, Option<i32>)> {
+    let in_order = |json: &Value, partner: i64| {
+        let sorted = template_sites(json, partner);
+        let ids = json["sites"].as_array().into_iter().flatten();
+        let ids = ids.filter(|s| s["partnerId"].as_i64() == Some(partner)).filter_map(|s| s["id"].as_i64());
+        ids.filter_map(|id| {
+            let rank = i32::try_from(sorted.binary_search(&id).ok()?).ok()?;
+            Some((place.first_site_id.checked_add(rank)?, i32::try_from(id).ok()))
+        })
+        .collect()
+    };
+    match source {
+        Source::Empty => vec![(place.first_site_id, None)],
+        Source::Demo => in_order(&demo_json(), TEMPLATE_PARTNER),
+        Source::DataSet { json, .. } => tenant_of(json).map(|partner| in_order(json, partner)).unwrap_or_default(),
+    }
 }
 
 mod fit;

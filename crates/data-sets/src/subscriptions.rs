@@ -42,6 +42,25 @@ fn yes() -> bool {
     true
 }
 
+/// A stored plan as a data set writes it (`GET /api/test/catalog`): the
+/// reverse of `seed_plan`.
+impl TryFrom<plan::Model> for PlanSeed {
+    type Error = ApiError;
+
+    fn try_from(p: plan::Model) -> ApiResult<Self> {
+        Ok(Self {
+            id: p.id,
+            name: p.name,
+            is_service_plan: p.is_service_plan,
+            can_be_cancelled_by_customer: p.can_be_cancelled_by_customer,
+            is_one_time_fee_plan: p.is_one_time_fee_plan,
+            is_show_upgrade: p.is_show_upgrade,
+            is_show_cancel: p.is_show_cancel,
+            subscription_pricing_models: serde_json::from_str(&p.pricing_models).map_err(ApiError::internal)?,
+        })
+    }
+}
+
 pub async fn seed_plan(db: &impl ConnectionTrait, plan: PlanSeed) -> ApiResult<()> {
     plan::Entity::insert(plan::ActiveModel {
         id: Set(plan.id),
