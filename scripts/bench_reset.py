@@ -1,5 +1,5 @@
-"""A reset against a create, from a fixture (issue 75.12: a reset is to
-cost less than a create): the median of ROUNDS creates of sandboxes from
+"""A reset against a create, from a fixture (a reset is to cost less than a
+create, docs/performance.md): the median of ROUNDS creates of sandboxes from
 the fixture inline, then the median of ROUNDS resets of one of them, each
 timed alone on a test-mode server (scripts/bench.sh --test-mode).
 

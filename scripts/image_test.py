@@ -34,7 +34,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-MAX_MEGABYTES = 40
+# The uncompressed image's bound: what it catches is a build that ships what
+# it should not (debug info adds hundreds of MB, a second binary tens). Set
+# at 40 when the image was 32.4 MB; the server's growth since (parity, data
+# sets, test mode) took it to 40.07 MB, so 48 leaves that margin again.
+MAX_MEGABYTES = 48
 READY_WITHIN = 1.0
 STOPPED_WITHIN = 2.0
 NETNS = f"switchboard-image-test-{os.getpid()}"
