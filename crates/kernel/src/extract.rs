@@ -371,6 +371,16 @@ pub fn body_too_slow() -> ApiError {
     ApiError::new(ErrorCode::RequestTimeout, "the request body did not arrive in time")
 }
 
+/// A body read whole before its request goes on (a middleware that needs it
+/// first), within `within` and `BODY_LIMIT_BYTES`: 408 or 413 past them.
+pub async fn buffered_body(body: axum::body::Body, within: std::time::Duration) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(within, axum::body::to_bytes(body, BODY_LIMIT_BYTES)).await {
+        Err(_) => Err(body_too_slow()),
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(_)) => Err(ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")),
+    }
+}
+
 fn is_json(mime: &str) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }

@@ -43,7 +43,6 @@ use crate::crypto::FieldCipher;
 use crate::db::deferred::Deferred;
 use crate::db::instances::Instance;
 use crate::error::{ApiError, ApiResult, ErrorCode, Violations};
-use crate::extract::BODY_LIMIT_BYTES;
 use switchboard_entities::idempotency_key as key_row;
 
 mod release;
@@ -504,13 +503,9 @@ async fn keyed(state: impl KeyContext, owner: Owner, request: Request, next: Nex
     let key = owner.sent.clone();
     let within = crate::extract::body_timeout(&request);
     let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(within, to_bytes(body, BODY_LIMIT_BYTES)).await {
-        Err(_) => return crate::extract::body_too_slow().into_response(),
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
-            return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
-                .into_response();
-        }
+    let bytes = match crate::extract::buffered_body(body, within).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused.into_response(),
     };
     let target = parts.uri.path_and_query().map_or("", |p| p.as_str());
     let fingerprint = state.cipher().fingerprint(&[parts.method.as_str().as_bytes(), target.as_bytes(), &bytes]);

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
 
 use switchboard_kernel::error::{ApiError, ErrorCode};
-use switchboard_kernel::extract::{BODY_LIMIT_BYTES, body_timeout, body_too_slow};
+use switchboard_kernel::extract::{body_timeout, buffered_body};
 
 use crate::TestModeState;
 
@@ -55,13 +55,9 @@ pub async fn gate_loads(State(state): State<Arc<TestModeState>>, request: Reques
     }
     let within = body_timeout(&request);
     let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(within, axum::body::to_bytes(body, BODY_LIMIT_BYTES)).await {
-        Err(_) => return body_too_slow().into_response(),
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
-            return ApiError::new(ErrorCode::BodyTooLarge, "the request body is larger than the server accepts")
-                .into_response();
-        }
+    let bytes = match buffered_body(body, within).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused.into_response(),
     };
     let loads = &state.sandbox_loads;
     let Ok(Ok(_permit)) = tokio::time::timeout(state.write_wait, Arc::clone(&loads.permits).acquire_owned()).await
