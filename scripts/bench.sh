@@ -300,6 +300,29 @@ data_set_bench() { # database-url base partner-token
   done
 }
 
+# One client pushing every bound of test mode at once beside another tenant
+# (scripts/bench_bounds.py), on a test-mode server with the default bounds and
+# a database of its own: the tenant's p99 alone and beside (target under 2x),
+# the server's memory (target under 300 MB above idle).
+bounds_bench() {
+  local url port pid seconds=${BOUNDS_SECONDS:-60}
+  [ "$QUICK" = 1 ] && seconds=${BOUNDS_SECONDS:-15}
+  if [ "$BACKEND" = postgres ]; then
+    as_pg createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres bounds
+    url="postgres://postgres@127.0.0.1:$PG_PORT/bounds"
+  else
+    url="sqlite://$WORK/bounds.db?mode=rwc"
+  fi
+  port=$(free_port)
+  SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-bounds.log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  wait_for "http://127.0.0.1:$port/health/ready"
+  settle
+  echo "bounds $(python3 "$ROOT/scripts/bench_bounds.py" "http://127.0.0.1:$port" "$pid" "$seconds")" >> "$WORK/test-mode.txt"
+  kill "$pid"
+}
+
 # Test mode, on a second server with --test-mode and a database of its own,
 # side by side with the first (off): a GET of a demo form on each, rounds
 # interleaved (on / off: target >= 0.5); partner 1's site read on the
@@ -338,9 +361,17 @@ test_mode_bench() {
   echo "sandboxes $created" >> "$WORK/test-mode.txt"
   for r in $(seq 1 "$ROUNDS"); do settle; echo "partner_read_after $(run_wrk "$base/api/billing/sites/10000" "$partner_token" GET "")" >> "$WORK/test-mode.txt"; done
   data_set_bench "$url" "$base" "$partner_token"
+  bounds_bench
   python3 - "$WORK/test-mode.txt" "$count" <<'PY'
 import json, statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
+bounds = next(json.loads(line.split(" ", 1)[1]) for line in open(sys.argv[1]) if line.startswith("bounds "))
+for kind in ("reads", "writes"):
+    print(f"bounds: a tenant's {kind} p99 alone {bounds['alone'][kind]['p99']} ms, beside one client pushing every bound "
+          f"{bounds['beside'][kind]['p99']} ms: {bounds['p99_ratio'][kind]}x (target under 2), "
+          f"{bounds['beside'][kind]['refused']} of {bounds['beside'][kind]['count']} refused")
+print(f"bounds: memory idle {bounds['memory_mib']['idle']} MiB, peak {bounds['memory_mib']['peak']} MiB: "
+      f"{bounds['memory_mib']['above_idle']} MiB above idle (target under 300); pushed {bounds['pushed']}")
 tenants = next(json.loads(line.split(" ", 1)[1]) for line in open(sys.argv[1]) if line.startswith("tenant_writes "))
 alone_w, beside_w = tenants["alone"], tenants["beside"]
 print(f"\ndata sets: 8 tenants' form creates alone p99 {alone_w['p99']} ms ({alone_w['refused']} of {alone_w['writes']} refused), "

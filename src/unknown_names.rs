@@ -133,10 +133,10 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
             known.body_names(matched.id, &bytes)
         } else {
             // A large body's parse and walk take milliseconds of CPU: on a
-            // blocking thread, so the async workers keep answering others
-            // (`/health/live` among them) meanwhile.
+            // bulk thread, so the async workers keep answering others
+            // (`/health/live` among them) and others' work goes first.
             let (known, bytes) = (known.clone(), bytes.clone());
-            tokio::task::spawn_blocking(move || known.body_names(matched.id, &bytes)).await.unwrap_or_default()
+            switchboard_kernel::bulk::run(move || known.body_names(matched.id, &bytes)).await.unwrap_or_default()
         };
         violations.extend(found);
         Request::from_parts(parts, Body::from(bytes))
@@ -147,7 +147,7 @@ pub async fn refuse_unknown_names(State(known): State<Arc<KnownNames>>, request:
 }
 
 /// Bodies up to this size are checked on the async worker (a few dozen
-/// microseconds); larger ones on a blocking thread.
+/// microseconds); larger ones on a bulk thread (`switchboard_kernel::bulk`).
 const WALKED_ON_THE_WORKER: usize = 64 * 1024;
 
 impl KnownNames {

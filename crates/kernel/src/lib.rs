@@ -11,6 +11,7 @@ extern crate self as switchboard_kernel;
 
 pub mod answer;
 pub mod auth;
+pub mod bulk;
 pub mod clock;
 pub mod connections;
 pub mod counts;

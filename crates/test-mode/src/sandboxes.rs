@@ -227,12 +227,11 @@ async fn create_test_sandbox(
     JsonBody(input): JsonBody<TestSandboxInput>,
 ) -> ApiResult<Response> {
     let creator = connection.map(|Extension(axum::extract::ConnectInfo(address))| creator_of(&state, address.ip()));
-    // Off the async worker: a named data set is a file read (up to its
-    // bound), and every data set is parsed and checked before anything is stored.
+    // On a bulk thread: a named data set is a file read (up to its bound),
+    // and every data set is parsed and checked before anything is stored.
     let reading = Arc::clone(&state);
-    let (source, clock) = tokio::task::spawn_blocking(move || source_of(&reading, input.data_set, input.clock))
-        .await
-        .map_err(ApiError::internal)??;
+    let (source, clock) =
+        switchboard_kernel::bulk::run(move || source_of(&reading, input.data_set, input.clock)).await??;
     let source = Arc::new(source);
     let clock = checked_clock(&state, clock)?;
     for _ in 0..ATTEMPTS {
@@ -277,7 +276,7 @@ async fn reset_test_sandbox(
     Extension(ResetTarget(partner_id)): Extension<ResetTarget>,
 ) -> ApiResult<Json<TestSandbox>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let source = Arc::new(recorded_source(&state, &sandbox)?);
+    let source = Arc::new(recorded_source(&state, &sandbox).await?);
     let place = place(&state, partner_id, sandbox.first_site_id);
     Ok(Json(reset(&state, &source, place, sandbox.clock, sandbox.created_time).await?))
 }
@@ -297,7 +296,7 @@ async fn get_test_sandbox(
     Path(partner_id): Path<i32>,
 ) -> ApiResult<Json<TestSandboxState>> {
     let sandbox = own_sandbox(&state, &caller, partner_id).await?;
-    let source = recorded_source(&state, &sandbox)?;
+    let source = recorded_source(&state, &sandbox).await?;
     let place = place(&state, partner_id, sandbox.first_site_id);
     // The sites alone, read without copying the data set.
     let sites = sandbox::sites_of(&source, place);
@@ -571,8 +570,8 @@ async fn reset(
 /// A sandbox's rows from `source` at `place`, and the accounts its answer
 /// names, their password hashed unless `password_hash` is given. The
 /// sandbox's clock, not the server's, stamps what the data set leaves
-/// unstamped. Off the async workers: the hash and the copy of a large data
-/// set are CPU work other requests would wait behind.
+/// unstamped. On a bulk thread (`switchboard_kernel::bulk`): the hash and the
+/// copy of a large data set are CPU work other requests would wait behind.
 async fn rows_of(
     source: &Arc<Source>,
     place: Place,
@@ -581,15 +580,14 @@ async fn rows_of(
     password_hash: Option<String>,
 ) -> ApiResult<(switchboard_data_sets::DataSet, Accounts)> {
     let source = Arc::clone(source);
-    let made = tokio::task::spawn_blocking(move || {
+    let made = switchboard_kernel::bulk::run(move || {
         let password_hash = match password_hash {
             Some(hash) => hash,
             None => sandbox::password_hash(place)?,
         };
         sandbox::sandbox(&source, place, clock.unwrap_or(created), &password_hash)
     })
-    .await
-    .map_err(ApiError::internal)?
+    .await?
     .map_err(ApiError::internal)?;
     let sandbox::Sandbox { mut data, partner_user, sites, labels } = made;
     if clock.is_some() {

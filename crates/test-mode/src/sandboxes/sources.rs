@@ -107,10 +107,15 @@ fn cut_long_words(text: &str) -> String {
 }
 
 /// A sandbox's data set as its row records it.
-pub(super) fn recorded_source(state: &Arc<TestModeState>, sandbox: &row::Model) -> ApiResult<Source> {
-    Source::from_record(&sandbox.data_set, sandbox.data_set_json.as_deref(), &state.cipher).map_err(|err| {
-        ApiError::internal(anyhow::anyhow!("sandbox {}: data set {}: {err}", sandbox.partner_id, sandbox.data_set))
+pub(super) async fn recorded_source(state: &Arc<TestModeState>, sandbox: &row::Model) -> ApiResult<Source> {
+    let cipher = Arc::clone(&state.cipher);
+    let (partner_id, name, json) = (sandbox.partner_id, sandbox.data_set.clone(), sandbox.data_set_json.clone());
+    // Decrypted and parsed on a bulk thread: a recorded data set is up to 4 MiB.
+    switchboard_kernel::bulk::run(move || {
+        Source::from_record(&name, json.as_deref(), &cipher)
+            .map_err(|err| ApiError::internal(anyhow::anyhow!("sandbox {partner_id}: data set {name}: {err}")))
     })
+    .await?
 }
 
 /// Why a data set did not load: the database's state as its own error (a

@@ -30,6 +30,12 @@ const MAX_BATCH: usize = 64;
 const QUEUE: usize = 1_024;
 /// How long one hold of the writer pool's connection runs batches back to back.
 const HOLD: Duration = Duration::from_millis(20);
+/// How long one batch runs operations before the rest wait for the next
+/// transaction: operations of many writes each (a clock move renewing 200
+/// sites of nine periods each) made one transaction of a second, which every
+/// write through the pool waited for (a tenant's secure form creates: p99
+/// 180 ms beside such moves, `scripts/bench_bounds.py`).
+const BATCH_WORK: Duration = Duration::from_millis(10);
 
 /// What an operation leaves for its batch: whether it succeeded (its
 /// savepoint is kept, else rolled back) and how to answer it once the
@@ -92,7 +98,8 @@ fn stopped() -> DbErr {
 
 async fn run(writer: OnThreadWriter, pool: DatabaseConnection, mut receiver: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
-    while receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
+    // Operations a batch left for the next (`BATCH_WORK`) go first.
+    while !jobs.is_empty() || receiver.recv_many(&mut jobs, MAX_BATCH).await > 0 {
         // A panic fails its batch's operations (their answers are dropped: a
         // 500), rolls the batch back (the session's drop) and leaves the writer running.
         if std::panic::AssertUnwindSafe(hold(&writer, &pool, &mut receiver, &mut jobs)).catch_unwind().await.is_err() {
@@ -128,8 +135,8 @@ async fn hold(
     let held = Instant::now();
     loop {
         let batch = std::mem::take(jobs);
-        metrics::histogram!("switchboard_write_batch_size").record(batch.len() as f64);
-        let (finished, ended) = write(&session, batch).await;
+        let (finished, ended) = write(&session, batch, jobs).await;
+        metrics::histogram!("switchboard_write_batch_size").record(finished.len() as f64);
         let committed = match ended {
             Ok(()) => session.commit(),
             Err(err) => Err(err),
@@ -154,12 +161,15 @@ async fn hold(
 }
 
 /// Runs `jobs` one after the other in the session's transaction, each under a
-/// savepoint of its own; those that ran, and whether the transaction may
+/// savepoint of its own, for `BATCH_WORK` at most (the rest go back to
+/// `left`, first in line); those that ran, and whether the transaction may
 /// commit (a failed savepoint statement leaves it in no known state: the
 /// operations that did not run yet are dropped, answered 500).
-async fn write(session: &Session<'_>, jobs: Vec<Job>) -> (Vec<Finished>, Result<(), DbErr>) {
+async fn write(session: &Session<'_>, jobs: Vec<Job>, left: &mut Vec<Job>) -> (Vec<Finished>, Result<(), DbErr>) {
+    let started = Instant::now();
     let mut finished = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    let mut jobs = jobs.into_iter();
+    while let Some(job) = jobs.next() {
         if let Err(err) = session.control("SAVEPOINT operation") {
             return (finished, Err(err));
         }
@@ -168,6 +178,10 @@ async fn write(session: &Session<'_>, jobs: Vec<Job>) -> (Vec<Finished>, Result<
         finished.push(done);
         if let Err(err) = session.control(end) {
             return (finished, Err(err));
+        }
+        if started.elapsed() >= BATCH_WORK {
+            left.splice(0..0, jobs);
+            break;
         }
     }
     (finished, Ok(()))
@@ -262,6 +276,39 @@ mod tests {
             next.load(Ordering::Relaxed),
             "every acknowledged write and the pool's"
         );
+    }
+
+    /// Slow operations are cut into transactions of about `BATCH_WORK`, and a
+    /// write through the pool waits for `HOLD`, not for all of them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn slow_operations_share_the_writer_with_the_pool() {
+        let (batches, pool, _dir) = batches().await;
+        let slow: Vec<_> = (1..=8)
+            .map(|id| {
+                let batches = batches.clone();
+                tokio::spawn(async move {
+                    batches
+                        .run(move |session| {
+                            Box::pin(async move {
+                                session.execute_unprepared(&format!("INSERT INTO t VALUES ({id})")).await?;
+                                std::thread::sleep(Duration::from_millis(8));
+                                Ok::<_, DbErr>(())
+                            })
+                        })
+                        .await
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        // Its id says how many of the slow operations had committed before it.
+        pool.execute_unprepared("INSERT INTO t SELECT -1000 - count(*) FROM t").await.unwrap();
+        for operation in slow {
+            operation.await.unwrap().unwrap();
+        }
+        let ids = ids(&pool).await;
+        let before_it = -1000 - ids[0];
+        assert!(before_it < 8, "the pool's write waited for every slow operation: {ids:?}");
+        assert_eq!(ids.len(), 9);
     }
 
     #[tokio::test]
