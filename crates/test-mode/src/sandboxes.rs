@@ -518,10 +518,15 @@ impl Unfinished {
         self.armed = false;
     }
 
-    /// Deletes what the steps wrote, before the refusal is answered; whether it was.
+    /// Deletes what the steps wrote, before the refusal is answered; whether it
+    /// was. The refusal waits `--write-wait` at most, as every write does:
+    /// past it the delete goes on in the background (and if it fails, the
+    /// expiry pass deletes the sandbox, still `loading`, later).
     async fn discard(mut self) -> bool {
         self.armed = false;
-        expiry::discard_loading(&self.state.db, self.partner_id).await
+        let (db, partner_id) = (self.state.db.clone(), self.partner_id);
+        let discarding = tokio::spawn(async move { expiry::discard_loading(&db, partner_id).await });
+        matches!(tokio::time::timeout(self.state.write_wait, discarding).await, Ok(Ok(true)))
     }
 }
 
