@@ -11,7 +11,6 @@ mod connections;
 mod data_sets;
 mod decimals;
 mod document_examples;
-mod document_rules;
 mod faults;
 mod fixtures;
 mod helpers;
