@@ -300,6 +300,16 @@ data_set_bench() { # database-url base partner-token
   done
 }
 
+# A database of the benchmark's backend for one server alone: its URL.
+own_database() { # name
+  if [ "$BACKEND" = postgres ]; then
+    as_pg createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres "$1" >&2
+    echo "postgres://postgres@127.0.0.1:$PG_PORT/$1"
+  else
+    echo "sqlite://$WORK/$1.db?mode=rwc"
+  fi
+}
+
 # One client pushing every bound of test mode at once beside another tenant
 # (scripts/bench_bounds.py), on a test-mode server with the default bounds and
 # a database of its own: the tenant's p99 alone and beside (target under 2x),
@@ -307,12 +317,7 @@ data_set_bench() { # database-url base partner-token
 bounds_bench() {
   local url port pid seconds=${BOUNDS_SECONDS:-60}
   [ "$QUICK" = 1 ] && seconds=${BOUNDS_SECONDS:-15}
-  if [ "$BACKEND" = postgres ]; then
-    as_pg createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres bounds
-    url="postgres://postgres@127.0.0.1:$PG_PORT/bounds"
-  else
-    url="sqlite://$WORK/bounds.db?mode=rwc"
-  fi
+  url=$(own_database bounds)
   port=$(free_port)
   SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-bounds.log" 2>&1 &
   pid=$!
@@ -333,12 +338,7 @@ test_mode_bench() {
   local url port base site_token partner_token form="/v4/secureform/secureForms/0192f0c4-0000-7000-8000-00000000f001"
   local count=${SANDBOXES:-1000} on off before after created r
   [ "$QUICK" = 1 ] && count=${SANDBOXES:-20}
-  if [ "$BACKEND" = postgres ]; then
-    as_pg createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres testmode
-    url="postgres://postgres@127.0.0.1:$PG_PORT/testmode"
-  else
-    url="sqlite://$WORK/test-mode.db?mode=rwc"
-  fi
+  url=$(own_database testmode)
   port=$(free_port)
   # No per-address bound on creations: this measures how fast they are made.
   SWITCHBOARD_DATABASE_URL="$url" "$BIN" serve --test-mode --sandbox-create-rate 0 --max-sandboxes 100000 --max-sandboxes-per-address 100000 --listen "127.0.0.1:$port" --renewal-interval 0 > "$WORK/server-test-mode.log" 2>&1 &

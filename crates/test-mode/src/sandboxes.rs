@@ -524,17 +524,22 @@ impl Unfinished {
     /// expiry pass deletes the sandbox, still `loading`, later).
     async fn discard(mut self) -> bool {
         self.armed = false;
-        let (db, partner_id) = (self.state.db.clone(), self.partner_id);
-        let discarding = tokio::spawn(async move { expiry::discard_loading(&db, partner_id).await });
+        let discarding = self.discard_in(&tokio::runtime::Handle::current());
         matches!(tokio::time::timeout(self.state.write_wait, discarding).await, Ok(Ok(true)))
+    }
+
+    /// The delete as a task of its own on `runtime`: it runs to its end
+    /// whoever waits for it.
+    fn discard_in(&self, runtime: &tokio::runtime::Handle) -> tokio::task::JoinHandle<bool> {
+        let (db, partner_id) = (self.state.db.clone(), self.partner_id);
+        runtime.spawn(async move { expiry::discard_loading(&db, partner_id).await })
     }
 }
 
 impl Drop for Unfinished {
     fn drop(&mut self) {
         if let (true, Ok(runtime)) = (self.armed, tokio::runtime::Handle::try_current()) {
-            let (db, partner_id) = (self.state.db.clone(), self.partner_id);
-            runtime.spawn(async move { expiry::discard_loading(&db, partner_id).await });
+            self.discard_in(&runtime);
         }
     }
 }
