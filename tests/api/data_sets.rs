@@ -328,6 +328,11 @@ async fn a_data_set_a_sandbox_cannot_take_is_a_400_at_each_problem_and_nothing_i
             "every line bills a pricing model",
         ),
         (
+            fixture_with(|d| d["invoices"][0]["lineItems"][0]["unitPrice"] = 2040.into()),
+            "/dataSet/invoices/0/lineItems/0/unitPrice",
+            "is 2040; its pricing model `Agents`",
+        ),
+        (
             fixture_with(|d| d["invoices"][0]["createdTime"] = "now+PT1H".into()),
             "/dataSet/invoices/0/createdTime",
             "it has not happened yet",
@@ -514,8 +519,12 @@ async fn what_a_data_set_leaves_out_is_made_at_its_own_clock() {
         app.get(&format!("/api/test/sandboxes/{partner_id}/data-set"), token).await.json().await.unwrap();
     let agents = snapshot["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 1, "{snapshot}");
-    assert_eq!(agents[0]["id"], id, "the answer names the stored agent");
+    // The file named no id: the snapshot numbers it, in the file's labels.
+    assert_eq!(agents[0]["id"], "ffffffff-ffff-7fff-bfff-000000000001", "{snapshot}");
     assert_eq!(agents[0]["createdTime"], "2031-03-10T00:00:00Z", "stamped at the sandbox's clock");
+    let site = sandbox["sites"][0]["siteId"].as_i64().unwrap();
+    let site: Value = app.get(&format!("/api/billing/sites/{site}"), token).await.json().await.unwrap();
+    assert_eq!(site["siteAgents"][0]["id"], id, "the answer names the stored agent");
 }
 
 /// A relative data set is right on every day, or the check names the days

@@ -30,6 +30,7 @@ use switchboard_voicebots::sip::dto::SipConfigurationInput;
 use switchboard_voicebots::telephony::dto::TelephonyConfigurationInput;
 
 pub mod folder;
+mod line_prices;
 mod partner_billing;
 mod reachable;
 pub mod relative_time;

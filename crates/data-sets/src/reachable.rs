@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::{DataSet, Problem};
 use switchboard_billing_rules::periods::{BillingPeriod, period_boundary};
+use switchboard_partner_billing::subscriptions::dto::SubscriptionPricingModel;
 
 /// Every way `data` is a state the API cannot reach at `clock`, at its JSON pointer.
 pub fn problems(data: &DataSet, clock: DateTime<Utc>) -> Vec<Problem> {
@@ -113,11 +114,12 @@ fn is_boundary(start: DateTime<Utc>, months: u32, at: DateTime<Utc>) -> bool {
 }
 
 /// Invoice lines: each bills a pricing model of a subscription of the invoice's
-/// site, over at most one period of that subscription.
+/// site, at the model's unit price (`line_prices`), over at most one period
+/// of that subscription.
 fn lines(data: &DataSet) -> Vec<Problem> {
     let periods = periods(data);
-    // Pricing model id -> (its subscription's site, months per period when known).
-    let models: HashMap<Uuid, (i32, Option<u32>)> = data
+    // Pricing model id -> (its subscription's site, months per period when known, the model).
+    let models: HashMap<Uuid, (i32, Option<u32>, &SubscriptionPricingModel)> = data
         .subscriptions
         .iter()
         .flat_map(|s| {
@@ -125,7 +127,8 @@ fn lines(data: &DataSet) -> Vec<Problem> {
                 months if months > 0 => Some(months as u32),
                 _ => periods.get(&s.site_id).map(|p| p.months()),
             };
-            s.subscription_pricing_models.iter().filter(|m| !m.id.is_nil()).map(move |m| (m.id, (s.site_id, months)))
+            let models = s.subscription_pricing_models.iter().filter(|m| !m.id.is_nil());
+            models.map(move |m| (m.id, (s.site_id, months, m)))
         })
         .collect();
     let starts: HashMap<i32, DateTime<Utc>> =
@@ -145,7 +148,7 @@ fn lines(data: &DataSet) -> Vec<Problem> {
                     problems.push(Problem { pointer: at("subscriptionPricingModelId"), detail: detail.to_owned() });
                     None
                 }
-                Some(Some((site, _))) if *site != invoice.site_id => {
+                Some(Some((site, _, _))) if *site != invoice.site_id => {
                     let detail = format!(
                         "is a pricing model of site {site}'s subscription, not of the invoice's site {}",
                         invoice.site_id
@@ -153,15 +156,25 @@ fn lines(data: &DataSet) -> Vec<Problem> {
                     problems.push(Problem { pointer: at("subscriptionPricingModelId"), detail });
                     None
                 }
-                Some(Some((_, months))) => *months,
+                Some(Some((_, months, model))) => months.map(|months| (months, *model)),
             };
             let (start, end) = (line.service_start_date, line.service_end_date);
+            let site_start = starts.get(&invoice.site_id);
+            if let Some((months, model)) = months
+                && end >= start
+            {
+                // The line's own period when it names one the prices know, else its subscription's.
+                let months = line.months.parse().ok().filter(|m| [1, 3, 6, 12].contains(m)).unwrap_or(months);
+                let whole = end >= period_end(site_start, start, months);
+                if let Some(detail) = crate::line_prices::problem(line, model, months, whole) {
+                    problems.push(Problem { pointer: at("unitPrice"), detail });
+                }
+            }
+            let months = months.map(|(months, _)| months);
             if end < start {
                 let detail = format!("is {}, before `serviceStartDate` {}", rfc(end), rfc(start));
                 problems.push(Problem { pointer: at("serviceEndDate"), detail });
-            } else if let Some(months) =
-                months.filter(|months| end > period_end(starts.get(&invoice.site_id), start, *months))
-            {
+            } else if let Some(months) = months.filter(|months| end > period_end(site_start, start, *months)) {
                 let detail = format!(
                     "is {}: a line covers at most one billing period ({months} months) from `serviceStartDate` {}",
                     rfc(end),

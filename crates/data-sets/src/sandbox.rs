@@ -275,6 +275,8 @@ pub fn sites_of(source: &Source, place: Place) -> Vec<(i32, Option<i32>)> {
 
 mod fit;
 pub use fit::tenant_of;
+mod labels;
+pub use labels::{Labels, in_labels, labels_of};
 
 fn demo_json() -> Value {
     serde_json::from_str(DEMO).expect("the embedded demo data set is valid")

@@ -13,9 +13,10 @@ use switchboard_kernel::error::{ApiError, ApiResult, ErrorCode, Problem};
 use switchboard_kernel::extract::Path;
 use switchboard_partner_billing::clock::frozen_at;
 
-use super::{TAG, own_sandbox, place};
+use super::{TAG, own_sandbox, place, recorded_source};
 use crate::TestModeState;
 use switchboard_data_sets::export::{self, Snapshot};
+use switchboard_data_sets::sandbox;
 use switchboard_kernel::extract::Query;
 use validator::Validate;
 
@@ -38,7 +39,10 @@ pub(super) struct SnapshotParams {
 /// voicebots and their configurations and channel instances, billing configurations and
 /// profiles, subscriptions (cancelled ones too), invoices and their lines, product relations,
 /// limitation configs, the renewals done, and its clock. Pass it back as `dataSet` to create
-/// a sandbox in the same state (its ids are then labels). No secret leaves: no password nor
+/// a sandbox in the same state (its ids are then labels). A sandbox made from a data set is
+/// written in that data set's labels (its partner, sites and ids as the file wrote them; rows
+/// the file did not name numbered in order), so two sandboxes made from one file and taken
+/// through the same steps download byte for byte alike. No secret leaves: no password nor
 /// hash, no SIP password, and a card comes back as the public test card that the simulated
 /// gateway treats as it treated the stored one (4000 0000 0000 0002 declines, 4242 4242 4242
 /// 4242 for any other). Needs that sandbox's partner token; another partner, or one that is
@@ -80,11 +84,18 @@ pub(super) async fn get_test_sandbox_data_set(
         relative: params.relative.unwrap_or(false),
         email_tag: Some(hex::encode(place.keyed.tag)),
     };
-    let data = export::tenant(&state.db, &state.cipher, &how).await?;
+    let mut data = export::tenant(&state.db, &state.cipher, &how).await?;
+    let source = recorded_source(&state, &sandbox).await?;
     let base = switchboard_kernel::paging::base_url(state.public_url.as_deref(), &headers, &uri);
     // Written on a bulk thread: up to 20,000 invoice lines, about 20 MB of text.
     let schema = format!("{base}/openapi/{}", switchboard_data_sets::schema::FILE);
-    switchboard_kernel::bulk::run(move || for_review(data, &schema)).await
+    switchboard_kernel::bulk::run(move || {
+        if let Some(labels) = sandbox::labels_of(&source, place) {
+            sandbox::in_labels(&mut data, &labels);
+        }
+        for_review(data, &schema)
+    })
+    .await
 }
 
 /// A snapshot as a reviewer reads it in a diff: `$schema` first (an editor
