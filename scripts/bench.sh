@@ -270,7 +270,9 @@ PY
 # creating and deleting sandboxes of a 300-site data set, TENANT_SECONDS (90)
 # each (target: 0 refused, p99 beside / alone under 2, no 500, as many journal
 # entries as answered requests). Then the load time of that data set on this
-# server and beside 50 more sandboxes of it (target within 1.3x).
+# server and beside 50 more sandboxes of it (target within 1.3x). A reset
+# against a create from the annual fixture, 40 of each in turns (target: the
+# reset cheaper).
 data_set_bench() { # database-url base partner-token
   local r sites tenant_seconds=${TENANT_SECONDS:-90}
   [ "$QUICK" = 1 ] && tenant_seconds=${TENANT_SECONDS:-15}
@@ -282,6 +284,8 @@ data_set_bench() { # database-url base partner-token
   python3 "$ROOT/scripts/bench_data_sets.py" data 100 901 > "$WORK/hundred.json"
   settle
   echo "data_set_loads $(python3 "$ROOT/scripts/bench_data_sets.py" loads "$2" "$WORK/hundred.json" 10 1)" >> "$WORK/test-mode.txt"
+  settle
+  echo "reset_and_create $(python3 "$ROOT/scripts/bench_reset.py" "$2" "$ROOT/examples/fixtures/annual-eleven-months.json" 40)" >> "$WORK/test-mode.txt"
   for r in $(seq 1 "$ROUNDS"); do
     settle
     echo "partner_read_alone $(run_wrk "$2/api/billing/sites/10000" "$3" GET "")" >> "$WORK/test-mode.txt"

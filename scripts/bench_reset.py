@@ -1,7 +1,7 @@
 """A reset against a create, from a fixture (a reset is to cost less than a
-create, docs/performance.md): the median of ROUNDS creates of sandboxes from
-the fixture inline, then the median of ROUNDS resets of one of them, each
-timed alone on a test-mode server (scripts/bench.sh --test-mode).
+create, docs/performance.md): the medians of ROUNDS creates of sandboxes
+from the fixture inline and of ROUNDS resets of one of them, taken in turns,
+each timed alone on a test-mode server (scripts/bench.sh --test-mode).
 
     python3 scripts/bench_reset.py BASE_URL [FIXTURE] [ROUNDS]
 
@@ -42,14 +42,15 @@ def timed(action) -> tuple[float, dict]:
 def main(base: str, fixture: str, rounds: int) -> None:
     with open(fixture, encoding="utf-8") as handle:
         body = json.dumps({"dataSet": json.load(handle)}).encode()
-    creates = []
-    for _ in range(rounds):
-        ms, sandbox = timed(lambda: post(f"{base}/api/test/sandboxes", body))
-        creates.append(ms)
-        delete(f"{base}/api/test/sandboxes/{sandbox['partnerId']}", sandbox["partner"]["accessToken"])
+    # Taken in turns, a create (then deleted) and a reset of one sandbox each
+    # round: the two see the same database and the same machine, where ROUNDS
+    # of one and then of the other drifted apart by 20 % from run to run.
     sandbox = post(f"{base}/api/test/sandboxes", body)
-    resets = []
+    creates, resets = [], []
     for _ in range(rounds):
+        ms, made = timed(lambda: post(f"{base}/api/test/sandboxes", body))
+        creates.append(ms)
+        delete(f"{base}/api/test/sandboxes/{made['partnerId']}", made["partner"]["accessToken"])
         url = f"{base}/api/test/sandboxes/{sandbox['partnerId']}:reset"
         ms, sandbox = timed(lambda: post(url, b"", sandbox["partner"]["accessToken"]))
         resets.append(ms)
