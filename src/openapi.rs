@@ -274,8 +274,8 @@ fn drop_unused_responses(doc: &mut OpenApiDoc) {
     }
 }
 
-/// Each module's rules between properties of its bodies
-/// (`switchboard_kernel::schema_conditions`), in the documents.
+/// Each module's rules between properties of its bodies, and its lists whose
+/// items must differ (`switchboard_kernel::schema_conditions`), in the documents.
 fn add_schema_conditions(doc: &mut OpenApiDoc) {
     use switchboard_partner_billing::profiles;
     use switchboard_secure_forms as secure_forms;
@@ -291,6 +291,9 @@ fn add_schema_conditions(doc: &mut OpenApiDoc) {
     ];
     for conditions in modules.into_iter().flatten() {
         conditions.modify(doc);
+    }
+    for unique in switchboard_partner_billing::features::dto::UNIQUE_ITEMS {
+        unique.modify(doc);
     }
 }
 

@@ -315,11 +315,15 @@ fn say_pattern(property: &mut RefOr<Schema>) {
     let display = pattern.contains(r"\u061c");
     let not_blank = pattern.contains(r"\t\n\r ") || pattern == r"\S";
     let words = match (display, not_blank) {
-        (true, true) => {
+        // An optional display text may also be blank (`^[\t\n\r ]*$|...`).
+        (true, _) if pattern.starts_with(r"^[\t\n\r ]*$|") => {
+            "Display text: blank, or at least one visible character; no control characters, direction marks, \
+                         or line or paragraph separators."
+        }
+        (true, _) => {
             "Display text: at least one visible character, and no control characters, direction marks, \
                          or line or paragraph separators."
         }
-        (true, false) => "Display text: no control characters, direction marks, or line or paragraph separators.",
         (false, true) if pattern.contains(r"\u0000") => "Not blank, and no NUL character.",
         (false, true) => "Not blank.",
         (false, false) if pattern == r"^[^\u0000]*$" => "No NUL character.",

@@ -11,6 +11,7 @@ mod connections;
 mod data_sets;
 mod decimals;
 mod document_examples;
+mod document_rules;
 mod faults;
 mod fixtures;
 mod helpers;

@@ -21,9 +21,10 @@ use crate::error::ApiError;
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// The threads' queue, started on first use.
-fn queue() -> &'static Mutex<Sender<Job>> {
-    static QUEUE: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+/// The threads' queue, started on first use (a `Sender` is shared by
+/// reference: it is `Sync`).
+fn queue() -> &'static Sender<Job> {
+    static QUEUE: OnceLock<Sender<Job>> = OnceLock::new();
     QUEUE.get_or_init(|| {
         let (sender, receiver) = channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
@@ -35,7 +36,7 @@ fn queue() -> &'static Mutex<Sender<Job>> {
                 tracing::error!(error = %err, "a bulk work thread could not start");
             }
         }
-        Mutex::new(sender)
+        sender
     })
 }
 
@@ -75,11 +76,7 @@ pub async fn run<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) ->
     let job: Job = Box::new(move || {
         let _ = answer.send(job());
     });
-    let sent = match queue().lock() {
-        Ok(sender) => sender.send(job).is_ok(),
-        Err(_) => false,
-    };
-    if !sent {
+    if queue().send(job).is_err() {
         return Err(ApiError::internal(anyhow::anyhow!("the bulk work threads stopped")));
     }
     answered.await.map_err(|_| ApiError::internal(anyhow::anyhow!("a bulk job panicked")))

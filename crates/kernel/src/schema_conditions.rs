@@ -30,6 +30,25 @@ impl Modify for SchemaConditions {
     }
 }
 
+/// A list property whose items must all differ (`uniqueItems`), where the
+/// server refuses a repeat: utoipa writes the keyword only for set types, and
+/// a set would drop the repeat silently instead of refusing it.
+pub struct UniqueItems {
+    pub schema: &'static str,
+    pub property: &'static str,
+}
+
+impl Modify for UniqueItems {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let Some(components) = openapi.components.as_mut() else { return };
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(self.schema)
+            && let Some(RefOr::T(Schema::Array(list))) = object.properties.get_mut(self.property)
+        {
+            list.unique_items = true;
+        }
+    }
+}
+
 /// `{"if": <property equals value>, "then": then}`.
 pub fn when_equals(property: &str, value: Value, then: Value) -> Value {
     json!({"if": {"properties": {property: {"const": value}}, "required": [property]}, "then": then})

@@ -10,6 +10,7 @@
 //! | `required` | `required` | `required = true` |
 //! | `text(max = N)` | `length(max = N)`, no NUL | `max_length = N` |
 //! | `text(max = N, required)` | also `required`, not blank | also `required = true, min_length = 1, pattern = "[^\t\n\r ]"` |
+//! | `text(.., display)` | also no control or text-direction character (`validation::displayable`) | a pattern that refuses what it refuses, NUL included (and blank and zero-width-only text when `required`) |
 //! | `text(.., nul_in_schema)` | the same | the patterns also refuse NUL (where generators should learn it) |
 //! | `length(min = A, max = B)` | `length(...)` | `min_length`/`max_length`, or `min_items`/`max_items` for a list |
 //! | `range(min = A, max = B)` | `range(...)` | `minimum`/`maximum` |
@@ -237,12 +238,10 @@ fn expand(
                 let mut required_text = false;
                 let mut nul_in_schema = false;
                 let mut display = false;
-                let mut display_in_schema = false;
                 for arg in args {
                     match &arg {
                         Meta::Path(p) if p.is_ident("required") => required_text = true,
                         Meta::Path(p) if p.is_ident("display") => display = true,
-                        Meta::Path(p) if p.is_ident("display_in_schema") => (display, display_in_schema) = (true, true),
                         Meta::Path(p) if p.is_ident("nul_in_schema") => nul_in_schema = true,
                         Meta::NameValue(nv) if nv.path.is_ident("max") => max = Some(nv.value.clone()),
                         other => {
@@ -270,13 +269,15 @@ fn expand(
                 // a pattern's own class would otherwise let them draw).
                 const REFUSED: &str = r"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufff9-\ufffb";
                 match (required_text, nul_in_schema) {
-                    _ if display_in_schema => {
+                    _ if display => {
+                        // At least one visible character: neither blank nor zero-width
+                        // (`displayable`); blank text too where the text is not required.
+                        let visible = format!(
+                            "^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u00ad\\u034f\\u115f\\u1160\\u200b-\\u200d\\u2060-\\u2064\\u2800\\u3164\\ufeff\\uffa0][^{REFUSED}]*$"
+                        );
                         let pattern = match required_text {
-                            // At least one visible character: neither blank nor zero-width.
-                            true => format!(
-                                "^[^{REFUSED}]*[^{REFUSED}\\t\\n\\r \\u00ad\\u034f\\u115f\\u1160\\u200b-\\u200d\\u2060-\\u2064\\u2800\\u3164\\ufeff\\uffa0][^{REFUSED}]*$"
-                            ),
-                            false => format!("^[^{REFUSED}]*$"),
+                            true => visible,
+                            false => format!("^[\\t\\n\\r ]*$|{visible}"),
                         };
                         out.document.push(quote!(pattern = #pattern));
                     }

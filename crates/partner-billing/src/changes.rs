@@ -119,7 +119,7 @@ pub struct SubscriptionDto {
     #[schema(example = 10000)]
     pub site_id: Option<i32>,
     /// Name of the subscription, shown on invoices (text, 1 to 200 characters).
-    #[rule(text(max = 200, required, display_in_schema))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
     #[rule(required)]
     pub is_service_plan: Option<bool>,

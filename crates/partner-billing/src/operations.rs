@@ -101,7 +101,7 @@ pub struct PlanRequest {
     /// selected one when absent).
     pub selected_volume_id: Option<Uuid>,
     /// Name of the new subscription.
-    #[rule(text(max = 200, required, display_in_schema))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
 }
 
@@ -384,9 +384,9 @@ pub async fn calculate_switch_subscription_plan(
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"cancelReason": "tooExpensive", "comment": "Moving to the annual plan next year"}))]
 pub struct CancelRequest {
-    #[rule(text(max = 200, display_in_schema))]
+    #[rule(text(max = 200, display))]
     pub cancel_reason: Option<String>,
-    #[rule(text(max = 2000, required, display_in_schema))]
+    #[rule(text(max = 2000, required, display))]
     pub comment: Option<String>,
 }
 

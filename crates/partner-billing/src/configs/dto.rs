@@ -92,7 +92,7 @@ pub struct SiteBillingConfigInput {
     #[schema(default = false)]
     pub is_billing_popup_automatically: Option<bool>,
     /// Name of the payment term, e.g. `Net 30`.
-    #[rule(text(max = 200, display_in_schema))]
+    #[rule(text(max = 200, display))]
     pub payment_term: Option<String>,
     /// Days the customer has to pay, 0 to 999: a number, or its digits as a string.
     #[rule(required)]

@@ -63,10 +63,18 @@ pub struct ProductFeaturePointsRequest {
     #[schema(example = "livechat")]
     #[rule(text(max = 100, required))]
     pub product_id: Option<String>,
-    /// Ids of feature point items of that product; replaces the ones set before.
+    /// Ids of feature point items of that product, each once; replaces the ones set before.
     #[rule(required, length(max = 100))]
     pub feature_point_items: Option<Vec<FeaturePointItemId>>,
 }
+
+/// `featurePointItems` repeats no item (the operation refuses a repeat at its
+/// pointer, `400`); said in the documents.
+pub const UNIQUE_ITEMS: &[switchboard_kernel::schema_conditions::UniqueItems] =
+    &[switchboard_kernel::schema_conditions::UniqueItems {
+        schema: "ProductFeaturePointsRequest",
+        property: "featurePointItems",
+    }];
 
 /// Its `#[rule(..)]`s, checked as the body is read (`extract::BodyRules`).
 impl switchboard_kernel::extract::BodyRules for ProductFeaturePointsRequest {

@@ -423,7 +423,7 @@ pub struct SubscriptionInput {
     /// Cannot change here: when sent, the subscription's site.
     #[schema(read_only, example = 10000)]
     pub site_id: Option<i32>,
-    #[rule(text(max = 200, required, display_in_schema))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
     #[rule(required)]
     pub is_service_plan: Option<bool>,

@@ -171,7 +171,7 @@ pub struct SubscriptionPricingModelDto {
     /// Ignored: the subscription's site.
     pub site_id: Option<i32>,
     /// The plan's pricing model of this name, or a new one.
-    #[rule(text(max = 200, required, display_in_schema))]
+    #[rule(text(max = 200, required, display))]
     pub name: Option<String>,
     /// How it charges; required for a name the plan does not have.
     pub pricing_model: Option<PricingModelKind>,
