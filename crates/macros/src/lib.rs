@@ -10,7 +10,7 @@
 //! | `required` | `required` | `required = true` |
 //! | `text(max = N)` | `length(max = N)`, no NUL | `max_length = N` |
 //! | `text(max = N, required)` | also `required`, not blank | also `required = true, min_length = 1, pattern = "[^\t\n\r ]"` |
-//! | `text(.., display)` | also no control or text-direction character (`validation::displayable`) | a pattern that refuses what it refuses, NUL included (and blank and zero-width-only text when `required`) |
+//! | `text(.., display)` | also no control or text-direction character (`validation::displayable`) | a pattern that refuses what it refuses, NUL included (and blank and zero-width-only text when `required`); past 2,048 characters the refused characters alone (a generator cannot draw the rest that long) |
 //! | `text(.., nul_in_schema)` | the same | the patterns also refuse NUL (where generators should learn it) |
 //! | `length(min = A, max = B)` | `length(...)` | `min_length`/`max_length`, or `min_items`/`max_items` for a list |
 //! | `range(min = A, max = B)` | `range(...)` | `minimum`/`maximum` |
@@ -269,6 +269,15 @@ fn expand(
                 // a pattern's own class would otherwise let them draw).
                 const REFUSED: &str = r"\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufff9-\ufffb";
                 match (required_text, nul_in_schema) {
+                    // A text longer than a generator draws from a pattern (schemathesis
+                    // builds a value past 2,048 characters without one, then checks it):
+                    // the pattern says which characters are refused, and at least one
+                    // visible character is said in words (the field's description),
+                    // else drawing a 20,000-character value that holds one never ends.
+                    _ if display && is_long(&max) => {
+                        let any_length = format!("^[^{REFUSED}]*$");
+                        out.document.push(quote!(pattern = #any_length));
+                    }
                     _ if display => {
                         // At least one visible character: neither blank nor zero-width
                         // (`displayable`); blank text too where the text is not required.
@@ -408,6 +417,21 @@ fn is_list(ty: &Type) -> bool {
             }),
             _ => false,
         },
+        _ => false,
+    }
+}
+
+/// Characters past which a generator no longer draws a text from its pattern
+/// (schemathesis: `MAX_GENERATED_PATTERN_LENGTH`, 2,048).
+const LONGEST_DRAWN_TEXT: u64 = 2048;
+
+/// Whether `text(max = N)` allows texts longer than `LONGEST_DRAWN_TEXT`
+/// (`N` a literal; a constant is taken as short).
+fn is_long(max: &syn::Expr) -> bool {
+    match max {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
+            n.base10_parse::<u64>().is_ok_and(|n| n > LONGEST_DRAWN_TEXT)
+        }
         _ => false,
     }
 }
