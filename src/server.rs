@@ -61,9 +61,12 @@ fn routers() -> (Router<AppState>, Router<AppState>, Router<AppState>, Documents
         .split_for_parts();
     let (test_routes, mut test) = test_mode::router().split_for_parts();
     test_mode::name_operations(&mut test, &platform, &billing);
+    test_mode::sandboxes::type_data_sets(&mut test);
     openapi::finish(&mut platform);
     openapi::finish(&mut billing);
     openapi::finish(&mut test);
+    let finished = test.clone();
+    test_mode::sandboxes::lend_words(&mut test, &[&platform, &billing, &finished]);
     (platform_routes, billing_routes, test_routes, Documents { platform, billing, test })
 }
 

@@ -593,3 +593,33 @@ async fn the_catalogue_a_data_set_may_name_is_read_in_its_format() {
     let unsigned = app.client.get(app.url("/api/test/catalog")).send().await.unwrap();
     assert_eq!(unsigned.status(), 401);
 }
+
+/// The test document types a snapshot with the data set format (so that a
+/// generated client reads one into types and sends them back as `dataSet`):
+/// its answer references `DataSet`, which holds every array of the committed
+/// format, each definition is there as `DataSet<Name>`, and every reference
+/// of the document resolves.
+#[test]
+fn the_test_document_types_a_snapshot_with_the_data_set_format() {
+    let read = |file: &str| -> Value {
+        let path = format!("{}/openapi/{file}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (document, format) = (read("test-v1.json"), read("data-set.schema.json"));
+    let snapshot = &document["paths"]["/api/test/sandboxes/{partnerId}/data-set"]["get"]["responses"]["200"];
+    assert_eq!(snapshot["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/DataSet");
+    let schemas = document["components"]["schemas"].as_object().unwrap();
+    let arrays = schemas["DataSet"]["properties"].as_object().unwrap();
+    for name in format["properties"].as_object().unwrap().keys() {
+        assert!(arrays.contains_key(name), "DataSet has no `{name}`");
+    }
+    for name in format["$defs"].as_object().unwrap().keys() {
+        assert!(schemas.contains_key(&format!("DataSet{name}")), "no DataSet{name}");
+    }
+    let text = document.to_string();
+    for reference in text.split("\"$ref\":\"").skip(1) {
+        let target = &reference[..reference.find('"').unwrap()];
+        let name = target.strip_prefix("#/components/schemas/");
+        assert!(name.is_none_or(|name| schemas.contains_key(name)), "{target} does not resolve");
+    }
+}

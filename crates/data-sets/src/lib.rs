@@ -69,62 +69,89 @@ pub struct DataSet {
     /// people who read it; a load ignores it.
     #[serde(default)]
     pub problems: Vec<String>,
+    /// The data set's partners (a sandbox's: exactly one, its tenant).
     #[serde(default)]
     pub partners: Vec<PartnerSeed>,
+    /// Sites, each with its partner, profile and the nested objects it owns.
     #[serde(default)]
     pub sites: Vec<SiteSeed>,
+    /// Agents (platform accounts) of the sites.
     #[serde(default)]
     pub agents: Vec<AccountSeed>,
+    /// Partner users (billing accounts) of the partners.
     #[serde(default)]
     pub partner_users: Vec<AccountSeed>,
+    /// Secure forms of the sites, with their fields and options.
     #[serde(default)]
     pub secure_forms: Vec<SecureFormSeed>,
+    /// Catalog: chatbot engines voicebots may use (not in a sandbox's data set).
     #[serde(default)]
     pub chatbot_engines: Vec<ChatbotEngine>,
+    /// Catalog: languages (not in a sandbox's data set).
     #[serde(default)]
     pub languages: Vec<Language>,
+    /// Catalog: voices (not in a sandbox's data set).
     #[serde(default)]
     pub voices: Vec<VoiceSeed>,
+    /// Catalog: voice channels (not in a sandbox's data set).
     #[serde(default)]
     pub voice_channels: Vec<VoiceChannel>,
+    /// Telephony-provider configurations of the sites.
     #[serde(default)]
     pub telephony_configurations: Vec<SiteSeeded<TelephonyConfigurationInput>>,
+    /// SIP configurations of the sites (a snapshot leaves their passwords out).
     #[serde(default)]
     pub sip_configurations: Vec<SiteSeeded<SipConfigurationInput>>,
     /// Channel instances of their own, not a voicebot's (those come with it).
     #[serde(default)]
     pub voicebot_channel_instances: Vec<SiteSeeded<VoicebotChannelInstanceInput>>,
+    /// Voicebots of the sites, each with its own channel instance.
     #[serde(default)]
     pub voicebots: Vec<VoicebotSeed>,
+    /// Catalog: products (not in a sandbox's data set).
     #[serde(default)]
     pub products: Vec<Product>,
+    /// Catalog: feature point items (not in a sandbox's data set).
     #[serde(default)]
     pub feature_point_items: Vec<FeaturePointItem>,
+    /// Billing profiles of the sites (a snapshot's cards are the gateway's test cards).
     #[serde(default)]
     pub site_billing_profiles: Vec<SiteBillingProfileInput>,
+    /// Catalog: platforms (not in a sandbox's data set).
     #[serde(default)]
     pub platforms: Vec<NamedSeed<i32>>,
+    /// Catalog: profit centers (not in a sandbox's data set).
     #[serde(default)]
     pub profit_centers: Vec<NamedSeed<Uuid>>,
+    /// Tags of the partners.
     #[serde(default)]
     pub tags: Vec<Tag>,
+    /// Catalog: currencies (not in a sandbox's data set).
     #[serde(default)]
     pub currencies: Vec<CurrencySeed>,
+    /// Catalog: tax rates (not in a sandbox's data set).
     #[serde(default)]
     pub tax_rates: Vec<TaxRateSeed>,
+    /// Catalog: plans with their pricing model templates (not in a sandbox's data set).
     #[serde(default)]
     pub plans: Vec<PlanSeed>,
+    /// Billing configurations of the sites (a balance is derived from the invoices).
     #[serde(default)]
     pub site_billing_configs: Vec<SiteBillingConfigSeed>,
+    /// Subscriptions of the sites, cancelled ones too, with their pricing models.
     #[serde(default)]
     pub subscriptions: Vec<SubscriptionSeed>,
+    /// Invoices of the sites with their lines.
     #[serde(default)]
     pub invoices: Vec<InvoiceSeed>,
+    /// Products a subscription holds, with their feature points.
     #[serde(default)]
     pub subscription_product_relations: Vec<ProductRelationSeed>,
+    /// Feature limitation configurations of the subscriptions.
     #[serde(default)]
     pub subscription_feature_limitation_configs: Vec<SubscriptionFeatureLimitationConfig>,
     /// The periods already renewed (their invoices, if any, among `invoices`).
+    /// Billing periods already renewed, and the invoice each wrote.
     #[serde(default)]
     pub site_renewals: Vec<partner_billing::SiteRenewalSeed>,
 }
@@ -159,10 +186,15 @@ pub struct TaxRateSeed {
 pub struct VoiceSeed {
     pub id: String,
     pub language_id: String,
+    /// The language's name, as the voice catalog shows it.
     pub language: String,
+    /// The language's code (`en-US`).
     pub language_code: String,
+    /// The kind of voice (`neural`, `standard`).
     pub voice_type: String,
+    /// The voice's gender (`female`, `male`).
     pub gender_type: String,
+    /// A URL of a sample of the voice.
     pub sample: String,
 }
 
@@ -171,6 +203,9 @@ pub struct VoiceSeed {
 #[serde(rename_all = "camelCase")]
 pub struct SiteSeeded<T> {
     pub site_id: i32,
+    // A UUID when written (null loads as absent): the body's own `id` says
+    // the same, and generators cannot merge a nullable one with it.
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     #[serde(flatten)]
     pub body: T,
@@ -182,6 +217,7 @@ pub struct SiteSeeded<T> {
 #[serde(rename_all = "camelCase")]
 pub struct VoicebotSeed {
     pub site_id: i32,
+    #[schema(nullable = false)]
     pub id: Option<Uuid>,
     pub channel_id: Option<Uuid>,
     /// When it was last updated (absent: at load).
@@ -209,7 +245,10 @@ pub struct AccountSeed {
     pub site_id: Option<i32>,
     pub partner_id: Option<i32>,
     pub email: String,
+    /// Its password in clear, hashed on load (a sandbox gives every account
+    /// the sandbox's own; absent in `seed`/`serve`: nobody can sign in as it).
     pub password: Option<String>,
+    /// An argon2 hash instead of `password` (never in a snapshot).
     pub password_hash: Option<String>,
     #[serde(default)]
     pub display_name: String,
@@ -219,6 +258,8 @@ pub struct AccountSeed {
     pub last_name: String,
     #[serde(default)]
     pub is_admin: bool,
+    /// What its tokens allow: an agent's `ManageSecureForm`, `ManageVoicebot`;
+    /// a partner user's `ManageSite`, `ManageFeature`, `ManageProduct`, `ManageInvoice`.
     #[serde(default)]
     pub permissions: Vec<Permission>,
     /// Agents: their last activity, as the site search shows it.

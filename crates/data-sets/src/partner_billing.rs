@@ -161,6 +161,7 @@ pub struct ProductRelationSeed {
     pub id: Uuid,
     pub subscription_id: Uuid,
     pub product_id: String,
+    /// Ids of the product's feature point items the subscription holds.
     #[serde(default)]
     pub feature_point_items: Vec<String>,
 }
@@ -180,13 +181,17 @@ pub struct InvoiceSeed {
     pub site_id: i32,
     #[serde(default)]
     pub agent_id: Option<Uuid>,
+    /// `paid`, `unpaid` (the site's balance holds its total) or `credit`.
     pub status: InvoiceStatus,
+    /// When it was written; not after the data set's clock.
     pub created_time: DateTime<Utc>,
+    /// Its lines: each bills a pricing model of a subscription of the site.
     pub line_items: Vec<LineItemSeed>,
 }
 
-/// What an invoice's total did: paid, owed (the balance holds it) or credited
-/// (its total is negative, and the balance holds that too: docs/billing.md).
+/// What an invoice's total did: `paid`, `unpaid` (owed: the balance holds it)
+/// or `credit` (its total is negative, and the balance holds that too:
+/// docs/billing.md).
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum InvoiceStatus {
@@ -205,8 +210,8 @@ impl InvoiceStatus {
     }
 }
 
-/// What a line bills: a period's charge, a one-time fee, or a credit of an
-/// earlier line (the billing engine's three kinds).
+/// What a line bills: a period's `charge`, a `oneTimeFee`, or a `credit` of
+/// an earlier line (the billing engine's three kinds).
 #[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LineType {
@@ -257,7 +262,9 @@ pub struct LineItemSeed {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SiteRenewalSeed {
     pub site_id: i32,
+    /// The renewed period's first instant, a boundary of the site's periods.
     pub period_start: DateTime<Utc>,
+    /// The renewed period's end, the next boundary.
     pub period_end: DateTime<Utc>,
     #[serde(default)]
     pub invoice_id: Option<Uuid>,

@@ -61,6 +61,43 @@ pub fn json_schema() -> Value {
     schema
 }
 
+/// The format's schemas as OpenAPI components (the test document's, so that
+/// generated clients type an inline data set and a snapshot): `DataSet` and
+/// each definition as `DataSet<Name>`, references rewritten to match.
+pub fn components() -> Vec<(String, Value)> {
+    let mut schema = json_schema();
+    let defs = schema.as_object_mut().and_then(|root| root.remove("$defs"));
+    if let Some(root) = schema.as_object_mut() {
+        for key in ["$schema", "$id", "title"] {
+            root.remove(key);
+        }
+    }
+    let mut all = vec![("DataSet".to_owned(), schema)];
+    if let Some(Value::Object(defs)) = defs {
+        all.extend(defs.into_iter().map(|(name, def)| (format!("DataSet{name}"), def)));
+    }
+    for (_, schema) in &mut all {
+        as_components(schema);
+    }
+    all
+}
+
+/// `#/$defs/X` made `#/components/schemas/DataSetX`.
+fn as_components(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get_mut("$ref")
+                && let Some(name) = reference.strip_prefix("#/$defs/")
+            {
+                *reference = format!("#/components/schemas/DataSet{name}");
+            }
+            map.values_mut().for_each(as_components);
+        }
+        Value::Array(items) => items.iter_mut().for_each(as_components),
+        _ => {}
+    }
+}
+
 /// Every object the format names the keys of made closed for editors and
 /// validators, as the loader reads it (`closed`): `unevaluatedProperties:
 /// false` where the object is used (a `$ref`, an inline object), never on a

@@ -184,6 +184,8 @@ where
 }
 
 mod snapshot;
+mod typed;
+pub use typed::{lend_words, type_data_sets};
 
 /// `{partnerId}:reset` is served by `reset_dispatch` (axum cannot match a
 /// parameter and a suffix in one segment) and documented here.

@@ -20,7 +20,9 @@ pub use tokens::{ACCESS_TOKEN_SECONDS, Audience, Claims, TokenKind, TokenService
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// A permission carried by a token.
+/// A permission carried by a token: `ManageSecureForm` and `ManageVoicebot`
+/// (an agent's, on the platform interface), `ManageSite`, `ManageFeature`,
+/// `ManageProduct` and `ManageInvoice` (a partner user's, on partner billing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum Permission {
     ManageSecureForm,
