@@ -521,7 +521,10 @@ pub fn close_request_bodies(doc: &mut OpenApiDoc) {
         }
     }
     let Some(components) = doc.components.as_mut() else { return };
-    for name in names {
+    // The data set format's schemas close themselves where they are used
+    // (`unevaluatedProperties`): closing a definition would refuse the names
+    // its `allOf` siblings bring (a voicebot's `siteId` beside its body).
+    for name in names.into_iter().filter(|name| !name.starts_with("DataSet")) {
         if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&name)
             && !object.properties.is_empty()
             && object.additional_properties.is_none()

@@ -600,7 +600,7 @@ async fn the_catalogue_a_data_set_may_name_is_read_in_its_format() {
 /// format, each definition is there as `DataSet<Name>`, and every reference
 /// of the document resolves.
 #[test]
-fn the_test_document_types_a_snapshot_with_the_data_set_format() {
+fn the_test_document_types_a_data_set_and_a_snapshot_with_the_data_set_format() {
     let read = |file: &str| -> Value {
         let path = format!("{}/openapi/{file}", env!("CARGO_MANIFEST_DIR"));
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -609,6 +609,10 @@ fn the_test_document_types_a_snapshot_with_the_data_set_format() {
     let snapshot = &document["paths"]["/api/test/sandboxes/{partnerId}/data-set"]["get"]["responses"]["200"];
     assert_eq!(snapshot["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/DataSet");
     let schemas = document["components"]["schemas"].as_object().unwrap();
+    // The creation's `dataSet`: a data set's name or a data set.
+    let choice: Vec<&Value> = schemas["DataSetChoice"]["oneOf"].as_array().unwrap().iter().collect();
+    assert_eq!(choice[0]["type"], "string", "{choice:?}");
+    assert_eq!(choice[1]["$ref"], "#/components/schemas/DataSet", "{choice:?}");
     let arrays = schemas["DataSet"]["properties"].as_object().unwrap();
     for name in format["properties"].as_object().unwrap().keys() {
         assert!(arrays.contains_key(name), "DataSet has no `{name}`");

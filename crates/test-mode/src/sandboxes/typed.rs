@@ -1,12 +1,8 @@
-//! The test document types a snapshot (decisions/test-mode.md, "Typed
-//! everywhere"): its answer references the data set format's schema
-//! (`switchboard_data_sets::schema`), added to the document's components as
-//! `DataSet` and `DataSet<Name>`, so that a generated client has types for
-//! it, relative dates included, and can send the same types back as an
-//! inline `dataSet`. The creation's `dataSet` itself stays a bare object:
-//! typed, schemathesis's dependency analysis takes the `partnerId` of a
-//! data set's rows for a value the creation needs from another answer, and
-//! its stateful phase never calls the creation (decisions/test-mode.md).
+//! The test document types its data sets (decisions/test-mode.md, "The data
+//! set's JSON Schema is generated from the loader's types"): an inline `dataSet` of a creation and a snapshot's answer
+//! reference the format's schema (`switchboard_data_sets::schema`), added to
+//! the document's components as `DataSet` and `DataSet<Name>`, so that a
+//! generated client has types for both, relative dates included.
 
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{OpenApi, Ref, RefOr};
@@ -14,7 +10,7 @@ use utoipa::openapi::{OpenApi, Ref, RefOr};
 /// Where a snapshot is answered.
 const SNAPSHOT: &str = "/api/test/sandboxes/{partnerId}/data-set";
 
-/// Adds the format's schemas to `test` and points the snapshot's answer at them.
+/// Adds the format's schemas to `test` and points the two places at them.
 pub fn type_data_sets(test: &mut OpenApi) {
     let Some(components) = test.components.as_mut() else { return };
     for (name, schema) in switchboard_data_sets::schema::components() {
@@ -26,6 +22,16 @@ pub fn type_data_sets(test: &mut OpenApi) {
         }
     }
     let data_set = || RefOr::Ref(Ref::from_schema_name("DataSet"));
+    if let Some(RefOr::T(Schema::OneOf(choice))) = components.schemas.get_mut("DataSetChoice")
+        && let Some(inline) = choice.items.get_mut(1)
+    {
+        // The inline choice's words stay, beside the reference (3.1 allows it).
+        let mut reference = Ref::from_schema_name("DataSet");
+        if let RefOr::T(Schema::Object(object)) = inline {
+            reference.description = object.description.clone().unwrap_or_default();
+        }
+        *inline = RefOr::Ref(reference);
+    }
     let snapshot = test.paths.paths.get_mut(SNAPSHOT).and_then(|item| item.get.as_mut());
     let answer = snapshot.and_then(|get| get.responses.responses.get_mut("200"));
     if let Some(RefOr::T(answer)) = answer {
