@@ -611,14 +611,8 @@ async fn rows_of(
 /// A transaction begun within `--write-wait`, as every write waits: then
 /// 503 with nothing stored (a pool timeout is not an id collision).
 async fn begin(state: &Arc<TestModeState>) -> ApiResult<sea_orm::DatabaseTransaction> {
-    match tokio::time::timeout(state.write_wait, state.db.begin()).await {
-        Ok(txn) => Ok(txn?),
-        Err(_) => Err(ApiError::new(
-            ErrorCode::Busy,
-            format!("the sandbox waited longer than {:?} for the database; nothing was stored", state.write_wait),
-        )
-        .retry_after(1)),
-    }
+    switchboard_kernel::db::within_write_wait(state.write_wait, "the sandbox", "nothing was stored", state.db.begin())
+        .await
 }
 
 /// The password hash a sandbox's partner user has (every account of a

@@ -247,6 +247,26 @@ pub async fn one_at_a_time<T>(
     result
 }
 
+/// `turn` (a BEGIN; a turn on a lane, then a BEGIN) within `wait`, as every
+/// write waits for the database (`--write-wait`): past it, a 503 (`503002`,
+/// `Retry-After: 1`) saying that `who` waited and what came of it (`then`:
+/// that nothing was stored, or what is as it was).
+pub async fn within_write_wait<T>(
+    wait: Duration,
+    who: &str,
+    then: &str,
+    turn: impl Future<Output = Result<T, sea_orm::DbErr>>,
+) -> ApiResult<T> {
+    match tokio::time::timeout(wait, turn).await {
+        Ok(taken) => Ok(taken?),
+        Err(_) => Err(ApiError::new(
+            crate::error::ErrorCode::Busy,
+            format!("{who} waited longer than {wait:?} for the database; {then}"),
+        )
+        .retry_after(1)),
+    }
+}
+
 pub fn is_sqlite(url: &str) -> bool {
     url.starts_with("sqlite:")
 }
