@@ -1,8 +1,9 @@
 //! The test document types its data sets (decisions/test-mode.md, "The data
-//! set's JSON Schema is generated from the loader's types"): an inline `dataSet` of a creation and a snapshot's answer
-//! reference the format's schema (`switchboard_data_sets::schema`), added to
-//! the document's components as `DataSet` and `DataSet<Name>`, so that a
-//! generated client has types for both, relative dates included.
+//! set's JSON Schema is generated from the loader's types"): an inline
+//! `dataSet` of a creation and a snapshot's answer reference the format's
+//! schema (`switchboard_data_sets::schema`), added to the document's
+//! components as `DataSet` and `DataSet<Name>`, so that a generated client
+//! has types for both, relative dates included.
 
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{OpenApi, Ref, RefOr};
@@ -21,7 +22,6 @@ pub fn type_data_sets(test: &mut OpenApi) {
             Err(err) => tracing::error!(%name, error = %err, "a data set schema does not read as OpenAPI"),
         }
     }
-    let data_set = || RefOr::Ref(Ref::from_schema_name("DataSet"));
     if let Some(RefOr::T(Schema::OneOf(choice))) = components.schemas.get_mut("DataSetChoice")
         && let Some(inline) = choice.items.get_mut(1)
     {
@@ -37,7 +37,7 @@ pub fn type_data_sets(test: &mut OpenApi) {
     if let Some(RefOr::T(answer)) = answer {
         for content in answer.content.values_mut() {
             if let RefOr::T(content) = content {
-                content.schema = Some(data_set());
+                content.schema = Some(RefOr::Ref(Ref::from_schema_name("DataSet")));
             }
         }
     }
